@@ -1,0 +1,112 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, say } from '../../src/scripted/tape.js';
+import type { Rig } from '../../test/helpers/rig.js';
+import {
+  ARG_PREVIEW_CHARS,
+  appendTrace,
+  identityFrom,
+  messageFields,
+  previewArgs,
+  traceDir,
+  tracePath,
+  traceRecord,
+} from '../extensions/factory-obs.js';
+import { makeNodeProject, nodeEnv, runNode, startNodeRig, type NodeProject } from './helpers/node-rig.js';
+
+describe('trace helpers', () => {
+  it('places the trace under FACTORY_DATA_DIR, else under the project', () => {
+    expect(traceDir({ FACTORY_DATA_DIR: '/data' }, '/p')).toBe('/data/traces/harness');
+    expect(traceDir({}, '/p')).toBe('/p/adws/adw_data/traces/harness');
+    expect(tracePath('/d', 'abc-1.2_3')).toBe('/d/abc-1.2_3.jsonl');
+    expect(tracePath('/d', '../evil/id')).toBe('/d/.._evil_id.jsonl');
+  });
+
+  it('stamps every record with time, session and phase identity', () => {
+    const identity = identityFrom({ FACTORY_PHASE: 'build', FACTORY_ADW_ID: 'ab12cd34' });
+    const record = traceRecord('tool_end', 's1', identity, { tool_name: 'bash' }, new Date('2026-01-02T03:04:05Z'));
+    expect(record).toEqual({ ts: '2026-01-02T03:04:05.000Z', type: 'tool_end', session_id: 's1', phase: 'build', role: null, adw_id: 'ab12cd34', tool_name: 'bash' });
+  });
+
+  it('keeps what matters of a message and cuts long arguments', () => {
+    const usage = { input: 10, output: 2, totalTokens: 12, cost: { total: 0.01 } };
+    expect(messageFields({ role: 'assistant', provider: 'p', model: 'm', usage, stopReason: 'stop', content: [] })).toEqual({
+      message_role: 'assistant',
+      usage,
+      stop_reason: 'stop',
+      model: 'p/m',
+    });
+    expect(messageFields({ role: 'user', content: 'hi' })).toEqual({ message_role: 'user' });
+    const long = 'x'.repeat(ARG_PREVIEW_CHARS + 10);
+    const cut = previewArgs({ path: 'a', content: long, n: 3 }) as Record<string, string>;
+    expect(cut.content).toBe(`${'x'.repeat(ARG_PREVIEW_CHARS)}… [${ARG_PREVIEW_CHARS + 10} chars]`);
+    expect(cut.path).toBe('a');
+  });
+
+  it('appends lines and never throws when the disk refuses', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'factory-obs-unit-'));
+    try {
+      const file = path.join(dir, 'deep', 's.jsonl');
+      const record = traceRecord('x', 's', identityFrom({}));
+      expect(appendTrace(file, record)).toBe(true);
+      expect(appendTrace(file, record)).toBe(true);
+      expect(readFileSync(file, 'utf8').trim().split('\n')).toHaveLength(2);
+      const blocker = path.join(dir, 'not-a-dir');
+      writeFileSync(blocker, '');
+      expect(appendTrace(path.join(blocker, 's.jsonl'), record)).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('factory-obs in the real pi', () => {
+  let rig: Rig;
+  let project: NodeProject;
+
+  beforeAll(async () => {
+    rig = await startNodeRig({ traced: [call('bash', { command: 'echo traced' }), say('done')], unwritable: [call('bash', { command: 'echo still works' }), say('done')] });
+    project = makeNodeProject();
+  });
+  afterAll(async () => {
+    project?.cleanup();
+    await rig?.cleanup();
+  });
+
+  it('writes one line per session start, tool start/end, message end and shutdown, stamped with the phase', async () => {
+    const run = await runNode(rig, project, 'trace me [tape:traced]');
+    const file = path.join(project.dataDir, 'traces', 'harness', `${run.sessionId}.jsonl`);
+    const lines = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines.map((l) => (l.type === 'message_end' ? `message_end:${String(l.message_role)}` : l.type))).toEqual([
+      'session_start',
+      'message_end:user',
+      'message_end:assistant',
+      'tool_start',
+      'tool_end',
+      'message_end:toolResult',
+      'message_end:assistant',
+      'session_shutdown',
+    ]);
+    for (const line of lines) {
+      expect(line).toMatchObject({ session_id: run.sessionId, phase: 'build', role: 'builder', adw_id: 'a1b2c3d4' });
+      expect(Number.isNaN(Date.parse(String(line.ts)))).toBe(false);
+    }
+    expect(lines[3]).toMatchObject({ tool_name: 'bash', args: { command: 'echo traced' } });
+    expect(lines[4]).toMatchObject({ tool_name: 'bash', is_error: false });
+    expect(lines[2]).toMatchObject({ stop_reason: 'toolUse', model: 'scripted/alpha' });
+    expect((lines[2].usage as { totalTokens: number }).totalTokens).toBeGreaterThan(0);
+  });
+
+  it('an unwritable trace folder never breaks the run', async () => {
+    // A regular file where the data folder should be: mkdir fails even for root.
+    const blocker = path.join(project.dir, 'data-is-a-file');
+    writeFileSync(blocker, '');
+    const run = await runNode(rig, project, 'trace me [tape:unwritable]', nodeEnv(project, { FACTORY_DATA_DIR: blocker }));
+    const bash = run.events.find((e) => e.type === 'tool_execution_end' && e.toolName === 'bash');
+    expect(bash?.isError).toBe(false);
+    expect(run.exitCode).toBe(0);
+    expect(run.stderr).not.toMatch(/factory-obs|ENOTDIR/);
+  });
+});

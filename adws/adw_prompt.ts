@@ -1,0 +1,55 @@
+// adw_prompt: the smallest complete workflow. One agent phase sends the user's ask through the harness port
+// and owes an envelope through the typed gate; one code phase disposes of it, deterministically.
+import { agentPhase } from '../src/agentPhase.js';
+import { Envelope } from '../src/envelopes.js';
+import type { Harness } from '../src/harness/types.js';
+import type { WorkspacePaths } from '../src/paths.js';
+import { PhaseFailure, type Phase } from '../src/runner.js';
+
+export const ADW_NAME = 'adw_prompt';
+
+/** Read-only exploration tools: a prompt answers, it does not edit. */
+export const PROMPT_TOOLS = ['read', 'grep', 'find', 'ls', 'bash'];
+
+export interface PromptAdwOptions {
+  ask: string;
+  harness: Harness;
+  workspace: WorkspacePaths;
+  cwd: string;
+  retries: number;
+  model?: string;
+  timeoutMs?: number;
+  idleTimeoutMs?: number;
+  env?: NodeJS.ProcessEnv;
+}
+
+export function promptPhases(opts: PromptAdwOptions): Phase[] {
+  return [
+    agentPhase({
+      name: 'prompt',
+      role: 'prompter',
+      retries: opts.retries,
+      envelope: Envelope,
+      ask: () => opts.ask,
+      harness: opts.harness,
+      workspace: opts.workspace,
+      cwd: opts.cwd,
+      model: opts.model,
+      tools: PROMPT_TOOLS,
+      timeoutMs: opts.timeoutMs ?? 10 * 60_000,
+      idleTimeoutMs: opts.idleTimeoutMs ?? 3 * 60_000,
+      env: opts.env,
+    }),
+    {
+      name: 'dispose',
+      kind: 'code',
+      action(run) {
+        const envelope = run.results.prompt as { status: string; summary?: string };
+        if (envelope.status !== 'success') {
+          throw new PhaseFailure(`the agent reports a failure: ${JSON.stringify(envelope.summary ?? '')}`);
+        }
+        return envelope;
+      },
+    },
+  ];
+}

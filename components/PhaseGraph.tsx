@@ -1,0 +1,101 @@
+// The phase graph: one node per phase, in plan order, joined by a vertical connector.
+//
+//   ✓ agent prompt   attempt 2/3  4.1s  1.2k tok  $0.0031
+//   │   ↳ attempt 1/3 failed: no JSON object in the answer
+//   │
+//   ⠹ code  dispose  0.3s
+//
+// Pure view: phases and the screen clock come in as props; every line truncates instead of wrapping.
+
+import React from 'react';
+import { Box, Text } from 'ink';
+import type { PhaseState } from '../state/runStore.js';
+import { formatCost, formatSeconds, formatTokens, oneLine } from './format.js';
+import { Spinner } from './Spinner.js';
+import { CONNECTOR, kindColor, statusColor, statusGlyph } from './theme.js';
+
+const BADGE_WIDTH = 5; // 'agent'
+const MAX_NAME_WIDTH = 24;
+
+/** Seconds to show for a phase: measured when finished, ticking from startedAt while live. */
+export function phaseSeconds(phase: PhaseState, now: number): number | undefined {
+  if (phase.seconds !== undefined) return phase.seconds;
+  if (phase.startedAt === undefined) return undefined;
+  const end = phase.finishedAt ?? now;
+  return Math.max(0, (end - phase.startedAt) / 1000);
+}
+
+function showsAttempt(phase: PhaseState): boolean {
+  const live = phase.status === 'running' || phase.status === 'retrying';
+  return phase.attempts > 1 && phase.attempt > 0 && (live || phase.attempt > 1);
+}
+
+/** The detail columns after the name, as plain strings (empty ones left out). */
+export function phaseDetails(phase: PhaseState, now: number): string[] {
+  const details: string[] = [];
+  if (showsAttempt(phase)) details.push(`attempt ${phase.attempt}/${phase.attempts}`);
+  const seconds = phaseSeconds(phase, now);
+  if (seconds !== undefined) details.push(formatSeconds(seconds));
+  if (phase.tokens > 0 || phase.cost > 0) {
+    details.push(`${formatTokens(phase.tokens)} tok`);
+    details.push(formatCost(phase.cost));
+  }
+  return details;
+}
+
+/** The dimmed line under a node: why the phase, or its last failed attempt, failed. */
+export function motifLine(phase: PhaseState): string | undefined {
+  if (phase.motif === undefined) return undefined;
+  if (phase.status === 'pending' || phase.status === 'skipped') return undefined;
+  const motif = oneLine(phase.motif);
+  if (phase.motifAttempt !== undefined) return `attempt ${phase.motifAttempt}/${phase.attempts} failed: ${motif}`;
+  return motif;
+}
+
+function Glyph({ phase, now }: { phase: PhaseState; now: number }): React.JSX.Element {
+  if (phase.status === 'running') return <Spinner now={now} color={statusColor.running} />;
+  return <Text color={statusColor[phase.status]}>{statusGlyph[phase.status]}</Text>;
+}
+
+function PhaseNode({ phase, now, nameWidth, last }: { phase: PhaseState; now: number; nameWidth: number; last: boolean }) {
+  const muted = phase.status === 'pending' || phase.status === 'skipped';
+  const name = phase.name.length > nameWidth ? `${phase.name.slice(0, nameWidth - 1)}…` : phase.name.padEnd(nameWidth);
+  const details = phaseDetails(phase, now);
+  const motif = motifLine(phase);
+  const rail = last ? ' ' : CONNECTOR;
+  return (
+    <>
+      <Text wrap="truncate-end">
+        <Glyph phase={phase} now={now} /> <Text color={kindColor[phase.kind]}>{phase.kind.padEnd(BADGE_WIDTH)}</Text>{' '}
+        <Text bold={!muted} dimColor={muted}>
+          {name}
+        </Text>
+        {details.length > 0 ? <Text dimColor={muted}>{`  ${details.join('  ')}`}</Text> : null}
+      </Text>
+      {motif !== undefined ? (
+        <Text wrap="truncate-end" dimColor>
+          <Text color="gray">{rail}</Text>
+          {`   ↳ ${motif}`}
+        </Text>
+      ) : null}
+      {last ? null : <Text color="gray">{CONNECTOR}</Text>}
+    </>
+  );
+}
+
+export function PhaseGraph({ phases, now }: { phases: readonly PhaseState[]; now: number }): React.JSX.Element {
+  const nameWidth = Math.min(MAX_NAME_WIDTH, Math.max(1, ...phases.map((phase) => phase.name.length)));
+  return (
+    <Box flexDirection="column">
+      {phases.map((phase, index) => (
+        <PhaseNode key={phase.name} phase={phase} now={now} nameWidth={nameWidth} last={index === phases.length - 1} />
+      ))}
+    </Box>
+  );
+}
+
+/** Rows the graph occupies, for the screen's height budget. */
+export function phaseGraphHeight(phases: readonly PhaseState[]): number {
+  const motifs = phases.filter((phase) => motifLine(phase) !== undefined).length;
+  return Math.max(0, phases.length * 2 - 1) + motifs;
+}

@@ -1,0 +1,93 @@
+// The run screen: header, phase graph, activity tail of the current phase, totals, status and key help.
+// It reads the run store, owns the screen's one clock and the one input hook, and sends intents to the
+// controller the core implements. The composition root renders it with `exitOnCtrlC: false`:
+//   render(<RunScreen store={store} controller={controller} />, { exitOnCtrlC: false })
+
+import React from 'react';
+import { Box, Text } from 'ink';
+import { useStore } from 'zustand';
+import { dispatchRunIntent, runModeOf, type RunController } from '../state/controller.js';
+import { currentPhaseOf, type RunStore } from '../state/runStore.js';
+import { ActivityTail } from './ActivityTail.js';
+import { KeyHelp } from './KeyHelp.js';
+import { RUN_KEYS } from './keymap.js';
+import { tailHeight } from './layout.js';
+import { PhaseGraph, phaseGraphHeight } from './PhaseGraph.js';
+import { SPINNER_INTERVAL_MS } from './theme.js';
+import { Totals } from './Totals.js';
+import { useClock } from './useClock.js';
+import { useKeymap } from './useKeymap.js';
+import { useTerminalSize } from './useTerminalSize.js';
+
+export interface RunScreenProps {
+  store: RunStore;
+  controller: RunController;
+}
+
+export function RunHeader({ adwName, adwId, cwd }: { adwName?: string; adwId?: string; cwd?: string }) {
+  if (adwId === undefined) {
+    return (
+      <Text wrap="truncate-end">
+        <Text bold>factory</Text>
+        <Text dimColor> · waiting for the run to start…</Text>
+      </Text>
+    );
+  }
+  // The path is the part that gives way on a narrow terminal, and it keeps its informative end.
+  return (
+    <Box>
+      <Box flexShrink={0}>
+        <Text wrap="truncate-end">
+          <Text bold>factory</Text>
+          {` · ${adwName ?? 'adw'} · `}
+          <Text color="cyan">{adwId}</Text>
+          {cwd ? ' · ' : ''}
+        </Text>
+      </Box>
+      {cwd ? (
+        <Box flexShrink={1}>
+          <Text dimColor wrap="truncate-start">
+            {cwd}
+          </Text>
+        </Box>
+      ) : null}
+    </Box>
+  );
+}
+
+export function RunScreen({ store, controller }: RunScreenProps): React.JSX.Element {
+  const run = useStore(store);
+  const { columns, rows } = useTerminalSize();
+  const live = run.totals.startedAt !== undefined && run.exit === undefined;
+  const now = useClock(live, SPINNER_INTERVAL_MS);
+  const mode = runModeOf(run);
+
+  useKeymap(
+    () => RUN_KEYS[runModeOf(store.getState())],
+    (intent) => dispatchRunIntent(store, controller, intent),
+  );
+
+  const current = currentPhaseOf(run);
+  return (
+    <Box flexDirection="column" width={columns}>
+      <RunHeader adwName={run.adwName} adwId={run.adwId} cwd={run.cwd} />
+      <Box marginTop={1} flexDirection="column">
+        <PhaseGraph phases={run.phases} now={now} />
+      </Box>
+      {current !== undefined ? (
+        <Box marginTop={1} flexDirection="column">
+          <ActivityTail phase={current} height={tailHeight(rows, phaseGraphHeight(run.phases))} />
+        </Box>
+      ) : null}
+      <Box marginTop={1} flexDirection="column">
+        <Totals run={run} now={now} />
+        {run.ui.statusLine !== undefined ? (
+          <Text color="yellow" wrap="truncate-end">
+            {run.ui.statusLine}
+          </Text>
+        ) : null}
+        <KeyHelp table={RUN_KEYS[mode]} />
+      </Box>
+    </Box>
+  );
+}

@@ -1,0 +1,36 @@
+// Run totals, always visible: cost, tokens, elapsed; once the run is over, its outcome and exit code.
+
+import React from 'react';
+import { Text } from 'ink';
+import type { RunState } from '../state/runStore.js';
+import { formatCost, formatSeconds, formatTokens } from './format.js';
+
+export function elapsedSeconds(totals: RunState['totals'], now: number): number {
+  if (totals.seconds !== undefined) return totals.seconds;
+  if (totals.startedAt === undefined) return 0;
+  return Math.max(0, ((totals.finishedAt ?? now) - totals.startedAt) / 1000);
+}
+
+export interface Outcome {
+  text: string;
+  color: string;
+}
+
+export function outcomeOf(run: Pick<RunState, 'exit' | 'failedPhase' | 'interrupted'>): Outcome | undefined {
+  if (run.exit === undefined) return undefined;
+  if (run.interrupted) return { text: `interrupted (exit ${run.exit})`, color: 'yellow' };
+  if (run.exit === 0) return { text: 'run green (exit 0)', color: 'green' };
+  const where = run.failedPhase ? ` at ${run.failedPhase}` : '';
+  return { text: `FAILED${where} (exit ${run.exit})`, color: 'red' };
+}
+
+export function Totals({ run, now }: { run: Pick<RunState, 'totals' | 'exit' | 'failedPhase' | 'interrupted'>; now: number }) {
+  const outcome = outcomeOf(run);
+  const figures = `cost ${formatCost(run.totals.cost)} · tokens ${formatTokens(run.totals.tokens)} · elapsed ${formatSeconds(elapsedSeconds(run.totals, now))}`;
+  return (
+    <Text wrap="truncate-end">
+      <Text bold>{figures}</Text>
+      {outcome ? <Text color={outcome.color}>{`  ${outcome.text}`}</Text> : null}
+    </Text>
+  );
+}

@@ -1,0 +1,37 @@
+// Compact number formats shared by the views (and usable by the headless printer): they keep a phase on
+// one line of a narrow terminal.
+
+/** 850 → "850", 1234 → "1.2k", 45_600 → "46k", 1_234_567 → "1.2M". */
+export function formatTokens(tokens: number): string {
+  const n = Math.max(0, Math.round(tokens));
+  if (n < 1000) return String(n);
+  if (n < 10_000) return `${trimZero((n / 1000).toFixed(1))}k`;
+  if (n < 999_500) return `${Math.round(n / 1000)}k`;
+  if (n < 10_000_000) return `${trimZero((n / 1_000_000).toFixed(1))}M`;
+  return `${Math.round(n / 1_000_000)}M`;
+}
+
+function trimZero(text: string): string {
+  return text.endsWith('.0') ? text.slice(0, -2) : text;
+}
+
+/** 0.003078 → "$0.0031", 1.5 → "$1.50"; a positive amount too small to show reads "<$0.0001". */
+export function formatCost(cost: number): string {
+  if (cost > 0 && cost < 0.00005) return '<$0.0001';
+  if (cost >= 1) return `$${cost.toFixed(2)}`;
+  return `$${Math.max(0, cost).toFixed(4)}`;
+}
+
+/** 12.34 → "12.3s", 65 → "1m05s", 3725 → "1h02m". */
+export function formatSeconds(seconds: number): string {
+  const s = Math.max(0, seconds);
+  if (s < 60) return `${s.toFixed(1)}s`;
+  const whole = Math.floor(s);
+  if (whole < 3600) return `${Math.floor(whole / 60)}m${String(whole % 60).padStart(2, '0')}s`;
+  return `${Math.floor(whole / 3600)}h${String(Math.floor((whole % 3600) / 60)).padStart(2, '0')}m`;
+}
+
+/** Collapse a multi-line text to one line (the views truncate, they never wrap). */
+export function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}

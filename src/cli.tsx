@@ -1,0 +1,164 @@
+#!/usr/bin/env node
+// The composition root: the only module that wires the core, the store and the views together. It parses the
+// command line, builds a Run, chooses the TUI or the headless printer, and maps outcomes to exit codes
+// (0 green, 1 workflow failed, 2 infrastructure or usage, 130 interrupted).
+import meow from 'meow';
+import { errorMessage, UsageError } from './errors.js';
+import type { Run, Phase } from './runner.js';
+
+const HELP = `
+  Usage
+    $ factory prompt "<ask>" [--model provider/id] [--harness pi] [--retries 2]
+    $ factory demo [--dir <path>]
+
+  Commands
+    prompt   send one ask through the typed gate (phases: prompt → dispose)
+    demo     an offline run through the real pi and a scripted model (no key, no network)
+
+  Options
+    --model      model route as pi knows it (provider/id)
+    --harness    agent harness: pi (default)
+    --retries    extra attempts of an agent phase, in the same live session (default 2)
+    --cwd        folder to work in (default: the current folder's git top-level)
+    --dir        demo: keep the demo repository in this folder
+    --config     roster file (default adws/adw_config/factory.config.yaml)
+    --no-ui      plain log lines on stderr, the envelope on stdout (also when CI is set or stdout is not a TTY)
+    --json       one JSON event per line on stdout
+    --version    print the version
+    --help       this help
+
+  Environment
+    FACTORY_PI   the pi executable to use (default: pi on PATH, else the bundled pi)
+
+  Exit codes
+    0 green · 1 workflow failed · 2 infrastructure or usage · 130 interrupted
+`;
+
+function fail(message: string, code = 2): never {
+  process.stderr.write(`factory: ${message}\n`);
+  process.exit(code);
+}
+
+async function main(): Promise<number> {
+  const cli = meow(HELP, {
+    importMeta: import.meta,
+    allowUnknownFlags: false,
+    description: 'factory — a terminal cockpit for AI Developer Workflows on the pi coding agent',
+    flags: {
+      model: { type: 'string' },
+      harness: { type: 'string', default: 'pi' },
+      retries: { type: 'number', default: 2 },
+      cwd: { type: 'string' },
+      dir: { type: 'string' },
+      config: { type: 'string' },
+      ui: { type: 'boolean', default: true },
+      json: { type: 'boolean', default: false },
+    },
+  });
+  const [command, ...rest] = cli.input;
+  const flags = cli.flags;
+  const { prepareCommand } = await import('./commands.js');
+  let prepared;
+  try {
+    prepared = await prepareCommand(command, rest, flags);
+  } catch (error) {
+    if (error instanceof UsageError) fail(error.message);
+    throw error;
+  }
+  if (prepared === 'help') {
+    cli.showHelp(0);
+    return 0;
+  }
+  const useTui = Boolean(process.stdout.isTTY) && flags.ui && !flags.json && !process.env.CI;
+  try {
+    const exit = useTui
+      ? await runWithTui(prepared.run, prepared.phases)
+      : await runHeadless(prepared.run, prepared.phases, flags.json);
+    const envelope = prepared.output();
+    if (envelope !== undefined) {
+      process.stdout.write(flags.json ? `${JSON.stringify({ type: 'envelope', adwId: prepared.run.adwId, envelope })}\n` : `${JSON.stringify(envelope, null, 2)}\n`);
+    }
+    return exit;
+  } finally {
+    await prepared.close();
+  }
+}
+
+/** Signals: the first interrupt aborts the running turn, a second one ends every child and exits. */
+function installSignals(run: Run): () => void {
+  let interrupts = 0;
+  const onInterrupt = () => {
+    interrupts += 1;
+    if (interrupts === 1) {
+      process.stderr.write(`[${run.adwId}] interrupt: aborting the running turn (again to quit at once)\n`);
+      run.abort();
+      return;
+    }
+    void import('./process/supervisor.js').then(({ killAllChildrenSync }) => {
+      killAllChildrenSync();
+      process.exit(130);
+    });
+  };
+  const onTerminate = () => run.abort();
+  process.on('SIGINT', onInterrupt);
+  process.on('SIGTERM', onTerminate);
+  process.on('SIGHUP', onTerminate);
+  return () => {
+    process.off('SIGINT', onInterrupt);
+    process.off('SIGTERM', onTerminate);
+    process.off('SIGHUP', onTerminate);
+  };
+}
+
+async function runHeadless(run: Run, phases: Phase[], json: boolean): Promise<number> {
+  const [{ headlessListener }, { execute }] = await Promise.all([import('./headless.js'), import('./runner.js')]);
+  run.subscribe(headlessListener({ stdout: process.stdout, stderr: process.stderr }, json));
+  const uninstall = installSignals(run);
+  try {
+    return await execute(run, phases);
+  } finally {
+    uninstall();
+  }
+}
+
+async function runWithTui(run: Run, phases: Phase[]): Promise<number> {
+  const [{ render }, React, { createRunStore }, { RunScreen }, { execute }] = await Promise.all([
+    import('ink'),
+    import('react'),
+    import('../state/runStore.js'),
+    import('../components/RunScreen.js'),
+    import('./runner.js'),
+  ]);
+  const store = createRunStore();
+  run.subscribe((event) => store.getState().apply(event));
+  let quitRequested = false;
+  const controller = {
+    abort: () => run.abort(),
+    quit: () => {
+      quitRequested = true;
+      run.abort();
+    },
+  };
+  const uninstall = installSignals(run);
+  const app = render(React.createElement(RunScreen, { store, controller }), { exitOnCtrlC: false, patchConsole: true });
+  try {
+    const exit = await execute(run, phases);
+    // Leave the final frame on screen; a finished run waits for nothing unless the user asked to quit.
+    await new Promise((r) => setTimeout(r, quitRequested ? 0 : 50));
+    return exit;
+  } finally {
+    app.unmount();
+    await app.waitUntilExit().catch(() => undefined);
+    uninstall();
+  }
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`factory: ${errorMessage(error)}\n`);
+    process.exitCode = 2;
+  },
+);

@@ -1,0 +1,41 @@
+// Typed events emitted by the core. The TUI store, the headless printer and (later) the trace store
+// all consume this one union, so a new consumer never needs to reach into the runner.
+
+export type PhaseKind = 'agent' | 'code';
+
+/** One line of live activity inside an agent phase, distilled from pi's event stream. */
+export type Activity =
+  | { kind: 'tool_start'; tool: string; detail: string }
+  | { kind: 'tool_end'; tool: string; isError: boolean; detail: string }
+  | { kind: 'text'; text: string }
+  | { kind: 'retry'; attempt: number; message: string }
+  | { kind: 'note'; text: string };
+
+export interface PhasePlan {
+  name: string;
+  kind: PhaseKind;
+  /** Total attempts allowed (1 + retries for agent phases, 1 for code phases). */
+  attempts: number;
+}
+
+interface Base {
+  adwId: string;
+  /** Milliseconds since the epoch. */
+  ts: number;
+}
+
+export type RunEvent =
+  | (Base & { type: 'run_started'; adwName: string; phases: PhasePlan[]; cwd: string })
+  | (Base & { type: 'phase_started'; phase: string; kind: PhaseKind })
+  | (Base & { type: 'attempt_started'; phase: string; attempt: number; attempts: number; sessionId?: string; model?: string })
+  | (Base & { type: 'activity'; phase: string; activity: Activity })
+  /** Running figures of the attempt in flight (after each assistant message); earlier attempts are settled. */
+  | (Base & { type: 'usage'; phase: string; tokens: number; cost: number })
+  | (Base & { type: 'attempt_failed'; phase: string; attempt: number; attempts: number; motif: string; willRetry: boolean })
+  | (Base & { type: 'phase_ok'; phase: string; kind: PhaseKind; attempt: number; attempts: number; seconds: number; tokens: number; cost: number; sessionId?: string })
+  | (Base & { type: 'phase_failed'; phase: string; kind: PhaseKind; attempts: number; motif: string; seconds: number; tokens: number; cost: number; sessionId?: string })
+  | (Base & { type: 'run_finished'; exit: number; seconds: number; tokens: number; cost: number; failedPhase?: string; interrupted?: boolean });
+
+export type RunEventType = RunEvent['type'];
+
+export type RunEventListener = (event: RunEvent) => void;

@@ -1,0 +1,177 @@
+// The pi adapter: one `pi -p --mode json` process per attempt. The prompt goes on stdin; stdout is read
+// incrementally (a huge tool output must never be buffered whole) by the pure reader, then judged by the pure
+// verdict. Every failure is a HarnessError carrying the session id chosen before the call.
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { HarnessError } from '../errors.js';
+import { appendLedger, resumeRequiresCwd } from '../ledger.js';
+import { jsonModeArgs } from '../pi/argv.js';
+import { LineSplitter } from '../pi/lines.js';
+import { StreamReader, toActivity } from '../pi/stream.js';
+import { verdict } from '../pi/verdict.js';
+import { PI_MIN_VERSION, type PiCommand } from '../pi/resolve.js';
+import { spawnSupervised } from '../process/supervisor.js';
+import { SOCLE, type Harness, type HarnessRequest, type HarnessResult } from './types.js';
+
+const STDERR_TAIL_BYTES = 8 * 1024;
+
+/** Environment of the node: identity, limits and the gate's schema travel here, never in the prompt. */
+export function nodeEnv(request: HarnessRequest, schemaFile: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    ...(request.env ?? process.env),
+    FACTORY_ENVELOPE_SCHEMA: schemaFile,
+    FACTORY_EXPECTED: SOCLE.join(','),
+    FACTORY_PHASE: request.identity.phase,
+    FACTORY_ROLE: request.identity.role,
+    FACTORY_ADW_ID: request.identity.adwId,
+    FACTORY_DATA_DIR: request.workspace.dataDir,
+  };
+  const { limits } = request;
+  if (limits?.maxTurns !== undefined) env.FACTORY_MAX_TURNS = String(limits.maxTurns);
+  if (limits?.maxToolCalls !== undefined) env.FACTORY_MAX_TOOL_CALLS = String(limits.maxToolCalls);
+  if (limits?.maxCostUsd !== undefined) env.FACTORY_MAX_COST_USD = String(limits.maxCostUsd);
+  return env;
+}
+
+export function writeSchemaFile(schemasDir: string, title: string, schema: object): string {
+  if (!/^[A-Za-z0-9_-]+$/.test(title)) throw new Error(`envelope title is not a safe file name: ${title}`);
+  fs.mkdirSync(schemasDir, { recursive: true });
+  const file = path.join(schemasDir, `${title}.json`);
+  fs.writeFileSync(file, `${JSON.stringify(schema, null, 2)}\n`);
+  return file;
+}
+
+class StderrTail {
+  private buf = '';
+  push(chunk: Buffer): void {
+    this.buf += chunk.toString('utf8');
+    if (this.buf.length > STDERR_TAIL_BYTES * 2) this.buf = this.buf.slice(-STDERR_TAIL_BYTES);
+  }
+  get text(): string {
+    return this.buf.slice(-STDERR_TAIL_BYTES);
+  }
+}
+
+export function createPiHarness(pi: PiCommand): Harness {
+  return { name: 'pi', run: (request) => runPiAttempt(pi, request) };
+}
+
+export async function runPiAttempt(pi: PiCommand, request: HarnessRequest): Promise<HarnessResult> {
+  const paths = request.workspace;
+  const sessionId = request.sessionId ?? randomUUID();
+  const cwd = path.resolve(request.cwd);
+  const resume = resumeRequiresCwd(sessionId, cwd, { ledgerFile: paths.ledgerFile, sessionDir: paths.sessionsDir });
+  if (!resume.allowed) throw new HarnessError(`resume refused: ${resume.motif}`, sessionId, { kind: 'resume' });
+  if (request.signal?.aborted) throw new HarnessError('interrupted before pi started', sessionId, { kind: 'aborted' });
+
+  const schemaFile = writeSchemaFile(paths.schemasDir, request.envelopeSchema.title, request.envelopeSchema.schema);
+  appendLedger(paths.ledgerFile, {
+    session_id: sessionId,
+    cwd,
+    model: request.model ?? null,
+    phase: request.identity.phase,
+    adw_id: request.identity.adwId,
+    declared_at: new Date().toISOString(),
+  });
+
+  const argv = [
+    ...pi.prefixArgs,
+    ...jsonModeArgs({
+      sessionId,
+      sessionDir: paths.sessionsDir,
+      model: request.model,
+      thinking: request.thinking,
+      tools: request.tools,
+    }),
+  ];
+  const started = performance.now();
+  const proc = spawnSupervised(pi.command, argv, {
+    cwd,
+    env: nodeEnv(request, schemaFile),
+    runTag: request.identity.adwId,
+  });
+
+  const splitter = new LineSplitter();
+  const reader = new StreamReader();
+  const stderr = new StderrTail();
+  let spawnError: Error | undefined;
+  let stopped: { motif: string; kind: string } | undefined;
+  let lastTokens = -1;
+
+  const stop = (motif: string, kind: string) => {
+    if (stopped) return;
+    stopped = { motif, kind };
+    void proc.kill();
+  };
+  const feed = (lines: string[]) => {
+    for (const line of lines) {
+      const event = reader.feed(line);
+      if (!event) continue;
+      const activity = toActivity(event);
+      if (activity) request.onActivity?.(activity);
+      const { tokens, cost } = reader.summary;
+      if (tokens !== lastTokens) {
+        lastTokens = tokens;
+        request.onUsage?.({ tokens, cost });
+      }
+    }
+  };
+
+  const idleSeconds = Math.round(request.idleTimeoutMs / 1000);
+  let idleTimer = setTimeout(() => stop(`no progress from pi for ${idleSeconds} s — watchdog ended it`, 'stalled'), request.idleTimeoutMs);
+  const deadline = setTimeout(
+    () => stop(`harness silent after ${Math.round(request.timeoutMs / 1000)} s — request timeout`, 'timeout'),
+    request.timeoutMs,
+  );
+  const onAbort = () => stop('interrupted by the user', 'aborted');
+  request.signal?.addEventListener('abort', onAbort, { once: true });
+
+  proc.child.on('error', (error) => {
+    spawnError = error;
+  });
+  proc.child.stdout.on('data', (chunk: Buffer) => {
+    clearTimeout(idleTimer);
+    idleTimer = setTimeout(() => stop(`no progress from pi for ${idleSeconds} s — watchdog ended it`, 'stalled'), request.idleTimeoutMs);
+    feed(splitter.push(chunk));
+  });
+  proc.child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+  // pi crashes with EPIPE if its stdin write fails silently; an early death is reported by the exit below.
+  proc.child.stdin.on('error', () => {});
+  proc.child.stdin.end(request.prompt, 'utf8');
+
+  const stdoutDone = new Promise<void>((resolve) => proc.child.stdout.once('close', () => resolve()));
+  const exit = await proc.exited;
+  await Promise.race([stdoutDone, new Promise((r) => setTimeout(r, 2000).unref())]);
+  feed(splitter.end());
+  clearTimeout(idleTimer);
+  clearTimeout(deadline);
+  request.signal?.removeEventListener('abort', onAbort);
+
+  const summary = reader.summary;
+  const seconds = (performance.now() - started) / 1000;
+  const evidence = { tokens: summary.tokens, cost: summary.cost, stderrTail: stderr.text };
+  if (spawnError) {
+    throw new HarnessError(`pi could not start (${pi.display}): ${spawnError.message}`, sessionId, { ...evidence, kind: 'spawn' });
+  }
+  if (stopped) throw new HarnessError(stopped.motif, sessionId, { ...evidence, kind: stopped.kind });
+
+  const judged = verdict(summary, {
+    exitCode: exit.code,
+    signal: exit.signal,
+    requestedModel: request.model,
+    expectedSocle: [...SOCLE],
+    stderrTail: stderr.text,
+    minVersion: PI_MIN_VERSION,
+  });
+  if (!judged.ok) throw new HarnessError(judged.motif, sessionId, { ...evidence, kind: judged.kind });
+  return {
+    sessionId,
+    payload: judged.source === 'gate' ? judged.envelope : judged.text,
+    source: judged.source,
+    tokens: summary.tokens,
+    cost: summary.cost,
+    model: summary.model,
+    seconds,
+  };
+}

@@ -1,0 +1,96 @@
+// The session ledger: one JSON line per pi session start, appended and fsynced BEFORE pi is spawned, so a
+// cockpit killed with SIGKILL mid-phase still leaves the trace needed to resume in the live session.
+import fs from 'node:fs';
+import path from 'node:path';
+
+export interface LedgerEntry {
+  session_id: string;
+  /** Resolved folder pi runs in: a session can only be resumed from there. */
+  cwd: string;
+  model: string | null;
+  phase: string | null;
+  adw_id: string | null;
+  declared_at: string;
+  /** Why this line exists beyond the first attempt (e.g. "fallback", "clone"). */
+  reason?: string;
+}
+
+export function appendLedger(file: string, entry: LedgerEntry): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const fd = fs.openSync(file, 'a');
+  try {
+    fs.writeSync(fd, `${JSON.stringify(entry)}\n`);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Every well-formed line; a torn or foreign line (crash mid-write) is skipped, never fatal. */
+export function readLedger(file: string): LedgerEntry[] {
+  let raw: string;
+  try {
+    raw = fs.readFileSync(file, 'utf8');
+  } catch {
+    return [];
+  }
+  const entries: LedgerEntry[] = [];
+  for (const line of raw.split('\n')) {
+    if (!line.trim()) continue;
+    try {
+      const value = JSON.parse(line) as Partial<LedgerEntry>;
+      if (typeof value.session_id === 'string' && typeof value.cwd === 'string') entries.push(value as LedgerEntry);
+    } catch {
+      // torn last line: skipped
+    }
+  }
+  return entries;
+}
+
+export type SessionOrigin = { known: true; cwd: string; source: 'ledger' | 'session-file' } | { known: false };
+
+/** Where a session was born: the last ledger line for it, else its session file's header, else unknown. */
+export function sessionOrigin(sessionId: string, opts: { ledgerFile: string; sessionDir: string }): SessionOrigin {
+  const lines = readLedger(opts.ledgerFile).filter((e) => e.session_id === sessionId);
+  const last = lines.at(-1);
+  if (last) return { known: true, cwd: last.cwd, source: 'ledger' };
+  let names: string[] = [];
+  try {
+    names = fs.readdirSync(opts.sessionDir);
+  } catch {
+    return { known: false };
+  }
+  const file = names.find((n) => n.endsWith(`_${sessionId}.jsonl`));
+  if (!file) return { known: false };
+  try {
+    const fd = fs.openSync(path.join(opts.sessionDir, file), 'r');
+    const buf = Buffer.alloc(64 * 1024);
+    const n = fs.readSync(fd, buf, 0, buf.length, 0);
+    fs.closeSync(fd);
+    const header = JSON.parse(buf.subarray(0, n).toString('utf8').split('\n')[0] ?? '') as { type?: string; cwd?: string };
+    if (header.type === 'session' && typeof header.cwd === 'string') return { known: true, cwd: header.cwd, source: 'session-file' };
+  } catch {
+    // unreadable header: treat as unknown
+  }
+  return { known: false };
+}
+
+/**
+ * pi looks a session id up by the header's exact cwd: resuming from another folder silently creates an empty
+ * twin with the same id. Refuse that before any call (zero tokens). Unknown ids are a first attempt: allowed.
+ */
+export function resumeRequiresCwd(
+  sessionId: string,
+  cwd: string,
+  opts: { ledgerFile: string; sessionDir: string },
+): { allowed: true } | { allowed: false; bornIn: string; motif: string } {
+  const origin = sessionOrigin(sessionId, opts);
+  if (!origin.known) return { allowed: true };
+  const here = path.resolve(cwd);
+  if (path.resolve(origin.cwd) === here) return { allowed: true };
+  return {
+    allowed: false,
+    bornIn: origin.cwd,
+    motif: `session ${sessionId} was born in ${origin.cwd}; resume it from there (here: ${here})`,
+  };
+}

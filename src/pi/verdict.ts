@@ -1,0 +1,109 @@
+// The verdict on one pi attempt, from its stream summary and its exit. Pure, and ordered on purpose:
+// 1. the socle must prove it was loaded (otherwise the typed gate, the guard and damage control may have
+//    been skipped silently, so even a valid envelope is refused); 2. the gate's envelope wins;
+// 3. a turn that ended in error/aborted fails with the provider's words (pi exits 0 in json mode);
+// 4. a non-zero exit without text fails with stderr; 5. no text at all is 'empty'; 6. the text.
+// Last, an accepted result must come from the model that was asked for.
+
+import type { StreamSummary } from './stream.js';
+
+export type VerdictKind = 'socle' | 'version' | 'model_error' | 'aborted' | 'exit' | 'empty' | 'model_mismatch';
+
+export type Verdict =
+  | { ok: true; source: 'gate'; envelope: Record<string, unknown> }
+  | { ok: true; source: 'text'; text: string }
+  | { ok: false; kind: VerdictKind; motif: string };
+
+export interface VerdictContext {
+  exitCode: number | null;
+  signal?: string | null;
+  /** The route pi was asked to use (`provider/id`); unset = pi's default, nothing to compare. */
+  requestedModel?: string;
+  /** Names of the extensions every factory node must have loaded. */
+  expectedSocle: string[];
+  stderrTail: string;
+  minVersion: string;
+}
+
+/** Collapses a (possibly multi-line) evidence text to one line of bounded length. */
+function line(text: string, max = 300): string {
+  const flat = text.replace(/\s+/gu, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+/** The last non-empty lines of stderr, most telling at the end. */
+function stderrEvidence(tail: string): string {
+  const lines = tail.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+  return lines.length === 0 ? 'no stderr' : line(lines.slice(-3).join(' | '));
+}
+
+/** Numeric comparison of dotted versions (`0.85.1` vs `0.85.0`); a pre-release tag is ignored. */
+export function compareVersions(a: string, b: string): number {
+  const parts = (v: string) => v.replace(/^v/u, '').split(/[-+]/u)[0]!.split('.').map((p) => Number.parseInt(p, 10) || 0);
+  const pa = parts(a);
+  const pb = parts(b);
+  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
+    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
+    if (d !== 0) return Math.sign(d);
+  }
+  return 0;
+}
+
+function socleRefusal(summary: StreamSummary, ctx: VerdictContext): Verdict | undefined {
+  const inventory = summary.inventory;
+  if (!inventory) {
+    return {
+      ok: false,
+      kind: 'socle',
+      motif:
+        "no factory-inventory entry in pi's stream: the node's extensions were not loaded " +
+        '(missing --approve, or .pi/settings.json / .pi/extensions absent in this folder)',
+    };
+  }
+  const missing = new Set(inventory.missing);
+  for (const name of ctx.expectedSocle) if (!inventory.present.includes(name)) missing.add(name);
+  if (missing.size > 0) {
+    const names = [...missing].join(', ');
+    return { ok: false, kind: 'socle', motif: `socle incomplete: extension${missing.size > 1 ? 's' : ''} ${names} not loaded by pi` };
+  }
+  if (!/^v?\d+(\.\d+)*/u.test(inventory.pi_version)) {
+    return { ok: false, kind: 'version', motif: `pi version unknown in the inventory (need ${ctx.minVersion} or newer) — run \`pi update\`` };
+  }
+  if (compareVersions(inventory.pi_version, ctx.minVersion) < 0) {
+    return { ok: false, kind: 'version', motif: `pi ${inventory.pi_version} is older than ${ctx.minVersion} — run \`pi update\`` };
+  }
+  return undefined;
+}
+
+function outcome(summary: StreamSummary, ctx: VerdictContext): Verdict {
+  const refused = socleRefusal(summary, ctx);
+  if (refused) return refused;
+  if (summary.envelope) return { ok: true, source: 'gate', envelope: summary.envelope };
+  if (summary.stopReason === 'error') {
+    return { ok: false, kind: 'model_error', motif: `model error: ${line(summary.errorMessage ?? '') || 'no error message from the provider'}` };
+  }
+  if (summary.stopReason === 'aborted') {
+    return { ok: false, kind: 'aborted', motif: `turn aborted${summary.errorMessage ? `: ${line(summary.errorMessage)}` : ''}` };
+  }
+  const text = summary.text.trim();
+  const failedExit = (ctx.exitCode !== null && ctx.exitCode !== 0) || Boolean(ctx.signal);
+  if (failedExit && text === '') {
+    const how = ctx.signal ? `was killed by ${ctx.signal}` : `exited with code ${ctx.exitCode}`;
+    return { ok: false, kind: 'exit', motif: `pi ${how}: ${stderrEvidence(ctx.stderrTail)}` };
+  }
+  if (text === '') return { ok: false, kind: 'empty', motif: 'the agent answered with neither an envelope nor any text' };
+  return { ok: true, source: 'text', text: summary.text };
+}
+
+export function verdict(summary: StreamSummary, ctx: VerdictContext): Verdict {
+  const judged = outcome(summary, ctx);
+  if (!judged.ok || !ctx.requestedModel) return judged;
+  if (summary.model !== ctx.requestedModel) {
+    return {
+      ok: false,
+      kind: 'model_mismatch',
+      motif: `model mismatch: requested ${ctx.requestedModel}, pi answered with ${summary.model ?? 'no observed model'}`,
+    };
+  }
+  return judged;
+}

@@ -1,0 +1,96 @@
+// Every child the factory starts goes through here: its own process group (so pi's tools die with it), a run
+// tag in its environment (so a test can prove nothing is left), and one kill ladder. The registry lets the
+// composition root end every child on Ctrl-C, SIGTERM or SIGHUP of the cockpit.
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+
+export interface SupervisedChild {
+  readonly child: ChildProcessWithoutNullStreams;
+  readonly pid: number;
+  /** Resolves once the process has exited (code or signal). */
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** SIGTERM the group, then SIGKILL it after `graceMs` if it is still alive. */
+  kill(graceMs?: number): Promise<void>;
+}
+
+export interface SpawnOptions {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** Tag written into the child's env as FACTORY_RUN_TAG. */
+  runTag?: string;
+}
+
+const live = new Set<SupervisedChild>();
+
+function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // already gone
+    }
+  }
+}
+
+export function spawnSupervised(command: string, args: string[], opts: SpawnOptions): SupervisedChild {
+  const env = { ...opts.env };
+  if (opts.runTag) env.FACTORY_RUN_TAG = opts.runTag;
+  const child = spawn(command, args, {
+    cwd: opts.cwd,
+    env,
+    detached: true, // own process group: the kill ladder reaches grandchildren (bash tools)
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let done = false;
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.once('error', () => {
+      done = true;
+      resolve({ code: null, signal: null });
+    });
+    child.once('exit', (code, signal) => {
+      done = true;
+      resolve({ code, signal });
+    });
+  });
+  const pid = child.pid ?? -1;
+  const supervised: SupervisedChild = {
+    child,
+    pid,
+    exited,
+    async kill(graceMs = 1500) {
+      if (pid > 0) {
+        // Even after the leader exits, its group may hold orphans: always signal the group.
+        signalGroup(pid, 'SIGTERM');
+        if (!done) {
+          const timer = new Promise<'timeout'>((r) => setTimeout(r, graceMs, 'timeout').unref());
+          const outcome = await Promise.race([exited.then(() => 'exited' as const), timer]);
+          if (outcome === 'timeout') signalGroup(pid, 'SIGKILL');
+        }
+        signalGroup(pid, 'SIGKILL');
+      }
+      await exited;
+    },
+  };
+  live.add(supervised);
+  void exited.then(() => {
+    // The leader is gone; sweep the group in case a tool left a grandchild behind.
+    if (pid > 0) signalGroup(pid, 'SIGKILL');
+    live.delete(supervised);
+  });
+  return supervised;
+}
+
+/** End every live child (used by the lifecycle root on exit or a fatal signal). */
+export async function killAllChildren(graceMs = 1000): Promise<void> {
+  await Promise.all([...live].map((c) => c.kill(graceMs)));
+}
+
+/** Synchronous last resort for process 'exit': no awaiting possible there. */
+export function killAllChildrenSync(): void {
+  for (const c of live) if (c.pid > 0) signalGroup(c.pid, 'SIGKILL');
+}
+
+export function liveChildren(): number {
+  return live.size;
+}

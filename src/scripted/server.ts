@@ -1,0 +1,305 @@
+// The scripted model: a small local HTTP server speaking OpenAI chat-completions SSE, the way pi's
+// `openai-completions` provider expects it. It plays tapes (see tape.ts) so the offline demo and the
+// end-to-end tests drive the real pi with no key and no network.
+
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import {
+  type ChatRequest,
+  type Step,
+  type Tapes,
+  defaultErrorBody,
+  exhaustedStep,
+  selectTape,
+  usageFor,
+} from './tape.js';
+
+export interface RecordedRequest {
+  /** 1-based arrival order across all tapes. */
+  seq: number;
+  tape: string;
+  /** Index of the step played on that tape; -1 when the tape was exhausted. */
+  step: number;
+  kind: Step['kind'];
+  exhausted: boolean;
+  /** Number of messages in the request (history growth is visible here). */
+  messages: number;
+  body: ChatRequest;
+}
+
+export interface ScriptedModelOptions {
+  tapes: Tapes;
+  /** Model ids listed by `GET /v1/models` (the requested id is echoed in completions either way). */
+  models?: string[];
+  /** Characters per text delta for `text` steps (several deltas exercise pi's streaming). */
+  chunkChars?: number;
+}
+
+export interface ScriptedModel {
+  /** `http://127.0.0.1:<port>` */
+  url: string;
+  /** `http://127.0.0.1:<port>/v1`: what a pi provider's `baseUrl` needs. */
+  baseUrl: string;
+  port: number;
+  /** Every chat-completions request, in arrival order. */
+  readonly requests: RecordedRequest[];
+  /** Requests that landed on one tape. */
+  requestsFor(tape: string): RecordedRequest[];
+  /** Position of a tape's cursor (next step index). */
+  cursor(tape: string): number;
+  /** Ends the server and every open socket, hung streams included. */
+  close(): Promise<void>;
+}
+
+interface TapeState {
+  cursor: number;
+  /** Failures already served by the error step under the cursor. */
+  failures: number;
+}
+
+type Chunk = Record<string, unknown>;
+
+export async function startScriptedModel(opts: ScriptedModelOptions): Promise<ScriptedModel> {
+  const tapes = opts.tapes;
+  const modelIds = opts.models ?? ['alpha', 'beta'];
+  const chunkChars = Math.max(1, opts.chunkChars ?? 24);
+  const requests: RecordedRequest[] = [];
+  const states = new Map<string, TapeState>();
+  const sockets = new Set<Socket>();
+  const timers = new Set<NodeJS.Timeout>();
+  let closed = false;
+
+  const stateOf = (tape: string): TapeState => {
+    let state = states.get(tape);
+    if (!state) {
+      state = { cursor: 0, failures: 0 };
+      states.set(tape, state);
+    }
+    return state;
+  };
+
+  /** Picks the step for a request and advances the tape (error steps hold the cursor `times` times). */
+  const nextStep = (tape: string): { step: Step; index: number } => {
+    const steps = tapes[tape] ?? [];
+    const state = stateOf(tape);
+    const step = steps[state.cursor];
+    if (!step) return { step: exhaustedStep(tape), index: -1 };
+    const index = state.cursor;
+    if (step.kind === 'error') {
+      state.failures += 1;
+      if (state.failures >= (step.times ?? 1)) {
+        state.cursor += 1;
+        state.failures = 0;
+      }
+    } else {
+      state.cursor += 1;
+    }
+    return { step, index };
+  };
+
+  const delay = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        resolve();
+      }, ms);
+      timers.add(timer);
+    });
+
+  const handleCompletion = async (body: ChatRequest, res: ServerResponse) => {
+    const tape = selectTape(body);
+    const { step, index } = nextStep(tape);
+    requests.push({
+      seq: requests.length + 1,
+      tape,
+      step: index,
+      kind: step.kind,
+      exhausted: index === -1,
+      messages: Array.isArray(body.messages) ? body.messages.length : 0,
+      body,
+    });
+    const seq = requests.length;
+    const model = typeof body.model === 'string' ? body.model : (modelIds[0] ?? 'scripted');
+    const id = `chatcmpl-scripted-${seq}`;
+    const created = Math.floor(Date.now() / 1000);
+    const chunk = (choices: unknown[], extra: Chunk = {}): Chunk => ({
+      id,
+      object: 'chat.completion.chunk',
+      created,
+      model,
+      choices,
+      ...extra,
+    });
+    // The client may leave at any time (abort, timeout, close()): stop writing once it has.
+    let gone = false;
+    res.on('close', () => {
+      gone = true;
+    });
+    const write = (data: Chunk | '[DONE]') => {
+      if (gone || res.destroyed || res.writableEnded) return false;
+      res.write(`data: ${data === '[DONE]' ? data : JSON.stringify(data)}\n\n`);
+      return true;
+    };
+    const openStream = () => {
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+      res.flushHeaders();
+      write(chunk([{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }]));
+    };
+    const finish = (reason: 'stop' | 'tool_calls') => {
+      const usage = usageFor(step, body);
+      write(chunk([{ index: 0, delta: {}, finish_reason: reason }]));
+      write(
+        chunk([], {
+          usage: { prompt_tokens: usage.prompt, completion_tokens: usage.completion, total_tokens: usage.prompt + usage.completion },
+        }),
+      );
+      write('[DONE]');
+      res.end();
+    };
+    const textDelta = (content: string) => chunk([{ index: 0, delta: { content }, finish_reason: null }]);
+
+    switch (step.kind) {
+      case 'error': {
+        const payload = step.body ?? defaultErrorBody(step.status);
+        res.writeHead(step.status, { 'content-type': 'application/json' });
+        res.end(typeof payload === 'string' ? payload : JSON.stringify(payload));
+        return;
+      }
+      case 'text': {
+        openStream();
+        for (const piece of splitEvery(step.text, chunkChars)) write(textDelta(piece));
+        finish('stop');
+        return;
+      }
+      case 'slow': {
+        openStream();
+        for (const piece of splitWords(step.text)) {
+          await delay(step.chunkDelayMs);
+          if (!write(textDelta(piece))) return; // the client went away (abort, timeout): stop quietly
+        }
+        if (!gone) finish('stop');
+        return;
+      }
+      case 'tools': {
+        openStream();
+        if (step.text) for (const piece of splitEvery(step.text, chunkChars)) write(textDelta(piece));
+        step.calls.forEach((toolCall, i) => {
+          const callId = `call_${seq}_${i}`;
+          const args = JSON.stringify(toolCall.args);
+          const toolDelta = (delta: Record<string, unknown>) =>
+            chunk([{ index: 0, delta: { tool_calls: [{ index: i, ...delta }] }, finish_reason: null }]);
+          // Name first, then the arguments in two halves: pi must reassemble streamed JSON.
+          write(toolDelta({ id: callId, type: 'function', function: { name: toolCall.name, arguments: '' } }));
+          const half = Math.ceil(args.length / 2);
+          for (const part of [args.slice(0, half), args.slice(half)]) {
+            if (part) write(toolDelta({ function: { arguments: part } }));
+          }
+        });
+        finish('tool_calls');
+        return;
+      }
+      case 'hang': {
+        openStream(); // then nothing, ever: only close() or the client ends this response
+        return;
+      }
+      case 'drop': {
+        openStream();
+        write(textDelta('partial answer '));
+        // Let the bytes leave, then cut the connection mid-stream.
+        await delay(10);
+        res.socket?.destroy();
+        return;
+      }
+    }
+  };
+
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    if (req.method === 'GET' && (path === '/v1/models' || path === '/models')) {
+      sendJson(res, 200, {
+        object: 'list',
+        data: modelIds.map((id) => ({ id, object: 'model', created: 0, owned_by: 'scripted' })),
+      });
+      return;
+    }
+    if (req.method === 'POST' && (path === '/v1/chat/completions' || path === '/chat/completions')) {
+      readBody(req)
+        .then((raw) => {
+          let body: ChatRequest;
+          try {
+            body = JSON.parse(raw) as ChatRequest;
+          } catch {
+            sendJson(res, 400, { error: { message: 'request body is not JSON', type: 'invalid_request_error' } });
+            return;
+          }
+          if (body.stream !== true) {
+            sendJson(res, 400, { error: { message: 'the scripted model only streams (stream: true)', type: 'invalid_request_error' } });
+            return;
+          }
+          return handleCompletion(body, res);
+        })
+        .catch(() => res.destroy());
+      return;
+    }
+    sendJson(res, 404, { error: { message: `no route ${req.method} ${path}`, type: 'not_found' } });
+  });
+
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://127.0.0.1:${port}`;
+
+  return {
+    url,
+    baseUrl: `${url}/v1`,
+    port,
+    requests,
+    requestsFor: (tape) => requests.filter((r) => r.tape === tape),
+    cursor: (tape) => states.get(tape)?.cursor ?? 0,
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      for (const timer of timers) clearTimeout(timer);
+      timers.clear();
+      const done = new Promise<void>((resolve) => server.close(() => resolve()));
+      // A hung stream keeps its socket open forever: destroy every socket so close() always returns.
+      for (const socket of sockets) socket.destroy();
+      await done;
+    },
+  };
+}
+
+function sendJson(res: ServerResponse, status: number, payload: unknown) {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(payload));
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const parts: Buffer[] = [];
+    req.on('data', (part: Buffer) => parts.push(part));
+    req.on('end', () => resolve(Buffer.concat(parts).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function splitEvery(text: string, size: number): string[] {
+  const pieces: string[] = [];
+  // Split on code points so a surrogate pair never straddles two deltas.
+  const chars = Array.from(text);
+  for (let i = 0; i < chars.length; i += size) pieces.push(chars.slice(i, i + size).join(''));
+  return pieces;
+}
+
+/** Words with their trailing whitespace: one delta per word for slow streams. */
+function splitWords(text: string): string[] {
+  const pieces = text.match(/\S+\s*|\s+/g);
+  return pieces ?? [];
+}

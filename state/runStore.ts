@@ -1,0 +1,325 @@
+// The run store: what the cockpit knows about one ADW run, rebuilt only from the core's typed events
+// (src/events.ts). `reduceRun` is pure so the headless printer, replay of a stored run and the tests can
+// all use the exact same folding; `createRunStore` wraps it in a zustand vanilla store for the Ink views.
+//
+// Conventions the core must keep (also stated in the lead's report):
+// - `attempt` numbers in events are 1-based, as shown to the user ("attempt 2/3").
+// - a `usage` event carries the running figures of the current attempt only (not cumulative over attempts);
+//   `phase_ok` / `phase_failed` / `run_finished` carry authoritative figures that replace the live ones.
+
+import { createStore, type StoreApi } from 'zustand/vanilla';
+import type { Activity, PhaseKind, RunEvent } from '../src/events.js';
+
+export type PhaseStatus = 'pending' | 'running' | 'retrying' | 'ok' | 'failed' | 'skipped';
+
+/** One line of a phase's activity tail: pi activity, or a failed attempt noted by the runner. */
+export type TailItem =
+  | Activity
+  | { kind: 'attempt_failed'; attempt: number; attempts: number; motif: string; willRetry: boolean };
+
+export interface TailEntry {
+  ts: number;
+  item: TailItem;
+}
+
+/** How many activity lines each phase keeps: enough for any tail height, bounded for hour-long phases. */
+export const TAIL_LIMIT = 50;
+
+export interface PhaseState {
+  name: string;
+  kind: PhaseKind;
+  status: PhaseStatus;
+  /** Current (or last) attempt, 1-based; 0 before the phase starts. */
+  attempt: number;
+  /** Attempts allowed (1 + retries for agent phases). */
+  attempts: number;
+  startedAt?: number;
+  finishedAt?: number;
+  /** Wall time of a finished phase, as measured by the runner. */
+  seconds?: number;
+  /** Phase figures: finished attempts plus the live usage of the running one. */
+  tokens: number;
+  cost: number;
+  /** Figures of the attempts already over, so live usage can be added without double counting. */
+  settledTokens: number;
+  settledCost: number;
+  /** Why the phase (or its last failed attempt) failed. */
+  motif?: string;
+  /** Which attempt the motif belongs to (undefined when it is the phase's final motif). */
+  motifAttempt?: number;
+  sessionId?: string;
+  model?: string;
+  activity: TailEntry[];
+}
+
+export interface RunTotals {
+  tokens: number;
+  cost: number;
+  startedAt?: number;
+  finishedAt?: number;
+  /** Wall time of the finished run, as measured by the runner. */
+  seconds?: number;
+}
+
+/** UI-side state that no core event carries: what the keys have asked for so far. */
+export interface RunUiState {
+  /** One line telling the user what their last key did ("aborting the running turn…"). */
+  statusLine?: string;
+  /** A first Ctrl-C asked the core to abort the running turn. */
+  abortRequested: boolean;
+  /** `q` was pressed while the run is live: the next `q` (or Ctrl-C) quits. */
+  quitArmed: boolean;
+  /** quit() was sent to the controller; further keys are ignored. */
+  quitting: boolean;
+}
+
+export interface RunState {
+  adwId?: string;
+  adwName?: string;
+  cwd?: string;
+  /** Phases in plan order. */
+  phases: PhaseState[];
+  /** The phase started last: the one whose activity the tail shows. */
+  currentPhase?: string;
+  totals: RunTotals;
+  exit?: number;
+  failedPhase?: string;
+  interrupted: boolean;
+  ui: RunUiState;
+}
+
+export const initialUi: RunUiState = { abortRequested: false, quitArmed: false, quitting: false };
+
+export function initialRunState(): RunState {
+  return { phases: [], totals: { tokens: 0, cost: 0 }, interrupted: false, ui: { ...initialUi } };
+}
+
+function newPhase(name: string, kind: PhaseKind, attempts: number): PhaseState {
+  return {
+    name,
+    kind,
+    status: 'pending',
+    attempt: 0,
+    attempts,
+    tokens: 0,
+    cost: 0,
+    settledTokens: 0,
+    settledCost: 0,
+    activity: [],
+  };
+}
+
+/** Totals are derived from the phases, never accumulated, so a phase_ok can not count twice. */
+export function sumPhases(phases: readonly PhaseState[]): { tokens: number; cost: number } {
+  let tokens = 0;
+  let cost = 0;
+  for (const phase of phases) {
+    tokens += phase.tokens;
+    cost += phase.cost;
+  }
+  return { tokens, cost };
+}
+
+function pushTail(activity: TailEntry[], entry: TailEntry): TailEntry[] {
+  const next = activity.length >= TAIL_LIMIT ? activity.slice(activity.length - TAIL_LIMIT + 1) : activity.slice();
+  next.push(entry);
+  return next;
+}
+
+/** Apply `change` to the named phase (appending it when the plan did not list it), then re-derive totals. */
+function updatePhase(
+  state: RunState,
+  name: string,
+  kind: PhaseKind | undefined,
+  change: (phase: PhaseState) => PhaseState,
+): RunState {
+  const index = state.phases.findIndex((phase) => phase.name === name);
+  const phases = state.phases.slice();
+  if (index === -1) {
+    phases.push(change(newPhase(name, kind ?? 'agent', 1)));
+  } else {
+    phases[index] = change(phases[index]);
+  }
+  const finished = state.exit !== undefined;
+  const totals = finished ? state.totals : { ...state.totals, ...sumPhases(phases) };
+  return { ...state, phases, totals };
+}
+
+function isLive(phase: PhaseState): boolean {
+  return phase.status === 'running' || phase.status === 'retrying';
+}
+
+export function reduceRun(state: RunState, event: RunEvent): RunState {
+  // A store shows one run: events of another run (a stale listener, a nested run) are not ours.
+  if (event.type !== 'run_started' && state.adwId !== undefined && event.adwId !== state.adwId) return state;
+
+  switch (event.type) {
+    case 'run_started':
+      return {
+        ...initialRunState(),
+        adwId: event.adwId,
+        adwName: event.adwName,
+        cwd: event.cwd,
+        phases: event.phases.map((plan) => newPhase(plan.name, plan.kind, plan.attempts)),
+        totals: { tokens: 0, cost: 0, startedAt: event.ts },
+      };
+
+    case 'phase_started':
+      return {
+        ...updatePhase(state, event.phase, event.kind, (phase) => ({
+          ...phase,
+          kind: event.kind,
+          status: 'running',
+          attempt: Math.max(1, phase.attempt),
+          startedAt: event.ts,
+        })),
+        currentPhase: event.phase,
+      };
+
+    case 'attempt_started':
+      return {
+        ...updatePhase(state, event.phase, undefined, (phase) => ({
+          ...phase,
+          status: 'running',
+          attempt: event.attempt,
+          attempts: event.attempts,
+          startedAt: phase.startedAt ?? event.ts,
+          // The new attempt has used nothing yet: the phase figures fall back to the settled ones.
+          tokens: phase.settledTokens,
+          cost: phase.settledCost,
+          sessionId: event.sessionId ?? phase.sessionId,
+          model: event.model ?? phase.model,
+        })),
+        currentPhase: event.phase,
+      };
+
+    case 'activity':
+      return updatePhase(state, event.phase, undefined, (phase) => ({
+        ...phase,
+        activity: pushTail(phase.activity, { ts: event.ts, item: event.activity }),
+      }));
+
+    case 'usage':
+      return updatePhase(state, event.phase, undefined, (phase) =>
+        isLive(phase)
+          ? { ...phase, tokens: phase.settledTokens + event.tokens, cost: phase.settledCost + event.cost }
+          : phase,
+      );
+
+    case 'attempt_failed':
+      return updatePhase(state, event.phase, undefined, (phase) => ({
+        ...phase,
+        // The failed attempt's last usage becomes part of the phase for good.
+        settledTokens: phase.tokens,
+        settledCost: phase.cost,
+        motif: event.motif,
+        motifAttempt: event.attempt,
+        attempts: event.attempts,
+        ...(event.willRetry ? { status: 'retrying' as const, attempt: event.attempt + 1 } : { attempt: event.attempt }),
+        activity: pushTail(phase.activity, {
+          ts: event.ts,
+          item: {
+            kind: 'attempt_failed',
+            attempt: event.attempt,
+            attempts: event.attempts,
+            motif: event.motif,
+            willRetry: event.willRetry,
+          },
+        }),
+      }));
+
+    case 'phase_ok':
+      return updatePhase(state, event.phase, event.kind, (phase) => ({
+        ...phase,
+        kind: event.kind,
+        status: 'ok',
+        attempt: event.attempt,
+        attempts: event.attempts,
+        finishedAt: event.ts,
+        seconds: event.seconds,
+        tokens: event.tokens,
+        cost: event.cost,
+        settledTokens: event.tokens,
+        settledCost: event.cost,
+        sessionId: event.sessionId ?? phase.sessionId,
+      }));
+
+    case 'phase_failed':
+      return updatePhase(state, event.phase, event.kind, (phase) => ({
+        ...phase,
+        kind: event.kind,
+        status: 'failed',
+        attempt: Math.max(phase.attempt, 1),
+        attempts: event.attempts,
+        finishedAt: event.ts,
+        seconds: event.seconds,
+        tokens: event.tokens,
+        cost: event.cost,
+        settledTokens: event.tokens,
+        settledCost: event.cost,
+        motif: event.motif,
+        motifAttempt: undefined,
+        sessionId: event.sessionId ?? phase.sessionId,
+      }));
+
+    case 'run_finished': {
+      const phases = state.phases.map((phase): PhaseState => {
+        if (phase.status === 'pending') return { ...phase, status: 'skipped' };
+        // A phase still live when the run ends was cut short (Ctrl-C, crash of the core).
+        if (isLive(phase)) {
+          return {
+            ...phase,
+            status: 'failed',
+            finishedAt: event.ts,
+            motif: event.interrupted ? 'interrupted' : (phase.motif ?? 'run ended during this phase'),
+            motifAttempt: undefined,
+          };
+        }
+        return phase;
+      });
+      return {
+        ...state,
+        phases,
+        exit: event.exit,
+        failedPhase: event.failedPhase,
+        interrupted: event.interrupted ?? false,
+        totals: {
+          ...state.totals,
+          tokens: event.tokens,
+          cost: event.cost,
+          finishedAt: event.ts,
+          seconds: event.seconds,
+        },
+        ui: { ...state.ui, abortRequested: false, quitArmed: false },
+      };
+    }
+
+    default: {
+      const unreachable: never = event;
+      return unreachable;
+    }
+  }
+}
+
+export interface RunActions {
+  /** Fold one core event into the state. */
+  apply(event: RunEvent): void;
+  /** Replace part of the UI-side state (used by the intent dispatcher in controller.ts). */
+  setUi(patch: Partial<RunUiState>): void;
+}
+
+export type RunStoreState = RunState & RunActions;
+export type RunStore = StoreApi<RunStoreState>;
+
+export function createRunStore(initial: RunState = initialRunState()): RunStore {
+  return createStore<RunStoreState>()((set) => ({
+    ...initial,
+    apply: (event) => set((state) => reduceRun(state, event)),
+    setUi: (patch) => set((state) => ({ ui: { ...state.ui, ...patch } })),
+  }));
+}
+
+/** The phase whose activity the tail shows: the one started last, else the first phase. */
+export function currentPhaseOf(state: RunState): PhaseState | undefined {
+  return state.phases.find((phase) => phase.name === state.currentPhase) ?? state.phases[0];
+}

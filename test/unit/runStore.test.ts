@@ -1,0 +1,257 @@
+import { describe, expect, it } from 'vitest';
+import type { RunEvent } from '../../src/events.js';
+import {
+  TAIL_LIMIT,
+  createRunStore,
+  currentPhaseOf,
+  initialRunState,
+  reduceRun,
+  sumPhases,
+  type RunState,
+} from '../../state/runStore.js';
+
+const ADW = 'a1b2c3d4';
+const T0 = 1_700_000_000_000;
+
+type Payload<T extends RunEvent['type']> = Omit<Extract<RunEvent, { type: T }>, 'type' | 'adwId' | 'ts'>;
+
+/** Build an event of this run at T0 + `at` ms. */
+function ev<T extends RunEvent['type']>(type: T, at: number, payload: Payload<T>): RunEvent {
+  return { type, adwId: ADW, ts: T0 + at, ...payload } as unknown as RunEvent;
+}
+
+function fold(events: RunEvent[], state: RunState = initialRunState()): RunState {
+  return events.reduce(reduceRun, state);
+}
+
+const started = ev('run_started', 0, {
+  adwName: 'adw_prompt',
+  cwd: '/home/dev/payload',
+  phases: [
+    { name: 'prompt', kind: 'agent', attempts: 3 },
+    { name: 'dispose', kind: 'code', attempts: 1 },
+  ],
+});
+
+function phase(state: RunState, name: string) {
+  const found = state.phases.find((p) => p.name === name);
+  if (!found) throw new Error(`no phase ${name}`);
+  return found;
+}
+
+describe('reduceRun', () => {
+  it('run_started lays out every planned phase as pending, in plan order, with zero totals', () => {
+    const state = fold([started]);
+    expect(state.adwId).toBe(ADW);
+    expect(state.adwName).toBe('adw_prompt');
+    expect(state.cwd).toBe('/home/dev/payload');
+    expect(state.phases.map((p) => [p.name, p.kind, p.status, p.attempts])).toEqual([
+      ['prompt', 'agent', 'pending', 3],
+      ['dispose', 'code', 'pending', 1],
+    ]);
+    expect(state.totals).toEqual({ tokens: 0, cost: 0, startedAt: T0 });
+    expect(state.exit).toBeUndefined();
+    expect(state.interrupted).toBe(false);
+  });
+
+  it('phase_started and attempt_started mark the phase running with its session and model', () => {
+    const state = fold([
+      started,
+      ev('phase_started', 10, { phase: 'prompt', kind: 'agent' }),
+      ev('attempt_started', 11, { phase: 'prompt', attempt: 1, attempts: 3, sessionId: 's-1', model: 'scripted/m' }),
+    ]);
+    const prompt = phase(state, 'prompt');
+    expect(prompt).toMatchObject({ status: 'running', attempt: 1, attempts: 3, startedAt: T0 + 10, sessionId: 's-1', model: 'scripted/m' });
+    expect(state.currentPhase).toBe('prompt');
+    expect(currentPhaseOf(state)?.name).toBe('prompt');
+    expect(phase(state, 'dispose').status).toBe('pending');
+  });
+
+  it('activity is kept per phase, newest last, bounded to the last TAIL_LIMIT items', () => {
+    const events: RunEvent[] = [started, ev('phase_started', 1, { phase: 'prompt', kind: 'agent' })];
+    for (let i = 0; i < TAIL_LIMIT + 10; i++) {
+      events.push(ev('activity', 2 + i, { phase: 'prompt', activity: { kind: 'tool_start', tool: 'read', detail: `file-${i}` } }));
+    }
+    const state = fold(events);
+    const details = phase(state, 'prompt').activity.map((entry) => (entry.item.kind === 'tool_start' ? entry.item.detail : ''));
+    expect(details).toHaveLength(TAIL_LIMIT);
+    expect(details[0]).toBe('file-10');
+    expect(details.at(-1)).toBe(`file-${TAIL_LIMIT + 9}`);
+    expect(phase(state, 'dispose').activity).toEqual([]);
+  });
+
+  it('usage shows the live attempt in the phase and in the totals', () => {
+    const state = fold([
+      started,
+      ev('phase_started', 1, { phase: 'prompt', kind: 'agent' }),
+      ev('attempt_started', 1, { phase: 'prompt', attempt: 1, attempts: 3 }),
+      ev('usage', 2, { phase: 'prompt', tokens: 500, cost: 0.0015 }),
+      ev('usage', 3, { phase: 'prompt', tokens: 1200, cost: 0.0036 }),
+    ]);
+    expect(phase(state, 'prompt')).toMatchObject({ tokens: 1200, cost: 0.0036 });
+    expect(state.totals.tokens).toBe(1200);
+    expect(state.totals.cost).toBeCloseTo(0.0036, 12);
+  });
+
+  it('attempt_failed with a retry ahead: retrying, next attempt number, motif kept, usage settled', () => {
+    const state = fold([
+      started,
+      ev('phase_started', 1, { phase: 'prompt', kind: 'agent' }),
+      ev('attempt_started', 1, { phase: 'prompt', attempt: 1, attempts: 3 }),
+      ev('usage', 2, { phase: 'prompt', tokens: 1000, cost: 0.003 }),
+      ev('attempt_failed', 3, { phase: 'prompt', attempt: 1, attempts: 3, motif: 'no JSON object in the answer', willRetry: true }),
+    ]);
+    const prompt = phase(state, 'prompt');
+    expect(prompt).toMatchObject({
+      status: 'retrying',
+      attempt: 2,
+      motif: 'no JSON object in the answer',
+      motifAttempt: 1,
+      settledTokens: 1000,
+      tokens: 1000,
+    });
+    expect(prompt.activity.at(-1)?.item).toEqual({
+      kind: 'attempt_failed',
+      attempt: 1,
+      attempts: 3,
+      motif: 'no JSON object in the answer',
+      willRetry: true,
+    });
+    expect(state.totals.tokens).toBe(1000);
+  });
+
+  it('a retry adds its live usage on top of the failed attempts, and phase_ok never counts twice', () => {
+    let state = fold([
+      started,
+      ev('phase_started', 1, { phase: 'prompt', kind: 'agent' }),
+      ev('attempt_started', 1, { phase: 'prompt', attempt: 1, attempts: 3 }),
+      ev('usage', 2, { phase: 'prompt', tokens: 1000, cost: 0.003 }),
+      ev('attempt_failed', 3, { phase: 'prompt', attempt: 1, attempts: 3, motif: 'no JSON', willRetry: true }),
+      ev('attempt_started', 4, { phase: 'prompt', attempt: 2, attempts: 3 }),
+    ]);
+    // The new attempt has spent nothing yet.
+    expect(phase(state, 'prompt')).toMatchObject({ status: 'running', attempt: 2, tokens: 1000 });
+    state = fold([ev('usage', 5, { phase: 'prompt', tokens: 400, cost: 0.0012 })], state);
+    expect(state.totals.tokens).toBe(1400);
+    expect(state.totals.cost).toBeCloseTo(0.0042, 12);
+
+    state = fold([
+      ev('phase_ok', 6, { phase: 'prompt', kind: 'agent', attempt: 2, attempts: 3, seconds: 4.2, tokens: 1400, cost: 0.0042, sessionId: 's-1' }),
+      // A late usage line of the finished attempt must not move anything.
+      ev('usage', 7, { phase: 'prompt', tokens: 400, cost: 0.0012 }),
+    ], state);
+    expect(phase(state, 'prompt')).toMatchObject({ status: 'ok', attempt: 2, seconds: 4.2, tokens: 1400, cost: 0.0042, sessionId: 's-1' });
+    expect(state.totals.tokens).toBe(1400);
+    expect(state.totals.cost).toBeCloseTo(0.0042, 12);
+
+    state = fold([
+      ev('phase_started', 8, { phase: 'dispose', kind: 'code' }),
+      ev('phase_ok', 9, { phase: 'dispose', kind: 'code', attempt: 1, attempts: 1, seconds: 0.1, tokens: 0, cost: 0 }),
+    ], state);
+    expect(state.totals.tokens).toBe(1400);
+    expect(sumPhases(state.phases).tokens).toBe(1400);
+  });
+
+  it('totals are the exact sum of the phases, however many', () => {
+    const plan = Array.from({ length: 5 }, (_, i) => ({ name: `p${i}`, kind: 'agent' as const, attempts: 1 }));
+    const events: RunEvent[] = [ev('run_started', 0, { adwName: 'adw_build', cwd: '/w', phases: plan })];
+    plan.forEach((p, i) => {
+      events.push(ev('phase_started', i * 10 + 1, { phase: p.name, kind: 'agent' }));
+      events.push(ev('usage', i * 10 + 2, { phase: p.name, tokens: 999 + i, cost: 0.0001 * (i + 1) }));
+      events.push(ev('phase_ok', i * 10 + 3, { phase: p.name, kind: 'agent', attempt: 1, attempts: 1, seconds: 1, tokens: 1000 + i, cost: 0.0002 * (i + 1) }));
+    });
+    const state = fold(events);
+    expect(state.totals.tokens).toBe(1000 + 1001 + 1002 + 1003 + 1004);
+    expect(state.totals.cost).toBeCloseTo(0.0002 * 15, 12);
+  });
+
+  it('phase_failed records the final motif and figures', () => {
+    const state = fold([
+      started,
+      ev('phase_started', 1, { phase: 'prompt', kind: 'agent' }),
+      ev('attempt_failed', 2, { phase: 'prompt', attempt: 3, attempts: 3, motif: 'status: array expected', willRetry: false }),
+      ev('phase_failed', 3, { phase: 'prompt', kind: 'agent', attempts: 3, motif: 'status: array expected', seconds: 9.5, tokens: 3100, cost: 0.0093 }),
+    ]);
+    expect(phase(state, 'prompt')).toMatchObject({
+      status: 'failed',
+      attempt: 3,
+      motif: 'status: array expected',
+      motifAttempt: undefined,
+      seconds: 9.5,
+      tokens: 3100,
+    });
+    expect(state.totals.tokens).toBe(3100);
+  });
+
+  it('run_finished: never-started phases become skipped, totals and exit come from the core', () => {
+    const state = fold([
+      started,
+      ev('phase_started', 1, { phase: 'prompt', kind: 'agent' }),
+      ev('phase_failed', 3, { phase: 'prompt', kind: 'agent', attempts: 3, motif: 'boom', seconds: 2, tokens: 10, cost: 0.001 }),
+      ev('run_finished', 4, { exit: 1, seconds: 2.5, tokens: 10, cost: 0.001, failedPhase: 'prompt' }),
+    ]);
+    expect(state.phases.map((p) => p.status)).toEqual(['failed', 'skipped']);
+    expect(state).toMatchObject({ exit: 1, failedPhase: 'prompt', interrupted: false });
+    expect(state.totals).toEqual({ tokens: 10, cost: 0.001, startedAt: T0, finishedAt: T0 + 4, seconds: 2.5 });
+  });
+
+  it('an interrupted run fails the phase that was live and clears pending key requests', () => {
+    let state = fold([
+      started,
+      ev('phase_started', 1, { phase: 'prompt', kind: 'agent' }),
+      ev('usage', 2, { phase: 'prompt', tokens: 300, cost: 0.0009 }),
+    ]);
+    state = { ...state, ui: { ...state.ui, abortRequested: true, statusLine: 'aborting' } };
+    state = fold([ev('run_finished', 5, { exit: 130, seconds: 0.5, tokens: 300, cost: 0.0009, interrupted: true })], state);
+    expect(phase(state, 'prompt')).toMatchObject({ status: 'failed', motif: 'interrupted', finishedAt: T0 + 5 });
+    expect(phase(state, 'dispose').status).toBe('skipped');
+    expect(state.interrupted).toBe(true);
+    expect(state.exit).toBe(130);
+    expect(state.ui.abortRequested).toBe(false);
+    // Events after the end do not reopen totals.
+    state = fold([ev('usage', 6, { phase: 'prompt', tokens: 9999, cost: 1 })], state);
+    expect(state.totals.tokens).toBe(300);
+  });
+
+  it('ignores events of another run, and adds a phase the plan did not list', () => {
+    const foreign = { ...ev('phase_started', 1, { phase: 'prompt', kind: 'agent' }), adwId: 'ffffffff' } as RunEvent;
+    let state = fold([started, foreign]);
+    expect(phase(state, 'prompt').status).toBe('pending');
+    state = fold([ev('phase_started', 2, { phase: 'extra', kind: 'code' })], state);
+    expect(state.phases.map((p) => p.name)).toEqual(['prompt', 'dispose', 'extra']);
+    expect(phase(state, 'extra')).toMatchObject({ kind: 'code', status: 'running' });
+  });
+
+  it('is pure: the previous state is never mutated', () => {
+    const before = fold([started, ev('phase_started', 1, { phase: 'prompt', kind: 'agent' })]);
+    const snapshot = structuredClone(before);
+    fold(
+      [
+        ev('activity', 2, { phase: 'prompt', activity: { kind: 'text', text: 'hello' } }),
+        ev('usage', 3, { phase: 'prompt', tokens: 5, cost: 0.1 }),
+        ev('attempt_failed', 4, { phase: 'prompt', attempt: 1, attempts: 3, motif: 'm', willRetry: true }),
+        ev('run_finished', 5, { exit: 1, seconds: 1, tokens: 5, cost: 0.1 }),
+      ],
+      before,
+    );
+    expect(before).toEqual(snapshot);
+  });
+});
+
+describe('createRunStore', () => {
+  it('apply folds events, keeps its actions across run_started, and notifies subscribers', () => {
+    const store = createRunStore();
+    const seen: string[] = [];
+    store.subscribe((state) => seen.push(state.phases.map((p) => p.status).join(',')));
+    store.getState().apply(started);
+    store.getState().apply(ev('phase_started', 1, { phase: 'prompt', kind: 'agent' }));
+    expect(seen).toEqual(['pending,pending', 'running,pending']);
+    expect(typeof store.getState().apply).toBe('function');
+    store.getState().setUi({ statusLine: 'hello' });
+    expect(store.getState().ui).toMatchObject({ statusLine: 'hello', abortRequested: false });
+    // A new run resets the UI state too.
+    store.getState().apply({ ...started, adwId: 'deadbeef' } as RunEvent);
+    expect(store.getState().adwId).toBe('deadbeef');
+    expect(store.getState().ui.statusLine).toBeUndefined();
+  });
+});

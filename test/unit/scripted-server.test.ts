@@ -1,0 +1,253 @@
+// The scripted model server spoken to by a plain fetch client: SSE shape, tape selection, cursors,
+// errors, exhaustion, usage numbers, and the misbehaving steps (hang, drop) that close() must survive.
+
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { makeAgentDir } from '../../src/scripted/agentDir.js';
+import { startScriptedModel, type ScriptedModel } from '../../src/scripted/server.js';
+import { call, drop, fail, hang, report, say, selectTape, slow, type Tapes } from '../../src/scripted/tape.js';
+
+let model: ScriptedModel | undefined;
+afterEach(async () => {
+  await model?.close();
+  model = undefined;
+});
+
+async function start(tapes: Tapes): Promise<ScriptedModel> {
+  model = await startScriptedModel({ tapes });
+  return model;
+}
+
+type Msg = { role: string; content: unknown };
+const user = (content: string): Msg => ({ role: 'user', content });
+
+function post(m: ScriptedModel, body: Record<string, unknown>) {
+  return fetch(`${m.baseUrl}/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+}
+
+function chatBody(messages: Msg[], extra: Record<string, unknown> = {}) {
+  return { model: 'alpha', stream: true, stream_options: { include_usage: true }, messages, ...extra };
+}
+
+/** Splits an SSE body into its `data:` payloads; JSON ones parsed, `[DONE]` kept as a string. */
+function sseEvents(text: string): unknown[] {
+  return text
+    .split('\n\n')
+    .filter((block) => block.trim() !== '')
+    .map((block) => {
+      expect(block.startsWith('data: ')).toBe(true);
+      const data = block.slice('data: '.length);
+      return data === '[DONE]' ? data : JSON.parse(data);
+    });
+}
+
+type ChunkJson = {
+  object: string;
+  model: string;
+  choices: { delta: { content?: string; tool_calls?: { index: number; id?: string; function: { name?: string; arguments?: string } }[] }; finish_reason: string | null }[];
+  usage?: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
+};
+
+async function complete(m: ScriptedModel, messages: Msg[], extra: Record<string, unknown> = {}) {
+  const res = await post(m, chatBody(messages, extra));
+  const raw = await res.text();
+  const events = res.headers.get('content-type')?.startsWith('text/event-stream') ? sseEvents(raw) : [];
+  const chunks = events.filter((e): e is ChunkJson => typeof e === 'object');
+  const text = chunks.map((c) => c.choices[0]?.delta.content ?? '').join('');
+  const finish = chunks.map((c) => c.choices[0]?.finish_reason).filter(Boolean);
+  const usage = chunks.find((c) => c.choices.length === 0)?.usage;
+  return { res, raw, events, chunks, text, finish, usage };
+}
+
+describe('SSE shape', () => {
+  it('streams a text step as chat.completion.chunk deltas, a finish chunk, a usage chunk and [DONE]', async () => {
+    const m = await start({ default: [say('Hello there, this text spans several deltas of the stream.')] });
+    const out = await complete(m, [user('hi')]);
+    expect(out.res.status).toBe(200);
+    expect(out.res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    expect(out.events.at(-1)).toBe('[DONE]');
+    expect(out.chunks.every((c) => c.object === 'chat.completion.chunk' && c.model === 'alpha')).toBe(true);
+    expect(out.chunks.filter((c) => c.choices[0]?.delta.content).length).toBeGreaterThan(1);
+    expect(out.text).toBe('Hello there, this text spans several deltas of the stream.');
+    expect(out.finish).toEqual(['stop']);
+    const last = out.chunks.at(-1)!;
+    expect(last.choices).toEqual([]);
+    expect(last.usage).toBeDefined();
+  });
+
+  it('streams tool calls whose name and split JSON arguments reassemble, ending with finish_reason tool_calls', async () => {
+    const m = await start({ default: [call('write', { path: 'a.txt', content: 'x\ny' }), report({ status: 'success', summary: 'ok' })] });
+    for (const expected of [
+      { name: 'write', args: { path: 'a.txt', content: 'x\ny' } },
+      { name: 'report_phase', args: { status: 'success', summary: 'ok' } },
+    ]) {
+      const out = await complete(m, [user('go')]);
+      const deltas = out.chunks.flatMap((c) => c.choices[0]?.delta.tool_calls ?? []);
+      expect(deltas[0]?.id).toMatch(/^call_/);
+      expect(deltas.map((d) => d.function.name).filter(Boolean)).toEqual([expected.name]);
+      expect(JSON.parse(deltas.map((d) => d.function.arguments ?? '').join(''))).toEqual(expected.args);
+      expect(out.finish).toEqual(['tool_calls']);
+    }
+  });
+
+  it('lists its models on GET /v1/models and refuses what it does not speak', async () => {
+    const m = await start({});
+    const list = (await (await fetch(`${m.baseUrl}/models`)).json()) as { data: { id: string }[] };
+    expect(list.data.map((d) => d.id)).toEqual(['alpha', 'beta']);
+    expect((await post(m, { model: 'alpha', messages: [] })).status).toBe(400); // stream missing
+    const bad = await fetch(`${m.baseUrl}/chat/completions`, { method: 'POST', body: '{not json' });
+    expect(bad.status).toBe(400);
+    expect((await fetch(`${m.url}/nowhere`)).status).toBe(404);
+    expect(m.requests).toHaveLength(0);
+  });
+});
+
+describe('tape selection and cursors', () => {
+  it('picks the newest user message carrying a directive, and its last directive', () => {
+    expect(selectTape({ messages: [user('no directive')] })).toBe('default');
+    expect(selectTape({ messages: [user('[tape:a] then [tape:b]')] })).toBe('b');
+    // A correction turn without a directive stays on the session's tape.
+    expect(selectTape({ messages: [user('[tape:a] start'), { role: 'assistant', content: '[tape:z]' }, user('fix it')] })).toBe('a');
+    expect(selectTape({ messages: [user('[tape:a] start'), user('[tape:b] switch')] })).toBe('b');
+    // pi may send content as an array of text parts.
+    expect(selectTape({ messages: [{ role: 'user', content: [{ type: 'text', text: 'x [tape:parts]' }] }] })).toBe('parts');
+  });
+
+  it('keeps one cursor per tape, advanced per request', async () => {
+    const m = await start({ a: [say('a0'), say('a1')], b: [say('b0'), say('b1')] });
+    const texts: string[] = [];
+    for (const tape of ['a', 'b', 'b', 'a']) texts.push((await complete(m, [user(`[tape:${tape}] go`)])).text);
+    expect(texts).toEqual(['a0', 'b0', 'b1', 'a1']);
+    expect(m.requests.map((r) => [r.tape, r.step])).toEqual([['a', 0], ['b', 0], ['b', 1], ['a', 1]]);
+    expect(m.cursor('a')).toBe(2);
+    expect(m.requestsFor('b').map((r) => r.messages)).toEqual([1, 1]);
+  });
+
+  it('answers and records "(tape <name> exhausted)" once a tape runs out, unknown tapes included', async () => {
+    const m = await start({ short: [say('only')] });
+    expect((await complete(m, [user('[tape:short]')])).text).toBe('only');
+    expect((await complete(m, [user('[tape:short]')])).text).toBe('(tape short exhausted)');
+    expect((await complete(m, [user('[tape:ghost]')])).text).toBe('(tape ghost exhausted)');
+    expect(m.requests.map((r) => [r.tape, r.step, r.exhausted])).toEqual([
+      ['short', 0, false],
+      ['short', -1, true],
+      ['ghost', -1, true],
+    ]);
+  });
+});
+
+describe('errors', () => {
+  it('fails `times` requests with the status and a JSON error body, then moves on', async () => {
+    const m = await start({ flaky: [fail(503, { times: 2 }), say('back')] });
+    const first = await complete(m, [user('[tape:flaky]')]);
+    expect(first.res.status).toBe(503);
+    expect(JSON.parse(first.raw)).toEqual({ error: { message: 'Service unavailable', type: 'server_error', code: 503 } });
+    expect((await complete(m, [user('[tape:flaky]')])).res.status).toBe(503);
+    const third = await complete(m, [user('[tape:flaky]')]);
+    expect([third.res.status, third.text]).toEqual([200, 'back']);
+    expect(m.requests.map((r) => r.step)).toEqual([0, 0, 1]);
+  });
+
+  it('never clears an error with times: Infinity, and sends a custom body as given', async () => {
+    const m = await start({ denied: [fail(401, { times: Infinity, body: { error: { message: 'bad key' } } }), say('unreachable')] });
+    for (let i = 0; i < 4; i++) {
+      const out = await complete(m, [user('[tape:denied]')]);
+      expect(out.res.status).toBe(401);
+      expect(JSON.parse(out.raw)).toEqual({ error: { message: 'bad key' } });
+    }
+    expect(m.cursor('denied')).toBe(0);
+  });
+});
+
+describe('usage', () => {
+  it('defaults to ceil(chars / 4) of the request and of the reply', async () => {
+    const m = await start({ u: [say('z'.repeat(9)), call('bash', { command: 'ls' })] });
+    // 10 + 13 + 7 chars of text = 30 → 8 prompt tokens; 9 reply chars → 3 completion tokens.
+    const messages = [{ role: 'system', content: 'x'.repeat(10) }, user('[tape:u] abcd'), { role: 'user', content: [{ type: 'text', text: 'y'.repeat(7) }] }];
+    const text = await complete(m, messages);
+    expect(text.usage).toEqual({ prompt_tokens: 8, completion_tokens: 3, total_tokens: 11 });
+    // The tool list and earlier assistant tool calls count as their JSON text.
+    const tools = [{ type: 'function', function: { name: 'bash', parameters: { type: 'object' } } }];
+    const toolCalls = [{ id: 'c1', type: 'function', function: { name: 'bash', arguments: '{}' } }];
+    const withTools = await complete(m, [...messages, { role: 'assistant', content: '', tool_calls: toolCalls } as Msg], { tools });
+    const chars = 30 + JSON.stringify(toolCalls).length + JSON.stringify(tools).length;
+    // Reply: name "bash" (4) + {"command":"ls"} (16) = 20 chars → 5 tokens.
+    expect(withTools.usage).toEqual({ prompt_tokens: Math.ceil(chars / 4), completion_tokens: 5, total_tokens: Math.ceil(chars / 4) + 5 });
+  });
+
+  it('reports an explicit usage exactly', async () => {
+    const m = await start({ default: [say('hi', { prompt: 1234, completion: 56 }), say('again', { completion: 7 })] });
+    expect((await complete(m, [user('q')])).usage).toEqual({ prompt_tokens: 1234, completion_tokens: 56, total_tokens: 1290 });
+    // Only the completion is pinned: the prompt still counts the request ("q" → 1 token).
+    expect((await complete(m, [user('q')])).usage).toEqual({ prompt_tokens: 1, completion_tokens: 7, total_tokens: 8 });
+  });
+});
+
+describe('misbehaving streams', () => {
+  it('slow: one delta per word, the whole text arrives', async () => {
+    const m = await start({ default: [slow('one two three', 1)] });
+    const out = await complete(m, [user('q')]);
+    expect(out.chunks.map((c) => c.choices[0]?.delta.content).filter(Boolean)).toEqual(['one ', 'two ', 'three']);
+    expect(out.events.at(-1)).toBe('[DONE]');
+  });
+
+  it('hang: headers and a first chunk arrive, then nothing; close() still returns and ends the stream', async () => {
+    const m = await start({ default: [hang()] });
+    const res = await post(m, chatBody([user('q')]));
+    expect(res.status).toBe(200);
+    const reader = res.body!.getReader();
+    const first = await reader.read();
+    expect(new TextDecoder().decode(first.value)).toMatch(/^data: \{/);
+    const rest = reader.read().then(
+      (r) => (r.done ? 'ended' : 'more data'),
+      () => 'cut',
+    );
+    await m.close();
+    expect(await rest).not.toBe('more data');
+  });
+
+  it('drop: the socket dies mid-stream, without [DONE]', async () => {
+    const m = await start({ default: [drop(), say('after')] });
+    const res = await post(m, chatBody([user('q')]));
+    const outcome = await res.text().then(
+      (text) => (text.includes('[DONE]') ? 'complete' : 'truncated'),
+      () => 'cut',
+    );
+    expect(outcome).not.toBe('complete');
+    // The server keeps serving: the tape moved on.
+    expect((await complete(m, [user('q')])).text).toBe('after');
+  });
+
+  it('close() is idempotent', async () => {
+    const m = await start({});
+    await m.close();
+    await m.close();
+  });
+});
+
+describe('agent dir', () => {
+  it('writes a scripted provider with two priced models and fast retries', async () => {
+    const m = await start({});
+    const agent = makeAgentDir({ baseUrl: m.baseUrl });
+    const models = JSON.parse(readFileSync(join(agent.dir, 'models.json'), 'utf8'));
+    const provider = models.providers.scripted;
+    expect(provider).toMatchObject({ baseUrl: m.baseUrl, api: 'openai-completions', compat: { supportsDeveloperRole: false, supportsReasoningEffort: false } });
+    expect(typeof provider.apiKey).toBe('string');
+    expect(provider.models.map((x: { id: string; cost: unknown }) => [x.id, x.cost])).toEqual([
+      ['alpha', { input: 3, output: 15, cacheRead: 0, cacheWrite: 0 }],
+      ['beta', { input: 1, output: 5, cacheRead: 0, cacheWrite: 0 }],
+    ]);
+    expect(JSON.parse(readFileSync(join(agent.dir, 'settings.json'), 'utf8'))).toEqual({
+      retry: { enabled: true, maxRetries: 2, baseDelayMs: 200 },
+      quietStartup: true,
+    });
+    expect(agent.env).toEqual({ PI_CODING_AGENT_DIR: agent.dir, PI_OFFLINE: '1', PI_SKIP_VERSION_CHECK: '1', PI_TELEMETRY: '0' });
+    expect(agent.route).toBe('scripted/alpha');
+    rmSync(agent.dir, { recursive: true, force: true });
+  });
+});
