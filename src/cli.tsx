@@ -40,9 +40,12 @@ function fail(message: string, code = 2): never {
 }
 
 async function main(): Promise<number> {
+  const { unknownFlag } = await import('./commands.js');
+  const unknown = unknownFlag(process.argv.slice(2));
+  if (unknown) fail(`unknown flag ${unknown} (see factory --help)`);
   const cli = meow(HELP, {
     importMeta: import.meta,
-    allowUnknownFlags: false,
+    allowUnknownFlags: true,
     description: 'factory — a terminal cockpit for AI Developer Workflows on the pi coding agent',
     flags: {
       model: { type: 'string' },

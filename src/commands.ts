@@ -31,6 +31,21 @@ export interface PreparedRun {
 
 export const HARNESSES = ['pi'];
 
+const KNOWN_FLAGS = new Set(['model', 'harness', 'retries', 'cwd', 'dir', 'config', 'ui', 'json', 'help', 'version']);
+
+/** meow reports an unknown flag on two lines; the house rule is one line, so the check is ours. */
+export function unknownFlag(argv: string[]): string | undefined {
+  for (const arg of argv) {
+    if (arg === '--') break;
+    if (!arg.startsWith('-') || arg === '-') continue;
+    const name = arg.replace(/^--?/, '').split('=')[0] ?? '';
+    const bare = name.startsWith('no-') ? name.slice(3) : name;
+    if (!KNOWN_FLAGS.has(bare)) return arg.split('=')[0];
+  }
+  return undefined;
+}
+
+
 function existingDir(dir: string, what: string): string {
   const abs = path.resolve(dir);
   let stat;

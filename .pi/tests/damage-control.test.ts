@@ -1,8 +1,8 @@
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, calls } from '../../src/scripted/tape.js';
-import type { Rig } from '../../test/helpers/rig.js';
+import { call, calls, say } from '../../src/scripted/tape.js';
+import type { PiEvent, Rig } from '../../test/helpers/rig.js';
 import {
   decideToolCall,
   evaluateBash,
@@ -12,7 +12,7 @@ import {
   parseRules,
   type Rules,
 } from '../extensions/damage-control.js';
-import { FACTORY_ROOT, makeNodeProject, resultText, runNode, startNodeRig, toolEnds, type NodeProject } from './helpers/node-rig.js';
+import { FACTORY_ROOT, makeNodeProject, resultText, runNode, startNodeRig, startRpcNode, toolEnds, type NodeProject } from './helpers/node-rig.js';
 
 const DEFAULT_RULES_FILE = path.join(FACTORY_ROOT, '.pi', 'damage-control-rules.yaml');
 
@@ -171,5 +171,51 @@ describe('damage-control in the real pi', () => {
     } finally {
       writeFileSync(rules, saved);
     }
+  });
+});
+
+describe('damage-control ask rules with a UI (real pi, RPC mode)', () => {
+  let rig: Rig;
+  let project: NodeProject;
+
+  beforeAll(async () => {
+    rig = await startNodeRig({
+      default: [call('bash', { command: 'rm -rf build' }), say('removed'), call('bash', { command: 'rm -rf keep' }), say('stopped')],
+    });
+    project = makeNodeProject();
+    mkdirSync(path.join(project.dir, 'build'));
+    mkdirSync(path.join(project.dir, 'keep'));
+  });
+  afterAll(async () => {
+    project?.cleanup();
+    await rig?.cleanup();
+  });
+
+  it('asks through a confirm dialog: confirmed runs the command, cancelled blocks it', async () => {
+    const rpc = startRpcNode(rig, project);
+    const answers = [{ confirmed: true }, { cancelled: true }];
+    const dialogs: PiEvent[] = [];
+    const answer = async () => {
+      const request = await rpc.until((l) => l.type === 'extension_ui_request' && l.method === 'confirm');
+      dialogs.push(request);
+      rpc.send({ type: 'extension_ui_response', id: request.id, ...answers[dialogs.length - 1] });
+    };
+    try {
+      const first = answer();
+      await rpc.prompt('clean build');
+      await first;
+      const second = answer();
+      await rpc.prompt('clean keep');
+      await second;
+    } finally {
+      await rpc.close();
+    }
+    expect(dialogs).toHaveLength(2);
+    expect(String(dialogs[0].message)).toContain('rm -rf build');
+    const ends = toolEnds(rpc.lines, 'bash');
+    expect(ends.map((e) => e.isError)).toEqual([false, true]);
+    expect(resultText(ends[1])).toMatch(/^Blocked by damage-control: bash command matches ask rule .*; confirmation refused$/);
+    expect(existsSync(path.join(project.dir, 'build'))).toBe(false);
+    expect(existsSync(path.join(project.dir, 'keep'))).toBe(true);
   });
 });

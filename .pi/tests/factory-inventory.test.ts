@@ -1,9 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { say } from '../../src/scripted/tape.js';
-import type { Rig } from '../../test/helpers/rig.js';
+import type { PiEvent, Rig } from '../../test/helpers/rig.js';
 import { inventory, onBeforeAgentStart, onSessionStart, parseExpected } from '../extensions/factory-inventory.js';
 import { SOCLE_NAMES, joinSocle, resetSocleForTests, socleMembers } from '../lib/socle.js';
-import { inventories, makeNodeProject, makePartialFactory, runNode, startNodeRig, type NodeProject } from './helpers/node-rig.js';
+import { inventories, makeNodeProject, makePartialFactory, runNode, startNodeRig, startRpcNode, type NodeProject } from './helpers/node-rig.js';
 
 describe('inventory helpers', () => {
   it('parses FACTORY_EXPECTED, defaulting to the five', () => {
@@ -82,5 +82,40 @@ describe('the inventory in the real pi stream', () => {
     const env = { FACTORY_EXPECTED: 'factory-report,factory-compact' };
     const run = await runNode(rig, project, 'hello', { FACTORY_ENVELOPE_SCHEMA: project.schemaFile, ...env });
     expect(inventories(run.events)[0]?.missing).toEqual(['factory-compact']);
+  });
+});
+
+describe('the inventory across an RPC clone (real pi)', () => {
+  let rig: Rig;
+  let project: NodeProject;
+
+  beforeAll(async () => {
+    rig = await startNodeRig({ default: [say('one'), say('two'), say('three')] });
+    project = makeNodeProject();
+  });
+  afterAll(async () => {
+    project?.cleanup();
+    await rig?.cleanup();
+  });
+
+  it('is deposited once per session: first prompt, not again on a second prompt, again after a clone', async () => {
+    const rpc = startRpcNode(rig, project);
+    const marks: number[] = [];
+    try {
+      await rpc.prompt('one');
+      marks.push(rpc.lines.length);
+      await rpc.prompt('two');
+      marks.push(rpc.lines.length);
+      const cloned = rpc.until((l) => l.type === 'response' && l.command === 'clone');
+      rpc.send({ type: 'clone' });
+      await cloned;
+      await rpc.prompt('three');
+      marks.push(rpc.lines.length);
+    } finally {
+      await rpc.close();
+    }
+    const lines = rpc.lines;
+    const countIn = (from: number, to: number) => inventories(lines.slice(from, to) as PiEvent[]).length;
+    expect([countIn(0, marks[0]), countIn(marks[0], marks[1]), countIn(marks[1], marks[2])]).toEqual([1, 0, 1]);
   });
 });

@@ -10,7 +10,7 @@ import { jsonModeArgs } from '../pi/argv.js';
 import { LineSplitter } from '../pi/lines.js';
 import { StreamReader, toActivity } from '../pi/stream.js';
 import { verdict } from '../pi/verdict.js';
-import { PI_MIN_VERSION, type PiCommand } from '../pi/resolve.js';
+import { diagnoseStartFailure, PI_MIN_VERSION, type PiCommand } from '../pi/resolve.js';
 import { spawnSupervised } from '../process/supervisor.js';
 import { SOCLE, type Harness, type HarnessRequest, type HarnessResult } from './types.js';
 
@@ -40,6 +40,10 @@ export function writeSchemaFile(schemasDir: string, title: string, schema: objec
   const file = path.join(schemasDir, `${title}.json`);
   fs.writeFileSync(file, `${JSON.stringify(schema, null, 2)}\n`);
   return file;
+}
+
+function lastLine(text: string): string {
+  return text.split('\n').map((l) => l.trim()).filter(Boolean).at(-1) ?? '';
 }
 
 class StderrTail {
@@ -155,6 +159,12 @@ export async function runPiAttempt(pi: PiCommand, request: HarnessRequest): Prom
     throw new HarnessError(`pi could not start (${pi.display}): ${spawnError.message}`, sessionId, { ...evidence, kind: 'spawn' });
   }
   if (stopped) throw new HarnessError(stopped.motif, sessionId, { ...evidence, kind: stopped.kind });
+  if (summary.lines - summary.nonJson === 0 && exit.code !== 0) {
+    // No stream at all: pi died while starting (old Node, broken extension, bad flag). That is not a verdict
+    // on an attempt; say why pi did not start.
+    const why = diagnoseStartFailure(stderr.text) ?? (lastLine(stderr.text) || `exit ${exit.code ?? exit.signal}`);
+    throw new HarnessError(`pi did not start (${pi.display}): ${why}`, sessionId, { ...evidence, kind: 'spawn' });
+  }
 
   const judged = verdict(summary, {
     exitCode: exit.code,

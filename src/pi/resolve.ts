@@ -2,7 +2,7 @@
 // Node 20, so "pi" may be a plain executable (FACTORY_PI, PATH) or the bundled CLI run by a Node 22.
 
 import { execFile } from 'node:child_process';
-import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -135,6 +135,30 @@ function piCommand(source: PiCommand['source'], command: string, prefixArgs: str
   return { command, prefixArgs, source, display: display(command, prefixArgs) };
 }
 
+/**
+ * An npm-installed pi is a link to its JavaScript CLI, started by whatever `node` comes first on PATH. Under
+ * `npx factory` that link is node_modules/.bin/pi and the first node is the factory's own (Node 20): run the
+ * script with a Node that can load pi instead of trusting the shebang.
+ */
+function executablePi(source: PiCommand['source'], file: string, root: string): PiCommand {
+  let real = file;
+  try {
+    real = realpathSync(file);
+  } catch {
+    // a dangling link is reported when spawning
+  }
+  return /\.(c|m)?js$/.test(real) ? piCommand(source, nodeForPi(root), [real]) : piCommand(source, file);
+}
+
+/** Why a pi that wrote nothing on stdout died at start-up, in one line, when stderr tells. */
+export function diagnoseStartFailure(stderr: string): string | undefined {
+  if (/globSync/.test(stderr) || /does not provide an export named/.test(stderr)) {
+    const found = /Node\.js (v\d+\.\d+\.\d+)/.exec(stderr)?.[1] ?? 'an older Node';
+    return `pi needs Node ≥ ${PI_MIN_NODE} (found ${found}): install Node 22 for pi or set FACTORY_PI to a pi that runs on it`;
+  }
+  return undefined;
+}
+
 /** The pi shipped in the factory's node_modules, run by a Node that can load it; undefined if absent. */
 export function bundledPi(root: string): PiCommand | undefined {
   const cli = findUpwards(root, BUNDLED_CLI);
@@ -164,16 +188,16 @@ export async function resolvePi(opts: ResolvePiOptions): Promise<PiCommand> {
       if (!isExecutableFile(path)) {
         throw new PiUnavailableError('not_executable', `pi at FACTORY_PI=${explicit} is not an executable file — chmod +x it or point FACTORY_PI elsewhere`);
       }
-      return piCommand('FACTORY_PI', path);
+      return executablePi('FACTORY_PI', path, opts.factoryRoot);
     }
     const found = findOnPath(explicit, opts.env.PATH);
     if (!found) {
       throw new PiUnavailableError('not_found', `pi not found: FACTORY_PI=${explicit} is not on PATH — give its absolute path or unset FACTORY_PI`);
     }
-    return piCommand('FACTORY_PI', found);
+    return executablePi('FACTORY_PI', found, opts.factoryRoot);
   }
   const onPath = findOnPath('pi', opts.env.PATH);
-  if (onPath) return piCommand('PATH', onPath);
+  if (onPath) return executablePi('PATH', onPath, opts.factoryRoot);
   const bundled = bundledPi(opts.factoryRoot);
   if (bundled) return bundled;
   throw new PiUnavailableError('not_found', `pi not found: ${INSTALL_HINT}`);
@@ -219,14 +243,9 @@ export function checkPi(cmd: PiCommand, opts: CheckPiOptions = {}): Promise<{ ve
             return;
           }
           // An old Node dies at load: pi 0.85 imports `globSync`, which Node 20 lacks.
-          if (/globSync/.test(stderr) || /does not provide an export named/.test(stderr)) {
-            const found = /Node\.js (v\d+\.\d+\.\d+)/.exec(stderr)?.[1] ?? 'an older Node';
-            reject(
-              new PiUnavailableError(
-                'node_too_old',
-                `pi needs Node ≥ ${PI_MIN_NODE} (found ${found}): install Node 22 for pi or set FACTORY_PI to a pi that runs on it`,
-              ),
-            );
+          const tooOld = diagnoseStartFailure(stderr);
+          if (tooOld) {
+            reject(new PiUnavailableError('node_too_old', tooOld));
             return;
           }
           const exit = typeof e.code === 'number' ? `exit ${e.code}` : (e.signal ?? 'failed');

@@ -1,6 +1,7 @@
 // Real-pi harness for the socle's tests: a throwaway project with the factory node installed the way a
 // user's repo gets it (installNode → a `packages` entry in .pi/settings.json), a scripted model, and
 // one `pi -p --mode json --approve` run with the factory's node environment.
+import { spawn } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -98,4 +99,63 @@ export function inventories(events: PiEvent[]): { pi_version: string; present: s
     .map((e) => e.entry as { type?: string; customType?: string; data?: unknown })
     .filter((entry) => entry?.type === 'custom' && entry.customType === 'factory-inventory')
     .map((entry) => entry.data as { pi_version: string; present: string[]; missing: string[] });
+}
+
+export interface RpcNode {
+  /** Every JSON line pi wrote so far. */
+  lines: PiEvent[];
+  send(command: Record<string, unknown>): void;
+  /** Resolves at the first line (from now on) that passes `test`. */
+  until(test: (line: PiEvent) => boolean): Promise<PiEvent>;
+  /** Sends a prompt and waits for `agent_settled`. */
+  prompt(message: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A `pi --mode rpc --approve` process in `project` (here ctx.hasUI is true: dialogs come as requests). */
+export function startRpcNode(rig: Rig, project: NodeProject, env: Record<string, string> = nodeEnv(project)): RpcNode {
+  const args = [...rig.pi.prefixArgs, '--mode', 'rpc', '--approve', '--model', rig.agentDir.route, '--session-dir', rig.sessionDir];
+  const child = spawn(rig.pi.command, args, { cwd: project.dir, env: { ...rig.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const lines: PiEvent[] = [];
+  const waiters: { test: (line: PiEvent) => boolean; resolve: (line: PiEvent) => void }[] = [];
+  let buffer = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    buffer += chunk;
+    for (let cut = buffer.indexOf('\n'); cut >= 0; cut = buffer.indexOf('\n')) {
+      const text = buffer.slice(0, cut);
+      buffer = buffer.slice(cut + 1);
+      let line: PiEvent;
+      try {
+        line = JSON.parse(text) as PiEvent;
+      } catch {
+        continue;
+      }
+      lines.push(line);
+      for (const waiter of [...waiters]) {
+        if (!waiter.test(line)) continue;
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve(line);
+      }
+    }
+  });
+  child.stderr.resume();
+  const closed = new Promise<void>((resolve) => child.on('close', () => resolve()));
+  const until = (test: (line: PiEvent) => boolean) => new Promise<PiEvent>((resolve) => waiters.push({ test, resolve }));
+  const send = (command: Record<string, unknown>) => child.stdin.write(`${JSON.stringify(command)}\n`);
+  return {
+    lines,
+    send,
+    until,
+    async prompt(message) {
+      const settled = until((l) => l.type === 'agent_settled');
+      send({ type: 'prompt', message });
+      await settled;
+    },
+    async close() {
+      child.stdin.end();
+      const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await closed;
+      clearTimeout(killer);
+    },
+  };
 }

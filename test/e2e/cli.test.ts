@@ -1,0 +1,122 @@
+// The built CLI, headless, through the real pi and the scripted model: log lines, --json, exit codes, and
+// bad input refused in one line with nothing written.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { report, say } from '../../src/scripted/tape.js';
+import { runCli } from '../helpers/cli.js';
+import { promptBench, type PromptBench } from '../helpers/factory.js';
+
+const GOOD = { status: 'success', summary: 'Three files.', artifacts: [], notes_for_next_agent: '' };
+
+let bench: PromptBench | undefined;
+afterEach(async () => {
+  await bench?.cleanup();
+  bench = undefined;
+});
+
+function cliEnv(b: PromptBench, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return { ...b.rig.env, CI: 'true', ...extra };
+}
+
+describe('factory prompt, headless', () => {
+  it('prints the SPEC log lines on stderr and the envelope on stdout', async () => {
+    bench = await promptBench({ default: [report(GOOD)] });
+    const r = await runCli(['prompt', 'Which files make up this repo?', '--model', 'scripted/alpha', '--cwd', bench.repo.dir], { env: cliEnv(bench) });
+    expect(r.code).toBe(0);
+    const lines = r.stderr.trim().split('\n');
+    expect(lines).toContainEqual(expect.stringMatching(/^\[[0-9a-f]{8}\] prompt \(agent, attempt 1\/3\): OK in \d+\.\d s$/));
+    expect(lines).toContainEqual(expect.stringMatching(/^\[[0-9a-f]{8}\] dispose \(code, attempt 1\/1\): OK in \d+\.\d s$/));
+    expect(lines.at(-1)).toMatch(/^\[[0-9a-f]{8}\] run green — total cost ~0\.\d{4} \$$/);
+    expect(JSON.parse(r.stdout)).toMatchObject(GOOD);
+  });
+
+  it('streams one JSON event per line with --json and ends with the envelope', async () => {
+    bench = await promptBench({ default: [report(GOOD)] });
+    const r = await runCli(['prompt', 'Which files?', '--json', '--model', 'scripted/alpha', '--cwd', bench.repo.dir], { env: cliEnv(bench) });
+    expect(r.code).toBe(0);
+    const events = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; exit?: number; envelope?: unknown });
+    expect(events[0]!.type).toBe('run_started');
+    expect(events.map((e) => e.type)).toContain('phase_ok');
+    expect(events.at(-2)).toMatchObject({ type: 'run_finished', exit: 0 });
+    expect(events.at(-1)).toMatchObject({ type: 'envelope', envelope: GOOD });
+    expect(r.stderr).toBe('');
+  });
+
+  it('exits 1 when the agent never delivers a valid envelope', async () => {
+    bench = await promptBench({ default: [say('no JSON here'), say('still none')] });
+    const r = await runCli(['prompt', 'Which files?', '--retries', '1', '--model', 'scripted/alpha', '--cwd', bench.repo.dir], { env: cliEnv(bench) });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/prompt \(agent, attempt 1\/2\): failed — envelope refused: no JSON object/);
+    expect(r.stderr).toMatch(/prompt \(agent, attempt 2\/2\): failed — /);
+    expect(r.stderr.trim().split('\n').at(-1)).toMatch(/FAILED at phase prompt — run stopped$/);
+    expect(r.stdout).toBe('');
+  });
+});
+
+describe('bad input: one line, exit 2, nothing written', () => {
+  const cases: [string, (repo: string) => string[], (repo: string) => void][] = [
+    ['an unknown flag', (repo) => ['prompt', 'hi', '--frobnicate', '--cwd', repo], () => {}],
+    ['an empty ask', (repo) => ['prompt', '   ', '--cwd', repo], () => {}],
+    ['an unreadable roster', (repo) => ['prompt', 'hi', '--config', path.join(repo, 'missing.yaml'), '--cwd', repo], () => {}],
+    ['a roster that is not YAML', (repo) => ['prompt', 'hi', '--cwd', repo], (repo) => {
+      fs.mkdirSync(path.join(repo, 'adws', 'adw_config'), { recursive: true });
+      fs.writeFileSync(path.join(repo, 'adws', 'adw_config', 'factory.config.yaml'), 'agents: [unclosed\n');
+    }],
+    ['a data folder that cannot hold schemas', (repo) => ['prompt', 'hi', '--cwd', repo], (repo) => {
+      fs.mkdirSync(path.join(repo, 'adws'), { recursive: true });
+      fs.writeFileSync(path.join(repo, 'adws', 'adw_data'), 'a file where a folder belongs\n');
+    }],
+    ['a model that is not provider/id', (repo) => ['prompt', 'hi', '--model', 'gpt', '--cwd', repo], () => {}],
+    ['an unknown harness', (repo) => ['prompt', 'hi', '--harness', 'nope', '--cwd', repo], () => {}],
+    ['an unknown command', () => ['frobnicate'], () => {}],
+  ];
+  for (const [name, args, arrange] of cases) {
+    it(`refuses ${name}`, async () => {
+      bench = await promptBench({ default: [report(GOOD)] });
+      arrange(bench.repo.dir);
+      const r = await runCli(args(bench.repo.dir), { env: cliEnv(bench) });
+      expect(r.code).toBe(2);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(r.stderr).toMatch(/^factory: /);
+      expect(r.stdout).toBe('');
+      expect(fs.existsSync(path.join(bench.repo.dir, 'adws', 'adw_data', 'sessions'))).toBe(false);
+      expect(bench.rig.model.requests).toHaveLength(0);
+    });
+  }
+
+  it('names the fix when pi cannot be found', async () => {
+    bench = await promptBench({ default: [report(GOOD)] });
+    const r = await runCli(['prompt', 'hi', '--cwd', bench.repo.dir], { env: cliEnv(bench, { FACTORY_PI: path.join(os.tmpdir(), 'no-such-pi') }) });
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/pi not found: FACTORY_PI=.* — point FACTORY_PI at a pi executable or unset it/);
+    expect(fs.existsSync(path.join(bench.repo.dir, 'adws', 'adw_data', 'sessions'))).toBe(false);
+  });
+});
+
+describe('factory demo', () => {
+  it('runs offline through the real pi and keeps the repo with --dir', async () => {
+    const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'factory-demo-test-')), 'demo');
+    try {
+      const r = await runCli(['demo', '--dir', dir, '--no-ui'], { env: { ...process.env, CI: 'true' } });
+      expect(r.code).toBe(0);
+      expect(JSON.parse(r.stdout)).toMatchObject({ status: 'success' });
+      expect(r.stderr).toMatch(/run green — total cost ~0\.\d{4} \$/);
+      expect(fs.existsSync(path.join(dir, 'src', 'greet.js'))).toBe(true);
+      expect(fs.readFileSync(path.join(dir, 'adws', 'adw_data', 'sessions', 'ledger.jsonl'), 'utf8')).toMatch(/"phase":"prompt"/);
+      // A second demo into the same folder is allowed (it is a previous demo), a foreign folder is not.
+      const again = await runCli(['demo', '--dir', dir, '--no-ui'], { env: { ...process.env, CI: 'true' } });
+      expect(again.code).toBe(0);
+      const foreign = fs.mkdtempSync(path.join(os.tmpdir(), 'factory-foreign-'));
+      fs.writeFileSync(path.join(foreign, 'precious.txt'), 'keep me');
+      const refused = await runCli(['demo', '--dir', foreign, '--no-ui'], { env: { ...process.env, CI: 'true' } });
+      expect(refused.code).toBe(2);
+      expect(fs.readFileSync(path.join(foreign, 'precious.txt'), 'utf8')).toBe('keep me');
+      fs.rmSync(foreign, { recursive: true, force: true });
+    } finally {
+      fs.rmSync(path.dirname(dir), { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,32 @@
+// Run the built CLI (`bin/factory.js` → dist/) as a user would, headless.
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { factoryRoot } from '../../src/pi/resolve.js';
+
+export const FACTORY_BIN = path.join(factoryRoot(), 'bin', 'factory.js');
+
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export function runCli(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [FACTORY_BIN, ...args], {
+      cwd: opts.cwd ?? factoryRoot(),
+      env: opts.env ?? process.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const guard = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 60_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(guard);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
