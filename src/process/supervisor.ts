@@ -2,6 +2,7 @@
 // tag in its environment (so a test can prove nothing is left), and one kill ladder. The registry lets the
 // composition root end every child on Ctrl-C, SIGTERM or SIGHUP of the cockpit.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import fs from 'node:fs';
 
 export interface SupervisedChild {
   readonly child: ChildProcessWithoutNullStreams;
@@ -27,6 +28,53 @@ function signalGroup(pid: number, signal: NodeJS.Signals): void {
   } catch {
     try {
       process.kill(pid, signal);
+    } catch {
+      // already gone
+    }
+  }
+}
+
+/**
+ * Every live descendant of `pid` (Linux /proc; empty elsewhere). pi's bash tool starts commands in process
+ * groups of their own, so signalling pi's group alone can miss them when pi itself is SIGKILLed: the tree is
+ * read before the ladder starts and swept after it.
+ */
+export function descendants(pid: number): number[] {
+  let entries: string[];
+  try {
+    entries = fs.readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  const children = new Map<number, number[]>();
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // The command name (field 2) may hold spaces and parentheses: parse after its closing parenthesis.
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      const list = children.get(ppid) ?? [];
+      list.push(Number(entry));
+      children.set(ppid, list);
+    } catch {
+      // exited meanwhile
+    }
+  }
+  const found: number[] = [];
+  const queue = [pid];
+  while (queue.length > 0) {
+    for (const child of children.get(queue.shift()!) ?? []) {
+      found.push(child);
+      queue.push(child);
+    }
+  }
+  return found;
+}
+
+function killPids(pids: number[]): void {
+  for (const p of pids) {
+    try {
+      process.kill(p, 'SIGKILL');
     } catch {
       // already gone
     }
@@ -60,6 +108,7 @@ export function spawnSupervised(command: string, args: string[], opts: SpawnOpti
     exited,
     async kill(graceMs = 1500) {
       if (pid > 0) {
+        const tree = done ? [] : descendants(pid);
         // Even after the leader exits, its group may hold orphans: always signal the group.
         signalGroup(pid, 'SIGTERM');
         if (!done) {
@@ -68,6 +117,7 @@ export function spawnSupervised(command: string, args: string[], opts: SpawnOpti
           if (outcome === 'timeout') signalGroup(pid, 'SIGKILL');
         }
         signalGroup(pid, 'SIGKILL');
+        killPids(tree);
       }
       await exited;
     },
