@@ -290,7 +290,8 @@ export function reduceRun(state: RunState, event: RunEvent): RunState {
           finishedAt: event.ts,
           seconds: event.seconds,
         },
-        ui: { ...state.ui, abortRequested: false, quitArmed: false },
+        // "aborting…" and "press again" prompts are moot once the run is over.
+        ui: { ...state.ui, abortRequested: false, quitArmed: false, statusLine: state.ui.quitting ? state.ui.statusLine : undefined },
       };
     }
 
@@ -321,5 +322,11 @@ export function createRunStore(initial: RunState = initialRunState()): RunStore 
 
 /** The phase whose activity the tail shows: the one started last, else the first phase. */
 export function currentPhaseOf(state: RunState): PhaseState | undefined {
+  if (state.exit !== undefined) {
+    // A finished run shows where it stopped, or the last phase that did something worth reading.
+    const failed = state.phases.find((phase) => phase.name === state.failedPhase);
+    const busy = [...state.phases].reverse().find((phase) => phase.activity.length > 0);
+    if (failed ?? busy) return failed ?? busy;
+  }
   return state.phases.find((phase) => phase.name === state.currentPhase) ?? state.phases[0];
 }

@@ -4,9 +4,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { report, say } from '../../src/scripted/tape.js';
+import { call, report, say } from '../../src/scripted/tape.js';
 import { runCli } from '../helpers/cli.js';
-import { promptBench, type PromptBench } from '../helpers/factory.js';
+import { processesTagged, promptBench, type PromptBench } from '../helpers/factory.js';
 
 const GOOD = { status: 'success', summary: 'Three files.', artifacts: [], notes_for_next_agent: '' };
 
@@ -52,6 +52,33 @@ describe('factory prompt, headless', () => {
     expect(r.stderr).toMatch(/prompt \(agent, attempt 2\/2\): failed — /);
     expect(r.stderr.trim().split('\n').at(-1)).toMatch(/FAILED at phase prompt — run stopped$/);
     expect(r.stdout).toBe('');
+  });
+});
+
+describe('interrupting a headless run', () => {
+  it('SIGINT aborts the running turn: exit 130, the run stopped, no process left', async () => {
+    bench = await promptBench({ default: [call('bash', { command: 'sleep 600' })] });
+    let sent = false;
+    const r = await runCli(['prompt', 'Which files?', '--model', 'scripted/alpha', '--cwd', bench.repo.dir], {
+      env: cliEnv(bench),
+      onStderr: (child, stderr) => {
+        // pi has started the tool once the session line is out and a model request was served.
+        if (sent || !stderr.includes('session ')) return;
+        sent = true;
+        const poll = setInterval(() => {
+          if (bench!.rig.model.requests.length === 0) return;
+          clearInterval(poll);
+          setTimeout(() => child.kill('SIGINT'), 300);
+        }, 50);
+      },
+    });
+    expect(sent).toBe(true);
+    expect(bench.rig.model.requests).toHaveLength(1);
+    expect(r.code).toBe(130);
+    expect(r.stderr).toMatch(/interrupt: aborting the running turn/);
+    const adwId = /^\[([0-9a-f]{8})\]/.exec(r.stderr)![1]!;
+    expect(r.stderr).toMatch(/interrupted at phase prompt — run stopped/);
+    expect(processesTagged(adwId)).toEqual([]);
   });
 });
 

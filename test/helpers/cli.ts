@@ -11,7 +11,15 @@ export interface CliRun {
   stderr: string;
 }
 
-export function runCli(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<CliRun> {
+export interface CliOptions {
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  timeoutMs?: number;
+  /** Called with the child and its stderr so far, on every stderr chunk (to send a signal at the right time). */
+  onStderr?: (child: import('node:child_process').ChildProcess, stderr: string) => void;
+}
+
+export function runCli(args: string[], opts: CliOptions = {}): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [FACTORY_BIN, ...args], {
       cwd: opts.cwd ?? factoryRoot(),
@@ -21,7 +29,10 @@ export function runCli(args: string[], opts: { cwd?: string; env?: NodeJS.Proces
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => {
+      stderr += d;
+      opts.onStderr?.(child, stderr);
+    });
     const guard = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 60_000);
     child.on('error', reject);
     child.on('close', (code) => {

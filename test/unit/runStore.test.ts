@@ -255,3 +255,30 @@ describe('createRunStore', () => {
     expect(store.getState().ui.statusLine).toBeUndefined();
   });
 });
+
+describe('a finished run on screen', () => {
+  const green = [
+    started,
+    ev('phase_started', 10, { phase: 'prompt', kind: 'agent' }),
+    ev('attempt_started', 11, { phase: 'prompt', attempt: 1, attempts: 3 }),
+    ev('activity', 20, { phase: 'prompt', activity: { kind: 'tool_start', tool: 'bash', detail: 'git ls-files' } }),
+    ev('phase_ok', 30, { phase: 'prompt', kind: 'agent', attempt: 1, attempts: 3, seconds: 0.02, tokens: 10, cost: 0.001 }),
+    ev('phase_started', 31, { phase: 'dispose', kind: 'code' }),
+    ev('phase_ok', 32, { phase: 'dispose', kind: 'code', attempt: 1, attempts: 1, seconds: 0, tokens: 0, cost: 0 }),
+    ev('run_finished', 33, { exit: 0, seconds: 0.033, tokens: 10, cost: 0.001 }),
+  ];
+
+  it('shows the activity of the last phase that had some, not an empty code phase', () => {
+    expect(currentPhaseOf(fold(green))?.name).toBe('prompt');
+    // While it runs, the tail follows the running phase.
+    expect(currentPhaseOf(fold(green.slice(0, 6)))?.name).toBe('dispose');
+  });
+
+  it('drops the "aborting…" status line once the run is over', () => {
+    const aborting = fold(green.slice(0, 3));
+    const withStatus = { ...aborting, ui: { ...aborting.ui, abortRequested: true, statusLine: 'aborting the running turn…' } };
+    const done = reduceRun(withStatus, ev('run_finished', 40, { exit: 130, seconds: 0.04, tokens: 0, cost: 0, interrupted: true, failedPhase: 'prompt' }));
+    expect(done.ui.statusLine).toBeUndefined();
+    expect(currentPhaseOf(done)?.name).toBe('prompt');
+  });
+});

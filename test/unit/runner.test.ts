@@ -1,0 +1,160 @@
+import { describe, expect, it } from 'vitest';
+import { InfrastructureError } from '../../src/errors.js';
+import type { RunEvent } from '../../src/events.js';
+import { execute, newAdwId, PhaseFailure, Run, type Phase } from '../../src/runner.js';
+
+function collect(run: Run): RunEvent[] {
+  const events: RunEvent[] = [];
+  run.subscribe((e) => events.push(e));
+  return events;
+}
+
+const types = (events: RunEvent[]) => events.map((e) => (e.type === 'activity' || e.type === 'usage' ? e.type : `${e.type}${'phase' in e ? `:${e.phase}` : ''}`));
+
+describe('execute', () => {
+  it('makes 8-hex run ids', () => {
+    expect(newAdwId()).toMatch(/^[0-9a-f]{8}$/);
+    expect(new Run('adw_x', '/tmp').adwId).toMatch(/^[0-9a-f]{8}$/);
+  });
+
+  it('refuses an empty ADW with exit 1', async () => {
+    const run = new Run('adw_x', '/tmp');
+    const events = collect(run);
+    expect(await execute(run, [])).toBe(1);
+    expect(events.find((e) => e.type === 'phase_failed')).toMatchObject({ motif: expect.stringMatching(/no phases/) });
+    expect(events.at(-1)).toMatchObject({ type: 'run_finished', exit: 1 });
+  });
+
+  it('refuses an unknown phase kind, naming it, before running anything', async () => {
+    const run = new Run('adw_x', '/tmp');
+    const events = collect(run);
+    let ran = false;
+    const phases = [
+      { name: 'a', kind: 'code', action: () => (ran = true) },
+      { name: 'b', kind: 'robot' as 'code', action: () => 1 },
+    ] satisfies Phase[];
+    expect(await execute(run, phases)).toBe(1);
+    expect(ran).toBe(false);
+    expect(events.find((e) => e.type === 'phase_failed')).toMatchObject({ phase: 'b', motif: 'unknown phase kind "robot"' });
+  });
+
+  it('hands each result to the next phase and goes green', async () => {
+    const run = new Run('adw_x', '/tmp');
+    const events = collect(run);
+    const exit = await execute(run, [
+      { name: 'one', kind: 'code', action: () => ({ n: 1 }) },
+      { name: 'two', kind: 'code', action: (r) => ({ n: (r.results.one as { n: number }).n + 1 }) },
+    ]);
+    expect(exit).toBe(0);
+    expect(run.results.two).toEqual({ n: 2 });
+    expect(types(events)).toEqual([
+      'run_started',
+      'phase_started:one',
+      'attempt_started:one',
+      'phase_ok:one',
+      'phase_started:two',
+      'attempt_started:two',
+      'phase_ok:two',
+      'run_finished',
+    ]);
+  });
+
+  it('retries an agent phase with the previous motif, and never retries a code phase', async () => {
+    const run = new Run('adw_x', '/tmp');
+    const events = collect(run);
+    const seen: (string | undefined)[] = [];
+    let codeCalls = 0;
+    const exit = await execute(run, [
+      {
+        name: 'agent',
+        kind: 'agent',
+        retries: 2,
+        action: (r, ctx) => {
+          seen.push(ctx.lastMotif);
+          r.charge('agent', 10, 0.5);
+          if (ctx.attempt < 2) throw new PhaseFailure(`bad answer ${ctx.attempt}`);
+          return 'ok';
+        },
+      },
+      {
+        name: 'code',
+        kind: 'code',
+        retries: 5,
+        action: () => {
+          codeCalls += 1;
+          throw new PhaseFailure('deterministic failure');
+        },
+      },
+    ]);
+    expect(exit).toBe(1);
+    expect(seen).toEqual([undefined, 'bad answer 0', 'bad answer 1']);
+    expect(codeCalls).toBe(1);
+    const ok = events.find((e) => e.type === 'phase_ok')!;
+    expect(ok).toMatchObject({ phase: 'agent', attempt: 3, attempts: 3, tokens: 30, cost: 1.5 });
+    const failures = events.filter((e) => e.type === 'attempt_failed');
+    expect(failures.map((f) => [f.phase, f.attempt, f.willRetry])).toEqual([
+      ['agent', 1, true],
+      ['agent', 2, true],
+      ['code', 1, false],
+    ]);
+    expect(events.at(-1)).toMatchObject({ type: 'run_finished', exit: 1, failedPhase: 'code', tokens: 30, cost: 1.5 });
+  });
+
+  it('fails a phase at once on an unexpected exception, with its message, without crashing', async () => {
+    const run = new Run('adw_x', '/tmp');
+    const events = collect(run);
+    let calls = 0;
+    const exit = await execute(run, [
+      {
+        name: 'agent',
+        kind: 'agent',
+        retries: 3,
+        action: () => {
+          calls += 1;
+          throw new TypeError('cannot read x of undefined');
+        },
+      },
+    ]);
+    expect(exit).toBe(1);
+    expect(calls).toBe(1);
+    expect(events.find((e) => e.type === 'phase_failed')).toMatchObject({ motif: 'cannot read x of undefined' });
+  });
+
+  it('exits 2 when the installation is at fault', async () => {
+    const run = new Run('adw_x', '/tmp');
+    const exit = await execute(run, [
+      {
+        name: 'agent',
+        kind: 'agent',
+        retries: 2,
+        action: () => {
+          throw new InfrastructureError('pi not found');
+        },
+      },
+    ]);
+    expect(exit).toBe(2);
+  });
+
+  it('stops with 130 when interrupted, without further attempts or phases', async () => {
+    const run = new Run('adw_x', '/tmp');
+    const events = collect(run);
+    let later = false;
+    const exit = await execute(run, [
+      {
+        name: 'agent',
+        kind: 'agent',
+        retries: 2,
+        action: async (r, ctx) => {
+          r.abort();
+          expect(ctx.signal.aborted).toBe(true);
+          throw new PhaseFailure('interrupted by the user');
+        },
+      },
+      { name: 'after', kind: 'code', action: () => (later = true) },
+    ]);
+    expect(exit).toBe(130);
+    expect(later).toBe(false);
+    expect(events.filter((e) => e.type === 'attempt_failed')).toHaveLength(1);
+    expect(events.at(-1)).toMatchObject({ type: 'run_finished', exit: 130, interrupted: true, failedPhase: 'agent' });
+  });
+});
