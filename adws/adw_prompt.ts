@@ -1,7 +1,6 @@
 // adw_prompt: the smallest complete workflow. One agent phase sends the user's ask through the harness port
 // and owes an envelope through the typed gate; one code phase disposes of it, deterministically.
 import { agentPhase } from '../src/agentPhase.js';
-import { Envelope } from '../src/envelopes.js';
 import type { Harness } from '../src/harness/types.js';
 import type { WorkspacePaths } from '../src/paths.js';
 import { PhaseFailure, type Phase } from '../src/runner.js';
@@ -29,7 +28,7 @@ export function promptPhases(opts: PromptAdwOptions): Phase[] {
       name: 'prompt',
       role: 'prompter',
       retries: opts.retries,
-      envelope: Envelope,
+      envelope: 'Envelope',
       ask: () => opts.ask,
       harness: opts.harness,
       workspace: opts.workspace,

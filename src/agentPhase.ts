@@ -1,7 +1,7 @@
 // An agent phase as ADWs declare it: the ask on attempt 1, the exact correction in the same live session on
 // later attempts, the envelope parsed from the typed gate (or the text fallback). Shared by every ADW.
 import { randomUUID } from 'node:crypto';
-import { contract, correction, EnvelopeError, parse, schema, type EnvelopeType } from './envelopes.js';
+import { envelopeCard, loadEnvelopes } from './envelopeCatalog.js';
 import { HarnessError, InfrastructureError } from './errors.js';
 import type { Harness, Limits } from './harness/types.js';
 import type { WorkspacePaths } from './paths.js';
@@ -10,11 +10,12 @@ import { PhaseFailure, type Phase, type Run } from './runner.js';
 /** Harness failures that a retry in the same session cannot mend: the node or the installation is at fault. */
 const NOT_RETRYABLE = new Set(['socle', 'version', 'resume', 'spawn', 'model_mismatch']);
 
-export interface AgentPhaseSpec<T> {
+export interface AgentPhaseSpec {
   name: string;
   role: string;
   retries: number;
-  envelope: EnvelopeType<T>;
+  /** Title of the envelope type the phase owes (see ENVELOPE_TYPES). */
+  envelope: string;
   /** The mission of attempt 1 (the contract is appended here). */
   ask: (run: Run) => string;
   harness: Harness;
@@ -29,8 +30,7 @@ export interface AgentPhaseSpec<T> {
   env?: NodeJS.ProcessEnv;
 }
 
-export function agentPhase<T>(spec: AgentPhaseSpec<T>): Phase {
-  const jsonSchema = schema(spec.envelope) as { title: string };
+export function agentPhase(spec: AgentPhaseSpec): Phase {
   return {
     name: spec.name,
     kind: 'agent',
@@ -39,11 +39,17 @@ export function agentPhase<T>(spec: AgentPhaseSpec<T>): Phase {
       // The session id is chosen before the call, so every error (and the retry) carries it.
       const sessionId = run.sessions[spec.name] ?? randomUUID();
       run.sessions[spec.name] = sessionId;
-      const prompt =
-        ctx.attempt === 0
-          ? `${spec.ask(run)}\n\n${contract(spec.envelope)}`
-          : correction(ctx.lastMotif ?? 'the previous answer was not accepted', spec.envelope);
+      const card = await envelopeCard(spec.envelope);
+      let prompt: string;
+      if (ctx.attempt === 0) {
+        prompt = `${spec.ask(run)}\n\n${card.contract}`;
+      } else {
+        const { correction, envelopeType } = await loadEnvelopes();
+        prompt = correction(ctx.lastMotif ?? 'the previous answer was not accepted', envelopeType(spec.envelope));
+      }
       run.attemptStarted(spec.name, ctx.attempt + 1, ctx.attempts, { sessionId, model: spec.model });
+      // zod loads while pi works: the parser is needed only once pi is done.
+      const envelopes = loadEnvelopes();
       let result;
       try {
         result = await spec.harness.run({
@@ -54,7 +60,7 @@ export function agentPhase<T>(spec: AgentPhaseSpec<T>): Phase {
           model: spec.model,
           thinking: spec.thinking,
           tools: spec.tools,
-          envelopeSchema: { title: jsonSchema.title, schema: jsonSchema },
+          envelopeSchema: { title: card.title, schema: card.schema },
           identity: { adwId: run.adwId, phase: spec.name, role: spec.role },
           limits: spec.limits,
           timeoutMs: spec.timeoutMs,
@@ -68,11 +74,14 @@ export function agentPhase<T>(spec: AgentPhaseSpec<T>): Phase {
         if (!(error instanceof HarnessError)) throw error;
         run.charge(spec.name, error.evidence.tokens ?? 0, error.evidence.cost ?? 0);
         if (NOT_RETRYABLE.has(error.evidence.kind ?? '')) throw new InfrastructureError(error.message);
+        // A tripped circuit breaker ends the phase: retrying would hand the agent a fresh budget.
+        if (error.evidence.kind === 'guard') throw new Error(error.message);
         throw new PhaseFailure(error.message);
       }
       run.charge(spec.name, result.tokens, result.cost);
+      const { parse, EnvelopeError, envelopeType } = await envelopes;
       try {
-        return parse(result.payload, spec.envelope);
+        return parse(result.payload, envelopeType(spec.envelope));
       } catch (error) {
         if (error instanceof EnvelopeError) throw new PhaseFailure(`envelope refused: ${error.message}`);
         throw error;

@@ -2,7 +2,6 @@
 // The composition root: the only module that wires the core, the store and the views together. It parses the
 // command line, builds a Run, chooses the TUI or the headless printer, and maps outcomes to exit codes
 // (0 green, 1 workflow failed, 2 infrastructure or usage, 130 interrupted).
-import meow from 'meow';
 import { errorMessage, UsageError } from './errors.js';
 import type { Run, Phase } from './runner.js';
 
@@ -39,10 +38,23 @@ function fail(message: string, code = 2): never {
   process.exit(code);
 }
 
+/** `factory --version` answers without loading the argument parser: it is what scripts call most. */
+async function printVersionFast(): Promise<boolean> {
+  const argv = process.argv.slice(2);
+  if (argv.length !== 1 || argv[0] !== '--version') return false;
+  const { readFileSync } = await import('node:fs');
+  const { factoryRoot } = await import('./pi/resolve.js');
+  const pkg = JSON.parse(readFileSync(`${factoryRoot()}/package.json`, 'utf8')) as { version: string };
+  process.stdout.write(`${pkg.version}\n`);
+  return true;
+}
+
 async function main(): Promise<number> {
+  if (await printVersionFast()) return 0;
   const { unknownFlag } = await import('./commands.js');
   const unknown = unknownFlag(process.argv.slice(2));
   if (unknown) fail(`unknown flag ${unknown} (see factory --help)`);
+  const { default: meow } = await import('meow');
   const cli = meow(HELP, {
     importMeta: import.meta,
     allowUnknownFlags: true,

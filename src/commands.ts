@@ -2,7 +2,6 @@
 // build a Run and its phases. No view code here: the composition root decides how the run is shown.
 import fs from 'node:fs';
 import path from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import { ADW_NAME as PROMPT_ADW, promptPhases } from '../adws/adw_prompt.js';
 import { UsageError, errorMessage } from './errors.js';
 import { createPiHarness } from './harness/pi.js';
@@ -75,7 +74,7 @@ export function assertWritable(dir: string, what: string): void {
 }
 
 /** The roster is issue-3 territory; for now an explicit or present roster must at least be readable YAML. */
-export function assertRosterReadable(root: string, config: string | undefined): void {
+export async function assertRosterReadable(root: string, config: string | undefined): Promise<void> {
   const file = config ? path.resolve(config) : path.join(root, 'adws', 'adw_config', 'factory.config.yaml');
   if (!config && !fs.existsSync(file)) return;
   let text: string;
@@ -84,6 +83,7 @@ export function assertRosterReadable(root: string, config: string | undefined): 
   } catch (error) {
     throw new UsageError(`roster unreadable: ${file} (${(error as NodeJS.ErrnoException).code ?? errorMessage(error)})`);
   }
+  const { parse: parseYaml } = await import('yaml'); // only when there is a roster: it costs ~20 ms to load
   try {
     parseYaml(text);
   } catch (error) {
@@ -122,7 +122,7 @@ export async function preparePrompt(
   const cwd = existingDir(extra.cwd ?? flags.cwd ?? process.cwd(), '--cwd');
   const root = resolveWorkspaceRoot(cwd);
   const paths = workspacePaths(root);
-  assertRosterReadable(root, flags.config);
+  await assertRosterReadable(root, flags.config);
   checkWorkspace(paths);
   const env = extra.env ?? process.env;
   const pi = await resolvePiOrUsage(env);

@@ -3,12 +3,11 @@
 // behind pi's `report_phase` gate, and the validation of what comes back all read the same fields,
 // so the ask can never drift from the check.
 
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
 import { z } from 'zod';
 
-/** Name of the terminal pi tool that carries the envelope (registered by .pi/extensions/factory-report.ts). */
-export const REPORT_TOOL = 'report_phase';
+import { REPORT_TOOL } from './gate.js';
+
+export { REPORT_TOOL };
 
 /** Markers of a tool call an open model wrote as prose instead of calling the tool. */
 export const LEAKED_TOOL_CALL_MARKERS = ['<tool_call>', '<function=', '<invoke '] as const;
@@ -85,6 +84,15 @@ export const BuildEnvelope = extendEnvelope(
 );
 export type BuildEnvelope = EnvelopeOf<typeof BuildEnvelope>;
 
+/** Every envelope type by title: ADWs name their envelope, the catalog and the parser look it up here. */
+export const ENVELOPE_TYPES: Record<string, EnvelopeType<unknown>> = { Envelope, BuildEnvelope } as Record<string, EnvelopeType<unknown>>;
+
+export function envelopeType(title: string): EnvelopeType<unknown> {
+  const type = ENVELOPE_TYPES[title];
+  if (!type) throw new Error(`unknown envelope type ${JSON.stringify(title)} (known: ${Object.keys(ENVELOPE_TYPES).join(', ')})`);
+  return type;
+}
+
 // ---------- schema ----------
 
 /** The JSON Schema of `report_phase` for this type (input view: fields with defaults are optional). */
@@ -93,15 +101,6 @@ export function schema(type: EnvelopeType<unknown>): Record<string, unknown> {
   // `$schema` is kept: pi 0.85.1 accepts it (checked, see NOTES). zod writes `additionalProperties: {}`
   // for a loose object; `true` says the same thing in the form every validator and reader expects.
   return { ...generated, title: type.title, type: 'object', additionalProperties: true };
-}
-
-/** Writes `<dir>/<Title>.json` (creating dir) and returns its absolute path. */
-export function writeSchema(type: EnvelopeType<unknown>, dir: string): string {
-  const absDir = resolve(dir);
-  mkdirSync(absDir, { recursive: true });
-  const file = join(absDir, `${type.title}.json`);
-  writeFileSync(file, `${JSON.stringify(schema(type), null, 2)}\n`, 'utf8');
-  return file;
 }
 
 // ---------- contract, correction, handoff ----------
@@ -162,7 +161,7 @@ function describeIssue(issue: z.core.$ZodIssue, data: unknown): string {
   if (!found || value === undefined) return `${where}: required field missing`;
   if (issue.code === 'invalid_type') return `${where}: ${issue.expected} expected, ${kindOf(value)} received`;
   if (issue.code === 'invalid_value') {
-    return `${where}: expected one of ${issue.values.map(String).join('|')}, got ${JSON.stringify(value)}`;
+    return `${where}: one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')} expected, ${JSON.stringify(value)} received`;
   }
   return `${where}: ${issue.message}`;
 }

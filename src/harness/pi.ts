@@ -114,6 +114,7 @@ export async function runPiAttempt(pi: PiCommand, request: HarnessRequest): Prom
       if (!event) continue;
       const activity = toActivity(event);
       if (activity) request.onActivity?.(activity);
+      if (event.type !== 'message_end') continue; // usage only moves there; summaries are snapshots, not free
       const { tokens, cost } = reader.summary;
       if (tokens !== lastTokens) {
         lastTokens = tokens;

@@ -1,5 +1,6 @@
 // The one pi flag builder, shared by json mode (one process per attempt) and RPC mode (best-of-N).
 // Secrets never travel here: keys go by environment only.
+import { REPORT_TOOL } from '../gate.js';
 
 export interface PiFlags {
   sessionId: string;
@@ -7,7 +8,7 @@ export interface PiFlags {
   sessionDir: string;
   model?: string;
   thinking?: string;
-  /** Roster tools; `report_phase` is appended (the typed gate must always be callable). */
+  /** Roster tools; the typed gate is appended (it must always be callable). */
   tools?: string[];
 }
 
@@ -25,7 +26,7 @@ function commonFlags(flags: PiFlags): string[] {
   if (flags.model) argv.push('--model', flags.model);
   if (flags.thinking) argv.push('--thinking', flags.thinking);
   if (flags.tools && flags.tools.length > 0) {
-    const tools = [...new Set([...flags.tools.filter((t) => t !== 'report_phase'), 'report_phase'])];
+    const tools = [...new Set([...flags.tools.filter((t) => t !== REPORT_TOOL), REPORT_TOOL])];
     argv.push('--tools', tools.join(','));
   }
   return argv;

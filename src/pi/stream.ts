@@ -3,7 +3,7 @@
 // on captured streams. A line that is not a JSON event is counted and skipped, never fatal.
 
 import type { Activity } from '../events.js';
-import { REPORT_TOOL } from '../envelopes.js';
+import { REPORT_TOOL } from '../gate.js';
 
 /** One parsed event of the stream; only `type` is trusted, every other field is read defensively. */
 export type PiEvent = { type: string } & Record<string, unknown>;
@@ -29,6 +29,8 @@ export interface StreamSummary {
   /** Error texts of `report_phase` calls pi or the extension refused. */
   gateErrors: string[];
   inventory?: Inventory;
+  /** Why factory-guard stopped the agent (its `factory-guard` entry), when it tripped. */
+  guardTrip?: string;
   sessionId?: string;
   turns: number;
   toolCalls: number;
@@ -70,6 +72,14 @@ export function textOf(holder: unknown): string {
 }
 
 /** Tolerant inventory reader: the entry's `data` (custom entry) or `details` (custom message). */
+export const GUARD_CUSTOM_TYPE = 'factory-guard';
+
+function guardTripOf(event: Obj): string | undefined {
+  const entry = isObj(event.entry) ? event.entry : undefined;
+  if (!entry || entry.customType !== GUARD_CUSTOM_TYPE || !isObj(entry.data)) return undefined;
+  return str(entry.data.reason);
+}
+
 function inventoryOf(event: Obj): Inventory | undefined {
   const entry = isObj(event.entry) ? event.entry : event;
   if (entry.customType !== INVENTORY_CUSTOM_TYPE) return undefined;
@@ -88,6 +98,7 @@ export class StreamReader {
   private envelope?: Record<string, unknown>;
   private readonly gateErrors: string[] = [];
   private inventory?: Inventory;
+  private guardTrip?: string;
   private sessionId?: string;
   private turns = 0;
   private toolCalls = 0;
@@ -97,7 +108,8 @@ export class StreamReader {
 
   /** Reads one line; returns the event, or undefined for a line that is not a JSON event. */
   feed(line: string): PiEvent | undefined {
-    if (line.trim() === '') return undefined;
+    // Cheap blank check first: trimming a multi-megabyte line just to learn it is not blank costs a copy.
+    if (line.length === 0 || (line.charCodeAt(0) <= 0x20 && line.trim() === '')) return undefined;
     this.lines++;
     let value: unknown;
     try {
@@ -126,6 +138,7 @@ export class StreamReader {
       envelope: this.envelope,
       gateErrors: [...this.gateErrors],
       inventory: this.inventory,
+      guardTrip: this.guardTrip,
       sessionId: this.sessionId,
       turns: this.turns,
       toolCalls: this.toolCalls,
@@ -154,6 +167,7 @@ export class StreamReader {
         break;
       case 'entry_appended':
         this.inventory = inventoryOf(event) ?? this.inventory;
+        this.guardTrip = guardTripOf(event) ?? this.guardTrip;
         break;
       case 'auto_retry_start':
         this.retries++;
@@ -211,7 +225,7 @@ function firstLine(text: string, max = DETAIL_MAX): string {
 /** The most telling argument of a tool call: the bash command, the path, the pattern… */
 export function argsDetail(args: unknown): string {
   if (!isObj(args)) return typeof args === 'string' ? oneLine(args) : '';
-  for (const key of ['command', 'path', 'file_path', 'pattern', 'status']) {
+  for (const key of ['command', 'pattern', 'path', 'file_path', 'status']) {
     const value = args[key];
     if (typeof value === 'string' && value !== '') return oneLine(value);
   }

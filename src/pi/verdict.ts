@@ -5,9 +5,10 @@
 // 4. a non-zero exit without text fails with stderr; 5. no text at all is 'empty'; 6. the text.
 // Last, an accepted result must come from the model that was asked for.
 
+import { compareVersions } from './resolve.js';
 import type { StreamSummary } from './stream.js';
 
-export type VerdictKind = 'socle' | 'version' | 'model_error' | 'aborted' | 'exit' | 'empty' | 'model_mismatch';
+export type VerdictKind = 'socle' | 'version' | 'guard' | 'model_error' | 'aborted' | 'exit' | 'empty' | 'model_mismatch';
 
 export type Verdict =
   | { ok: true; source: 'gate'; envelope: Record<string, unknown> }
@@ -35,18 +36,6 @@ function line(text: string, max = 300): string {
 function stderrEvidence(tail: string): string {
   const lines = tail.split('\n').map((l) => l.trim()).filter((l) => l !== '');
   return lines.length === 0 ? 'no stderr' : line(lines.slice(-3).join(' | '));
-}
-
-/** Numeric comparison of dotted versions (`0.85.1` vs `0.85.0`); a pre-release tag is ignored. */
-export function compareVersions(a: string, b: string): number {
-  const parts = (v: string) => v.replace(/^v/u, '').split(/[-+]/u)[0]!.split('.').map((p) => Number.parseInt(p, 10) || 0);
-  const pa = parts(a);
-  const pb = parts(b);
-  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
-    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
-    if (d !== 0) return Math.sign(d);
-  }
-  return 0;
 }
 
 function socleRefusal(summary: StreamSummary, ctx: VerdictContext): Verdict | undefined {
@@ -79,6 +68,11 @@ function outcome(summary: StreamSummary, ctx: VerdictContext): Verdict {
   const refused = socleRefusal(summary, ctx);
   if (refused) return refused;
   if (summary.envelope) return { ok: true, source: 'gate', envelope: summary.envelope };
+  // factory-guard aborts the agent; pi then reports a bare "This operation was aborted": the guard's reason
+  // is the real motif.
+  if (summary.guardTrip && (summary.stopReason === 'error' || summary.stopReason === 'aborted')) {
+    return { ok: false, kind: 'guard', motif: line(summary.guardTrip) };
+  }
   if (summary.stopReason === 'error') {
     return { ok: false, kind: 'model_error', motif: `model error: ${line(summary.errorMessage ?? '') || 'no error message from the provider'}` };
   }

@@ -1,0 +1,30 @@
+// `npm run bench`: the performance goals of the foundation, printed as ratios. Not part of `npm test`:
+// timings belong here, never in unit tests.
+import { benchP1 } from './p1-stream.js';
+import { benchP2 } from './p2-overhead.js';
+import { benchP4 } from './p4-startup.js';
+import { verdictLine } from './timing.js';
+
+const only = process.argv.slice(2);
+const wanted = (id: string) => only.length === 0 || only.includes(id);
+
+async function main(): Promise<void> {
+  if (wanted('p1')) await benchP1();
+  if (wanted('p2')) {
+    const p2 = await benchP2();
+    console.log(
+      `P2 factory prompt ${p2.factoryMs.toFixed(0)} ms vs raw pi -p ${p2.piMs.toFixed(0)} ms: +${p2.overheadMs.toFixed(0)} ms (goal ≤ 150 ms) — ${verdictLine(p2.overheadMs <= 150)}`,
+    );
+  }
+  if (wanted('p4')) {
+    const p4 = await benchP4();
+    console.log(
+      `P4 factory --version ${p4.factoryMs.toFixed(0)} ms vs node -e 0 ${p4.nodeMs.toFixed(0)} ms: ${p4.ratio.toFixed(2)}× (+${(p4.factoryMs - p4.nodeMs).toFixed(0)} ms)`,
+    );
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(`bench: ${error instanceof Error ? error.message : String(error)}`);
+  process.exitCode = 1;
+});

@@ -1,0 +1,204 @@
+// Fixtures under test/fixtures/pi/ are real pi 0.85.1 `--mode json` streams, captured against the
+// scripted model with the project's .pi socle (see test/fixtures/pi/README.md).
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { StreamReader, argsDetail, readStream, toActivity, type PiEvent } from '../../src/pi/stream.js';
+
+function fixture(name: string): string[] {
+  return readFileSync(new URL(`../fixtures/pi/${name}.jsonl`, import.meta.url), 'utf8').split('\n');
+}
+
+const line = (event: Record<string, unknown>) => JSON.stringify(event);
+
+function assistantEnd(message: Record<string, unknown>): string {
+  return line({ type: 'message_end', message: { role: 'assistant', content: [], ...message } });
+}
+
+describe('readStream on captured pi streams', () => {
+  it('gate run: envelope from report_phase, refused gate call, inventory, figures', () => {
+    const s = readStream(fixture('gate'));
+    expect(s.sessionId).toBe('cap-gate');
+    expect(s.envelope).toEqual({ status: 'success', summary: 'wrote notes.txt', changed_files: ['notes.txt'], artifacts: [] });
+    expect(s.gateErrors).toHaveLength(1);
+    expect(s.gateErrors[0]).toMatch(/^report_phase refused: status: .*"ok" received/);
+    expect(s.inventory).toEqual({
+      pi_version: '0.85.1',
+      present: ['damage-control', 'factory-guard', 'factory-inventory', 'factory-obs', 'factory-report'],
+      missing: [],
+    });
+    expect(s.model).toBe('scripted/alpha');
+    expect(s.tokens).toBe(5642);
+    expect(s.cost).toBe(0.017898);
+    expect(s.stopReason).toBe('toolUse');
+    expect(s.errorMessage).toBeUndefined();
+    expect(s.text).toBe('Let me check the shell first.');
+    expect(s.turns).toBe(4);
+    expect(s.toolCalls).toBe(4);
+    expect(s.retries).toBe(0);
+    expect(s.lines).toBe(65);
+    expect(s.nonJson).toBe(0);
+  });
+
+  it('text run without socle: no inventory, the final text with U+2028 intact', () => {
+    const s = readStream(fixture('text-no-socle'));
+    expect(s.inventory).toBeUndefined();
+    expect(s.envelope).toBeUndefined();
+    expect(s.text).toContain('cfg = { theme: "dark" }');
+    expect(s.text).toContain('déjà vu \u2028 ok');
+    expect(s.stopReason).toBe('stop');
+    expect(s.tokens).toBe(958);
+    expect(s.cost).toBe(0.003294);
+  });
+
+  it('provider outage: pi retried twice, last stopReason error with the provider message, zero usage', () => {
+    const s = readStream(fixture('outage'));
+    expect(s.retries).toBe(2);
+    expect(s.stopReason).toBe('error');
+    expect(s.errorMessage).toMatch(/^429: .*Rate limit exceeded/);
+    expect(s.tokens).toBe(0);
+    expect(s.cost).toBe(0);
+    expect(s.text).toBe('');
+    expect(s.turns).toBe(3);
+  });
+
+  it('missing socle extension is visible in the inventory', () => {
+    expect(readStream(fixture('socle-missing')).inventory?.missing).toEqual(['factory-compact']);
+  });
+});
+
+describe('StreamReader', () => {
+  it('non-JSON lines are counted, never fatal; blank lines are ignored', () => {
+    const reader = new StreamReader();
+    expect(reader.feed('Warning: something on stdout')).toBeUndefined();
+    expect(reader.feed('[1,2]')).toBeUndefined();
+    expect(reader.feed('{"no_type": true}')).toBeUndefined();
+    expect(reader.feed('{"type": "agent_start"')).toBeUndefined();
+    expect(reader.feed('   ')).toBeUndefined();
+    expect(reader.feed('{"type":"agent_start"}')).toEqual({ type: 'agent_start' });
+    expect(reader.summary).toMatchObject({ lines: 5, nonJson: 4 });
+  });
+
+  it('cost is summed without float artefacts (1e-9 precision kept)', () => {
+    const lines = [0.000025, 0.00005, 0.1, 0.2, 0.000000001].map((total) =>
+      assistantEnd({ usage: { totalTokens: 10, cost: { total } } }),
+    );
+    const s = readStream(lines);
+    expect(0.000025 + 0.00005).not.toBe(0.000075); // the artefact this guards against
+    expect(s.cost).toBe(0.300075001);
+    expect(s.tokens).toBe(50);
+  });
+
+  it('last non-empty assistant text wins; user and tool messages are ignored', () => {
+    const s = readStream([
+      assistantEnd({ content: [{ type: 'text', text: 'first' }, { type: 'text', text: ' part' }] }),
+      assistantEnd({ content: [{ type: 'toolCall', name: 'bash' }] }),
+      line({ type: 'message_end', message: { role: 'user', content: [{ type: 'text', text: 'user says' }] } }),
+      assistantEnd({ content: [{ type: 'text', text: '   ' }] }),
+    ]);
+    expect(s.text).toBe('first part');
+  });
+
+  it('model is the first observed provider/model; stopReason and errorMessage are the last', () => {
+    const s = readStream([
+      assistantEnd({ provider: 'openrouter', model: 'z-ai/glm-5.3', stopReason: 'error', errorMessage: '503: overloaded' }),
+      assistantEnd({ provider: 'other', model: 'x', stopReason: 'stop' }),
+    ]);
+    expect(s.model).toBe('openrouter/z-ai/glm-5.3');
+    expect(s.stopReason).toBe('stop');
+    // the error belonged to the first message; the turn finished cleanly afterwards
+    expect(s.errorMessage).toBeUndefined();
+  });
+
+  it('report_phase: an error call feeds gateErrors, a later valid call gives the envelope; other tools are ignored', () => {
+    const s = readStream([
+      line({ type: 'tool_execution_end', toolName: 'report_phase', isError: true, result: { content: [{ type: 'text', text: 'bad status' }] } }),
+      line({ type: 'tool_execution_end', toolName: 'bash', isError: false, result: { details: { status: 'success' } } }),
+    ]);
+    expect(s.envelope).toBeUndefined();
+    expect(s.gateErrors).toEqual(['bad status']);
+    const ok = readStream([
+      line({ type: 'tool_execution_end', toolName: 'report_phase', isError: false, result: { details: { status: 'fail' } } }),
+    ]);
+    expect(ok.envelope).toEqual({ status: 'fail' });
+  });
+
+  it('inventory is read tolerantly and only from factory-inventory entries', () => {
+    const other = line({ type: 'entry_appended', entry: { type: 'custom', customType: 'factory-obs', data: { pi_version: '9' } } });
+    expect(readStream([other]).inventory).toBeUndefined();
+    const asMessage = line({
+      type: 'entry_appended',
+      entry: { type: 'custom_message', customType: 'factory-inventory', details: { pi_version: '0.85.0', present: ['a', 3], missing: 'x' } },
+    });
+    expect(readStream([asMessage]).inventory).toEqual({ pi_version: '0.85.0', present: ['a'], missing: [] });
+  });
+
+  it('the summary is a snapshot: later events do not change one already taken', () => {
+    const reader = new StreamReader();
+    reader.feed(assistantEnd({ usage: { totalTokens: 5 } }));
+    const before = reader.summary;
+    reader.feed(assistantEnd({ usage: { totalTokens: 7 } }));
+    expect(before.tokens).toBe(5);
+    expect(reader.summary.tokens).toBe(12);
+  });
+});
+
+describe('toActivity', () => {
+  const events = fixture('gate')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as PiEvent);
+  const activities = events.map(toActivity).filter((a) => a !== undefined);
+
+  it('maps a captured stream to tool starts/ends and texts, in order', () => {
+    expect(activities.slice(0, 3)).toEqual([
+      { kind: 'text', text: 'Let me check the shell first.' },
+      { kind: 'tool_start', tool: 'bash', detail: 'echo "héllo wörld ✓"' },
+      { kind: 'tool_end', tool: 'bash', isError: false, detail: 'héllo wörld ✓' },
+    ]);
+    expect(activities).toContainEqual({ kind: 'tool_start', tool: 'write', detail: 'notes.txt' });
+    const gateEnds = activities.filter((a) => a.kind === 'tool_end' && a.tool === 'report_phase');
+    expect(gateEnds.map((a) => a.kind === 'tool_end' && a.isError)).toEqual([true, false]);
+  });
+
+  it('maps auto_retry_start to a retry with the first line of the error', () => {
+    const retry = fixture('outage')
+      .filter((l) => l.includes('auto_retry_start'))
+      .map((l) => toActivity(JSON.parse(l)));
+    expect(retry[0]).toEqual({ kind: 'retry', attempt: 1, message: '429: {"message":"Rate limit exceeded","type":"rate_limit_error","code":429}' });
+  });
+
+  it('details are one line and truncated', () => {
+    const a = toActivity({ type: 'tool_execution_start', toolName: 'bash', args: { command: `echo 1\n${'x'.repeat(300)}` } });
+    expect(a?.kind).toBe('tool_start');
+    const detail = a?.kind === 'tool_start' ? a.detail : '';
+    expect(detail).not.toContain('\n');
+    expect(detail.length).toBe(100);
+    expect(detail.endsWith('…')).toBe(true);
+    const text = toActivity({ type: 'message_end', message: { role: 'assistant', content: [{ type: 'text', text: '\n\nfirst line\nsecond' }] } });
+    expect(text).toEqual({ kind: 'text', text: 'first line' });
+  });
+
+  it('ignores events without a display (updates, user messages, empty assistant text)', () => {
+    expect(toActivity({ type: 'message_update' })).toBeUndefined();
+    expect(toActivity({ type: 'message_end', message: { role: 'user', content: 'hi' } })).toBeUndefined();
+    expect(toActivity({ type: 'message_end', message: { role: 'assistant', content: [] } })).toBeUndefined();
+  });
+
+  it('argsDetail picks the telling argument, else compact JSON', () => {
+    expect(argsDetail({ path: 'src/a.ts', offset: 3 })).toBe('src/a.ts');
+    expect(argsDetail({ pattern: 'TODO', path: 'src' })).toBe('TODO');
+    expect(argsDetail({ command: '', path: 'x' })).toBe('x');
+    expect(argsDetail({ a: 1 })).toBe('{"a":1}');
+    expect(argsDetail(undefined)).toBe('');
+  });
+});
+
+describe('factory-guard trips', () => {
+  it('are read from the guard entry pi streams', () => {
+    const trip = {
+      type: 'entry_appended',
+      entry: { type: 'custom', customType: 'factory-guard', data: { reason: 'factory-guard tripped — turn limit reached', turns: 3 }, id: 'x', parentId: 'y' },
+    };
+    expect(readStream([JSON.stringify(trip)]).guardTrip).toBe('factory-guard tripped — turn limit reached');
+    expect(readStream(['{"type":"agent_end"}']).guardTrip).toBeUndefined();
+  });
+});
