@@ -26,17 +26,17 @@ export const DEMO_FILES: Record<string, string> = {
 };
 
 /** The scripted agent: list the tracked files, read the README, then report through the typed gate. */
-export function demoTapes(): Tapes {
+export function demoTapes(thinkMs = 600): Tapes {
   return {
     default: [
-      call('bash', { command: 'git ls-files' }),
-      call('read', { path: 'README.md' }),
+      call('bash', { command: 'git ls-files' }, { thinkMs }),
+      call('read', { path: 'README.md' }, { thinkMs }),
       report({
         status: 'success',
         summary: 'Five tracked files: a README, package.json, .gitignore, src/greet.js (the library) and test/greet.test.js (its node:test suite).',
         artifacts: ['README.md', 'package.json', '.gitignore', 'src/greet.js', 'test/greet.test.js'],
         notes_for_next_agent: 'Run the tests with `npm test` (node --test).',
-      }),
+      }, undefined, { thinkMs }),
     ],
   };
 }

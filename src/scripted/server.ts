@@ -167,6 +167,8 @@ export async function startScriptedModel(opts: ScriptedModelOptions): Promise<Sc
       }
       case 'text': {
         openStream();
+        if (step.thinkMs) await delay(step.thinkMs);
+        if (gone) return;
         for (const piece of splitEvery(step.text, chunkChars)) write(textDelta(piece));
         finish('stop');
         return;
@@ -182,6 +184,8 @@ export async function startScriptedModel(opts: ScriptedModelOptions): Promise<Sc
       }
       case 'tools': {
         openStream();
+        if (step.thinkMs) await delay(step.thinkMs);
+        if (gone) return;
         if (step.text) for (const piece of splitEvery(step.text, chunkChars)) write(textDelta(piece));
         step.calls.forEach((toolCall, i) => {
           const callId = `call_${seq}_${i}`;

@@ -7,8 +7,9 @@ export type Usage = { prompt?: number; completion?: number };
 export type ToolCallSpec = { name: string; args: Record<string, unknown> };
 
 export type Step =
-  | { kind: 'text'; text: string; usage?: Usage }
-  | { kind: 'tools'; calls: ToolCallSpec[]; text?: string; usage?: Usage }
+  /** `thinkMs`: a pause after the stream opens, before any content (a model thinking; the demo uses it). */
+  | { kind: 'text'; text: string; usage?: Usage; thinkMs?: number }
+  | { kind: 'tools'; calls: ToolCallSpec[]; text?: string; usage?: Usage; thinkMs?: number }
   /** Fails `times` requests (default 1; Infinity = never clears), then the tape moves on. */
   | { kind: 'error'; status: number; body?: unknown; times?: number }
   | { kind: 'slow'; text: string; chunkDelayMs: number; usage?: Usage }
@@ -25,22 +26,24 @@ export const DEFAULT_TAPE = 'default';
 // ---------------------------------------------------------------------------------------------
 // Step builders
 
-export function say(text: string, usage?: Usage): Step {
-  return { kind: 'text', text, ...(usage ? { usage } : {}) };
+export function say(text: string, usage?: Usage, opts: { thinkMs?: number } = {}): Step {
+  return { kind: 'text', text, ...(usage ? { usage } : {}), ...opts };
 }
 
-export function call(name: string, args: Record<string, unknown>, opts: { text?: string; usage?: Usage } = {}): Step {
+export type ToolStepOptions = { text?: string; usage?: Usage; thinkMs?: number };
+
+export function call(name: string, args: Record<string, unknown>, opts: ToolStepOptions = {}): Step {
   return { kind: 'tools', calls: [{ name, args }], ...opts };
 }
 
 /** Several tool calls in one assistant message (pi runs them, then asks the model again). */
-export function calls(list: ToolCallSpec[], opts: { text?: string; usage?: Usage } = {}): Step {
+export function calls(list: ToolCallSpec[], opts: ToolStepOptions = {}): Step {
   return { kind: 'tools', calls: list, ...opts };
 }
 
 /** The typed gate: a `report_phase` tool call carrying the envelope as its arguments. */
-export function report(envelope: Record<string, unknown>, usage?: Usage): Step {
-  return call('report_phase', envelope, usage ? { usage } : {});
+export function report(envelope: Record<string, unknown>, usage?: Usage, opts: { thinkMs?: number } = {}): Step {
+  return call('report_phase', envelope, { ...(usage ? { usage } : {}), ...opts });
 }
 
 export function fail(status: number, opts: { body?: unknown; times?: number } = {}): Step {

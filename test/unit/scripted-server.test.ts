@@ -188,6 +188,23 @@ describe('usage', () => {
   });
 });
 
+describe('think time', () => {
+  it('holds the content back after the headers; a close() meanwhile ends the stream with nothing sent', async () => {
+    const m = await start({ default: [say('never seen', undefined, { thinkMs: 60_000 }), call('ls', {}, { thinkMs: 1 })] });
+    const res = await post(m, chatBody([user('q')]));
+    expect(res.status).toBe(200);
+    const reading = res.text().catch(() => '');
+    await m.close();
+    expect(await reading).not.toContain('never seen');
+  });
+
+  it('still delivers the whole step once the pause is over', async () => {
+    const m = await start({ default: [call('ls', { path: '.' }, { thinkMs: 5 })] });
+    const out = await complete(m, [user('q')]);
+    expect(out.finish).toEqual(['tool_calls']);
+  });
+});
+
 describe('misbehaving streams', () => {
   it('slow: one delta per word, the whole text arrives', async () => {
     const m = await start({ default: [slow('one two three', 1)] });
