@@ -61,7 +61,7 @@ describe('adw_prompt through the real pi', () => {
     // The correction went into the same session: the second request carries the first exchange.
     const [first, second] = bench.rig.model.requests;
     expect(second!.messages).toBeGreaterThan(first!.messages);
-    const lastUser = JSON.stringify(second!.body.messages.at(-1));
+    const lastUser = JSON.stringify(second!.body.messages?.at(-1));
     expect(lastUser).toMatch(/no JSON object/i);
     expect(lastUser).toContain('report_phase');
     // One session file, and the run's tokens are exactly what pi billed in it (nothing counted twice).

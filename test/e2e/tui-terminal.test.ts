@@ -1,28 +1,16 @@
 // The built CLI in a real terminal (tmux): the live phase graph of a real pi run, and Ctrl-C ending the turn
 // with pi's whole process tree gone.
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { call, report } from '../../src/scripted/tape.js';
 import { FACTORY_BIN } from '../helpers/cli.js';
-import { promptBench, type PromptBench } from '../helpers/factory.js';
+import { processesWhere, promptBench, type PromptBench } from '../helpers/factory.js';
 import { hasTmux, startTmux, type TmuxSession } from '../helpers/tmux.js';
 
 const GOOD = { status: 'success', summary: 'Three files.', artifacts: [], notes_for_next_agent: '' };
 
 /** pids started by the factory (they carry a run tag) for this rig: pi and everything its tools started. */
 function processesUsing(agentDir: string): number[] {
-  const found: number[] = [];
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const env = fs.readFileSync(path.join('/proc', entry, 'environ'), 'latin1').split('\0');
-      if (env.includes(`PI_CODING_AGENT_DIR=${agentDir}`) && env.some((v) => v.startsWith('FACTORY_RUN_TAG='))) found.push(Number(entry));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return found;
+  return processesWhere((env) => env.includes(`PI_CODING_AGENT_DIR=${agentDir}`) && env.some((v) => v.startsWith('FACTORY_RUN_TAG=')));
 }
 
 let bench: PromptBench | undefined;

@@ -74,19 +74,23 @@ export function ofType<T extends RunEvent['type']>(events: RunEvent[], type: T):
   return events.filter((e): e is Extract<RunEvent, { type: T }> => e.type === type);
 }
 
-/** pids of live processes whose environment carries FACTORY_RUN_TAG=<tag> (Linux /proc). */
-export function processesTagged(tag: string): number[] {
+/** pids of live processes whose environment (as `KEY=value` strings, Linux /proc) passes `test`. */
+export function processesWhere(test: (env: string[]) => boolean): number[] {
   const found: number[] = [];
   for (const entry of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      const env = fs.readFileSync(path.join('/proc', entry, 'environ'), 'latin1');
-      if (env.split('\0').includes(`FACTORY_RUN_TAG=${tag}`)) found.push(Number(entry));
+      if (test(fs.readFileSync(path.join('/proc', entry, 'environ'), 'latin1').split('\0'))) found.push(Number(entry));
     } catch {
       // exited meanwhile, or not ours
     }
   }
   return found;
+}
+
+/** pids of live processes the factory started for this run (they carry FACTORY_RUN_TAG=<adw id>). */
+export function processesTagged(tag: string): number[] {
+  return processesWhere((env) => env.includes(`FACTORY_RUN_TAG=${tag}`));
 }
 
 /** Sum of the assistant usage persisted in a pi session file: the provider's billing as pi recorded it. */
