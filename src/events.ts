@@ -25,14 +25,18 @@ interface Base {
 }
 
 export type RunEvent =
-  | (Base & { type: 'run_started'; adwName: string; phases: PhasePlan[]; cwd: string })
+  /** `args`: the command's inputs (ask, spec, model…), enough for `factory resume` to rebuild the phases. */
+  | (Base & { type: 'run_started'; adwName: string; phases: PhasePlan[]; cwd: string; args?: Record<string, unknown> })
   | (Base & { type: 'phase_started'; phase: string; kind: PhaseKind })
   | (Base & { type: 'attempt_started'; phase: string; attempt: number; attempts: number; sessionId?: string; model?: string })
   | (Base & { type: 'activity'; phase: string; activity: Activity })
   /** Running figures of the attempt in flight (after each assistant message); earlier attempts are settled. */
   | (Base & { type: 'usage'; phase: string; tokens: number; cost: number })
   | (Base & { type: 'attempt_failed'; phase: string; attempt: number; attempts: number; motif: string; willRetry: boolean })
-  | (Base & { type: 'phase_ok'; phase: string; kind: PhaseKind; attempt: number; attempts: number; seconds: number; tokens: number; cost: number; sessionId?: string })
+  /** `result`: what the phase handed to the next ones (an envelope, a gate report): the trace keeps it for resume. */
+  | (Base & { type: 'phase_ok'; phase: string; kind: PhaseKind; attempt: number; attempts: number; seconds: number; tokens: number; cost: number; sessionId?: string; result?: unknown })
+  /** One zero-token gate of a code phase (changed files exist, a payload command exits 0). */
+  | (Base & { type: 'gate_result'; phase: string; gate: string; ok: boolean; motif?: string; seconds: number })
   | (Base & { type: 'phase_failed'; phase: string; kind: PhaseKind; attempts: number; motif: string; seconds: number; tokens: number; cost: number; sessionId?: string })
   | (Base & { type: 'run_finished'; exit: number; seconds: number; tokens: number; cost: number; failedPhase?: string; interrupted?: boolean });
 

@@ -24,6 +24,12 @@ export interface Phase {
   kind: PhaseKind;
   /** Extra attempts for agent phases, in the same live session. Ignored for code phases. */
   retries?: number;
+  /**
+   * A code phase that judges an earlier agent phase (e.g. gates judging a build): when it fails for a reason
+   * (PhaseFailure), the judged phase gets its next attempt in its live session with this phase's motif, then
+   * the phases after it run again. When the judged phase has no attempt left, this phase fails the run.
+   */
+  judges?: string;
   action: (run: Run, ctx: AttemptContext) => unknown | Promise<unknown>;
 }
 
@@ -45,6 +51,9 @@ export class Run {
   private readonly listeners = new Set<RunEventListener>();
   private readonly figures = new Map<string, PhaseFigures>();
   private readonly aborter = new AbortController();
+
+  /** The command's inputs, recorded in run_started so that a resume can rebuild the phases. */
+  args: Record<string, unknown> | undefined;
 
   constructor(
     readonly adwName: string,
@@ -132,7 +141,7 @@ export async function execute(run: Run, phases: Phase[]): Promise<number> {
     return exit;
   };
   const plan = phases.map((p) => ({ name: p.name, kind: p.kind, attempts: attemptsOf(p) }));
-  run.emit({ type: 'run_started', adwId: run.adwId, ts: Date.now(), adwName: run.adwName, phases: plan, cwd: run.cwd });
+  run.emit({ type: 'run_started', adwId: run.adwId, ts: Date.now(), adwName: run.adwName, phases: plan, cwd: run.cwd, args: run.args });
   if (phases.length === 0) {
     run.emit({ type: 'phase_failed', adwId: run.adwId, ts: Date.now(), phase: '(none)', kind: 'code', attempts: 0, motif: 'no phases declared: an empty ADW is not an ADW', seconds: 0, tokens: 0, cost: 0 });
     return finish(1, '(none)');
@@ -142,22 +151,67 @@ export async function execute(run: Run, phases: Phase[]): Promise<number> {
     run.emit({ type: 'phase_failed', adwId: run.adwId, ts: Date.now(), phase: unknown.name, kind: 'code', attempts: 0, motif: `unknown phase kind ${JSON.stringify(unknown.kind)}`, seconds: 0, tokens: 0, cost: 0 });
     return finish(1, unknown.name);
   }
-  for (const phase of phases) {
-    const outcome = await runPhase(run, phase);
-    if (outcome !== 'ok') return finish(run.interrupted ? 130 : outcome === 'infrastructure' ? 2 : 1, phase.name);
+  const misplaced = phases.find((p, i) => p.judges !== undefined && !phases.slice(0, i).some((q) => q.name === p.judges && q.kind === 'agent'));
+  if (misplaced) {
+    run.emit({ type: 'phase_failed', adwId: run.adwId, ts: Date.now(), phase: misplaced.name, kind: misplaced.kind, attempts: 0, motif: `judges ${JSON.stringify(misplaced.judges)}, which is not an earlier agent phase`, seconds: 0, tokens: 0, cost: 0 });
+    return finish(1, misplaced.name);
+  }
+  const progress = new Map<string, PhaseProgress>();
+  let i = 0;
+  while (i < phases.length) {
+    const phase = phases[i]!;
+    let state = progress.get(phase.name);
+    if (!state) {
+      state = { used: 0 };
+      progress.set(phase.name, state);
+    }
+    const outcome = await runPhase(run, phase, state, canSendBack(phase, phases, progress));
+    if (outcome.status === 'ok') {
+      i += 1;
+      continue;
+    }
+    const judged = phase.judges ? progress.get(phase.judges) : undefined;
+    const judgedPhase = phases.findIndex((p) => p.name === phase.judges);
+    if (outcome.status === 'sent-back' && judged && judgedPhase >= 0) {
+      judged.nextMotif = outcome.motif;
+      i = judgedPhase;
+      continue;
+    }
+    return finish(run.interrupted ? 130 : outcome.status === 'infrastructure' ? 2 : 1, phase.name);
   }
   return finish(0);
 }
 
-async function runPhase(run: Run, phase: Phase): Promise<'ok' | 'failed' | 'infrastructure'> {
+interface PhaseProgress {
+  /** Attempts already spent on this phase across the run (a judge may send it back for more). */
+  used: number;
+  /** The motif of a judge that sent this phase back: drives its next attempt's correction. */
+  nextMotif?: string;
+}
+
+type PhaseOutcome = { status: 'ok' } | { status: 'failed' | 'infrastructure' } | { status: 'sent-back'; motif: string };
+
+/** Whether the agent phase judged by `phase` still has an attempt to spend. */
+function canSendBack(phase: Phase, phases: Phase[], progress: Map<string, PhaseProgress>): boolean {
+  if (!phase.judges) return false;
+  const judged = phases.find((p) => p.name === phase.judges);
+  const state = progress.get(phase.judges);
+  return judged !== undefined && state !== undefined && state.used < attemptsOf(judged);
+}
+
+async function runPhase(run: Run, phase: Phase, progress: PhaseProgress, sendBack: boolean): Promise<PhaseOutcome> {
   const attempts = attemptsOf(phase);
   const clock = performance.now();
-  let lastMotif: string | undefined;
+  // A phase sent back by its judge starts with the judge's motif, on its next unspent attempt.
+  let lastMotif = progress.nextMotif;
+  progress.nextMotif = undefined;
   let infrastructure = false;
+  let retryable = true;
+  const first = phase.kind === 'agent' ? progress.used : 0;
   run.emit({ type: 'phase_started', adwId: run.adwId, ts: Date.now(), phase: phase.name, kind: phase.kind });
-  for (let attempt = 0; attempt < attempts; attempt += 1) {
+  for (let attempt = first; attempt < attempts; attempt += 1) {
+    if (phase.kind === 'agent') progress.used = attempt + 1;
     if (phase.kind === 'code') run.attemptStarted(phase.name, attempt + 1, attempts);
-    let retryable = true;
     try {
       if (run.interrupted) throw new PhaseFailure('interrupted by the user');
       const result = await phase.action(run, { attempt, attempts, lastMotif, signal: run.signal });
@@ -175,8 +229,9 @@ async function runPhase(run: Run, phase: Phase): Promise<'ok' | 'failed' | 'infr
         tokens: f.tokens,
         cost: f.cost,
         sessionId: run.sessions[phase.name],
+        result,
       });
-      return 'ok';
+      return { status: 'ok' };
     } catch (error) {
       // A PhaseFailure is a reasoned, retryable failure; anything else fails the phase at once, reported
       // with its message (never a crash of the cockpit).
@@ -184,8 +239,10 @@ async function runPhase(run: Run, phase: Phase): Promise<'ok' | 'failed' | 'infr
       infrastructure = error instanceof InfrastructureError;
       lastMotif = oneLine(errorMessage(error)) || (error instanceof Error ? error.name : 'failed');
     }
-    const willRetry = retryable && !run.interrupted && attempt + 1 < attempts;
+    const sentBack = retryable && sendBack && !run.interrupted;
+    const willRetry = sentBack || (retryable && !run.interrupted && attempt + 1 < attempts);
     run.emit({ type: 'attempt_failed', adwId: run.adwId, ts: Date.now(), phase: phase.name, attempt: attempt + 1, attempts, motif: lastMotif, willRetry });
+    if (sentBack) return { status: 'sent-back', motif: lastMotif };
     if (!willRetry) break;
   }
   const f = run.figuresOf(phase.name);
@@ -202,5 +259,5 @@ async function runPhase(run: Run, phase: Phase): Promise<'ok' | 'failed' | 'infr
     cost: f.cost,
     sessionId: run.sessions[phase.name],
   });
-  return infrastructure ? 'infrastructure' : 'failed';
+  return { status: infrastructure ? 'infrastructure' : 'failed' };
 }

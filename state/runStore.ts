@@ -295,6 +295,9 @@ export function reduceRun(state: RunState, event: RunEvent): RunState {
       };
     }
 
+    case 'gate_result':
+      return state; // shown by the gates view (issue 3), not yet drawn
+
     default: {
       const unreachable: never = event;
       return unreachable;

@@ -157,4 +157,64 @@ describe('execute', () => {
     expect(events.filter((e) => e.type === 'attempt_failed')).toHaveLength(1);
     expect(events.at(-1)).toMatchObject({ type: 'run_finished', exit: 130, interrupted: true, failedPhase: 'agent' });
   });
+
+  it('a judge sends its agent phase back with its motif, in the next attempt, then judges again', async () => {
+    const run = new Run('adw_x', '/tmp');
+    const events = collect(run);
+    const motifs: (string | undefined)[] = [];
+    let builds = 0;
+    const exit = await execute(run, [
+      { name: 'check', kind: 'code', action: () => 'checked' },
+      {
+        name: 'build',
+        kind: 'agent',
+        retries: 2,
+        action: (_r, ctx) => {
+          motifs.push(ctx.lastMotif);
+          builds += 1;
+          return { attempt: ctx.attempt };
+        },
+      },
+      {
+        name: 'gates',
+        kind: 'code',
+        judges: 'build',
+        action: (r) => {
+          if ((r.results.build as { attempt: number }).attempt < 1) throw new PhaseFailure('npm test exited 1: 1 failing');
+          return 'green';
+        },
+      },
+    ]);
+    expect(exit).toBe(0);
+    expect(builds).toBe(2);
+    expect(motifs).toEqual([undefined, 'npm test exited 1: 1 failing']);
+    expect(events.filter((e) => e.type === 'attempt_failed').map((e) => [e.phase, e.willRetry])).toEqual([['gates', true]]);
+    expect(events.filter((e) => e.type === 'phase_ok').map((e) => `${e.phase}:${e.attempt}`)).toEqual(['check:1', 'build:1', 'build:2', 'gates:1']);
+  });
+
+  it('a judge fails the run once its agent phase has no attempt left', async () => {
+    const run = new Run('adw_x', '/tmp');
+    let builds = 0;
+    const exit = await execute(run, [
+      { name: 'build', kind: 'agent', retries: 1, action: () => (builds += 1) },
+      {
+        name: 'gates',
+        kind: 'code',
+        judges: 'build',
+        action: () => {
+          throw new PhaseFailure('still red');
+        },
+      },
+    ]);
+    expect(exit).toBe(1);
+    expect(builds).toBe(2);
+  });
+
+  it('refuses a judge that names no earlier agent phase', async () => {
+    const run = new Run('adw_x', '/tmp');
+    const events = collect(run);
+    expect(await execute(run, [{ name: 'gates', kind: 'code', judges: 'build', action: () => 1 }])).toBe(1);
+    expect(events.find((e) => e.type === 'phase_failed')).toMatchObject({ motif: 'judges "build", which is not an earlier agent phase' });
+  });
 });
+
