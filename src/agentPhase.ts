@@ -22,6 +22,8 @@ export interface AgentPhaseSpec {
   workspace: WorkspacePaths;
   cwd: string;
   model?: string;
+  /** Route to relaunch on when the provider is down (else FACTORY_FALLBACK_MODEL from the env). */
+  fallbackModel?: string;
   thinking?: string;
   tools?: string[];
   limits?: Limits;
@@ -58,6 +60,7 @@ export function agentPhase(spec: AgentPhaseSpec): Phase {
           workspace: spec.workspace,
           sessionId,
           model: spec.model,
+          fallbackModel: spec.fallbackModel ?? (spec.env ?? process.env).FACTORY_FALLBACK_MODEL,
           thinking: spec.thinking,
           tools: spec.tools,
           envelopeSchema: { title: card.title, schema: card.schema },

@@ -12,6 +12,7 @@ import { StreamReader, toActivity } from '../pi/stream.js';
 import { verdict } from '../pi/verdict.js';
 import { diagnoseStartFailure, PI_MIN_VERSION, type PiCommand } from '../pi/resolve.js';
 import { spawnSupervised } from '../process/supervisor.js';
+import { withFallback } from './fallback.js';
 import { SOCLE, type Harness, type HarnessRequest, type HarnessResult } from './types.js';
 
 const STDERR_TAIL_BYTES = 8 * 1024;
@@ -58,10 +59,11 @@ class StderrTail {
 }
 
 export function createPiHarness(pi: PiCommand): Harness {
-  return { name: 'pi', run: (request) => runPiAttempt(pi, request) };
+  return { name: 'pi', run: (request) => withFallback(request, (r, reason) => runPiAttempt(pi, r, reason)) };
 }
 
-export async function runPiAttempt(pi: PiCommand, request: HarnessRequest): Promise<HarnessResult> {
+/** One pi process. `reason` names why this start exists beyond the first (e.g. "fallback"), for the ledger. */
+export async function runPiAttempt(pi: PiCommand, request: HarnessRequest, reason?: string): Promise<HarnessResult> {
   const paths = request.workspace;
   const sessionId = request.sessionId ?? randomUUID();
   const cwd = path.resolve(request.cwd);
@@ -77,6 +79,7 @@ export async function runPiAttempt(pi: PiCommand, request: HarnessRequest): Prom
     phase: request.identity.phase,
     adw_id: request.identity.adwId,
     declared_at: new Date().toISOString(),
+    ...(reason ? { reason } : {}),
   });
 
   const argv = [

@@ -26,6 +26,8 @@ export interface HarnessRequest {
   sessionId?: string;
   /** Route as pi knows it (`provider/id`), already routed through the gateway. */
   model?: string;
+  /** Route to relaunch on (same session) when the provider of `model` is down. */
+  fallbackModel?: string;
   thinking?: string;
   tools?: string[];
   /** JSON Schema title and body of the envelope the typed gate accepts. */
@@ -51,6 +53,8 @@ export interface HarnessResult {
   cost: number;
   model?: string;
   seconds: number;
+  /** Set when the attempt finished on the fallback model. */
+  fallback?: { from: string; reason: string };
 }
 
 export interface Harness {

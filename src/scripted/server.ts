@@ -107,7 +107,7 @@ export async function startScriptedModel(opts: ScriptedModelOptions): Promise<Sc
     });
 
   const handleCompletion = async (body: ChatRequest, res: ServerResponse) => {
-    const tape = selectTape(body);
+    const tape = selectTape(body, tapes);
     const { step, index } = nextStep(tape);
     requests.push({
       seq: requests.length + 1,

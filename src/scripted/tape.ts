@@ -95,6 +95,9 @@ export function contentText(content: unknown): string {
 
 const DIRECTIVE = /\[tape:([A-Za-z0-9._-]+)\]/g;
 
+/** Prefix of the tapes that answer one model whatever the directive (`model:beta`). */
+export const MODEL_TAPE_PREFIX = 'model:';
+
 /** The last `[tape:<name>]` in a text, or undefined. */
 export function lastDirective(text: string): string | undefined {
   let found: string | undefined;
@@ -105,9 +108,12 @@ export function lastDirective(text: string): string | undefined {
 /**
  * Which tape answers this request: scanning user messages from the newest backwards, the first one
  * that carries a directive decides (its last directive wins). A correction turn without a directive
- * therefore stays on the tape its session started with.
+ * therefore stays on the tape its session started with. A `model:<id>` tape, when present, wins.
  */
-export function selectTape(body: ChatRequest): string {
+export function selectTape(body: ChatRequest, tapes?: Tapes): string {
+  // A tape named `model:<id>` answers every request for that model: a fallback model gets its own script.
+  const byModel = typeof body.model === 'string' ? `${MODEL_TAPE_PREFIX}${body.model}` : undefined;
+  if (byModel && tapes && byModel in tapes) return byModel;
   const messages = Array.isArray(body.messages) ? body.messages : [];
   for (let i = messages.length - 1; i >= 0; i--) {
     const message = messages[i];

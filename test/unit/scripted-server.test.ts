@@ -118,6 +118,13 @@ describe('tape selection and cursors', () => {
     expect(selectTape({ messages: [{ role: 'user', content: [{ type: 'text', text: 'x [tape:parts]' }] }] })).toBe('parts');
   });
 
+  it('gives a model:<id> tape every request for that model, whatever the directive', () => {
+    const tapes = { default: [say('d')], 'model:beta': [say('b')] };
+    expect(selectTape({ model: 'beta', messages: [user('[tape:a] go')] }, tapes)).toBe('model:beta');
+    expect(selectTape({ model: 'alpha', messages: [user('[tape:a] go')] }, tapes)).toBe('a');
+    expect(selectTape({ model: 'beta', messages: [user('go')] })).toBe('default');
+  });
+
   it('keeps one cursor per tape, advanced per request', async () => {
     const m = await start({ a: [say('a0'), say('a1')], b: [say('b0'), say('b1')] });
     const texts: string[] = [];
