@@ -43,7 +43,9 @@ export function agentPhase(spec: AgentPhaseSpec): Phase {
       run.sessions[spec.name] = sessionId;
       const card = await envelopeCard(spec.envelope);
       let prompt: string;
-      if (ctx.attempt === 0) {
+      if (ctx.continuation) {
+        prompt = `${ctx.continuation}\n\n${card.contract}`;
+      } else if (ctx.attempt === 0) {
         prompt = `${spec.ask(run)}\n\n${card.contract}`;
       } else {
         const { correction, envelopeType } = await loadEnvelopes();

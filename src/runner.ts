@@ -16,6 +16,8 @@ export interface AttemptContext {
   attempts: number;
   /** Why the previous attempt of this phase failed (drives the correction ask). */
   lastMotif?: string;
+  /** Set on the first attempt of a resumed phase whose live session already holds its mission. */
+  continuation?: string;
   signal: AbortSignal;
 }
 
@@ -123,8 +125,17 @@ function attemptsOf(phase: Phase): number {
   return phase.kind === 'agent' ? 1 + Math.max(0, phase.retries ?? 0) : 1;
 }
 
+export interface ResumeOptions {
+  /** Phases already green in an earlier life of this run: reported, charged, not run again. */
+  carried: Map<string, { seconds: number; tokens: number; cost: number; attempt: number; attempts: number; sessionId?: string; result: unknown }>;
+  /** The phase to continue, with a fresh attempt budget. */
+  phase: string;
+  /** Its first ask when its live session already holds the mission. */
+  continuation?: string;
+}
+
 /** Run the phases; returns the exit code (0 green, 1 a phase failed for good, 130 interrupted). */
-export async function execute(run: Run, phases: Phase[]): Promise<number> {
+export async function execute(run: Run, phases: Phase[], resume?: ResumeOptions): Promise<number> {
   const started = performance.now();
   const finish = (exit: number, failedPhase?: string): number => {
     run.emit({
@@ -165,6 +176,14 @@ export async function execute(run: Run, phases: Phase[]): Promise<number> {
       state = { used: 0 };
       progress.set(phase.name, state);
     }
+    const carried = resume?.carried.get(phase.name);
+    if (carried && !state.continuation && state.used === 0 && i < phases.findIndex((p) => p.name === resume!.phase)) {
+      state.used = carried.attempt;
+      replayCarried(run, phase, carried);
+      i += 1;
+      continue;
+    }
+    if (resume && phase.name === resume.phase && state.used === 0) state.continuation = resume.continuation;
     const outcome = await runPhase(run, phase, state, canSendBack(phase, phases, progress));
     if (outcome.status === 'ok') {
       i += 1;
@@ -182,9 +201,33 @@ export async function execute(run: Run, phases: Phase[]): Promise<number> {
   return finish(0);
 }
 
+/** A phase green in an earlier life of the run: its figures and result are booked again, it is not re-run. */
+function replayCarried(run: Run, phase: Phase, carried: ResumeOptions['carried'] extends Map<string, infer C> ? C : never): void {
+  run.results[phase.name] = carried.result;
+  if (carried.sessionId) run.sessions[phase.name] = carried.sessionId;
+  run.charge(phase.name, carried.tokens, carried.cost);
+  run.emit({ type: 'phase_started', adwId: run.adwId, ts: Date.now(), phase: phase.name, kind: phase.kind });
+  run.emit({
+    type: 'phase_ok',
+    adwId: run.adwId,
+    ts: Date.now(),
+    phase: phase.name,
+    kind: phase.kind,
+    attempt: carried.attempt,
+    attempts: carried.attempts,
+    seconds: carried.seconds,
+    tokens: carried.tokens,
+    cost: carried.cost,
+    sessionId: carried.sessionId,
+    result: carried.result,
+  });
+}
+
 interface PhaseProgress {
   /** Attempts already spent on this phase across the run (a judge may send it back for more). */
   used: number;
+  /** First ask of a resumed phase whose session already holds its mission. */
+  continuation?: string;
   /** The motif of a judge that sent this phase back: drives its next attempt's correction. */
   nextMotif?: string;
 }
@@ -205,6 +248,8 @@ async function runPhase(run: Run, phase: Phase, progress: PhaseProgress, sendBac
   // A phase sent back by its judge starts with the judge's motif, on its next unspent attempt.
   let lastMotif = progress.nextMotif;
   progress.nextMotif = undefined;
+  const continuation = progress.continuation;
+  progress.continuation = undefined;
   let infrastructure = false;
   let retryable = true;
   const first = phase.kind === 'agent' ? progress.used : 0;
@@ -214,7 +259,7 @@ async function runPhase(run: Run, phase: Phase, progress: PhaseProgress, sendBac
     if (phase.kind === 'code') run.attemptStarted(phase.name, attempt + 1, attempts);
     try {
       if (run.interrupted) throw new PhaseFailure('interrupted by the user');
-      const result = await phase.action(run, { attempt, attempts, lastMotif, signal: run.signal });
+      const result = await phase.action(run, { attempt, attempts, lastMotif, signal: run.signal, continuation: attempt === first ? continuation : undefined });
       run.results[phase.name] = result;
       const f = run.figuresOf(phase.name);
       run.emit({

@@ -1,0 +1,99 @@
+// Resume after a crash or an interrupt: from a run's recorded events and the ledger (written before every pi
+// start, so it survives a SIGKILL of the cockpit), find the phase to continue, its live session, and what the
+// phases before it handed on. Pure: the caller reads the files and rebuilds the ADW's phases from `args`.
+import type { RunEvent } from './events.js';
+import type { LedgerEntry } from './ledger.js';
+
+export interface CarriedPhase {
+  seconds: number;
+  tokens: number;
+  cost: number;
+  attempt: number;
+  attempts: number;
+  sessionId?: string;
+  result: unknown;
+}
+
+export interface ResumePlan {
+  adwId: string;
+  adwName: string;
+  cwd: string;
+  args: Record<string, unknown>;
+  /** Phases already green: not run again, their results handed on. */
+  carried: Map<string, CarriedPhase>;
+  /** The phase to continue. */
+  phase: string;
+  /** Its live session, when it had one (agent phases). */
+  sessionId?: string;
+  /** Attempts it spent before the stop (for the record: a resumed phase gets a fresh budget). */
+  used: number;
+  /** Tokens and cost spent by the unfinished phase's attempts before the stop (already billed). */
+  spent: { tokens: number; cost: number };
+}
+
+export type ResumeDecision = { ok: true; plan: ResumePlan } | { ok: false; motif: string };
+
+export function planResume(adwId: string, events: RunEvent[], ledger: LedgerEntry[]): ResumeDecision {
+  const starts = events.map((e, i) => (e.type === 'run_started' ? i : -1)).filter((i) => i >= 0);
+  const first = events[starts[0] ?? -1];
+  if (!first || first.type !== 'run_started') return { ok: false, motif: `no recorded start for run ${adwId}` };
+  if (!first.args) return { ok: false, motif: `run ${adwId} recorded no inputs: it cannot be rebuilt` };
+  const last = events.at(-1);
+  if (last?.type === 'run_finished' && last.exit === 0) return { ok: false, motif: `run ${adwId} is green: nothing to resume` };
+  const carried = new Map<string, CarriedPhase>();
+  const sessions = new Map<string, string>();
+  const used = new Map<string, number>();
+  const spent = new Map<string, { tokens: number; cost: number }>();
+  // Live figures of the attempt in flight when the cockpit died (no phase_failed was written then).
+  const live = new Map<string, { tokens: number; cost: number }>();
+  const settle = (phase: string) => {
+    const figures = live.get(phase);
+    if (!figures) return;
+    const sum = spent.get(phase) ?? { tokens: 0, cost: 0 };
+    spent.set(phase, { tokens: sum.tokens + figures.tokens, cost: sum.cost + figures.cost });
+    live.delete(phase);
+  };
+  for (const e of events) {
+    if (e.type === 'usage') {
+      live.set(e.phase, { tokens: e.tokens, cost: e.cost });
+    } else if (e.type === 'attempt_failed') {
+      settle(e.phase);
+    } else if (e.type === 'attempt_started') {
+      settle(e.phase);
+      if (e.sessionId) sessions.set(e.phase, e.sessionId);
+      used.set(e.phase, Math.max(used.get(e.phase) ?? 0, e.attempt));
+    } else if (e.type === 'phase_ok') {
+      carried.set(e.phase, { seconds: e.seconds, tokens: e.tokens, cost: e.cost, attempt: e.attempt, attempts: e.attempts, sessionId: e.sessionId, result: e.result });
+    } else if (e.type === 'phase_failed') {
+      carried.delete(e.phase);
+      live.delete(e.phase);
+      spent.set(e.phase, { tokens: e.tokens, cost: e.cost });
+    } else if (e.type === 'phase_started') {
+      // A phase run again (sent back by its judge) is no longer green until it says so.
+      carried.delete(e.phase);
+    }
+  }
+  // The ledger is the crash-safe record of sessions: it wins over events that may not have reached the disk.
+  for (const line of ledger) if (line.adw_id === adwId && line.phase) sessions.set(line.phase, line.session_id);
+  for (const name of [...live.keys()]) settle(name);
+  const phase = first.phases.find((p) => !carried.has(p.name));
+  if (!phase) return { ok: false, motif: `run ${adwId}: every phase is green already` };
+  const attemptsUsed = used.get(phase.name) ?? 0;
+  return {
+    ok: true,
+    plan: {
+      adwId,
+      adwName: first.adwName,
+      cwd: first.cwd,
+      args: first.args,
+      carried: new Map([...carried].filter(([name]) => first.phases.some((p) => p.name === name))),
+      phase: phase.name,
+      sessionId: sessions.get(phase.name),
+      used: attemptsUsed,
+      spent: spent.get(phase.name) ?? { tokens: 0, cost: 0 },
+    },
+  };
+}
+
+/** The first ask of a resumed phase whose session already holds the mission. */
+export const CONTINUE_ASK = 'The factory stopped while you were working on this mission (a crash or an interrupt). Continue the same mission from where it stopped; do not start over.';
