@@ -5,9 +5,19 @@ import { randomBytes } from 'node:crypto';
 import { errorMessage, InfrastructureError, oneLine } from './errors.js';
 import type { Activity, PhaseKind, RunEvent, RunEventListener } from './events.js';
 
-/** A reasoned failure of one attempt: the runner decides whether to retry. */
+/**
+ * A reasoned failure of one attempt: the runner decides whether to retry. The message is the one-line motif
+ * (logs, screen); `detail`, when given, is the fuller material the correction ask carries (e.g. a failing
+ * test's output tail).
+ */
 export class PhaseFailure extends Error {
   override readonly name = 'PhaseFailure';
+  constructor(
+    message: string,
+    readonly detail?: string,
+  ) {
+    super(message);
+  }
 }
 
 export interface AttemptContext {
@@ -252,6 +262,7 @@ async function runPhase(run: Run, phase: Phase, progress: PhaseProgress, sendBac
   progress.continuation = undefined;
   let infrastructure = false;
   let retryable = true;
+  let shown: string | undefined;
   const first = phase.kind === 'agent' ? progress.used : 0;
   run.emit({ type: 'phase_started', adwId: run.adwId, ts: Date.now(), phase: phase.name, kind: phase.kind });
   for (let attempt = first; attempt < attempts; attempt += 1) {
@@ -282,11 +293,12 @@ async function runPhase(run: Run, phase: Phase, progress: PhaseProgress, sendBac
       // with its message (never a crash of the cockpit).
       retryable = error instanceof PhaseFailure;
       infrastructure = error instanceof InfrastructureError;
-      lastMotif = oneLine(errorMessage(error)) || (error instanceof Error ? error.name : 'failed');
+      shown = oneLine(errorMessage(error)) || (error instanceof Error ? error.name : 'failed');
+      lastMotif = (error instanceof PhaseFailure && error.detail) || shown;
     }
     const sentBack = retryable && sendBack && !run.interrupted;
     const willRetry = sentBack || (retryable && !run.interrupted && attempt + 1 < attempts);
-    run.emit({ type: 'attempt_failed', adwId: run.adwId, ts: Date.now(), phase: phase.name, attempt: attempt + 1, attempts, motif: lastMotif, willRetry });
+    run.emit({ type: 'attempt_failed', adwId: run.adwId, ts: Date.now(), phase: phase.name, attempt: attempt + 1, attempts, motif: shown, willRetry });
     if (sentBack) return { status: 'sent-back', motif: lastMotif };
     if (!willRetry) break;
   }
@@ -298,7 +310,7 @@ async function runPhase(run: Run, phase: Phase, progress: PhaseProgress, sendBac
     phase: phase.name,
     kind: phase.kind,
     attempts,
-    motif: run.interrupted ? 'interrupted by the user' : lastMotif ?? 'failed',
+    motif: run.interrupted ? 'interrupted by the user' : shown ?? 'failed',
     seconds: (performance.now() - clock) / 1000,
     tokens: f.tokens,
     cost: f.cost,

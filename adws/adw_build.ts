@@ -1,0 +1,164 @@
+// adw_build: implement a spec, judged by zero-token gates. A code phase checks the spec and records the tree,
+// an agent phase builds and owes a BuildEnvelope, a code phase runs the gates. A red gate sends the build
+// back into its live session with the gate's exact motif (the runner's `judges`), up to the build's retries.
+import fs from 'node:fs';
+import path from 'node:path';
+import { agentPhase } from '../src/agentPhase.js';
+import { changedFilesExist, commandGate, correctionDetail, motif, type GateCommand, type GateReport } from '../src/gates.js';
+import { isWorkTree, treeState, type TreeState } from '../src/git.js';
+import type { Harness, Limits } from '../src/harness/types.js';
+import type { WorkspacePaths } from '../src/paths.js';
+import { PhaseFailure, type Phase, type Run } from '../src/runner.js';
+
+export const ADW_NAME = 'adw_build';
+
+/** A builder edits: the default when the roster names no tools. */
+export const BUILD_TOOLS = ['read', 'bash', 'edit', 'write', 'grep', 'find', 'ls'];
+
+export interface BuildAdwOptions {
+  /** The spec to implement, absolute or relative to `cwd`. */
+  specPath: string;
+  harness: Harness;
+  workspace: WorkspacePaths;
+  /** The work tree the builder edits and the gates judge. */
+  cwd: string;
+  /** Extra build attempts, spent on envelope refusals and on red gates alike, in the same session. */
+  retries: number;
+  model?: string;
+  thinking?: string;
+  tools?: string[];
+  /** The builder's brief (the roster's `briefs/builder.md`), put before the mission when given. */
+  brief?: string;
+  /** The payload's gate commands; a relative `cwd` is taken from the build's `cwd`. */
+  payloadCommands: GateCommand[];
+  timeoutMs?: number;
+  idleTimeoutMs?: number;
+  /** The agent's environment (the harness builds pi's from it). */
+  env?: NodeJS.ProcessEnv;
+  /** The environment of the code phases' children (gate commands, git); defaults to the cockpit's. */
+  gateEnv?: NodeJS.ProcessEnv;
+  limits?: Limits;
+}
+
+/** What the check phase hands on: the spec as the builder is told it, and the tree before the build. */
+export interface BuildCheck {
+  spec: string;
+  specBytes: number;
+  tree: TreeState;
+}
+
+/** What the gates judge: the BuildEnvelope fields they read. */
+interface BuildOutcome {
+  status: string;
+  summary?: string;
+  changed_files?: string[];
+}
+
+/** The spec path as the builder should read it: relative to the tree when it lies inside, else absolute. */
+function specForAgent(cwd: string, specPath: string): string {
+  const abs = path.resolve(cwd, specPath);
+  const rel = path.relative(cwd, abs);
+  return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : abs;
+}
+
+function commandsFor(opts: BuildAdwOptions): GateCommand[] {
+  return opts.payloadCommands.map((c) => ({ ...c, cwd: path.resolve(opts.cwd, c.cwd) }));
+}
+
+function describeGates(opts: BuildAdwOptions): string {
+  const lines = commandsFor(opts).map((c) => {
+    const where = path.relative(opts.cwd, c.cwd) || '.';
+    return `- \`${c.run}\` (in ${where}) must exit 0`;
+  });
+  return ['- every file you list in changed_files must exist in the repository', ...lines].join('\n');
+}
+
+export function buildAsk(opts: BuildAdwOptions, check: BuildCheck): string {
+  const mission = [
+    `Implement the spec in \`${check.spec}\`. Read it whole first, then the files it names.`,
+    'Make the change it asks for in this repository, keep the existing tests passing, and add or update tests where the spec calls for them.',
+    'When you are done, code will judge your work without you, in this order:',
+    describeGates(opts),
+    'A red gate sends you its exact motif in this same conversation, so list in changed_files every file you created or modified.',
+  ].join('\n');
+  return opts.brief && opts.brief.trim() ? `${opts.brief.trim()}\n\n${mission}` : mission;
+}
+
+function checkPhase(opts: BuildAdwOptions): Phase {
+  return {
+    name: 'check',
+    kind: 'code',
+    async action(run): Promise<BuildCheck> {
+      const abs = path.resolve(opts.cwd, opts.specPath);
+      let stat: fs.Stats;
+      try {
+        stat = fs.statSync(abs);
+      } catch {
+        throw new PhaseFailure(`spec not found: ${opts.specPath} (looked for ${abs})`);
+      }
+      if (!stat.isFile()) throw new PhaseFailure(`spec is not a file: ${opts.specPath}`);
+      const text = fs.readFileSync(abs, 'utf8');
+      if (text.trim() === '') throw new PhaseFailure(`spec is empty: ${opts.specPath} (nothing to build)`);
+      const git = { runTag: run.adwId, env: opts.gateEnv };
+      if (!(await isWorkTree(opts.cwd, git))) {
+        throw new PhaseFailure(`${opts.cwd} is not a git work tree: the build needs git to record its starting point`);
+      }
+      const tree = await treeState(opts.cwd, git);
+      return { spec: specForAgent(opts.cwd, opts.specPath), specBytes: stat.size, tree };
+    },
+  };
+}
+
+function gatesPhase(opts: BuildAdwOptions): Phase {
+  return {
+    name: 'gates',
+    kind: 'code',
+    judges: 'build',
+    async action(run, ctx): Promise<GateReport[]> {
+      const envelope = run.results.build as BuildOutcome;
+      if (envelope.status !== 'success') {
+        throw new PhaseFailure(`the builder reports a failure: ${JSON.stringify(envelope.summary ?? '')}`);
+      }
+      const record = (report: GateReport): GateReport => {
+        run.emit({ type: 'gate_result', adwId: run.adwId, ts: Date.now(), phase: 'gates', gate: report.gate, ok: report.ok, motif: report.motif, seconds: report.seconds });
+        return report;
+      };
+      const reports = [record(changedFilesExist(envelope, opts.cwd))];
+      for (const cmd of commandsFor(opts)) {
+        // Every command runs even after a red one: the screen shows each gate's verdict. Only Ctrl-C stops.
+        if (ctx.signal.aborted) break;
+        const gate = commandGate(cmd, { signal: ctx.signal, runTag: run.adwId, env: opts.gateEnv });
+        reports.push(record(await gate(envelope)));
+      }
+      // An interrupted gate list proves nothing, even when every gate that ran was green.
+      if (ctx.signal.aborted) throw new PhaseFailure('interrupted by the user');
+      const why = motif(reports);
+      if (why) throw new PhaseFailure(why, correctionDetail(reports));
+      return reports;
+    },
+  };
+}
+
+export function buildPhases(opts: BuildAdwOptions): Phase[] {
+  return [
+    checkPhase(opts),
+    agentPhase({
+      name: 'build',
+      role: 'builder',
+      retries: opts.retries,
+      envelope: 'BuildEnvelope',
+      ask: (run: Run) => buildAsk(opts, run.results.check as BuildCheck),
+      harness: opts.harness,
+      workspace: opts.workspace,
+      cwd: opts.cwd,
+      model: opts.model,
+      thinking: opts.thinking,
+      tools: opts.tools && opts.tools.length > 0 ? opts.tools : BUILD_TOOLS,
+      limits: opts.limits,
+      timeoutMs: opts.timeoutMs ?? 20 * 60_000,
+      idleTimeoutMs: opts.idleTimeoutMs ?? 3 * 60_000,
+      env: opts.env,
+    }),
+    gatesPhase(opts),
+  ];
+}

@@ -1,0 +1,235 @@
+// Gates: zero-token judges of what an agent left behind. Each returns a report (never throws for a red
+// verdict); `motif` turns the first red report into the one line that goes back to the agent as its
+// correction. Commands run through the supervised spawner: their own process group, the run tag, the kill
+// ladder on timeout or abort, so a hung test suite never outlives its gate.
+import fs from 'node:fs';
+import path from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
+import { spawnSupervised } from './process/supervisor.js';
+
+export interface GateReport {
+  gate: string;
+  ok: boolean;
+  /** Why the gate is red: one line, bounded (absent when green). */
+  motif?: string;
+  seconds: number;
+  /** The last ~4 KB of a command's stdout+stderr, interleaved as they arrived (command gates only). */
+  outputTail?: string;
+}
+
+export interface GateCommand {
+  /** A bash command line, run with `bash -c`. */
+  run: string;
+  /** The folder it runs in. */
+  cwd: string;
+  timeoutMs: number;
+}
+
+export interface CommandGateOptions {
+  /** Ends the command's whole process group (Ctrl-C of the cockpit). */
+  signal?: AbortSignal;
+  /** Written into the command's environment as FACTORY_RUN_TAG (so a test can prove nothing is left). */
+  runTag?: string;
+  /** The command's environment; defaults to the cockpit's. */
+  env?: NodeJS.ProcessEnv;
+  /** Grace between SIGTERM and SIGKILL of the group. */
+  killGraceMs?: number;
+}
+
+/** Anything with the BuildEnvelope's `changed_files` (other fields are not the gates' business). */
+export interface ChangedFilesCarrier {
+  changed_files?: readonly string[];
+}
+
+/** The bound of a motif: the runner keeps the first 300 characters of one line, so the tail must fit in. */
+export const MOTIF_MAX = 300;
+/** How much of a command's output is kept for the report (the trace keeps it, the motif quotes its end). */
+export const OUTPUT_TAIL_BYTES = 4096;
+const COMMAND_IN_MOTIF = 80;
+
+export const CHANGED_FILES_GATE = 'changed_files';
+
+function elapsed(start: number): number {
+  return (performance.now() - start) / 1000;
+}
+
+function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+/** Whether `target` is `root` or lies under it (both absolute). */
+function inside(root: string, target: string): boolean {
+  const rel = path.relative(root, target);
+  return rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel);
+}
+
+/** Why one declared path is refused, or undefined when it is a file inside the work tree. */
+function refusal(root: string, realRoot: string, declared: string): string | undefined {
+  if (declared.trim() === '') return 'an empty path';
+  if (declared.includes('\0')) return `${JSON.stringify(declared)} is not a path`;
+  const abs = path.resolve(root, declared);
+  if (!inside(root, abs)) return `${declared} escapes the work tree`;
+  let real: string;
+  try {
+    real = fs.realpathSync(abs);
+  } catch {
+    return `${declared} does not exist in the work tree`;
+  }
+  // A symlink inside the tree that points out of it is an escape too: the gate judges what is on disk.
+  if (!inside(realRoot, real)) return `${declared} escapes the work tree (it resolves to ${real})`;
+  if (fs.statSync(real).isDirectory()) return `${declared} is a folder, not a file`;
+  return undefined;
+}
+
+/** Every declared changed file must exist, as a file, inside the work tree rooted at `cwd`. */
+export function changedFilesExist(envelope: ChangedFilesCarrier, cwd: string): GateReport {
+  const start = performance.now();
+  const root = path.resolve(cwd);
+  let realRoot: string;
+  try {
+    realRoot = fs.realpathSync(root);
+  } catch {
+    return { gate: CHANGED_FILES_GATE, ok: false, motif: `changed_files: the work tree ${root} does not exist`, seconds: elapsed(start) };
+  }
+  const declared = envelope.changed_files ?? [];
+  const refused = declared.map((p) => refusal(root, realRoot, p)).filter((r): r is string => r !== undefined);
+  if (refused.length === 0) return { gate: CHANGED_FILES_GATE, ok: true, seconds: elapsed(start) };
+  const more = refused.length > 1 ? ` (and ${refused.length - 1} more)` : '';
+  return { gate: CHANGED_FILES_GATE, ok: false, motif: clip(`changed_files: ${refused[0]}${more}`, MOTIF_MAX), seconds: elapsed(start) };
+}
+
+/** A rolling tail of a byte stream, decoded as UTF-8 without splitting a character. */
+class OutputTail {
+  private text = '';
+  private readonly decoder = new StringDecoder('utf8');
+
+  push(chunk: Buffer): void {
+    this.text += this.decoder.write(chunk);
+    // Trim lazily (at twice the bound) so a chatty command does not re-slice on every chunk.
+    if (this.text.length > 2 * OUTPUT_TAIL_BYTES) this.text = this.text.slice(-OUTPUT_TAIL_BYTES);
+  }
+
+  value(): string {
+    const all = this.text + this.decoder.end();
+    return Buffer.byteLength(all) > OUTPUT_TAIL_BYTES ? all.slice(-OUTPUT_TAIL_BYTES) : all;
+  }
+}
+
+/**
+ * The end of an output, flattened to one line of at most `max` characters. Stack frames are left out: they
+ * say where, not what, and the budget is small; the full tail stays in the report.
+ */
+export function flattenTail(output: string, max: number): string {
+  const lines = output
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !/^at\s.+/.test(l));
+  const whole = lines.join(' | ');
+  if (whole.length <= max) return whole;
+  const mark = '… | ';
+  let kept: string[] = [];
+  let used = mark.length;
+  for (let i = lines.length - 1; i >= 0; i -= 1) {
+    const cost = lines[i]!.length + (kept.length > 0 ? 3 : 0);
+    if (used + cost > max) break;
+    kept = [lines[i]!, ...kept];
+    used += cost;
+  }
+  // Even the last line alone is too long: keep its end.
+  if (kept.length === 0) return `…${lines.at(-1)!.slice(-(max - 1))}`;
+  return `${mark}${kept.join(' | ')}`;
+}
+
+function describeCommand(run: string): string {
+  return `\`${clip(run.replace(/\s+/g, ' ').trim(), COMMAND_IN_MOTIF)}\``;
+}
+
+/** The motif of a red command: the command, how it ended, then as much of its output's end as fits. */
+function commandMotif(run: string, how: string, output: string): string {
+  const head = `${describeCommand(run)} ${how}`;
+  const room = MOTIF_MAX - head.length - 2;
+  const tail = room > 20 ? flattenTail(output, room) : '';
+  return tail ? `${head}: ${tail}` : head;
+}
+
+function seconds(ms: number): string {
+  return ms >= 1000 ? `${Math.round(ms / 100) / 10} s` : `${ms} ms`;
+}
+
+/** A gate that runs one payload command with `bash -c` in its folder: green when it exits 0 in time. */
+export function commandGate(cmd: GateCommand, opts: CommandGateOptions = {}): (envelope?: unknown) => Promise<GateReport> {
+  return async () => {
+    const start = performance.now();
+    const gate = cmd.run;
+    const cwd = path.resolve(cmd.cwd);
+    const red = (motif: string, outputTail?: string): GateReport => ({ gate, ok: false, motif: clip(motif, MOTIF_MAX), seconds: elapsed(start), outputTail });
+    if (opts.signal?.aborted) return red(`${describeCommand(cmd.run)} not run: interrupted by the user`);
+    let isDir = false;
+    try {
+      isDir = fs.statSync(cwd).isDirectory();
+    } catch {
+      // reported below
+    }
+    // Checked here: a missing cwd makes spawn fail with ENOENT, which would read as "bash is missing".
+    if (!isDir) return red(`${describeCommand(cmd.run)} not run: its folder ${cwd} does not exist`);
+
+    // --norc: node's stdio pipes are sockets, and bash sources ~/.bashrc when its stdin is a socket and SHLVL
+    // is unset (the "started by rshd" rule); a gate must run the same in every environment.
+    const child = spawnSupervised('bash', ['--norc', '--noprofile', '-c', cmd.run], { cwd, env: opts.env ?? process.env, runTag: opts.runTag });
+    const tail = new OutputTail();
+    let spawnError: Error | undefined;
+    child.child.on('error', (error) => (spawnError = error));
+    child.child.stdin.on('error', () => {}); // a command that never reads its stdin may close it first
+    child.child.stdin.end();
+    child.child.stdout.on('data', (d: Buffer) => tail.push(d));
+    child.child.stderr.on('data', (d: Buffer) => tail.push(d));
+    const streamsClosed = new Promise<void>((resolve) => child.child.once('close', () => resolve()));
+
+    let ended: 'timeout' | 'aborted' | undefined;
+    let killing: Promise<void> | undefined;
+    const stop = (why: 'timeout' | 'aborted'): void => {
+      if (ended) return;
+      ended = why;
+      killing = child.kill(opts.killGraceMs ?? 1000);
+    };
+    const timer = setTimeout(() => stop('timeout'), cmd.timeoutMs);
+    const onAbort = (): void => stop('aborted');
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+    let exit: { code: number | null; signal: NodeJS.Signals | null };
+    try {
+      exit = await child.exited;
+      // Output may still be in the pipes after the exit; a grandchild holding them open must not stall the gate.
+      await Promise.race([streamsClosed, new Promise((r) => setTimeout(r, 500).unref())]);
+      await killing; // the ladder's sweep of the tree is done before the verdict
+    } finally {
+      clearTimeout(timer);
+      opts.signal?.removeEventListener('abort', onAbort);
+    }
+    const output = tail.value();
+    if (ended === 'timeout') return red(commandMotif(cmd.run, `timed out after ${seconds(cmd.timeoutMs)} (its process group was ended)`, output), output);
+    if (ended === 'aborted') return red(`${describeCommand(cmd.run)} interrupted by the user (its process group was ended)`, output);
+    if (spawnError) return red(`${describeCommand(cmd.run)} could not start: ${spawnError.message}`, output);
+    if (exit.code === 0) return { gate, ok: true, seconds: elapsed(start), outputTail: output };
+    const how = exit.code !== null ? `exited ${exit.code}` : `was killed by ${exit.signal ?? 'a signal'}`;
+    return red(commandMotif(cmd.run, how, output), output);
+  };
+}
+
+/** Empty when every gate is green; otherwise the first red gate's motif (one line, bounded). */
+/** How much of a red gate's output the correction ask carries (the one-line motif is for logs and screen). */
+export const CORRECTION_TAIL = 1500;
+
+/** The correction material: the first red gate's motif, then the tail of its output as it was printed. */
+export function correctionDetail(reports: readonly GateReport[]): string {
+  const red = reports.find((r) => !r.ok);
+  if (!red) return '';
+  const tail = red.outputTail?.trim();
+  const head = red.motif ?? `gate ${red.gate} failed`;
+  return tail ? `${head}\n\nend of its output:\n${tail.slice(-CORRECTION_TAIL)}` : head;
+}
+
+export function motif(reports: readonly GateReport[]): string {
+  const red = reports.find((r) => !r.ok);
+  if (!red) return '';
+  return clip((red.motif ?? `gate ${red.gate} failed`).replace(/\s*\r?\n\s*/g, ' '), MOTIF_MAX);
+}

@@ -1,0 +1,148 @@
+// Git helpers on real temp repositories (the real git, no stand-in).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { changedFiles, GitError, isWorkTree, parseStatusV2, topLevel, treeState } from '../../src/git.js';
+import { processesTagged } from '../helpers/factory.js';
+import { git, makeTempRepo, type TempRepo } from '../helpers/repo.js';
+
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const c of cleanups.splice(0)) c();
+});
+
+function repo(files: Record<string, string> = { 'README.md': '# r\n', 'src/a.js': 'a\n', 'src/b.js': 'b\n' }): TempRepo {
+  const r = makeTempRepo({ files });
+  cleanups.push(r.cleanup);
+  return r;
+}
+
+function tempDir(): string {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'factory-nogit-')));
+  cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+describe('isWorkTree', () => {
+  it('is true in a repo and in its subfolders, false elsewhere or for a missing folder', async () => {
+    const r = repo();
+    expect(await isWorkTree(r.dir)).toBe(true);
+    expect(await isWorkTree(path.join(r.dir, 'src'))).toBe(true);
+    expect(await isWorkTree(tempDir())).toBe(false);
+    expect(await isWorkTree(path.join(r.dir, 'missing'))).toBe(false);
+    expect(await isWorkTree(path.join(r.dir, '.git'))).toBe(false);
+  });
+
+  it('runs git with the environment it is given', async () => {
+    const r = repo();
+    // GIT_DIR pointing nowhere makes git look outside the repo: proof the given env, not the cockpit's, is used.
+    expect(await isWorkTree(r.dir, { env: { PATH: process.env.PATH, GIT_DIR: path.join(r.dir, 'nowhere') } })).toBe(false);
+    expect(await isWorkTree(r.dir, { env: { PATH: process.env.PATH } })).toBe(true);
+  });
+});
+
+describe('treeState', () => {
+  it('reports a clean tree: HEAD, branch, nothing dirty or untracked', async () => {
+    const r = repo();
+    const state = await treeState(r.dir);
+    expect(state).toEqual({ head: git(r.dir, 'rev-parse', 'HEAD').trim(), branch: 'main', dirty: [], untracked: [] });
+  });
+
+  it('lists modified, staged, deleted, renamed and untracked paths, spaces and all, from a subfolder too', async () => {
+    const r = repo();
+    fs.writeFileSync(path.join(r.dir, 'src/a.js'), 'changed\n');
+    fs.rmSync(path.join(r.dir, 'README.md'));
+    git(r.dir, 'mv', 'src/b.js', 'src/b renamed.js');
+    fs.mkdirSync(path.join(r.dir, 'new dir'));
+    fs.writeFileSync(path.join(r.dir, 'new dir/with space.txt'), 'x');
+    fs.writeFileSync(path.join(r.dir, 'notes.md'), 'x');
+    fs.writeFileSync(path.join(r.dir, 'staged.js'), 'x');
+    git(r.dir, 'add', 'staged.js');
+    const state = await treeState(path.join(r.dir, 'src'));
+    expect([...state.dirty].sort()).toEqual(['README.md', 'src/a.js', 'src/b renamed.js', 'staged.js']);
+    expect([...state.untracked].sort()).toEqual(['new dir/with space.txt', 'notes.md']);
+    expect(state.branch).toBe('main');
+  });
+
+  it('says when HEAD is detached and when there is no commit yet', async () => {
+    const r = repo();
+    git(r.dir, 'checkout', '-q', '--detach');
+    expect((await treeState(r.dir)).branch).toBeNull();
+    const empty = tempDir();
+    git(empty, 'init', '-q', '-b', 'trunk');
+    fs.writeFileSync(path.join(empty, 'first.txt'), 'x');
+    expect(await treeState(empty)).toEqual({ head: null, branch: 'trunk', dirty: [], untracked: ['first.txt'] });
+  });
+
+  it('throws a GitError with a one-line reason outside a repo, and leaves no git process behind', async () => {
+    const tag = `git-unit-${process.pid}`;
+    await expect(treeState(tempDir(), { runTag: tag })).rejects.toThrow(GitError);
+    await expect(treeState(tempDir())).rejects.toThrow(/git rev-parse failed in .*: fatal: not a git repository/);
+    await expect(treeState('/nonexistent/factory')).rejects.toThrow('not a folder: /nonexistent/factory');
+    expect(processesTagged(tag)).toEqual([]);
+  });
+});
+
+describe('changedFiles', () => {
+  it('without a base: everything that differs from HEAD, untracked included, repo-relative and sorted', async () => {
+    const r = repo();
+    expect(await changedFiles(r.dir)).toEqual([]);
+    fs.writeFileSync(path.join(r.dir, 'src/a.js'), 'changed\n');
+    fs.writeFileSync(path.join(r.dir, 'src/new.js'), 'new\n');
+    fs.writeFileSync(path.join(r.dir, '.gitignore'), 'ignored.log\n');
+    fs.writeFileSync(path.join(r.dir, 'ignored.log'), 'x');
+    git(r.dir, 'mv', 'src/b.js', 'src/c.js');
+    expect(await changedFiles(path.join(r.dir, 'src'))).toEqual(['.gitignore', 'src/a.js', 'src/b.js', 'src/c.js', 'src/new.js']);
+  });
+
+  it('since a commit: committed changes since then count as well as the working tree', async () => {
+    const r = repo();
+    const start = git(r.dir, 'rev-parse', 'HEAD').trim();
+    fs.writeFileSync(path.join(r.dir, 'src/a.js'), 'committed change\n');
+    git(r.dir, 'commit', '-q', '-am', 'change a');
+    fs.writeFileSync(path.join(r.dir, 'later.txt'), 'x');
+    expect(await changedFiles(r.dir, start)).toEqual(['later.txt', 'src/a.js']);
+    expect(await changedFiles(r.dir)).toEqual(['later.txt']);
+  });
+
+  it('refuses a base that is not a commit, or that reads as an option', async () => {
+    const r = repo();
+    await expect(changedFiles(r.dir, 'no-such-ref')).rejects.toThrow('git: no-such-ref is not a commit');
+    await expect(changedFiles(r.dir, '--output=/tmp/x')).rejects.toThrow(GitError);
+  });
+
+  it('in a repo without commits: every staged and untracked file', async () => {
+    const empty = tempDir();
+    git(empty, 'init', '-q');
+    fs.writeFileSync(path.join(empty, 'a.txt'), 'x');
+    fs.writeFileSync(path.join(empty, 'b.txt'), 'x');
+    git(empty, 'add', 'a.txt');
+    expect(await changedFiles(empty)).toEqual(['a.txt', 'b.txt']);
+  });
+});
+
+describe('topLevel and parseStatusV2', () => {
+  it('finds the root from a subfolder', async () => {
+    const r = repo();
+    expect(await topLevel(path.join(r.dir, 'src'))).toBe(r.dir);
+  });
+
+  it('parses unmerged entries and skips the original path of a rename', () => {
+    const raw = [
+      '# branch.oid 0123456789abcdef0123456789abcdef01234567',
+      '# branch.head feature/x',
+      '2 R. N... 100644 100644 100644 aaaa bbbb R100 new name.js',
+      'old name.js',
+      'u UU N... 100644 100644 100644 100644 aaaa bbbb cccc conflict.js',
+      '? new.txt',
+      '',
+    ].join('\0');
+    expect(parseStatusV2(raw)).toEqual({
+      head: '0123456789abcdef0123456789abcdef01234567',
+      branch: 'feature/x',
+      dirty: ['new name.js', 'conflict.js'],
+      untracked: ['new.txt'],
+    });
+  });
+});
