@@ -84,6 +84,8 @@ export function agentPhase(spec: AgentPhaseSpec): Phase {
         throw new PhaseFailure(error.message);
       }
       run.charge(spec.name, result.tokens, result.cost);
+      // A harness may continue under another id (an old claude CLI renames a resumed session): follow it.
+      run.sessions[spec.name] = result.sessionId;
       const { parse, EnvelopeError, envelopeType } = await envelopes;
       try {
         return parse(result.payload, envelopeType(spec.envelope));
