@@ -25,6 +25,8 @@ export interface BuildAdwOptions {
   /** Extra build attempts, spent on envelope refusals and on red gates alike, in the same session. */
   retries: number;
   model?: string;
+  /** Route to relaunch on, in the same session, when the provider is down. */
+  fallbackModel?: string;
   thinking?: string;
   tools?: string[];
   /** The builder's brief (the roster's `briefs/builder.md`), put before the mission when given. */
@@ -152,6 +154,7 @@ export function buildPhases(opts: BuildAdwOptions): Phase[] {
       workspace: opts.workspace,
       cwd: opts.cwd,
       model: opts.model,
+      fallbackModel: opts.fallbackModel,
       thinking: opts.thinking,
       tools: opts.tools && opts.tools.length > 0 ? opts.tools : BUILD_TOOLS,
       limits: opts.limits,

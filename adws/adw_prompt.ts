@@ -1,7 +1,7 @@
 // adw_prompt: the smallest complete workflow. One agent phase sends the user's ask through the harness port
 // and owes an envelope through the typed gate; one code phase disposes of it, deterministically.
 import { agentPhase } from '../src/agentPhase.js';
-import type { Harness } from '../src/harness/types.js';
+import type { Harness, Limits } from '../src/harness/types.js';
 import type { WorkspacePaths } from '../src/paths.js';
 import { PhaseFailure, type Phase } from '../src/runner.js';
 
@@ -17,6 +17,11 @@ export interface PromptAdwOptions {
   cwd: string;
   retries: number;
   model?: string;
+  fallbackModel?: string;
+  thinking?: string;
+  /** Defaults to read-only exploration tools. */
+  tools?: string[];
+  limits?: Limits;
   timeoutMs?: number;
   idleTimeoutMs?: number;
   env?: NodeJS.ProcessEnv;
@@ -34,7 +39,10 @@ export function promptPhases(opts: PromptAdwOptions): Phase[] {
       workspace: opts.workspace,
       cwd: opts.cwd,
       model: opts.model,
-      tools: PROMPT_TOOLS,
+      fallbackModel: opts.fallbackModel,
+      thinking: opts.thinking,
+      tools: opts.tools ?? PROMPT_TOOLS,
+      limits: opts.limits,
       timeoutMs: opts.timeoutMs ?? 10 * 60_000,
       idleTimeoutMs: opts.idleTimeoutMs ?? 3 * 60_000,
       env: opts.env,

@@ -3,7 +3,8 @@
 // command line, builds a Run, chooses the TUI or the headless printer, and maps outcomes to exit codes
 // (0 green, 1 workflow failed, 2 infrastructure or usage, 130 interrupted).
 import { errorMessage, UsageError } from './errors.js';
-import type { Run, Phase } from './runner.js';
+import type { Prepared, PreparedRun } from './commands.js';
+import type { Run } from './runner.js';
 
 const HELP = `
   Usage
@@ -61,7 +62,7 @@ async function main(): Promise<number> {
     description: 'factory — a terminal cockpit for AI Developer Workflows on the pi coding agent',
     flags: {
       model: { type: 'string' },
-      harness: { type: 'string', default: 'pi' },
+      harness: { type: 'string' },
       retries: { type: 'number', default: 2 },
       cwd: { type: 'string' },
       dir: { type: 'string' },
@@ -72,29 +73,46 @@ async function main(): Promise<number> {
   });
   const [command, ...rest] = cli.input;
   const flags = cli.flags;
+  const interactive = Boolean(process.stdout.isTTY) && flags.ui && !flags.json && !process.env.CI;
   const { prepareCommand } = await import('./commands.js');
-  let prepared;
+  let prepared: Prepared;
   try {
     prepared = await prepareCommand(command, rest, flags);
   } catch (error) {
     if (error instanceof UsageError) fail(error.message);
     throw error;
   }
-  if (prepared === 'help') {
-    cli.showHelp(0);
-    return 0;
+  switch (prepared.kind) {
+    case 'help':
+      cli.showHelp(0);
+      return 0;
+    case 'home':
+      // The cockpit home needs a terminal; anywhere else, `factory` alone shows how to use it.
+      if (!interactive) {
+        cli.showHelp(0);
+        return 0;
+      }
+      return runHome(flags);
+    case 'print':
+      process.stdout.write(prepared.stdout);
+      return prepared.exit;
+    case 'run':
+      return runPrepared(prepared.prepared, interactive, flags.json);
   }
-  const useTui = Boolean(process.stdout.isTTY) && flags.ui && !flags.json && !process.env.CI;
+}
+
+async function runPrepared(prepared: PreparedRun, interactive: boolean, json: boolean): Promise<number> {
+  const { run } = prepared;
+  const recorder = await attachRecorder(prepared);
   try {
-    const exit = useTui
-      ? await runWithTui(prepared.run, prepared.phases)
-      : await runHeadless(prepared.run, prepared.phases, flags.json);
+    const exit = interactive ? await runWithTui(prepared) : await runHeadless(prepared, json);
     const envelope = prepared.output();
     if (envelope !== undefined) {
-      process.stdout.write(flags.json ? `${JSON.stringify({ type: 'envelope', adwId: prepared.run.adwId, envelope })}\n` : `${JSON.stringify(envelope, null, 2)}\n`);
+      process.stdout.write(json ? `${JSON.stringify({ type: 'envelope', adwId: run.adwId, envelope })}\n` : `${JSON.stringify(envelope, null, 2)}\n`);
     }
     return exit;
   } finally {
+    await recorder.close();
     await prepared.close();
   }
 }
@@ -125,18 +143,18 @@ function installSignals(run: Run): () => void {
   };
 }
 
-async function runHeadless(run: Run, phases: Phase[], json: boolean): Promise<number> {
+async function runHeadless({ run, phases, resume }: PreparedRun, json: boolean): Promise<number> {
   const [{ headlessListener }, { execute }] = await Promise.all([import('./headless.js'), import('./runner.js')]);
   run.subscribe(headlessListener({ stdout: process.stdout, stderr: process.stderr }, json));
   const uninstall = installSignals(run);
   try {
-    return await execute(run, phases);
+    return await execute(run, phases, resume);
   } finally {
     uninstall();
   }
 }
 
-async function runWithTui(run: Run, phases: Phase[]): Promise<number> {
+async function runWithTui({ run, phases, resume }: PreparedRun): Promise<number> {
   const [{ render }, React, { createRunStore }, { RunScreen }, { execute }] = await Promise.all([
     import('ink'),
     import('react'),
@@ -157,7 +175,7 @@ async function runWithTui(run: Run, phases: Phase[]): Promise<number> {
   const uninstall = installSignals(run);
   const app = render(React.createElement(RunScreen, { store, controller }), { exitOnCtrlC: false, patchConsole: true });
   try {
-    const exit = await execute(run, phases);
+    const exit = await execute(run, phases, resume);
     // Leave the final frame on screen; a finished run waits for nothing unless the user asked to quit.
     await new Promise((r) => setTimeout(r, quitRequested ? 0 : 50));
     return exit;
@@ -166,6 +184,16 @@ async function runWithTui(run: Run, phases: Phase[]): Promise<number> {
     await app.waitUntilExit().catch(() => undefined);
     uninstall();
   }
+}
+
+/** The trace: every event of the run in its run log and the SQLite index (see src/trace). */
+async function attachRecorder(_prepared: PreparedRun): Promise<{ close(): Promise<void> }> {
+  return { close: async () => {} };
+}
+
+async function runHome(_flags: unknown): Promise<number> {
+  process.stderr.write('factory: the cockpit home is not wired yet\n');
+  return 2;
 }
 
 main().then(

@@ -5,7 +5,9 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { preparePrompt, type CommandFlags, type PreparedRun } from './commands.js';
+import type { PreparedRun } from './commands/prepared.js';
+import { preparePromptRun } from './commands/prompt.js';
+import { openWorkspace, type CommandFlags } from './commands/workspace.js';
 import { UsageError } from './errors.js';
 import { installNode } from './pi/node.js';
 import { factoryRoot } from './pi/resolve.js';
@@ -83,7 +85,10 @@ export async function prepareDemo(flags: CommandFlags): Promise<PreparedRun> {
     if (keep) process.stderr.write(`factory demo: the demo repo is kept at ${repo}\n`);
   };
   try {
-    return await preparePrompt(DEMO_ASK, { ...flags, model: agent.route }, { env: { ...process.env, ...agent.env }, cwd: repo, close });
+    const demoFlags = { ...flags, model: agent.route, config: undefined };
+    const ws = await openWorkspace(demoFlags, { env: { ...process.env, ...agent.env }, cwd: repo });
+    const prepared = await preparePromptRun(ws, { ask: DEMO_ASK, model: agent.route, retries: flags.retries }, demoFlags);
+    return { ...prepared, close };
   } catch (error) {
     await close();
     throw error;

@@ -91,8 +91,12 @@ export class Run {
     return () => this.listeners.delete(listener);
   }
 
+  /** Applied to every event before any listener sees it (the composition root masks secrets here). */
+  filter: (event: RunEvent) => RunEvent = (event) => event;
+
   emit(event: RunEvent): void {
-    for (const listener of this.listeners) listener(event);
+    const shown = this.filter(event);
+    for (const listener of this.listeners) listener(shown);
   }
 
   private phaseFigures(phase: string): PhaseFigures {

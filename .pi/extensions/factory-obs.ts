@@ -74,11 +74,31 @@ export function messageFields(message: unknown): Record<string, unknown> {
   return fields;
 }
 
+/** Names that hold credentials: their values never reach the trace (the factory passes a node only its keys). */
+const SECRET_NAME = /(^|_)(API_?KEY|KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)($|_)/i;
+
+/** The secret values of an environment, longest first (so a value that contains another is masked whole). */
+export function secretValuesOf(env: NodeJS.ProcessEnv): string[] {
+  const values = Object.entries(env)
+    .filter(([name, value]) => SECRET_NAME.test(name) && typeof value === 'string' && value.length >= 6)
+    .map(([, value]) => value as string);
+  return [...new Set(values)].sort((a, b) => b.length - a.length);
+}
+
+/** A serialized record with every secret value (raw or JSON-escaped) replaced by `***`. */
+export function maskSecrets(line: string, secrets: readonly string[]): string {
+  let out = line;
+  for (const secret of secrets) {
+    for (const form of new Set([secret, JSON.stringify(secret).slice(1, -1)])) out = out.split(form).join('***');
+  }
+  return out;
+}
+
 /** Append one line; returns false instead of throwing when the disk says no. */
-export function appendTrace(file: string, record: TraceRecord): boolean {
+export function appendTrace(file: string, record: TraceRecord, secrets: readonly string[] = []): boolean {
   try {
     mkdirSync(path.dirname(file), { recursive: true });
-    appendFileSync(file, `${JSON.stringify(record)}\n`, 'utf8');
+    appendFileSync(file, `${maskSecrets(JSON.stringify(record), secrets)}\n`, 'utf8');
     return true;
   } catch {
     return false;
@@ -91,11 +111,12 @@ type Ctx = { cwd: string; sessionManager: { getSessionId(): string } };
 
 export default function factoryObs(pi: ExtensionAPI): void {
   const identity = identityFrom(process.env);
+  const secrets = secretValuesOf(process.env);
 
   const write = (ctx: Ctx, type: string, fields: () => Record<string, unknown>): void => {
     try {
       const sessionId = ctx.sessionManager.getSessionId();
-      appendTrace(tracePath(traceDir(process.env, ctx.cwd), sessionId), traceRecord(type, sessionId, identity, fields()));
+      appendTrace(tracePath(traceDir(process.env, ctx.cwd), sessionId), traceRecord(type, sessionId, identity, fields()), secrets);
     } catch {
       // An event shape we did not expect must not surface in pi as an extension error.
     }

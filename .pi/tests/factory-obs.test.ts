@@ -8,8 +8,10 @@ import {
   ARG_PREVIEW_CHARS,
   appendTrace,
   identityFrom,
+  maskSecrets,
   messageFields,
   previewArgs,
+  secretValuesOf,
   traceDir,
   tracePath,
   traceRecord,
@@ -59,6 +61,15 @@ describe('trace helpers', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('secret masking', () => {
+  it('masks the values of credential variables, raw and JSON-escaped, longest first', () => {
+    const secrets = secretValuesOf({ OPENROUTER_API_KEY: 'sk-or-123456', GITHUB_TOKEN: 'gh"quoted"tok', HOME: '/root', SHORT_KEY: 'abc', LONG_SECRET: 'sk-or-123456-and-more' });
+    expect(secrets).toEqual(['sk-or-123456-and-more', 'gh"quoted"tok', 'sk-or-123456']);
+    const line = JSON.stringify({ args: { command: 'echo sk-or-123456-and-more sk-or-123456 gh"quoted"tok /root' } });
+    expect(maskSecrets(line, secrets)).toBe(JSON.stringify({ args: { command: 'echo *** *** *** /root' } }));
   });
 });
 

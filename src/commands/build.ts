@@ -1,0 +1,43 @@
+// `factory build <spec>`: adw_build in a workspace, judged by the roster's payload commands.
+import { ADW_NAME, buildPhases } from '../../adws/adw_build.js';
+import { UsageError } from '../errors.js';
+import { gateCommands } from '../roster.js';
+import { Run } from '../runner.js';
+import { preparedRun, type PreparedRun } from './prepared.js';
+import { agentSetup, gateEnv, harnessFor, parseRetries, type CommandFlags, type Workspace } from './workspace.js';
+
+export interface BuildArgs {
+  spec: string;
+  model?: string;
+  retries: number;
+  harness?: string;
+}
+
+export function buildArgs(spec: string | undefined, flags: CommandFlags): BuildArgs {
+  if (!spec || !spec.trim()) throw new UsageError('missing spec: factory build <spec.md>');
+  return { spec, model: flags.model, retries: parseRetries(flags.retries), harness: flags.harness };
+}
+
+export async function prepareBuildRun(ws: Workspace, args: BuildArgs, flags: CommandFlags, run = new Run(ADW_NAME, ws.root)): Promise<PreparedRun> {
+  const setup = agentSetup(ws, 'builder', { ...flags, model: args.model });
+  const harness = await harnessFor(ws);
+  run.args = { ...args };
+  const phases = buildPhases({
+    specPath: args.spec,
+    harness,
+    workspace: ws.paths,
+    cwd: ws.root,
+    retries: args.retries,
+    model: setup.profile.route,
+    fallbackModel: setup.fallbackModel,
+    thinking: setup.profile.thinking,
+    tools: setup.profile.tools,
+    brief: setup.brief,
+    payloadCommands: gateCommands(ws.root, ws.roster),
+    timeoutMs: setup.profile.timeoutMs,
+    limits: setup.profile.limits,
+    env: setup.env,
+    gateEnv: gateEnv(ws),
+  });
+  return preparedRun(ws, run, phases, () => run.results.build);
+}

@@ -1,0 +1,21 @@
+// A run ready to execute, as the composition root receives it from any command.
+import { redactDeep } from '../redact.js';
+import type { Phase, ResumeOptions, Run } from '../runner.js';
+import type { Workspace } from './workspace.js';
+
+export interface PreparedRun {
+  run: Run;
+  phases: Phase[];
+  workspace: Workspace;
+  /** Set for `factory resume`: what the earlier life of the run already did. */
+  resume?: ResumeOptions;
+  /** What goes to stdout once the run is over (the disposed envelope), if anything; already masked. */
+  output(): unknown;
+  close(): Promise<void>;
+}
+
+export function preparedRun(ws: Workspace, run: Run, phases: Phase[], output: () => unknown, close: () => Promise<void> = async () => {}): PreparedRun {
+  // Every event is masked before the screen, the logs, --json or the trace see it.
+  run.filter = (event) => redactDeep(ws.redact, event);
+  return { run, phases, workspace: ws, output: () => redactDeep(ws.redact, output()), close };
+}

@@ -1,0 +1,135 @@
+// Everything a command needs to know about the workspace it runs in, loaded once: where the data lives, the
+// roster, `.env`, the redactor, and the agent harness. Bad input here is a UsageError (exit 2, one line) and
+// nothing has been written yet.
+import fs from 'node:fs';
+import path from 'node:path';
+import { childEnv, loadDotEnv, secretEntries, type DotEnv } from '../env.js';
+import { UsageError } from '../errors.js';
+import { createClaudeHarness } from '../harness/claude.js';
+import { createPiHarness } from '../harness/pi.js';
+import type { Harness } from '../harness/types.js';
+import { resolveWorkspaceRoot, workspacePaths, type WorkspacePaths } from '../paths.js';
+import { factoryRoot, PiUnavailableError, resolvePi } from '../pi/resolve.js';
+import { createRedactor, type Redactor } from '../redact.js';
+import { agentFor, briefFor, fallbackRoute, loadRosterIfPresent, type AgentProfile, type Roster } from '../roster.js';
+import { routeModelFlag } from '../routes.js';
+
+export interface CommandFlags {
+  model?: string;
+  harness?: string;
+  retries: number;
+  cwd?: string;
+  dir?: string;
+  config?: string;
+  ui: boolean;
+  json: boolean;
+}
+
+export const HARNESSES = ['pi', 'claude'];
+
+export interface Workspace {
+  root: string;
+  paths: WorkspacePaths;
+  roster: Roster;
+  dotenv: DotEnv;
+  /** The cockpit's own environment (the real one, or the demo's). */
+  real: NodeJS.ProcessEnv;
+  /** Masks every secret value (from `.env` and secret-looking variables) in what the factory shows or writes. */
+  redact: Redactor;
+  harnessName: 'pi' | 'claude';
+}
+
+/** An agent role as a phase needs it: the routed profile, its environment (the vault rule), its brief. */
+export interface AgentSetup {
+  profile: AgentProfile;
+  env: Record<string, string>;
+  brief?: string;
+  fallbackModel?: string;
+}
+
+function existingDir(dir: string, what: string): string {
+  const abs = path.resolve(dir);
+  let stat;
+  try {
+    stat = fs.statSync(abs);
+  } catch {
+    throw new UsageError(`${what} does not exist: ${abs}`);
+  }
+  if (!stat.isDirectory()) throw new UsageError(`${what} is not a folder: ${abs}`);
+  return abs;
+}
+
+/** Refuse early (before any write) when the runtime data folders could not be written. */
+export function assertWritable(dir: string, what: string): void {
+  let probe = path.resolve(dir);
+  while (!fs.existsSync(probe)) {
+    const parent = path.dirname(probe);
+    if (parent === probe) break;
+    probe = parent;
+  }
+  try {
+    fs.accessSync(probe, fs.constants.W_OK);
+    if (!fs.statSync(probe).isDirectory()) throw new Error('not a folder');
+  } catch {
+    throw new UsageError(`${what} is not writable: ${dir} (check ${probe})`);
+  }
+}
+
+export function parseRetries(value: number): number {
+  if (!Number.isInteger(value) || value < 0 || value > 10) throw new UsageError(`--retries must be an integer from 0 to 10 (got ${value})`);
+  return value;
+}
+
+export async function openWorkspace(flags: CommandFlags, extra: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Workspace> {
+  const harnessFlag = flags.harness;
+  if (harnessFlag !== undefined && !HARNESSES.includes(harnessFlag)) {
+    throw new UsageError(`unknown harness ${JSON.stringify(harnessFlag)} (available: ${HARNESSES.join(', ')})`);
+  }
+  parseRetries(flags.retries);
+  const cwd = existingDir(extra.cwd ?? flags.cwd ?? process.cwd(), '--cwd');
+  const root = resolveWorkspaceRoot(cwd);
+  const paths = workspacePaths(root);
+  const roster = await loadRosterIfPresent(root, flags.config);
+  assertWritable(paths.sessionsDir, 'session folder');
+  assertWritable(paths.schemasDir, 'schema folder');
+  const real = extra.env ?? process.env;
+  const dotenv = loadDotEnv(root, real);
+  for (const warning of dotenv.warnings) process.stderr.write(`factory: ${warning}\n`);
+  const profiles = Object.keys(roster.agents).map((role) => agentFor(roster, role).auth).filter((a) => a !== undefined);
+  const secrets = secretEntries(real, dotenv, profiles.length > 0 ? { keys: profiles.flatMap((p) => p.keys) } : undefined);
+  return { root, paths, roster, dotenv, real, redact: createRedactor(secrets), harnessName: (harnessFlag ?? roster.harness) as 'pi' | 'claude' };
+}
+
+export function agentSetup(ws: Workspace, role: string, flags: CommandFlags): AgentSetup {
+  const written = ws.roster.agents[role];
+  let model: string | undefined;
+  if (flags.model !== undefined) {
+    const routed = routeModelFlag(flags.model, { gateway: ws.roster.gateway, direct: written?.auth?.direct ?? false });
+    if ('motif' in routed) throw new UsageError(routed.motif);
+    model = flags.model.trim();
+  }
+  const profile = agentFor(ws.roster, role, { model });
+  const env = childEnv({ real: ws.real, dotenv: ws.dotenv, profile: profile.auth });
+  return {
+    profile,
+    env,
+    brief: briefFor(ws.root, role, factoryRoot()),
+    fallbackModel: fallbackRoute(ws.roster) ?? ws.real.FACTORY_FALLBACK_MODEL,
+  };
+}
+
+/** Gate commands and git get the allowlist only: no provider key, ever. */
+export function gateEnv(ws: Workspace): Record<string, string> {
+  return childEnv({ real: ws.real, dotenv: ws.dotenv, profile: { keys: [] } });
+}
+
+export async function harnessFor(ws: Workspace): Promise<Harness> {
+  if (ws.harnessName === 'claude') return createClaudeHarness({});
+  const env = ws.roster.pi && !ws.real.FACTORY_PI ? { ...ws.real, FACTORY_PI: ws.roster.pi } : ws.real;
+  try {
+    return createPiHarness(await resolvePi({ env, factoryRoot: factoryRoot() }));
+  } catch (error) {
+    if (error instanceof PiUnavailableError) throw new UsageError(error.message);
+    throw error;
+  }
+}

@@ -1,0 +1,222 @@
+// The roster (`adws/adw_config/factory.config.yaml`): which model does what, with which tools, budget and keys.
+// Start-up matters: `yaml` (~20 ms) and `zod` (~50 ms, via rosterSchema.ts) are imported only when a roster
+// file is actually read, so a repository without one never loads either.
+import fs from 'node:fs';
+import path from 'node:path';
+import { UsageError, errorMessage } from './errors.js';
+import type { GateCommand } from './gates.js';
+import type { Limits } from './harness/types.js';
+import { route } from './routes.js';
+
+export const ROSTER_FILE = path.join('adws', 'adw_config', 'factory.config.yaml');
+export const BRIEFS_DIR = path.join('adws', 'adw_config', 'briefs');
+
+/** pi's thinking levels (pi 0.85.1 `--thinking` also accepts `max`, checked in its cli/args.js). */
+export const THINKING_LEVELS = ['off', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'] as const;
+/** pi's built-in tools a roster may list; `report_phase` is the factory's own and is always added by the core. */
+export const KNOWN_TOOLS = ['read', 'bash', 'edit', 'write', 'grep', 'find', 'ls'] as const;
+export const ROLE_PATTERN = /^[a-z][a-z0-9_-]*$/;
+
+// The keys each level of the YAML accepts (named in the motif of an unknown key).
+export const ROSTER_KEYS = ['gateway', 'harness', 'pi', 'fallback_model', 'payload', 'agents'] as const;
+export const PAYLOAD_KEYS = ['dir', 'commands'] as const;
+export const COMMAND_KEYS = ['run', 'timeout'] as const;
+export const AGENT_KEYS = ['model', 'thinking', 'tools', 'timeout', 'limits', 'auth'] as const;
+export const LIMIT_KEYS = ['max_turns', 'max_tool_calls', 'max_cost_usd'] as const;
+export const AUTH_KEYS = ['keys', 'direct'] as const;
+
+export type ThinkingLevel = (typeof THINKING_LEVELS)[number];
+export type ToolName = (typeof KNOWN_TOOLS)[number];
+export type HarnessName = 'pi' | 'claude';
+
+export const DEFAULT_COMMAND_TIMEOUT_SECONDS = 600;
+const DEFAULT_AGENT_TIMEOUT_SECONDS = 600;
+const READ_ONLY_TOOLS: ToolName[] = ['read', 'grep', 'find', 'ls', 'bash'];
+
+/** What a role gets when the roster says nothing about it: the prompter explores, the builder edits. */
+const ROLE_DEFAULTS: Record<string, { tools: ToolName[]; timeoutSeconds: number }> = {
+  prompter: { tools: READ_ONLY_TOOLS, timeoutSeconds: 600 },
+  builder: { tools: [...KNOWN_TOOLS], timeoutSeconds: 1800 },
+};
+
+export interface PayloadCommand {
+  run: string;
+  timeoutSeconds: number;
+}
+
+/** A role as written in the roster (every field optional); `agentFor` fills the defaults. */
+export interface AgentConfig {
+  model?: string;
+  thinking?: ThinkingLevel;
+  tools?: ToolName[];
+  timeoutSeconds?: number;
+  limits?: Limits;
+  /** Present = an auth profile: the vault closes and the node gets only these keys. */
+  auth?: { keys: string[]; direct: boolean };
+}
+
+export interface Roster {
+  /** The file it was read from; undefined for the built-in defaults. */
+  file?: string;
+  /** Gateway provider prefixed to registry ids (`openrouter`); '' = ids are pi routes already. */
+  gateway: string;
+  harness: HarnessName;
+  /** The pi executable (path or name), like FACTORY_PI. */
+  pi?: string;
+  /** Registry id of the provider-outage fallback. */
+  fallbackModel?: string;
+  /** Payload gates: commands run in `dir` (relative to the workspace root). */
+  payload: { dir: string; commands: PayloadCommand[] };
+  agents: Record<string, AgentConfig>;
+}
+
+/** An agent ready for `agentPhase`: defaults filled, the model routed. */
+export interface AgentProfile {
+  role: string;
+  /** Registry id as written (or as given by `--model`); undefined = pi's default model. */
+  model?: string;
+  /** What pi receives in `--model`. */
+  route?: string;
+  direct: boolean;
+  thinking?: ThinkingLevel;
+  tools: ToolName[];
+  timeoutMs: number;
+  limits: Limits;
+  /** Undefined = no profile: the `.env` vault stays open. `{keys: []}` = closed, nothing put back. */
+  auth?: { keys: string[] };
+}
+
+/** An invalid or unreadable roster: one line, `<file>: <path>: <reason>`; the CLI exits 2 before any call. */
+export class RosterError extends UsageError {}
+
+export function rosterPath(root: string, override?: string): string {
+  return override ? path.resolve(override) : path.join(root, ROSTER_FILE);
+}
+
+/** What applies when a repository has no roster: no gateway (ids are pi routes), pi, no payload gate. */
+export function defaultRoster(): Roster {
+  return { gateway: '', harness: 'pi', payload: { dir: '.', commands: [] }, agents: {} };
+}
+
+function yamlMotif(error: unknown): string {
+  const e = error as { message?: string; linePos?: Array<{ line: number; col: number }> };
+  const first = (e.message ?? errorMessage(error)).split('\n')[0]?.replace(/ at line \d+, column \d+:?\s*$/, '').trim();
+  const at = e.linePos?.[0];
+  return at ? `YAML syntax error at line ${at.line}, column ${at.col}: ${first}` : `YAML syntax error: ${first}`;
+}
+
+/** Reads, parses and validates a roster file. Throws RosterError (one line) on any problem. */
+export async function loadRoster(file: string): Promise<Roster> {
+  const abs = path.resolve(file);
+  let text: string;
+  try {
+    text = fs.readFileSync(abs, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new RosterError(code === 'ENOENT' ? `roster not found: ${abs}` : `${abs}: unreadable (${code ?? errorMessage(error)})`);
+  }
+  const [{ parse }, { validateRoster }] = await Promise.all([import('yaml'), import('./rosterSchema.js')]);
+  let data: unknown;
+  try {
+    data = parse(text);
+  } catch (error) {
+    throw new RosterError(`${abs}: ${yamlMotif(error)}`);
+  }
+  const checked = validateRoster(data ?? {}); // an empty file is an empty roster: the defaults apply
+  if (!checked.ok) throw new RosterError(`${abs}: ${checked.motif}`);
+  const raw = checked.roster;
+  const agents: Record<string, AgentConfig> = {};
+  for (const [role, a] of Object.entries(raw.agents ?? {})) {
+    const limits: Limits = {};
+    if (a.limits?.max_turns !== undefined) limits.maxTurns = a.limits.max_turns;
+    if (a.limits?.max_tool_calls !== undefined) limits.maxToolCalls = a.limits.max_tool_calls;
+    if (a.limits?.max_cost_usd !== undefined) limits.maxCostUsd = a.limits.max_cost_usd;
+    agents[role] = {
+      model: a.model,
+      thinking: a.thinking,
+      tools: a.tools ? [...new Set(a.tools)] : undefined,
+      timeoutSeconds: a.timeout,
+      limits: a.limits ? limits : undefined,
+      auth: a.auth ? { keys: [...new Set(a.auth.keys ?? [])], direct: a.auth.direct ?? false } : undefined,
+    };
+  }
+  return {
+    file: abs,
+    gateway: raw.gateway ?? '',
+    harness: raw.harness ?? 'pi',
+    pi: raw.pi?.trim(),
+    fallbackModel: raw.fallback_model,
+    payload: {
+      dir: raw.payload?.dir ?? '.',
+      commands: (raw.payload?.commands ?? []).map((c) => ({ run: c.run, timeoutSeconds: c.timeout ?? DEFAULT_COMMAND_TIMEOUT_SECONDS })),
+    },
+    agents,
+  };
+}
+
+/**
+ * The roster that applies to a workspace: `--config` (must exist), else the repository's roster file when
+ * there is one, else the defaults — in which case neither yaml nor zod is ever imported.
+ */
+export async function loadRosterIfPresent(root: string, override?: string): Promise<Roster> {
+  const file = rosterPath(root, override);
+  if (!override && !fs.existsSync(file)) return defaultRoster();
+  return loadRoster(file);
+}
+
+/**
+ * A role's profile with the defaults filled and its model routed through the gateway. `overrides.model`
+ * (`--model` on the command line) replaces the roster's model and is routed the same way, with the role's
+ * `direct` flag.
+ */
+export function agentFor(roster: Roster, role: string, overrides: { model?: string } = {}): AgentProfile {
+  const written = roster.agents[role] ?? {};
+  const defaults = ROLE_DEFAULTS[role] ?? { tools: READ_ONLY_TOOLS, timeoutSeconds: DEFAULT_AGENT_TIMEOUT_SECONDS };
+  const direct = written.auth?.direct ?? false;
+  const model = overrides.model ?? written.model;
+  return {
+    role,
+    model,
+    route: model === undefined ? undefined : route(model, { gateway: roster.gateway, direct }),
+    direct,
+    thinking: written.thinking,
+    tools: [...(written.tools ?? defaults.tools)],
+    timeoutMs: (written.timeoutSeconds ?? defaults.timeoutSeconds) * 1000,
+    limits: { ...written.limits },
+    auth: written.auth ? { keys: [...written.auth.keys] } : undefined,
+  };
+}
+
+/** The fallback model's pi route (through the gateway), if the roster names one. */
+export function fallbackRoute(roster: Roster): string | undefined {
+  return roster.fallbackModel === undefined ? undefined : route(roster.fallbackModel, { gateway: roster.gateway });
+}
+
+/** Absolute folder the payload commands run in. */
+export function payloadDir(root: string, roster: Roster): string {
+  return path.resolve(root, roster.payload.dir);
+}
+
+/** The payload commands as the gates run them (`bash -c` in the payload folder, with their timeouts). */
+export function gateCommands(root: string, roster: Roster): GateCommand[] {
+  const cwd = payloadDir(root, roster);
+  return roster.payload.commands.map((c) => ({ run: c.run, cwd, timeoutMs: c.timeoutSeconds * 1000 }));
+}
+
+/**
+ * A role's brief (`adws/adw_config/briefs/<role>.md`) from the workspace, else from `fallbackRoot` (the
+ * factory's own briefs serve a repository that ships none). Undefined when there is none or it is blank.
+ */
+export function briefFor(root: string, role: string, fallbackRoot?: string): string | undefined {
+  if (!ROLE_PATTERN.test(role)) return undefined; // a role never walks out of the briefs folder
+  for (const base of fallbackRoot ? [root, fallbackRoot] : [root]) {
+    let text: string;
+    try {
+      text = fs.readFileSync(path.join(base, BRIEFS_DIR, `${role}.md`), 'utf8');
+    } catch {
+      continue;
+    }
+    if (text.trim() !== '') return text.trim();
+  }
+  return undefined;
+}
