@@ -5,24 +5,27 @@
 //   │
 //   ⠹ code  dispose  0.3s
 //
+// A gates phase also shows its gate chips (GateChips.tsx); a judge that sent its phase back waits as ↻.
+//
 // Pure view: phases and the screen clock come in as props; every line truncates instead of wrapping.
 
 import React from 'react';
 import { Box, Text } from 'ink';
 import type { PhaseState } from '../state/runStore.js';
 import { formatCost, formatSeconds, formatTokens, oneLine } from './format.js';
+import { GateChips, gateChipsHeight, gateMotifLines } from './GateChips.js';
 import { Spinner } from './Spinner.js';
 import { CONNECTOR, kindColor, statusColor, statusGlyph } from './theme.js';
 
 const BADGE_WIDTH = 5; // 'agent'
 const MAX_NAME_WIDTH = 24;
 
-/** Seconds to show for a phase: measured when finished, ticking from startedAt while live. */
+/** Seconds to show for a phase: measured when finished, ticking from startedAt (after its earlier runs) while live. */
 export function phaseSeconds(phase: PhaseState, now: number): number | undefined {
   if (phase.seconds !== undefined) return phase.seconds;
   if (phase.startedAt === undefined) return undefined;
   const end = phase.finishedAt ?? now;
-  return Math.max(0, (end - phase.startedAt) / 1000);
+  return (phase.earlierSeconds ?? 0) + Math.max(0, (end - phase.startedAt) / 1000);
 }
 
 function showsAttempt(phase: PhaseState): boolean {
@@ -40,6 +43,7 @@ export function phaseDetails(phase: PhaseState, now: number): string[] {
     details.push(`${formatTokens(phase.tokens)} tok`);
     details.push(formatCost(phase.cost));
   }
+  if (phase.sentBack) details.push('sent back');
   return details;
 }
 
@@ -47,7 +51,10 @@ export function phaseDetails(phase: PhaseState, now: number): string[] {
 export function motifLine(phase: PhaseState): string | undefined {
   if (phase.motif === undefined) return undefined;
   if (phase.status === 'pending' || phase.status === 'skipped') return undefined;
+  // A red gate already says why under its chip: the phase's motif (built from the same reports) would repeat it.
+  if (gateMotifLines(phase.gates ?? []).length > 0) return undefined;
   const motif = oneLine(phase.motif);
+  if (phase.sentBack) return `sent back: ${motif}`;
   if (phase.motifAttempt !== undefined) return `attempt ${phase.motifAttempt}/${phase.attempts} failed: ${motif}`;
   return motif;
 }
@@ -72,6 +79,7 @@ function PhaseNode({ phase, now, nameWidth, last }: { phase: PhaseState; now: nu
         </Text>
         {details.length > 0 ? <Text dimColor={muted}>{`  ${details.join('  ')}`}</Text> : null}
       </Text>
+      <GateChips gates={phase.gates} rail={rail} />
       {motif !== undefined ? (
         <Text wrap="truncate-end" dimColor>
           <Text color="gray">{rail}</Text>
@@ -97,5 +105,6 @@ export function PhaseGraph({ phases, now }: { phases: readonly PhaseState[]; now
 /** Rows the graph occupies, for the screen's height budget. */
 export function phaseGraphHeight(phases: readonly PhaseState[]): number {
   const motifs = phases.filter((phase) => motifLine(phase) !== undefined).length;
-  return Math.max(0, phases.length * 2 - 1) + motifs;
+  const chips = phases.reduce((rows, phase) => rows + gateChipsHeight(phase.gates), 0);
+  return Math.max(0, phases.length * 2 - 1) + motifs + chips;
 }

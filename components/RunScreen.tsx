@@ -1,16 +1,17 @@
 // The run screen: header, phase graph, activity tail of the current phase, totals, status and key help.
-// It reads the run store, owns the screen's one clock and the one input hook, and sends intents to the
-// controller the core implements. The composition root renders it with `exitOnCtrlC: false`:
+// RunScreen reads the run store, owns the screen's one clock and the one input hook, and sends intents to
+// the controller the core implements; RunView is its drawing, shared with the home's read-only replay.
+// The composition root renders it with `exitOnCtrlC: false`:
 //   render(<RunScreen store={store} controller={controller} />, { exitOnCtrlC: false })
 
 import React from 'react';
 import { Box, Text } from 'ink';
 import { useStore } from 'zustand';
 import { dispatchRunIntent, runModeOf, type RunController } from '../state/controller.js';
-import { currentPhaseOf, type RunStore } from '../state/runStore.js';
+import { currentPhaseOf, type RunState, type RunStore } from '../state/runStore.js';
 import { ActivityTail } from './ActivityTail.js';
 import { KeyHelp } from './KeyHelp.js';
-import { RUN_KEYS } from './keymap.js';
+import { RUN_KEYS, type KeyTable } from './keymap.js';
 import { tailHeight } from './layout.js';
 import { PhaseGraph, phaseGraphHeight } from './PhaseGraph.js';
 import { SPINNER_INTERVAL_MS } from './theme.js';
@@ -55,6 +56,55 @@ export function RunHeader({ adwName, adwId, cwd }: { adwName?: string; adwId?: s
   );
 }
 
+export interface RunViewProps {
+  run: RunState;
+  /** The screen clock (spinners, live durations). */
+  now: number;
+  /** The key table whose help line is shown: the live run's mode, or the replay's keys. */
+  help: KeyTable<string>;
+  statusLine?: string;
+  /** A dimmed line under the header, e.g. that this is a replay. */
+  note?: string;
+  columns: number;
+  rows?: number;
+}
+
+/**
+ * The run screen's drawing, with no input and no timer of its own: the live RunScreen feeds it the run
+ * store, the home feeds it a run replayed from its recorded events (read-only, its own keys).
+ */
+export function RunView({ run, now, help, statusLine, note, columns, rows }: RunViewProps): React.JSX.Element {
+  const current = currentPhaseOf(run);
+  const noteRows = note !== undefined ? 1 : 0;
+  return (
+    <Box flexDirection="column" width={columns}>
+      <RunHeader adwName={run.adwName} adwId={run.adwId} cwd={run.cwd} />
+      {note !== undefined ? (
+        <Text dimColor wrap="truncate-end">
+          {note}
+        </Text>
+      ) : null}
+      <Box marginTop={1} flexDirection="column">
+        <PhaseGraph phases={run.phases} now={now} />
+      </Box>
+      {current !== undefined ? (
+        <Box marginTop={1} flexDirection="column">
+          <ActivityTail phase={current} height={tailHeight(rows, phaseGraphHeight(run.phases) + noteRows)} />
+        </Box>
+      ) : null}
+      <Box marginTop={1} flexDirection="column">
+        <Totals run={run} now={now} />
+        {statusLine !== undefined ? (
+          <Text color="yellow" wrap="truncate-end">
+            {statusLine}
+          </Text>
+        ) : null}
+        <KeyHelp table={help} />
+      </Box>
+    </Box>
+  );
+}
+
 export function RunScreen({ store, controller }: RunScreenProps): React.JSX.Element {
   const run = useStore(store);
   const { columns, rows } = useTerminalSize();
@@ -67,27 +117,5 @@ export function RunScreen({ store, controller }: RunScreenProps): React.JSX.Elem
     (intent) => dispatchRunIntent(store, controller, intent),
   );
 
-  const current = currentPhaseOf(run);
-  return (
-    <Box flexDirection="column" width={columns}>
-      <RunHeader adwName={run.adwName} adwId={run.adwId} cwd={run.cwd} />
-      <Box marginTop={1} flexDirection="column">
-        <PhaseGraph phases={run.phases} now={now} />
-      </Box>
-      {current !== undefined ? (
-        <Box marginTop={1} flexDirection="column">
-          <ActivityTail phase={current} height={tailHeight(rows, phaseGraphHeight(run.phases))} />
-        </Box>
-      ) : null}
-      <Box marginTop={1} flexDirection="column">
-        <Totals run={run} now={now} />
-        {run.ui.statusLine !== undefined ? (
-          <Text color="yellow" wrap="truncate-end">
-            {run.ui.statusLine}
-          </Text>
-        ) : null}
-        <KeyHelp table={RUN_KEYS[mode]} />
-      </Box>
-    </Box>
-  );
+  return <RunView run={run} now={now} help={RUN_KEYS[mode]} statusLine={run.ui.statusLine} columns={columns} rows={rows} />;
 }

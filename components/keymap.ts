@@ -3,7 +3,7 @@
 // they can not drift apart. No other file compares key literals.
 
 import type { Key } from 'ink';
-import type { RunIntent, RunMode } from '../state/controller.js';
+import type { HomeIntent, HomeMode, RunIntent, RunMode } from '../state/controller.js';
 
 /** A normalised key name: a printable character ('q'), or a named key ('escape', 'ctrl+c', 'left'…). */
 export type KeyName = string;
@@ -40,7 +40,33 @@ export const RUN_KEYS: Readonly<Record<RunMode, KeyTable<RunIntent>>> = {
   quitting: [],
 };
 
-export const KEYMAPS = { run: RUN_KEYS } as const;
+const HOME_QUIT: Binding<HomeIntent> = { keys: ['q', 'ctrl+c'], intent: 'quit', help: 'quit' };
+
+/**
+ * Home screen (`factory` with no arguments): nothing runs here, so `q` and Ctrl-C quit at once. In a
+ * replayed run, `q` goes back to the list like esc (the run is only being read), Ctrl-C still quits.
+ * `r` is bound wherever a run is selected; the home store refuses it for a run that is not failed or
+ * interrupted, and says why.
+ */
+export const HOME_KEYS: Readonly<Record<HomeMode, KeyTable<HomeIntent>>> = {
+  loading: [HOME_QUIT],
+  empty: [HOME_QUIT],
+  list: [
+    { keys: ['up', 'k'], intent: 'up', help: 'up' },
+    { keys: ['down', 'j'], intent: 'down', help: 'down' },
+    { keys: ['return'], intent: 'open', help: 'open' },
+    { keys: ['r'], intent: 'resume', help: 'resume' },
+    HOME_QUIT,
+  ],
+  replay: [
+    { keys: ['escape', 'q'], intent: 'back', help: 'back to runs' },
+    { keys: ['r'], intent: 'resume', help: 'resume' },
+    { keys: ['ctrl+c'], intent: 'quit', help: 'quit' },
+  ],
+  quitting: [],
+};
+
+export const KEYMAPS = { run: RUN_KEYS, home: HOME_KEYS } as const;
 export type ScreenName = keyof typeof KEYMAPS;
 
 const NAMED_KEYS: ReadonlyArray<[keyof Key, KeyName]> = [

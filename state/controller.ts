@@ -2,6 +2,8 @@
 // `dispatchRunIntent` records what the user asked in the store's UI state, then calls the controller that
 // the core implements. Nothing here spawns or kills anything itself.
 
+import type { RunEvent } from '../src/events.js';
+import type { HomeState, HomeStore } from './homeStore.js';
 import type { RunState, RunStore } from './runStore.js';
 
 /** Implemented by the core (composition root, src/cli.tsx). */
@@ -60,6 +62,124 @@ export function dispatchRunIntent(store: RunStore, controller: RunController, in
     default: {
       const unreachable: never = intent;
       throw new Error(`unknown run intent ${String(unreachable)}`);
+    }
+  }
+}
+
+// ── The cockpit home (`factory` with no arguments): the recent runs list and a run replayed from its events.
+
+/** How a run ended, or that it still runs (as the trace store reports it). */
+export type RunRowStatus = 'running' | 'green' | 'failed' | 'interrupted' | 'infrastructure';
+
+/**
+ * One line of the runs list. The trace store (src/) produces it; it may declare its own structurally equal
+ * type, since the core never imports state/.
+ */
+export interface RunRow {
+  adwId: string;
+  adwName: string;
+  status: RunRowStatus;
+  /** Phases done over phases planned, e.g. "2/3". */
+  phases: string;
+  tokens: number;
+  cost: number;
+  /** Milliseconds since the epoch. */
+  startedAt: number;
+  finishedAt?: number;
+}
+
+/** Implemented by the core (composition root) on top of the trace store. */
+export interface HomeController {
+  /** Recent runs, newest first. */
+  listRuns(): RunRow[] | Promise<RunRow[]>;
+  /** The run's recorded events, in order, to replay its phase graph. */
+  runEvents(adwId: string): RunEvent[] | Promise<RunEvent[]>;
+  /** Continue a failed or interrupted run live (the composition root then shows its run screen). */
+  resume(adwId: string): void;
+  quit(): void;
+}
+
+export type HomeIntent = 'up' | 'down' | 'open' | 'back' | 'resume' | 'quit';
+
+/**
+ * The home's input modes:
+ * - loading: the runs list has not answered yet;
+ * - empty: no run to show (none yet, or the list could not be read);
+ * - list: rows to move through, open or resume;
+ * - replay: one run's phase graph, read-only;
+ * - quitting: quit() was sent; keys are ignored.
+ */
+export type HomeMode = 'loading' | 'empty' | 'list' | 'replay' | 'quitting';
+
+export function homeModeOf(state: HomeState): HomeMode {
+  if (state.quitting) return 'quitting';
+  if (state.screen === 'run') return 'replay';
+  if (!state.loaded) return 'loading';
+  return state.rows.length === 0 ? 'empty' : 'list';
+}
+
+/** Ask the core for the runs list and fold the answer (or its failure) into the home store. */
+export async function loadRuns(store: HomeStore, controller: HomeController): Promise<void> {
+  try {
+    const rows = await controller.listRuns();
+    store.getState().dispatch({ type: 'rows_loaded', rows });
+  } catch (error) {
+    store.getState().dispatch({ type: 'rows_failed', message: errorText(error) });
+  }
+}
+
+async function loadReplay(store: HomeStore, controller: HomeController, adwId: string): Promise<void> {
+  try {
+    const events = await controller.runEvents(adwId);
+    store.getState().dispatch({ type: 'replay_loaded', adwId, events });
+  } catch (error) {
+    store.getState().dispatch({ type: 'replay_failed', adwId, message: errorText(error) });
+  }
+}
+
+function errorText(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return text.replace(/\s+/g, ' ').trim() || 'unknown error';
+}
+
+/** Apply one home intent: the pure reducer decides, then the controller is called for what it accepted. */
+export function dispatchHomeIntent(store: HomeStore, controller: HomeController, intent: HomeIntent): void {
+  const { dispatch } = store.getState();
+  switch (intent) {
+    case 'up':
+      dispatch({ type: 'move', by: -1 });
+      return;
+    case 'down':
+      dispatch({ type: 'move', by: 1 });
+      return;
+    case 'open': {
+      dispatch({ type: 'open' });
+      const replay = store.getState().replay;
+      if (store.getState().screen === 'run' && replay !== undefined && replay.run === undefined) {
+        void loadReplay(store, controller, replay.adwId);
+      }
+      return;
+    }
+    case 'back':
+      dispatch({ type: 'back' });
+      // A run that was live may have finished meanwhile: the list is read again.
+      void loadRuns(store, controller);
+      return;
+    case 'resume': {
+      const before = store.getState().resuming;
+      dispatch({ type: 'resume' });
+      const after = store.getState().resuming;
+      // Only when the reducer accepted it (a failed or interrupted run), and once per run.
+      if (after !== undefined && after !== before) controller.resume(after);
+      return;
+    }
+    case 'quit':
+      dispatch({ type: 'quit' });
+      controller.quit();
+      return;
+    default: {
+      const unreachable: never = intent;
+      throw new Error(`unknown home intent ${String(unreachable)}`);
     }
   }
 }

@@ -17,6 +17,14 @@ export type TailItem =
   | Activity
   | { kind: 'attempt_failed'; attempt: number; attempts: number; motif: string; willRetry: boolean };
 
+/** One zero-token gate's verdict, as a gates phase reported it (`gate_result`). */
+export interface GateReport {
+  gate: string;
+  ok: boolean;
+  motif?: string;
+  seconds: number;
+}
+
 export interface TailEntry {
   ts: number;
   item: TailItem;
@@ -35,8 +43,13 @@ export interface PhaseState {
   attempts: number;
   startedAt?: number;
   finishedAt?: number;
-  /** Wall time of a finished phase, as measured by the runner. */
+  /** Wall time of a finished phase: its earlier runs plus the last one, as measured by the runner. */
   seconds?: number;
+  /**
+   * Wall time of the phase's earlier runs: a phase sent back by its judge (build re-run after red gates)
+   * runs again, and its clock continues from there instead of restarting at zero.
+   */
+  earlierSeconds?: number;
   /** Phase figures: finished attempts plus the live usage of the running one. */
   tokens: number;
   cost: number;
@@ -47,6 +60,15 @@ export interface PhaseState {
   motif?: string;
   /** Which attempt the motif belongs to (undefined when it is the phase's final motif). */
   motifAttempt?: number;
+  /**
+   * The phase judged an earlier one and sent it back (red gates → build again): it waits, shown ↻ with its
+   * motif, until it runs again.
+   */
+  sentBack?: boolean;
+  /** Gate verdicts of the phase's current (or last) run, in report order. */
+  // The three fields above are optional so that a PhaseState written by hand (tests, other producers)
+  // stays valid; the reducer always sets them.
+  gates?: GateReport[];
   sessionId?: string;
   model?: string;
   activity: TailEntry[];
@@ -105,8 +127,20 @@ function newPhase(name: string, kind: PhaseKind, attempts: number): PhaseState {
     cost: 0,
     settledTokens: 0,
     settledCost: 0,
+    earlierSeconds: 0,
+    sentBack: false,
+    gates: [],
     activity: [],
   };
+}
+
+/** Add or replace (same gate name: a report repeated by a replay) one gate verdict. */
+function withGate(gates: readonly GateReport[], report: GateReport): GateReport[] {
+  const index = gates.findIndex((gate) => gate.gate === report.gate);
+  if (index === -1) return [...gates, report];
+  const next = gates.slice();
+  next[index] = report;
+  return next;
 }
 
 /** Totals are derived from the phases, never accumulated, so a phase_ok can not count twice. */
@@ -172,6 +206,15 @@ export function reduceRun(state: RunState, event: RunEvent): RunState {
           status: 'running',
           attempt: Math.max(1, phase.attempt),
           startedAt: event.ts,
+          // A phase that ran before runs again (its judge sent the build back, or it is the judge):
+          // the clock continues from its earlier runs, and this run's gates start a fresh list.
+          earlierSeconds: phase.seconds ?? phase.earlierSeconds ?? 0,
+          seconds: undefined,
+          finishedAt: undefined,
+          sentBack: false,
+          gates: [],
+          // A code phase starts over with no attempt of its own to remember: its old verdict is done with.
+          ...(event.kind === 'code' ? { motif: undefined, motifAttempt: undefined } : {}),
         })),
         currentPhase: event.phase,
       };
@@ -206,7 +249,20 @@ export function reduceRun(state: RunState, event: RunEvent): RunState {
           : phase,
       );
 
-    case 'attempt_failed':
+    case 'attempt_failed': {
+      // A retry with no attempt of its own left is a judge sending an earlier phase back: this one waits,
+      // its clock stopped, until it runs again. Otherwise a retry is this phase's next attempt.
+      const sentBack = event.willRetry && event.attempt >= event.attempts;
+      const next = (phase: PhaseState): Partial<PhaseState> => {
+        if (sentBack) {
+          const ran = phase.startedAt !== undefined ? Math.max(0, event.ts - phase.startedAt) / 1000 : 0;
+          return { status: 'retrying', attempt: event.attempt, finishedAt: event.ts, seconds: (phase.earlierSeconds ?? 0) + ran };
+        }
+        return event.willRetry ? { status: 'retrying', attempt: event.attempt + 1 } : { attempt: event.attempt };
+      };
+      const item: TailItem = sentBack
+        ? { kind: 'note', text: `sent back: ${event.motif}` }
+        : { kind: 'attempt_failed', attempt: event.attempt, attempts: event.attempts, motif: event.motif, willRetry: event.willRetry };
       return updatePhase(state, event.phase, undefined, (phase) => ({
         ...phase,
         // The failed attempt's last usage becomes part of the phase for good.
@@ -215,18 +271,11 @@ export function reduceRun(state: RunState, event: RunEvent): RunState {
         motif: event.motif,
         motifAttempt: event.attempt,
         attempts: event.attempts,
-        ...(event.willRetry ? { status: 'retrying' as const, attempt: event.attempt + 1 } : { attempt: event.attempt }),
-        activity: pushTail(phase.activity, {
-          ts: event.ts,
-          item: {
-            kind: 'attempt_failed',
-            attempt: event.attempt,
-            attempts: event.attempts,
-            motif: event.motif,
-            willRetry: event.willRetry,
-          },
-        }),
+        sentBack,
+        ...next(phase),
+        activity: pushTail(phase.activity, { ts: event.ts, item }),
       }));
+    }
 
     case 'phase_ok':
       return updatePhase(state, event.phase, event.kind, (phase) => ({
@@ -236,7 +285,7 @@ export function reduceRun(state: RunState, event: RunEvent): RunState {
         attempt: event.attempt,
         attempts: event.attempts,
         finishedAt: event.ts,
-        seconds: event.seconds,
+        seconds: (phase.earlierSeconds ?? 0) + event.seconds,
         tokens: event.tokens,
         cost: event.cost,
         settledTokens: event.tokens,
@@ -252,11 +301,12 @@ export function reduceRun(state: RunState, event: RunEvent): RunState {
         attempt: Math.max(phase.attempt, 1),
         attempts: event.attempts,
         finishedAt: event.ts,
-        seconds: event.seconds,
+        seconds: (phase.earlierSeconds ?? 0) + event.seconds,
         tokens: event.tokens,
         cost: event.cost,
         settledTokens: event.tokens,
         settledCost: event.cost,
+        sentBack: false,
         motif: event.motif,
         motifAttempt: undefined,
         sessionId: event.sessionId ?? phase.sessionId,
@@ -265,6 +315,8 @@ export function reduceRun(state: RunState, event: RunEvent): RunState {
     case 'run_finished': {
       const phases = state.phases.map((phase): PhaseState => {
         if (phase.status === 'pending') return { ...phase, status: 'skipped' };
+        // A judge still waiting for the phase it sent back: its last verdict stands (red), with its motif.
+        if (phase.sentBack) return { ...phase, status: 'failed', sentBack: false, motifAttempt: undefined };
         // A phase still live when the run ends was cut short (Ctrl-C, crash of the core).
         if (isLive(phase)) {
           return {
@@ -296,7 +348,15 @@ export function reduceRun(state: RunState, event: RunEvent): RunState {
     }
 
     case 'gate_result':
-      return state; // shown by the gates view (issue 3), not yet drawn
+      return updatePhase(state, event.phase, 'code', (phase) => ({
+        ...phase,
+        gates: withGate(phase.gates ?? [], {
+          gate: event.gate,
+          ok: event.ok,
+          ...(event.motif !== undefined ? { motif: event.motif } : {}),
+          seconds: event.seconds,
+        }),
+      }));
 
     default: {
       const unreachable: never = event;

@@ -282,3 +282,112 @@ describe('a finished run on screen', () => {
     expect(currentPhaseOf(done)?.name).toBe('prompt');
   });
 });
+
+describe('gates and a build sent back by them', () => {
+  const buildStarted = ev('run_started', 0, {
+    adwName: 'adw_build',
+    cwd: '/home/dev/payload',
+    phases: [
+      { name: 'check', kind: 'code', attempts: 1 },
+      { name: 'build', kind: 'agent', attempts: 3 },
+      { name: 'gates', kind: 'code', attempts: 1 },
+    ],
+  });
+  const MOTIF = 'npm test exited 1: FAIL test/sum.test.js expected 3, received 4';
+  // The runner's sequence when the gates are red once: gates fail with willRetry (no attempt of their own
+  // left), the build starts again on its attempt 2, then the gates run again.
+  const firstRound = [
+    buildStarted,
+    ev('phase_started', 1, { phase: 'check', kind: 'code' }),
+    ev('attempt_started', 1, { phase: 'check', attempt: 1, attempts: 1 }),
+    ev('phase_ok', 2, { phase: 'check', kind: 'code', attempt: 1, attempts: 1, seconds: 0.001, tokens: 0, cost: 0 }),
+    ev('phase_started', 3, { phase: 'build', kind: 'agent' }),
+    ev('attempt_started', 3, { phase: 'build', attempt: 1, attempts: 3, sessionId: 's-build' }),
+    ev('usage', 4000, { phase: 'build', tokens: 1000, cost: 0.01 }),
+    ev('phase_ok', 5003, { phase: 'build', kind: 'agent', attempt: 1, attempts: 3, seconds: 5, tokens: 1000, cost: 0.01, sessionId: 's-build' }),
+    ev('phase_started', 5004, { phase: 'gates', kind: 'code' }),
+    ev('attempt_started', 5004, { phase: 'gates', attempt: 1, attempts: 1 }),
+    ev('gate_result', 5010, { phase: 'gates', gate: 'changed files', ok: true, seconds: 0.006 }),
+    ev('gate_result', 6504, { phase: 'gates', gate: 'npm test', ok: false, motif: MOTIF, seconds: 1.5 }),
+    ev('attempt_failed', 6504, { phase: 'gates', attempt: 1, attempts: 1, motif: MOTIF, willRetry: true }),
+  ];
+
+  it('gate_result events build the phase gate list, in report order', () => {
+    const state = fold(firstRound.slice(0, 12));
+    expect(phase(state, 'gates').gates).toEqual([
+      { gate: 'changed files', ok: true, seconds: 0.006 },
+      { gate: 'npm test', ok: false, motif: MOTIF, seconds: 1.5 },
+    ]);
+    expect(phase(state, 'build').gates).toEqual([]);
+  });
+
+  it('red gates wait as retrying with their motif, their clock stopped, while the build is ok', () => {
+    const state = fold(firstRound);
+    expect(phase(state, 'gates')).toMatchObject({ status: 'retrying', sentBack: true, motif: MOTIF, attempt: 1, seconds: 1.5, finishedAt: T0 + 6504 });
+    expect(phase(state, 'build')).toMatchObject({ status: 'ok', attempt: 1, seconds: 5 });
+  });
+
+  it('the build runs again on attempt 2/3 in its session, its figures and clock going on from the first run', () => {
+    const state = fold([
+      ...firstRound,
+      ev('phase_started', 6505, { phase: 'build', kind: 'agent' }),
+      ev('attempt_started', 6505, { phase: 'build', attempt: 2, attempts: 3, sessionId: 's-build' }),
+      ev('usage', 7000, { phase: 'build', tokens: 400, cost: 0.004 }),
+    ]);
+    const build = phase(state, 'build');
+    expect(build).toMatchObject({ status: 'running', attempt: 2, attempts: 3, sessionId: 's-build', tokens: 1400, earlierSeconds: 5, startedAt: T0 + 6505 });
+    expect(build.seconds).toBeUndefined();
+    expect(build.finishedAt).toBeUndefined();
+    expect(state.currentPhase).toBe('build');
+    // The gates still wait, ↻ with their verdict, until they run again.
+    expect(phase(state, 'gates')).toMatchObject({ status: 'retrying', sentBack: true, motif: MOTIF });
+    expect(phase(state, 'gates').gates).toHaveLength(2);
+    expect(state.totals.tokens).toBe(1400);
+  });
+
+  it('the gates run again with a fresh list and no stale motif; the run ends green', () => {
+    const state = fold([
+      ...firstRound,
+      ev('phase_started', 6505, { phase: 'build', kind: 'agent' }),
+      ev('attempt_started', 6505, { phase: 'build', attempt: 2, attempts: 3, sessionId: 's-build' }),
+      ev('phase_ok', 9505, { phase: 'build', kind: 'agent', attempt: 2, attempts: 3, seconds: 3, tokens: 1400, cost: 0.014, sessionId: 's-build' }),
+      ev('phase_started', 9506, { phase: 'gates', kind: 'code' }),
+      ev('attempt_started', 9506, { phase: 'gates', attempt: 1, attempts: 1 }),
+    ]);
+    expect(phase(state, 'build')).toMatchObject({ status: 'ok', attempt: 2, seconds: 8, tokens: 1400 });
+    const gates = phase(state, 'gates');
+    expect(gates).toMatchObject({ status: 'running', sentBack: false, gates: [], earlierSeconds: 1.5 });
+    expect(gates.motif).toBeUndefined();
+    const done = fold(
+      [
+        ev('gate_result', 9510, { phase: 'gates', gate: 'changed files', ok: true, seconds: 0.004 }),
+        ev('gate_result', 11_006, { phase: 'gates', gate: 'npm test', ok: true, seconds: 1.5 }),
+        ev('phase_ok', 11_006, { phase: 'gates', kind: 'code', attempt: 1, attempts: 1, seconds: 1.5, tokens: 0, cost: 0 }),
+        ev('run_finished', 11_010, { exit: 0, seconds: 11.01, tokens: 1400, cost: 0.014 }),
+      ],
+      state,
+    );
+    expect(phase(done, 'gates')).toMatchObject({ status: 'ok', seconds: 3, gates: [{ gate: 'changed files', ok: true }, { gate: 'npm test', ok: true }] });
+    expect(done.phases.map((p) => p.status)).toEqual(['ok', 'ok', 'ok']);
+  });
+
+  it('when the build then fails for good, the waiting gates keep their red verdict, not "interrupted"', () => {
+    const state = fold([
+      ...firstRound,
+      ev('phase_started', 6505, { phase: 'build', kind: 'agent' }),
+      ev('attempt_started', 6505, { phase: 'build', attempt: 2, attempts: 3 }),
+      ev('phase_failed', 7000, { phase: 'build', kind: 'agent', attempts: 3, motif: 'interrupted by the user', seconds: 0.5, tokens: 1000, cost: 0.01 }),
+      ev('run_finished', 7001, { exit: 130, seconds: 7, tokens: 1000, cost: 0.01, failedPhase: 'build', interrupted: true }),
+    ]);
+    expect(phase(state, 'gates')).toMatchObject({ status: 'failed', sentBack: false, motif: MOTIF });
+    expect(phase(state, 'build')).toMatchObject({ status: 'failed', seconds: 5.5 });
+  });
+
+  it('a gate reported twice (a replay that repeats it) keeps one chip, the last verdict', () => {
+    const state = fold([
+      ...firstRound.slice(0, 12),
+      ev('gate_result', 6600, { phase: 'gates', gate: 'npm test', ok: true, seconds: 1.2 }),
+    ]);
+    expect(phase(state, 'gates').gates?.map((g) => [g.gate, g.ok])).toEqual([['changed files', true], ['npm test', true]]);
+  });
+});
