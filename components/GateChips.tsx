@@ -10,7 +10,7 @@
 import React from 'react';
 import { Text } from 'ink';
 import type { GateReport } from '../state/runStore.js';
-import { formatSeconds, oneLine } from './format.js';
+import { formatSeconds, oneLine } from '../src/format.js';
 import { statusColor, statusGlyph } from './theme.js';
 
 /** A gate's time is worth showing only when it is felt (a test suite, not a file check). */

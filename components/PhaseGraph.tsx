@@ -12,7 +12,7 @@
 import React from 'react';
 import { Box, Text } from 'ink';
 import type { PhaseState } from '../state/runStore.js';
-import { formatCost, formatSeconds, formatTokens, oneLine } from './format.js';
+import { formatCost, formatSeconds, formatTokens, oneLine } from '../src/format.js';
 import { GateChips, gateChipsHeight, gateMotifLines } from './GateChips.js';
 import { Spinner } from './Spinner.js';
 import { CONNECTOR, kindColor, statusColor, statusGlyph } from './theme.js';

@@ -10,7 +10,7 @@
 import React from 'react';
 import { Box, Text } from 'ink';
 import type { RunRow, RunRowStatus } from '../state/controller.js';
-import { formatCost, formatTokens } from './format.js';
+import { formatAge, formatCost, formatTokens } from '../src/format.js';
 
 export const RUN_STATUS_STYLE: Readonly<Record<RunRowStatus, { glyph: string; color: string }>> = {
   running: { glyph: '●', color: 'cyan' },
@@ -19,17 +19,6 @@ export const RUN_STATUS_STYLE: Readonly<Record<RunRowStatus, { glyph: string; co
   interrupted: { glyph: '■', color: 'yellow' },
   infrastructure: { glyph: '!', color: 'magenta' },
 };
-
-/** 40 s → "40 s ago", 200 s → "3 min ago", 5 h → "5 h ago", 3 days → "3 d ago". */
-export function formatAge(ms: number): string {
-  const seconds = Math.max(0, Math.floor(ms / 1000));
-  if (seconds < 60) return `${seconds} s ago`;
-  const minutes = Math.floor(seconds / 60);
-  if (minutes < 60) return `${minutes} min ago`;
-  const hours = Math.floor(minutes / 60);
-  if (hours < 24) return `${hours} h ago`;
-  return `${Math.floor(hours / 24)} d ago`;
-}
 
 export type ColumnKey = 'id' | 'adw' | 'status' | 'phases' | 'tokens' | 'cost' | 'age';
 

@@ -3,7 +3,7 @@
 import React from 'react';
 import { Text } from 'ink';
 import type { RunState } from '../state/runStore.js';
-import { formatCost, formatSeconds, formatTokens } from './format.js';
+import { formatCost, formatSeconds, formatTokens } from '../src/format.js';
 
 export function elapsedSeconds(totals: RunState['totals'], now: number): number {
   if (totals.seconds !== undefined) return totals.seconds;

@@ -3,7 +3,7 @@
 // command line, builds a Run, chooses the TUI or the headless printer, and maps outcomes to exit codes
 // (0 green, 1 workflow failed, 2 infrastructure or usage, 130 interrupted).
 import { errorMessage, UsageError } from './errors.js';
-import type { Prepared, PreparedRun } from './commands.js';
+import type { CommandFlags, Prepared, PreparedRun } from './commands.js';
 import type { Run } from './runner.js';
 
 const HELP = `
@@ -186,14 +186,84 @@ async function runWithTui({ run, phases, resume }: PreparedRun): Promise<number>
   }
 }
 
-/** The trace: every event of the run in its run log and the SQLite index (see src/trace). */
-async function attachRecorder(_prepared: PreparedRun): Promise<{ close(): Promise<void> }> {
-  return { close: async () => {} };
+const warn = (message: string) => process.stderr.write(`factory: ${message}\n`);
+
+/**
+ * The trace: every event goes to the run's log at once (cheap, crash-safe: the raw source of truth); the SQLite
+ * index is loaded once pi is already working, records live from then on, and catches up from the log at the end.
+ */
+async function attachRecorder({ run, workspace }: PreparedRun): Promise<{ close(): Promise<void> }> {
+  const { createRunRecorder } = await import('./trace/runLog.js');
+  const recorder = createRunRecorder(workspace.paths, { onWarning: warn });
+  run.subscribe(recorder.listener);
+  let store: import('./trace/store.js').TraceStore | undefined;
+  let storeReady: Promise<void> | undefined;
+  // Opened when the first attempt starts (the child is being spawned), never on the path to the spawn itself.
+  const openStore = () =>
+    (storeReady ??= new Promise<void>((resolve) => setImmediate(resolve))
+      .then(() => import('./trace/store.js'))
+      .then((m) => {
+        store = m.openTraceStore(workspace.paths, { onWarning: warn });
+      })
+      .catch((error: unknown) => {
+        warn(`trace store unavailable: ${errorMessage(error)} (the run log keeps everything)`);
+      }));
+  run.subscribe((event) => {
+    if (event.type === 'attempt_started' || event.type === 'run_finished') void openStore();
+    store?.recordEvent(event);
+  });
+  return {
+    async close() {
+      await recorder.close();
+      await openStore();
+      store?.syncAll();
+      store?.close();
+    },
+  };
 }
 
-async function runHome(_flags: unknown): Promise<number> {
-  process.stderr.write('factory: the cockpit home is not wired yet\n');
-  return 2;
+/** `factory` alone in a terminal: the runs list; enter replays a run, r resumes it live. */
+async function runHome(flags: CommandFlags): Promise<number> {
+  const [{ render }, React, { createHomeStore }, { HomeScreen }, { openWorkspace }, { openSyncedStore }] = await Promise.all([
+    import('ink'),
+    import('react'),
+    import('../state/homeStore.js'),
+    import('../components/HomeScreen.js'),
+    import('./commands/workspace.js'),
+    import('./commands/runs.js'),
+  ]);
+  const ws = await openWorkspace(flags);
+  const store = await openSyncedStore(ws.paths);
+  let next: { resume: string } | undefined;
+  let done: () => void = () => {};
+  const finished = new Promise<void>((resolve) => (done = resolve));
+  const controller = {
+    listRuns: () => {
+      store.syncAll();
+      return store.listRuns(200);
+    },
+    runEvents: (adwId: string) => store.runEvents(adwId),
+    resume: (adwId: string) => {
+      next = { resume: adwId };
+      done();
+    },
+    quit: () => done(),
+  };
+  const app = render(React.createElement(HomeScreen, { store: createHomeStore(), controller }), { exitOnCtrlC: false });
+  await finished;
+  app.unmount();
+  await app.waitUntilExit().catch(() => undefined);
+  store.close();
+  if (!next) return 0;
+  const { prepareResumeRun } = await import('./commands/resume.js');
+  let prepared: PreparedRun;
+  try {
+    prepared = await prepareResumeRun(ws, next.resume, flags);
+  } catch (error) {
+    if (error instanceof UsageError) fail(error.message);
+    throw error;
+  }
+  return runPrepared(prepared, true, false);
 }
 
 main().then(

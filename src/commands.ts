@@ -1,15 +1,13 @@
 // Commands as the CLI sees them: validate the input (bad input = UsageError, exit 2, nothing written), then
 // build a Run and its phases. No view code here: the composition root decides how the run is shown.
 import { UsageError } from './errors.js';
-import { buildArgs, prepareBuildRun } from './commands/build.js';
 import type { PreparedRun } from './commands/prepared.js';
-import { preparePromptRun, promptArgs } from './commands/prompt.js';
-import { openWorkspace, type CommandFlags } from './commands/workspace.js';
+import type { CommandFlags } from './commands/workspace.js';
 
 export type { CommandFlags } from './commands/workspace.js';
 export type { PreparedRun } from './commands/prepared.js';
 
-const KNOWN_FLAGS = new Set(['model', 'harness', 'retries', 'cwd', 'dir', 'config', 'ui', 'json', 'help', 'version', 'limit']);
+const KNOWN_FLAGS = new Set(['model', 'harness', 'retries', 'cwd', 'dir', 'config', 'ui', 'json', 'help', 'version']);
 
 /** meow reports an unknown flag on two lines; the house rule is one line, so the check is ours. */
 export function unknownFlag(argv: string[]): string | undefined {
@@ -26,18 +24,39 @@ export function unknownFlag(argv: string[]): string | undefined {
 /** What a command asks of the composition root: run a workflow, or print something and exit. */
 export type Prepared = { kind: 'run'; prepared: PreparedRun } | { kind: 'help' } | { kind: 'home' } | { kind: 'print'; stdout: string; exit: number };
 
+// Each command's modules are imported when it runs: start-up pays only for the command at hand.
 export async function prepareCommand(command: string | undefined, args: string[], flags: CommandFlags): Promise<Prepared> {
+  const { openWorkspace } = await import('./commands/workspace.js');
   switch (command) {
     case undefined:
       return { kind: 'home' };
     case 'prompt': {
+      const { preparePromptRun, promptArgs } = await import('./commands/prompt.js');
       const input = promptArgs(args.join(' '), flags);
       return { kind: 'run', prepared: await preparePromptRun(await openWorkspace(flags), input, flags) };
     }
     case 'build': {
       if (args.length > 1) throw new UsageError(`factory build takes one spec (got ${args.length})`);
+      const { buildArgs, prepareBuildRun } = await import('./commands/build.js');
       const input = buildArgs(args[0], flags);
       return { kind: 'run', prepared: await prepareBuildRun(await openWorkspace(flags), input, flags) };
+    }
+    case 'resume': {
+      if (args.length !== 1) throw new UsageError('usage: factory resume <adw_id>');
+      const { prepareResumeRun } = await import('./commands/resume.js');
+      return { kind: 'run', prepared: await prepareResumeRun(await openWorkspace(flags), args[0], flags) };
+    }
+    case 'runs': {
+      if (args.length > 0) throw new UsageError('usage: factory runs [--json]');
+      const { runsOutput } = await import('./commands/runs.js');
+      const ws = await openWorkspace(flags);
+      return { kind: 'print', stdout: await runsOutput(ws.paths, flags.json), exit: 0 };
+    }
+    case 'show': {
+      if (args.length !== 1) throw new UsageError('usage: factory show <adw_id> [--json]');
+      const { showOutput } = await import('./commands/runs.js');
+      const ws = await openWorkspace(flags);
+      return { kind: 'print', stdout: await showOutput(ws.paths, args[0], flags.json), exit: 0 };
     }
     case 'demo': {
       const { prepareDemo } = await import('./demo.js');

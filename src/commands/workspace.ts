@@ -5,7 +5,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { childEnv, loadDotEnv, secretEntries, type DotEnv } from '../env.js';
 import { UsageError } from '../errors.js';
-import { createClaudeHarness } from '../harness/claude.js';
 import { createPiHarness } from '../harness/pi.js';
 import type { Harness } from '../harness/types.js';
 import { resolveWorkspaceRoot, workspacePaths, type WorkspacePaths } from '../paths.js';
@@ -124,7 +123,10 @@ export function gateEnv(ws: Workspace): Record<string, string> {
 }
 
 export async function harnessFor(ws: Workspace): Promise<Harness> {
-  if (ws.harnessName === 'claude') return createClaudeHarness({});
+  if (ws.harnessName === 'claude') {
+    const { createClaudeHarness } = await import('../harness/claude.js');
+    return createClaudeHarness({});
+  }
   const env = ws.roster.pi && !ws.real.FACTORY_PI ? { ...ws.real, FACTORY_PI: ws.roster.pi } : ws.real;
   try {
     return createPiHarness(await resolvePi({ env, factoryRoot: factoryRoot() }));

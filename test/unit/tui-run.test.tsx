@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { RunScreen } from '../../components/RunScreen.js';
 import { phaseSeconds } from '../../components/PhaseGraph.js';
 import { spinnerFrame } from '../../components/Spinner.js';
-import { formatCost, formatSeconds, formatTokens } from '../../components/format.js';
+import { formatCost, formatSeconds, formatTokens } from '../../src/format.js';
 import { tailHeight } from '../../components/layout.js';
 import { STATUS_ABORTING, STATUS_CONFIRM_QUIT, type RunController } from '../../state/controller.js';
 import { createRunStore, type RunStore } from '../../state/runStore.js';

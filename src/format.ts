@@ -1,5 +1,5 @@
-// Compact number formats shared by the views (and usable by the headless printer): they keep a phase on
-// one line of a narrow terminal.
+// Compact number formats shared by the views and the headless printers (`factory runs`, `factory show`): they
+// keep a phase on one line of a narrow terminal. Pure: the core owns them, the views import them.
 
 /** 850 → "850", 1234 → "1.2k", 45_600 → "46k", 1_234_567 → "1.2M". */
 export function formatTokens(tokens: number): string {
@@ -34,4 +34,15 @@ export function formatSeconds(seconds: number): string {
 /** Collapse a multi-line text to one line (the views truncate, they never wrap). */
 export function oneLine(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
+}
+
+/** 40 s → "40 s ago", 200 s → "3 min ago", 5 h → "5 h ago", 3 days → "3 d ago". */
+export function formatAge(ms: number): string {
+  const seconds = Math.max(0, Math.floor(ms / 1000));
+  if (seconds < 60) return `${seconds} s ago`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes} min ago`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 24) return `${hours} h ago`;
+  return `${Math.floor(hours / 24)} d ago`;
 }

@@ -1,0 +1,72 @@
+// `factory runs` and `factory show <adw_id>`: the trace store read back as plain text (or JSON). The runs list
+// is re-synced from the raw traces first, so a run recorded by a killed cockpit is there too.
+import { UsageError } from '../errors.js';
+import { formatAge, formatCost, formatSeconds, formatTokens } from '../format.js';
+import type { WorkspacePaths } from '../paths.js';
+import type { PhaseRow, RunRow, TraceStore } from '../trace/store.js';
+
+export async function openSyncedStore(paths: WorkspacePaths): Promise<TraceStore> {
+  const { openTraceStore } = await import('../trace/store.js');
+  const store = openTraceStore(paths, { onWarning: (m) => process.stderr.write(`factory: ${m}\n`) });
+  store.syncAll();
+  return store;
+}
+
+function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ').trimEnd()).join('\n');
+}
+
+export function formatRuns(rows: RunRow[], now = Date.now()): string {
+  if (rows.length === 0) return 'no runs yet — try `factory demo` or `factory prompt "…"`\n';
+  const body = rows.map((r) => [r.adwId, r.adwName || '?', r.status, r.phases, formatTokens(r.tokens), formatCost(r.cost), formatAge(now - r.startedAt)]);
+  return `${table([['id', 'adw', 'status', 'phases', 'tokens', 'cost', 'age'], ...body])}\n`;
+}
+
+export function formatShow(run: RunRow, phases: PhaseRow[], sessions: { sessionId: string; phase?: string; model?: string; reason?: string }[]): string {
+  const lines = [
+    `${run.adwId} · ${run.adwName} · ${run.status}${run.failedPhase ? ` at ${run.failedPhase}` : ''} · ${formatTokens(run.tokens)} tokens · ${formatCost(run.cost)}${run.cwd ? ` · ${run.cwd}` : ''}`,
+    '',
+  ];
+  const rows = phases.map((p) => [
+    p.name,
+    p.kind,
+    p.status,
+    `${p.attempts}/${p.maxAttempts}`,
+    p.seconds === undefined ? '' : formatSeconds(p.seconds),
+    formatTokens(p.tokens),
+    formatCost(p.cost),
+    p.sessionId ?? '',
+  ]);
+  lines.push(table([['phase', 'kind', 'status', 'attempts', 'time', 'tokens', 'cost', 'session'], ...rows]));
+  for (const p of phases) if (p.motif) lines.push(`  ${p.name}: ${p.motif}`);
+  if (sessions.length > 0) {
+    lines.push('', 'sessions (ledger):');
+    for (const s of sessions) lines.push(`  ${s.sessionId}  ${s.phase ?? '?'}  ${s.model ?? ''}${s.reason ? `  (${s.reason})` : ''}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+export async function runsOutput(paths: WorkspacePaths, json: boolean, limit = 20): Promise<string> {
+  const store = await openSyncedStore(paths);
+  try {
+    const rows = store.listRuns(limit);
+    return json ? `${JSON.stringify(rows)}\n` : formatRuns(rows);
+  } finally {
+    store.close();
+  }
+}
+
+export async function showOutput(paths: WorkspacePaths, adwId: string | undefined, json: boolean): Promise<string> {
+  if (!adwId || !/^[0-9a-f]{8}$/.test(adwId)) throw new UsageError(`factory show needs a run id of 8 hex characters (got ${JSON.stringify(adwId ?? '')})`);
+  const store = await openSyncedStore(paths);
+  try {
+    const run = store.listRuns(100_000).find((r) => r.adwId === adwId);
+    if (!run) throw new UsageError(`no run ${adwId} in ${paths.dataDir}`);
+    const phases = store.phaseRows(adwId);
+    const sessions = store.sessionRows(adwId);
+    return json ? `${JSON.stringify({ run, phases, sessions })}\n` : formatShow(run, phases, sessions);
+  } finally {
+    store.close();
+  }
+}
