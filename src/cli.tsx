@@ -8,27 +8,30 @@ import type { Run } from './runner.js';
 
 const HELP = `
   Usage
-    $ factory prompt "<ask>" [--model provider/id] [--harness pi] [--retries 2]
-    $ factory demo [--dir <path>]
-
-  Commands
-    prompt   send one ask through the typed gate (phases: prompt → dispose)
-    demo     an offline run through the real pi and a scripted model (no key, no network)
+    $ factory                      the cockpit home: recent runs (enter replays, r resumes)
+    $ factory prompt "<ask>"       one ask through the typed gate (phases: prompt → dispose)
+    $ factory build <spec.md>      implement a spec, judged by the roster's payload gates (check → build → gates)
+    $ factory runs                 recent runs from the trace
+    $ factory show <adw_id>        a run's phases, attempts, sessions and motifs
+    $ factory resume <adw_id>      continue a failed or interrupted run in its live session (same folder only)
+    $ factory demo [--dir <path>]  an offline run through the real pi and a scripted model (no key, no network)
 
   Options
-    --model      model route as pi knows it (provider/id)
-    --harness    agent harness: pi (default)
+    --model      model id (registry id, routed through the roster's gateway; provider/id)
+    --harness    pi (default) or claude
     --retries    extra attempts of an agent phase, in the same live session (default 2)
     --cwd        folder to work in (default: the current folder's git top-level)
-    --dir        demo: keep the demo repository in this folder
     --config     roster file (default adws/adw_config/factory.config.yaml)
-    --no-ui      plain log lines on stderr, the envelope on stdout (also when CI is set or stdout is not a TTY)
+    --dir        demo: keep the demo repository in this folder
+    --no-ui      plain log lines on stderr, the result on stdout (also when CI is set or stdout is not a TTY)
     --json       one JSON event per line on stdout
     --version    print the version
     --help       this help
 
   Environment
-    FACTORY_PI   the pi executable to use (default: pi on PATH, else the bundled pi)
+    FACTORY_PI              the pi executable to use (default: pi on PATH, else the bundled pi)
+    FACTORY_FALLBACK_MODEL  model route to relaunch on, in the same session, when the provider is down
+    .env                    provider keys, loaded once; an agent with an auth profile gets only its keys
 
   Exit codes
     0 green · 1 workflow failed · 2 infrastructure or usage · 130 interrupted

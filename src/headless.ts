@@ -25,6 +25,8 @@ export function createLogFormatter(): (event: RunEvent) => string | undefined {
         return `${tag} ${event.phase} (${kinds.get(event.phase) ?? 'agent'}, attempt ${event.attempt}/${event.attempts}): failed — ${event.motif}`;
       case 'phase_ok':
         return `${tag} ${event.phase} (${event.kind}, attempt ${event.attempt}/${event.attempts}): OK in ${event.seconds.toFixed(1)} s`;
+      case 'gate_result':
+        return `${tag} ${event.phase}: ${event.ok ? '✓' : '✗'} ${event.gate} (${event.seconds.toFixed(1)} s)${event.ok || !event.motif ? '' : ` — ${event.motif}`}`;
       case 'phase_failed':
         return event.attempts === 0 ? `${tag} ${event.phase}: ${event.motif}` : undefined;
       case 'run_finished':

@@ -16,6 +16,10 @@ describe('headless log lines', () => {
     expect(format({ ...base, type: 'run_finished', exit: 0, seconds: 1, tokens: 5, cost: 0.01234 })).toBe('[a1b2c3d4] run green — total cost ~0.0123 $');
     expect(format({ ...base, type: 'run_finished', exit: 1, seconds: 1, tokens: 5, cost: 0.01, failedPhase: 'dispose' })).toBe('[a1b2c3d4] FAILED at phase dispose — run stopped');
     expect(format({ ...base, type: 'usage', phase: 'prompt', tokens: 1, cost: 0 })).toBeUndefined();
+    expect(format({ ...base, type: 'gate_result', phase: 'gates', gate: 'npm test', ok: false, motif: '`npm test` exited 1: boom', seconds: 2.04 })).toBe(
+      '[a1b2c3d4] gates: ✗ npm test (2.0 s) — `npm test` exited 1: boom',
+    );
+    expect(format({ ...base, type: 'gate_result', phase: 'gates', gate: 'changed_files', ok: true, seconds: 0 })).toBe('[a1b2c3d4] gates: ✓ changed_files (0.0 s)');
   });
 
   it('writes one JSON object per line with --json, nothing on stderr', () => {
