@@ -55,6 +55,9 @@ async function printVersionFast(): Promise<boolean> {
 
 async function main(): Promise<number> {
   if (await printVersionFast()) return 0;
+  // Last resort: whatever way the cockpit ends, no child it started outlives it.
+  const { killAllChildrenSync } = await import('./process/supervisor.js');
+  process.on('exit', killAllChildrenSync);
   const { unknownFlag } = await import('./commands.js');
   const unknown = unknownFlag(process.argv.slice(2));
   if (unknown) fail(`unknown flag ${unknown} (see factory --help)`);

@@ -107,6 +107,8 @@ export function spawnSupervised(command: string, args: string[], opts: SpawnOpti
     pid,
     exited,
     async kill(graceMs = 1500) {
+      // The ladder: stdin closed (a well-behaved child ends on EOF), SIGTERM to the group, SIGKILL after the grace.
+      child.stdin.destroy();
       if (pid > 0) {
         const tree = done ? [] : descendants(pid);
         // Even after the leader exits, its group may hold orphans: always signal the group.

@@ -56,30 +56,32 @@ describe('factory prompt, headless', () => {
 });
 
 describe('interrupting a headless run', () => {
-  it('SIGINT aborts the running turn: exit 130, the run stopped, no process left', async () => {
-    bench = await promptBench({ default: [call('bash', { command: 'sleep 600' })] });
-    let sent = false;
-    const r = await runCli(['prompt', 'Which files?', '--model', 'scripted/alpha', '--cwd', bench.repo.dir], {
-      env: cliEnv(bench),
-      onStderr: (child, stderr) => {
-        // pi has started the tool once the session line is out and a model request was served.
-        if (sent || !stderr.includes('session ')) return;
-        sent = true;
-        const poll = setInterval(() => {
-          if (bench!.rig.model.requests.length === 0) return;
-          clearInterval(poll);
-          setTimeout(() => child.kill('SIGINT'), 300);
-        }, 50);
-      },
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    it(`${signal} aborts the running turn: exit 130, the run stopped, no process left`, async () => {
+      bench = await promptBench({ default: [call('bash', { command: 'sleep 600' })] });
+      let sent = false;
+      const r = await runCli(['prompt', 'Which files?', '--model', 'scripted/alpha', '--cwd', bench.repo.dir], {
+        env: cliEnv(bench),
+        onStderr: (child, stderr) => {
+          // pi has started the tool once the session line is out and a model request was served.
+          if (sent || !stderr.includes('session ')) return;
+          sent = true;
+          const poll = setInterval(() => {
+            if (bench!.rig.model.requests.length === 0) return;
+            clearInterval(poll);
+            setTimeout(() => child.kill(signal), 300);
+          }, 50);
+        },
+      });
+      expect(sent).toBe(true);
+      expect(bench.rig.model.requests).toHaveLength(1);
+      expect(r.code).toBe(130);
+      if (signal === 'SIGINT') expect(r.stderr).toMatch(/interrupt: aborting the running turn/);
+      const adwId = /^\[([0-9a-f]{8})\]/.exec(r.stderr)![1]!;
+      expect(r.stderr).toMatch(/interrupted at phase prompt — run stopped/);
+      expect(processesTagged(adwId)).toEqual([]);
     });
-    expect(sent).toBe(true);
-    expect(bench.rig.model.requests).toHaveLength(1);
-    expect(r.code).toBe(130);
-    expect(r.stderr).toMatch(/interrupt: aborting the running turn/);
-    const adwId = /^\[([0-9a-f]{8})\]/.exec(r.stderr)![1]!;
-    expect(r.stderr).toMatch(/interrupted at phase prompt — run stopped/);
-    expect(processesTagged(adwId)).toEqual([]);
-  });
+  }
 });
 
 describe('bad input: one line, exit 2, nothing written', () => {
