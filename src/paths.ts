@@ -1,6 +1,6 @@
 // Where a workspace keeps the factory's runtime data. One function, so no module invents its own layout.
-import { execFileSync } from 'node:child_process';
 import path from 'node:path';
+import { GitError, topLevel } from './git.js';
 
 export interface WorkspacePaths {
   /** The folder the workflow runs in (a git top-level when there is one). */
@@ -26,17 +26,13 @@ export function workspacePaths(root: string): WorkspacePaths {
   };
 }
 
-/** The git top-level of `dir`, or `dir` itself outside a work tree. */
-export function resolveWorkspaceRoot(dir: string): string {
+/** The git top-level of `dir`, or `dir` itself outside a work tree (git runs through the supervised spawner). */
+export async function resolveWorkspaceRoot(dir: string): Promise<string> {
   const abs = path.resolve(dir);
   try {
-    const top = execFileSync('git', ['rev-parse', '--show-toplevel'], {
-      cwd: abs,
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'ignore'],
-    }).trim();
-    return top || abs;
-  } catch {
-    return abs;
+    return (await topLevel(abs, { timeoutMs: 10_000 })) || abs;
+  } catch (error) {
+    if (error instanceof GitError) return abs;
+    throw error;
   }
 }

@@ -86,7 +86,7 @@ export async function openWorkspace(flags: CommandFlags, extra: { cwd?: string; 
   }
   parseRetries(flags.retries);
   const cwd = existingDir(extra.cwd ?? flags.cwd ?? process.cwd(), '--cwd');
-  const root = resolveWorkspaceRoot(cwd);
+  const root = await resolveWorkspaceRoot(cwd);
   const paths = workspacePaths(root);
   const roster = await loadRosterIfPresent(root, flags.config);
   assertWritable(paths.sessionsDir, 'session folder');
