@@ -18,6 +18,22 @@ export interface PhasePlan {
   attempts: number;
 }
 
+/** One arm of a best-of-N run as the harvest ranks it. */
+export interface ArmRank {
+  arm: number;
+  phase: string;
+  model?: string;
+  green: boolean;
+  /** Why the arm is red (envelope refused, a gate, aborted, crashed). */
+  motif?: string;
+  /** The arm's own tokens and cost (its message_end usage, the primer excluded). */
+  tokens: number;
+  cost: number;
+  seconds: number;
+  patchFile?: string;
+  patchBytes: number;
+}
+
 interface Base {
   adwId: string;
   /** Milliseconds since the epoch. */
@@ -38,6 +54,12 @@ export type RunEvent =
   /** One zero-token gate of a code phase (changed files exist, a payload command exits 0). */
   | (Base & { type: 'gate_result'; phase: string; gate: string; ok: boolean; motif?: string; seconds: number })
   | (Base & { type: 'phase_failed'; phase: string; kind: PhaseKind; attempts: number; motif: string; seconds: number; tokens: number; cost: number; sessionId?: string })
+  /** A phase added while the run goes (best-of-N: one more arm cloned from the primer), placed before `before`. */
+  | (Base & { type: 'phase_planned'; phase: PhasePlan; before?: string })
+  /** Best-of-N: an arm's patch, harvested from the work tree (then reset) whatever the arm's verdict. */
+  | (Base & { type: 'arm_patch'; phase: string; arm: number; patchFile: string; bytes: number; files: string[] })
+  /** Best-of-N: the ranking (green first, then cheapest, then fastest), the primer paid once, the proposal. */
+  | (Base & { type: 'harvest'; ranking: ArmRank[]; winner?: number; primer: { tokens: number; cost: number; sessionId?: string }; harvestFile: string; applyCommand?: string })
   | (Base & { type: 'run_finished'; exit: number; seconds: number; tokens: number; cost: number; failedPhase?: string; interrupted?: boolean });
 
 export type RunEventType = RunEvent['type'];

@@ -347,6 +347,11 @@ export function reduceRun(state: RunState, event: RunEvent): RunState {
       };
     }
 
+    case 'phase_planned':
+    case 'arm_patch':
+    case 'harvest':
+      return state; // best-of-N (issue 4): drawn by the arms board
+
     case 'gate_result':
       return updatePhase(state, event.phase, 'code', (phase) => ({
         ...phase,
