@@ -42,6 +42,11 @@ export interface Phase {
    * the phases after it run again. When the judged phase has no attempt left, this phase fails the run.
    */
   judges?: string;
+  /**
+   * The run goes on when this phase fails (PhaseFailure or a crash of its action): a best-of-N arm that goes red
+   * must not stop the batch. An InfrastructureError or an interrupt still stops the run.
+   */
+  optional?: boolean;
   action: (run: Run, ctx: AttemptContext) => unknown | Promise<unknown>;
 }
 
@@ -208,6 +213,10 @@ export async function execute(run: Run, phases: Phase[], resume?: ResumeOptions)
     if (outcome.status === 'sent-back' && judged && judgedPhase >= 0) {
       judged.nextMotif = outcome.motif;
       i = judgedPhase;
+      continue;
+    }
+    if (phase.optional && outcome.status === 'failed' && !run.interrupted) {
+      i += 1;
       continue;
     }
     return finish(run.interrupted ? 130 : outcome.status === 'infrastructure' ? 2 : 1, phase.name);

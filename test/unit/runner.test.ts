@@ -216,5 +216,25 @@ describe('execute', () => {
     expect(await execute(run, [{ name: 'gates', kind: 'code', judges: 'build', action: () => 1 }])).toBe(1);
     expect(events.find((e) => e.type === 'phase_failed')).toMatchObject({ motif: 'judges "build", which is not an earlier agent phase' });
   });
-});
 
+  it('goes on past a failed optional phase, and still stops on infrastructure', async () => {
+    const run = new Run('adw_x', '/tmp');
+    const events = collect(run);
+    const seen: string[] = [];
+    const exit = await execute(run, [
+      { name: 'arm_1', kind: 'agent', optional: true, action: () => { throw new PhaseFailure('red: a gate failed'); } },
+      { name: 'arm_2', kind: 'agent', optional: true, action: () => seen.push('arm_2') },
+      { name: 'harvest', kind: 'code', action: () => seen.push('harvest') },
+    ]);
+    expect(exit).toBe(0);
+    expect(seen).toEqual(['arm_2', 'harvest']);
+    expect(events.find((e) => e.type === 'phase_failed')).toMatchObject({ phase: 'arm_1', motif: 'red: a gate failed' });
+    const stopped = new Run('adw_x', '/tmp');
+    const exit2 = await execute(stopped, [
+      { name: 'arm_1', kind: 'agent', optional: true, action: () => { throw new InfrastructureError('clone failed'); } },
+      { name: 'harvest', kind: 'code', action: () => seen.push('never') },
+    ]);
+    expect(exit2).toBe(2);
+    expect(seen).not.toContain('never');
+  });
+});
