@@ -16,10 +16,11 @@ export interface ScriptedModelSpec {
   maxTokens?: number;
 }
 
-/** Two models with different prices, so cost comparisons between arms mean something. */
+/** Models with different prices, so cost comparisons between best-of-N arms mean something. */
 export const DEFAULT_SCRIPTED_MODELS: ScriptedModelSpec[] = [
   { id: 'alpha', name: 'Scripted Alpha', cost: { input: 3, output: 15 } },
   { id: 'beta', name: 'Scripted Beta', cost: { input: 1, output: 5 } },
+  { id: 'gamma', name: 'Scripted Gamma', cost: { input: 2, output: 10 } },
 ];
 
 export interface AgentDirOptions {

@@ -255,7 +255,7 @@ describe('misbehaving streams', () => {
 });
 
 describe('agent dir', () => {
-  it('writes a scripted provider with two priced models and fast retries', async () => {
+  it('writes a scripted provider with three priced models and fast retries', async () => {
     const m = await start({});
     const agent = makeAgentDir({ baseUrl: m.baseUrl });
     const models = JSON.parse(readFileSync(join(agent.dir, 'models.json'), 'utf8'));
@@ -265,6 +265,7 @@ describe('agent dir', () => {
     expect(provider.models.map((x: { id: string; cost: unknown }) => [x.id, x.cost])).toEqual([
       ['alpha', { input: 3, output: 15, cacheRead: 0, cacheWrite: 0 }],
       ['beta', { input: 1, output: 5, cacheRead: 0, cacheWrite: 0 }],
+      ['gamma', { input: 2, output: 10, cacheRead: 0, cacheWrite: 0 }],
     ]);
     expect(JSON.parse(readFileSync(join(agent.dir, 'settings.json'), 'utf8'))).toEqual({
       retry: { enabled: true, maxRetries: 2, baseDelayMs: 200 },
