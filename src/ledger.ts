@@ -17,9 +17,14 @@ export interface LedgerEntry {
 
 export function appendLedger(file: string, entry: LedgerEntry): void {
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  const fd = fs.openSync(file, 'a');
+  const fd = fs.openSync(file, 'a+');
   try {
-    fs.writeSync(fd, `${JSON.stringify(entry)}\n`);
+    // A crash mid-write leaves a torn last line: start on a fresh line, or this entry would be glued to the
+    // fragment and skipped with it.
+    const size = fs.fstatSync(fd).size;
+    const last = Buffer.alloc(1);
+    const torn = size > 0 && fs.readSync(fd, last, 0, 1, size - 1) === 1 && last[0] !== 0x0a;
+    fs.writeSync(fd, `${torn ? '\n' : ''}${JSON.stringify(entry)}\n`);
     fs.fsyncSync(fd);
   } finally {
     fs.closeSync(fd);

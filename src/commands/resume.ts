@@ -31,6 +31,9 @@ export async function prepareResumeRun(ws: Workspace, adwId: string | undefined,
   if (path.resolve(plan.cwd) !== path.resolve(ws.root)) {
     throw new UsageError(`run ${adwId} was born in ${plan.cwd}; resume it from there (here: ${ws.root})`);
   }
+  const { endTagged } = await import('../process/supervisor.js');
+  const leftovers = await endTagged(adwId);
+  if (leftovers > 0) process.stderr.write(`factory: ended ${leftovers} process(es) left running by the stopped cockpit of run ${adwId}\n`);
   const run = new Run(plan.adwName, ws.root, adwId);
   // What the stopped phase already cost stays on the run's bill.
   run.charge(plan.phase, plan.spent.tokens, plan.spent.cost);

@@ -146,3 +146,43 @@ export function killAllChildrenSync(): void {
 export function liveChildren(): number {
   return live.size;
 }
+
+/** pids of live processes (Linux /proc) whose environment carries FACTORY_RUN_TAG=<tag>, this process excluded. */
+export function taggedProcesses(tag: string): number[] {
+  let entries: string[];
+  try {
+    entries = fs.readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  const needle = `FACTORY_RUN_TAG=${tag}`;
+  const found: number[] = [];
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      if (fs.readFileSync(`/proc/${entry}/environ`, 'latin1').split('\0').includes(needle)) found.push(Number(entry));
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return found;
+}
+
+/**
+ * End what a killed cockpit left behind for one run (its pi, its tools): a resumed session must never have two
+ * writers. SIGTERM, a short grace, then SIGKILL. Returns how many were found.
+ */
+export async function endTagged(tag: string, graceMs = 1000): Promise<number> {
+  const pids = taggedProcesses(tag);
+  for (const pid of pids) {
+    try {
+      process.kill(pid, 'SIGTERM');
+    } catch {
+      // already gone
+    }
+  }
+  const deadline = Date.now() + graceMs;
+  while (Date.now() < deadline && taggedProcesses(tag).length > 0) await new Promise((r) => setTimeout(r, 50));
+  killPids(taggedProcesses(tag));
+  return pids.length;
+}

@@ -257,6 +257,9 @@ class SqliteTraceStore implements TraceStore {
 
   private firstSeq(c: Connection, adwId: string, payload: string): { next: number; stored: boolean } {
     c.ingestor.ingestRun(adwId);
+    // Claimed the moment this cockpit first sees the run live: a SIGKILL before the next batch still leaves a run
+    // whose owner is known (and dead), so it reads as interrupted.
+    c.folder.claim(adwId, process.pid);
     const next = c.folder.nextSeq(adwId);
     return { next, stored: next > 0 && c.folder.storedPayload(adwId, next - 1) === payload };
   }

@@ -30,6 +30,13 @@ describe('ledger', () => {
     expect(readLedger(ledgerFile).map((e) => e.session_id)).toEqual(['s1']);
   });
 
+  it('starts a fresh line after a torn one, so the next entry is not lost with the fragment', () => {
+    appendLedger(ledgerFile, entry('s1', '/a'));
+    fs.appendFileSync(ledgerFile, '{"session_id":"torn","cw');
+    appendLedger(ledgerFile, entry('s2', '/b'));
+    expect(readLedger(ledgerFile).map((e) => e.session_id)).toEqual(['s1', 's2']);
+  });
+
   it('reads nothing from a missing ledger', () => {
     expect(readLedger(path.join(dir, 'none.jsonl'))).toEqual([]);
   });
