@@ -31,16 +31,7 @@ export async function benchP2(runs = 7): Promise<{ factoryMs: number; piMs: numb
     const jsonSchema = schema(Envelope) as { title: string };
     const schemaFile = writeSchemaFile(paths.schemasDir, jsonSchema.title, jsonSchema);
     const piEnv = nodeEnv(
-      {
-        prompt: '',
-        cwd: repo,
-        workspace: paths,
-        envelopeSchema: { title: jsonSchema.title, schema: jsonSchema },
-        identity: { adwId: 'bench000', phase: 'prompt', role: 'prompter' },
-        timeoutMs: 0,
-        idleTimeoutMs: 0,
-        env,
-      },
+      { workspace: paths, identity: { adwId: 'bench000', phase: 'prompt', role: 'prompter' }, env },
       schemaFile,
     );
     const ask = 'Which files make up this repo?';

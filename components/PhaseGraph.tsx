@@ -6,6 +6,17 @@
 //   ⠹ code  dispose  0.3s
 //
 // A gates phase also shows its gate chips (GateChips.tsx); a judge that sent its phase back waits as ↻.
+// Best-of-N arms (`arm_1..arm_N`, consecutive) branch off the main rail between prime and harvest; their
+// gates are on the arms board, the graph keeps one line per arm and its motif:
+//
+//   ✓ agent prime  3.2s  2.1k tok  $0.0050
+//   │
+//   ├─┬─ ✓ arm_1  scripted/a  4.0s  1.1k tok  $0.0020
+//   │ ├─ ✗ arm_2  scripted/b  5.1s  1.4k tok  $0.0031
+//   │ │      ↳ npm test: exit 1
+//   │ └─ ⠹ arm_3  scripted/c  2.0s
+//   │
+//   ○ code  harvest
 //
 // Pure view: phases and the screen clock come in as props; every line truncates instead of wrapping.
 
@@ -91,20 +102,100 @@ function PhaseNode({ phase, now, nameWidth, last }: { phase: PhaseState; now: nu
   );
 }
 
+const ARM_PHASE = /^arm_\d+$/;
+
+/** Plan order cut into runs of single phases and groups of consecutive arms (drawn as parallel branches). */
+export type GraphSegment = { kind: 'phase'; phase: PhaseState } | { kind: 'arms'; arms: PhaseState[] };
+
+export function graphSegments(phases: readonly PhaseState[]): GraphSegment[] {
+  const segments: GraphSegment[] = [];
+  for (const phase of phases) {
+    const last = segments[segments.length - 1];
+    if (!ARM_PHASE.test(phase.name)) segments.push({ kind: 'phase', phase });
+    else if (last?.kind === 'arms') last.arms.push(phase);
+    else segments.push({ kind: 'arms', arms: [phase] });
+  }
+  return segments;
+}
+
+/** The branch glyphs before arm `index` of `count`; `more`: the main rail goes on below the group. */
+export function branchPrefix(index: number, count: number, more: boolean): string {
+  const rail = more ? CONNECTOR : ' ';
+  if (index === 0) return `${more ? '├' : '└'}─${count === 1 ? '──' : '┬─'} `;
+  return `${rail} ${index === count - 1 ? '└' : '├'}─ `;
+}
+
+function armMotif(phase: PhaseState): string | undefined {
+  if (phase.status !== 'failed' && phase.status !== 'retrying') return undefined;
+  if (phase.motif === undefined) return undefined;
+  const motif = oneLine(phase.motif);
+  return phase.motifAttempt !== undefined ? `attempt ${phase.motifAttempt}/${phase.attempts} failed: ${motif}` : motif;
+}
+
+function ArmBranches({ arms, now, nameWidth, more }: { arms: PhaseState[]; now: number; nameWidth: number; more: boolean }) {
+  const rail = more ? CONNECTOR : ' ';
+  return (
+    <>
+      {arms.map((phase, index) => {
+        const muted = phase.status === 'pending' || phase.status === 'skipped';
+        const details = [phase.model, ...phaseDetails(phase, now)].filter((part): part is string => part !== undefined);
+        const motif = armMotif(phase);
+        const lastArm = index === arms.length - 1;
+        return (
+          <React.Fragment key={phase.name}>
+            <Text wrap="truncate-end">
+              <Text color="gray">{branchPrefix(index, arms.length, more)}</Text>
+              <Glyph phase={phase} now={now} />{' '}
+              <Text bold={!muted} dimColor={muted}>
+                {phase.name.padEnd(nameWidth)}
+              </Text>
+              {details.length > 0 ? <Text dimColor={muted}>{`  ${details.join('  ')}`}</Text> : null}
+            </Text>
+            {motif !== undefined ? (
+              <Text wrap="truncate-end" dimColor>
+                <Text color="gray">{`${rail} ${lastArm ? ' ' : CONNECTOR}`}</Text>
+                {`      ↳ ${motif}`}
+              </Text>
+            ) : null}
+          </React.Fragment>
+        );
+      })}
+    </>
+  );
+}
+
 export function PhaseGraph({ phases, now }: { phases: readonly PhaseState[]; now: number }): React.JSX.Element {
   const nameWidth = Math.min(MAX_NAME_WIDTH, Math.max(1, ...phases.map((phase) => phase.name.length)));
+  const segments = graphSegments(phases);
   return (
     <Box flexDirection="column">
-      {phases.map((phase, index) => (
-        <PhaseNode key={phase.name} phase={phase} now={now} nameWidth={nameWidth} last={index === phases.length - 1} />
-      ))}
+      {segments.map((segment, index) => {
+        const last = index === segments.length - 1;
+        if (segment.kind === 'phase') {
+          return <PhaseNode key={segment.phase.name} phase={segment.phase} now={now} nameWidth={nameWidth} last={last} />;
+        }
+        return (
+          <React.Fragment key={`arms-${segment.arms[0].name}`}>
+            <ArmBranches arms={segment.arms} now={now} nameWidth={nameWidth} more={!last} />
+            {last ? null : <Text color="gray">{CONNECTOR}</Text>}
+          </React.Fragment>
+        );
+      })}
     </Box>
   );
 }
 
 /** Rows the graph occupies, for the screen's height budget. */
 export function phaseGraphHeight(phases: readonly PhaseState[]): number {
-  const motifs = phases.filter((phase) => motifLine(phase) !== undefined).length;
-  const chips = phases.reduce((rows, phase) => rows + gateChipsHeight(phase.gates), 0);
-  return Math.max(0, phases.length * 2 - 1) + motifs + chips;
+  const segments = graphSegments(phases);
+  let rows = Math.max(0, segments.length - 1); // the connectors between segments
+  for (const segment of segments) {
+    if (segment.kind === 'arms') {
+      rows += segment.arms.length + segment.arms.filter((phase) => armMotif(phase) !== undefined).length;
+    } else {
+      const phase = segment.phase;
+      rows += 1 + (motifLine(phase) !== undefined ? 1 : 0) + gateChipsHeight(phase.gates);
+    }
+  }
+  return rows;
 }

@@ -3,7 +3,7 @@
 // they can not drift apart. No other file compares key literals.
 
 import type { Key } from 'ink';
-import type { HomeIntent, HomeMode, RunIntent, RunMode } from '../state/controller.js';
+import type { BonIntent, BonMode, HomeIntent, HomeMode, RunIntent, RunMode } from '../state/controller.js';
 
 /** A normalised key name: a printable character ('q'), or a named key ('escape', 'ctrl+c', 'left'…). */
 export type KeyName = string;
@@ -66,7 +66,56 @@ export const HOME_KEYS: Readonly<Record<HomeMode, KeyTable<HomeIntent>>> = {
   quitting: [],
 };
 
-export const KEYMAPS = { run: RUN_KEYS, home: HOME_KEYS } as const;
+const BON_SELECT: KeyTable<BonIntent> = [
+  { keys: ['left'], intent: 'left', help: 'select arm' },
+  { keys: ['right'], intent: 'right', help: 'select arm' },
+  { keys: ['return'], intent: 'diff', help: 'diff' },
+];
+
+/**
+ * Bon screen (the arms board). The run screen's Ctrl-C / q machine, plus the arm keys: `a` aborts the
+ * running arm (the batch goes on), `c` clones one more arm from the primer, `p` asks before applying the
+ * selected (by default the winning) patch. In the diff view and the apply question Ctrl-C still acts as
+ * on the run screen (`interrupt`: abort the turn, or quit when that was done or the run is over).
+ */
+export const BON_KEYS: Readonly<Record<BonMode, KeyTable<BonIntent>>> = {
+  running: [
+    ...BON_SELECT,
+    { keys: ['a'], intent: 'abort-arm', help: 'abort arm' },
+    { keys: ['c'], intent: 'clone', help: 'clone arm' },
+    { keys: ['p'], intent: 'ask-apply', help: 'apply' },
+    { keys: ['ctrl+c'], intent: 'abort', help: 'abort turn (twice: quit)' },
+    { keys: ['q'], intent: 'confirm-quit', help: 'quit (asks first)' },
+  ],
+  aborting: [...BON_SELECT, { keys: ['ctrl+c', 'q'], intent: 'quit', help: 'quit now' }],
+  'confirm-quit': [
+    { keys: ['q', 'ctrl+c'], intent: 'quit', help: 'abort run and quit' },
+    { keys: ['escape'], intent: 'stay', help: 'keep running' },
+  ],
+  finished: [
+    ...BON_SELECT,
+    { keys: ['p'], intent: 'ask-apply', help: 'apply' },
+    { keys: ['q', 'ctrl+c'], intent: 'quit', help: 'quit' },
+  ],
+  'confirm-apply': [
+    { keys: ['y'], intent: 'apply', help: 'apply' },
+    { keys: ['n', 'escape'], intent: 'cancel-apply', help: 'cancel' },
+    { keys: ['ctrl+c'], intent: 'interrupt', help: 'abort / quit' },
+  ],
+  diff: [
+    { keys: ['up', 'k'], intent: 'up', help: 'scroll' },
+    { keys: ['down', 'j'], intent: 'down', help: 'scroll' },
+    { keys: ['pageup'], intent: 'page-up', help: 'page' },
+    { keys: ['pagedown'], intent: 'page-down', help: 'page' },
+    { keys: ['g'], intent: 'top', help: 'top' },
+    { keys: ['G'], intent: 'bottom', help: 'end' },
+    { keys: ['escape', 'q'], intent: 'back', help: 'back to board' },
+    { keys: ['ctrl+c'], intent: 'interrupt', help: 'abort / quit' },
+  ],
+  quitting: [],
+};
+
+export const KEYMAPS = { run: RUN_KEYS, home: HOME_KEYS, bon: BON_KEYS } as const;
 export type ScreenName = keyof typeof KEYMAPS;
 
 const NAMED_KEYS: ReadonlyArray<[keyof Key, KeyName]> = [
@@ -109,6 +158,8 @@ const KEY_LABELS: Readonly<Record<string, string>> = {
   right: '→',
   up: '↑',
   down: '↓',
+  pageup: 'PgUp',
+  pagedown: 'PgDn',
 };
 
 /** How a key is written in the help line ('ctrl+c' → 'ctrl-c', 'escape' → 'esc'). */
@@ -121,8 +172,16 @@ export interface HelpItem {
   help: string;
 }
 
+/** Neighbouring bindings that say the same thing share one item (`←/→ select arm`). */
 export function helpItems<I extends string>(table: KeyTable<I>): HelpItem[] {
-  return table.map((binding) => ({ keys: binding.keys.map(keyLabel).join('/'), help: binding.help }));
+  const items: HelpItem[] = [];
+  for (const binding of table) {
+    const keys = binding.keys.map(keyLabel).join('/');
+    const previous = items[items.length - 1];
+    if (previous !== undefined && previous.help === binding.help) previous.keys = `${previous.keys}/${keys}`;
+    else items.push({ keys, help: binding.help });
+  }
+  return items;
 }
 
 /** The key-help line as plain text: `ctrl-c abort turn (twice: quit) · q quit (asks first)`. */

@@ -11,6 +11,8 @@ const HELP = `
     $ factory                      the cockpit home: recent runs (enter replays, r resumes)
     $ factory prompt "<ask>"       one ask through the typed gate (phases: prompt → dispose)
     $ factory build <spec.md>      implement a spec, judged by the roster's payload gates (check → build → gates)
+    $ factory bon <spec.md>        best-of-N by clone: one primer, N arms judged by the gates, ranked
+                                   [--arms 3] [--models a,b,c] [--apply]
     $ factory runs                 recent runs from the trace
     $ factory show <adw_id>        a run's phases, attempts, sessions and motifs
     $ factory resume <adw_id>      continue a failed or interrupted run in its live session (same folder only)
@@ -21,6 +23,9 @@ const HELP = `
     --harness    pi (default) or claude
     --retries    extra attempts of an agent phase, in the same live session (default 2)
     --cwd        folder to work in (default: the current folder's git top-level)
+    --arms       bon: number of arms, 2 to 5 (default 3, or one per --models entry)
+    --models     bon: comma-separated models, one per arm (cycled)
+    --apply      bon: apply the verified winning patch without asking
     --config     roster file (default adws/adw_config/factory.config.yaml)
     --dir        demo: keep the demo repository in this folder
     --no-ui      plain log lines on stderr, the result on stdout (also when CI is set or stdout is not a TTY)
@@ -75,6 +80,9 @@ async function main(): Promise<number> {
       config: { type: 'string' },
       ui: { type: 'boolean', default: true },
       json: { type: 'boolean', default: false },
+      arms: { type: 'number' },
+      models: { type: 'string' },
+      apply: { type: 'boolean', default: false },
     },
   });
   const [command, ...rest] = cli.input;
@@ -111,9 +119,12 @@ async function runPrepared(prepared: PreparedRun, interactive: boolean, json: bo
   const { run } = prepared;
   const recorder = await attachRecorder(prepared);
   try {
-    const exit = interactive ? await runWithTui(prepared) : await runHeadless(prepared, json);
+    let exit = interactive ? await runWithTui(prepared) : await runHeadless(prepared, json);
+    if (!interactive && prepared.finish) exit = await prepared.finish(exit);
     const envelope = prepared.output();
-    if (envelope !== undefined) {
+    if (typeof envelope === 'string') {
+      process.stdout.write(json ? `${JSON.stringify({ type: 'proposal', adwId: run.adwId, command: envelope })}\n` : `${envelope}\n`);
+    } else if (envelope !== undefined) {
       process.stdout.write(json ? `${JSON.stringify({ type: 'envelope', adwId: run.adwId, envelope })}\n` : `${JSON.stringify(envelope, null, 2)}\n`);
     }
     return exit;

@@ -7,7 +7,7 @@ import type { CommandFlags } from './commands/workspace.js';
 export type { CommandFlags } from './commands/workspace.js';
 export type { PreparedRun } from './commands/prepared.js';
 
-const KNOWN_FLAGS = new Set(['model', 'harness', 'retries', 'cwd', 'dir', 'config', 'ui', 'json', 'help', 'version']);
+const KNOWN_FLAGS = new Set(['model', 'harness', 'retries', 'cwd', 'dir', 'config', 'ui', 'json', 'help', 'version', 'arms', 'models', 'apply']);
 
 /** meow reports an unknown flag on two lines; the house rule is one line, so the check is ours. */
 export function unknownFlag(argv: string[]): string | undefined {
@@ -41,6 +41,12 @@ export async function prepareCommand(command: string | undefined, args: string[]
       const input = buildArgs(args[0], flags);
       return { kind: 'run', prepared: await prepareBuildRun(await openWorkspace(flags), input, flags) };
     }
+    case 'bon': {
+      if (args.length > 1) throw new UsageError(`factory bon takes one spec (got ${args.length})`);
+      const { bonArgs, prepareBonRun } = await import('./commands/bon.js');
+      const input = bonArgs(args[0], flags);
+      return { kind: 'run', prepared: await prepareBonRun(await openWorkspace(flags), input, flags) };
+    }
     case 'resume': {
       if (args.length !== 1) throw new UsageError('usage: factory resume <adw_id>');
       const { prepareResumeRun } = await import('./commands/resume.js');
@@ -59,8 +65,9 @@ export async function prepareCommand(command: string | undefined, args: string[]
       return { kind: 'print', stdout: await showOutput(ws.paths, args[0], flags.json), exit: 0 };
     }
     case 'demo': {
+      if (args.length > 1 || (args[0] !== undefined && args[0] !== 'prompt' && args[0] !== 'bon')) throw new UsageError('usage: factory demo [bon|prompt] [--dir <path>]');
       const { prepareDemo } = await import('./demo.js');
-      return { kind: 'run', prepared: await prepareDemo(flags) };
+      return { kind: 'run', prepared: await prepareDemo(flags, args[0] === 'prompt' ? 'prompt' : 'bon') };
     }
     default:
       throw new UsageError(`unknown command ${JSON.stringify(command)} (try: factory --help)`);

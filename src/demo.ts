@@ -1,6 +1,7 @@
 // `factory demo`: a complete run, offline, through the real pi and the scripted model. It creates a small
 // sample repo, installs the factory's pi node into it, starts the scripted model on 127.0.0.1 and a private
-// pi agent dir, then runs adw_prompt there. No key, no network; the same pieces back the end-to-end tests.
+// pi agent dir, then runs a best-of-3 there (`factory demo prompt`: the smallest ADW instead). No key, no
+// network; the same pieces back the end-to-end tests.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -25,7 +26,40 @@ export const DEMO_FILES: Record<string, string> = {
   'test/greet.test.js':
     "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { greet } from '../src/greet.js';\n\ntest('greets by name', () => {\n  assert.equal(greet('Ada'), 'Hello, Ada!');\n});\n",
   '.gitignore': 'node_modules/\nadws/adw_data/\n',
+  'specs/farewell.md':
+    '# farewell\n\nAdd `src/farewell.js` exporting `farewell(name)` that returns `Goodbye, <name>!`.\nThe test `test/farewell.test.js` must pass (`node --test`).\n',
+  'test/farewell.test.js':
+    "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { farewell } from '../src/farewell.js';\n\ntest('says goodbye by name', () => {\n  assert.equal(farewell('Ada'), 'Goodbye, Ada!');\n});\n",
+  'adws/adw_config/factory.config.yaml':
+    '# The demo roster: the scripted provider needs no gateway; the payload gate is the test suite.\ngateway: ""\nharness: pi\npayload:\n  dir: .\n  commands:\n    - run: node --test\n      timeout: 60\n',
 };
+
+/** The three arms of the demo: alpha writes a bug (red), beta and gamma pass at different prices. */
+export const DEMO_MODELS = ['scripted/alpha', 'scripted/beta', 'scripted/gamma'];
+
+const write = (content: string) => ({ path: 'src/farewell.js', content });
+
+/** The scripted best-of-3: the primer reads on alpha, then each arm answers on its own model's tape. */
+export function bonTapes(thinkMs = 500): Tapes {
+  const built = (summary: string) => ({ status: 'success', summary, artifacts: [], notes_for_next_agent: '', changed_files: ['src/farewell.js'] });
+  return {
+    'model:alpha': [
+      call('read', { path: 'specs/farewell.md' }, { thinkMs }),
+      report({ status: 'success', summary: 'Plan: add src/farewell.js with farewell(name); run node --test.', changed_files: [] }, undefined, { thinkMs }),
+      call('write', write("export function farewell(name) {\n  return `Bye, ${name}.`;\n}\n"), { thinkMs }),
+      report(built('farewell added'), undefined, { thinkMs }),
+    ],
+    'model:beta': [
+      call('write', write("export function farewell(name) {\n  return `Goodbye, ${name}!`;\n}\n"), { thinkMs }),
+      report(built('farewell added, tested'), undefined, { thinkMs }),
+    ],
+    'model:gamma': [
+      call('bash', { command: 'node --test 2>&1 | tail -3' }, { thinkMs }),
+      call('write', write("/** Says goodbye. */\nexport function farewell(name) {\n  const who = String(name);\n  return `Goodbye, ${who}!`;\n}\n"), { thinkMs }),
+      report(built('farewell added with a doc comment'), undefined, { thinkMs }),
+    ],
+  };
+}
 
 /** The scripted agent: list the tracked files, read the README, then report through the typed gate. */
 export function demoTapes(thinkMs = 600): Tapes {
@@ -62,22 +96,22 @@ export function createDemoRepo(dir: string): string {
     fs.mkdirSync(path.dirname(path.join(repo, name)), { recursive: true });
     fs.writeFileSync(path.join(repo, name), text);
   }
+  fs.writeFileSync(path.join(repo, MARKER), 'created by `factory demo`\n');
+  installNode(repo, factoryRoot());
+  // Everything committed: best-of-N starts from a clean tree.
   git(repo, 'init', '-q');
   git(repo, 'config', 'user.name', 'factory demo');
   git(repo, 'config', 'user.email', 'demo@factory.invalid');
   git(repo, 'add', '-A');
   git(repo, 'commit', '-qm', 'sample payload');
-  // After the commit: the marker and the node's settings stay out of the demo's history.
-  fs.writeFileSync(path.join(repo, MARKER), 'created by `factory demo`\n');
-  installNode(repo, factoryRoot());
   return fs.realpathSync(repo);
 }
 
-export async function prepareDemo(flags: CommandFlags): Promise<PreparedRun> {
+export async function prepareDemo(flags: CommandFlags, variant: 'bon' | 'prompt' = 'bon'): Promise<PreparedRun> {
   const keep = flags.dir !== undefined;
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'factory-demo-'));
   const repo = createDemoRepo(flags.dir ?? path.join(scratch, 'greet'));
-  const model = await startScriptedModel({ tapes: demoTapes() });
+  const model = await startScriptedModel({ tapes: variant === 'bon' ? bonTapes() : demoTapes() });
   const agent = makeAgentDir({ baseUrl: model.baseUrl, dir: path.join(scratch, 'pi-agent') });
   const close = async () => {
     await model.close();
@@ -87,8 +121,13 @@ export async function prepareDemo(flags: CommandFlags): Promise<PreparedRun> {
   try {
     const demoFlags = { ...flags, model: agent.route, config: undefined };
     const ws = await openWorkspace(demoFlags, { env: { ...process.env, ...agent.env }, cwd: repo });
-    const prepared = await preparePromptRun(ws, { ask: DEMO_ASK, model: agent.route, retries: flags.retries }, demoFlags);
-    return { ...prepared, close };
+    if (variant === 'prompt') {
+      const prepared = await preparePromptRun(ws, { ask: DEMO_ASK, model: agent.route, retries: flags.retries }, demoFlags);
+      return { ...prepared, close: async () => { await prepared.close(); await close(); } };
+    }
+    const { prepareBonRun } = await import('./commands/bon.js');
+    const prepared = await prepareBonRun(ws, { spec: 'specs/farewell.md', arms: 3, models: DEMO_MODELS, apply: false }, { ...demoFlags, model: undefined });
+    return { ...prepared, close: async () => { await prepared.close(); await close(); } };
   } catch (error) {
     await close();
     throw error;

@@ -144,11 +144,32 @@ function describeCommand(run: string): string {
   return `\`${clip(run.replace(/\s+/g, ' ').trim(), COMMAND_IN_MOTIF)}\``;
 }
 
-/** The motif of a red command: the command, how it ended, then as much of its output's end as fits. */
+/** Lines that say what failed in the usual test runners' words (TAP, node:test, jest, vitest, pytest…). */
+const FAILURE_LINE = /^(not ok\b|✖|×|✗|FAIL\b|ERROR\b|Error\b|\w*Error:|AssertionError|assert|expected|actual|E\s{2,})/i;
+
+/**
+ * The telling part of a red command's output: its failure lines (with the line after each, where runners put
+ * the reason) when it has some — the summary counts at the end of a run say little — else its end.
+ */
+export function tellingOutput(output: string, max: number): string {
+  const lines = output.split(/\r?\n/).map((l) => l.trim());
+  const picked: string[] = [];
+  lines.forEach((line, i) => {
+    if (!FAILURE_LINE.test(line)) return;
+    if (!picked.includes(line)) picked.push(line);
+    const next = lines[i + 1];
+    if (next && !FAILURE_LINE.test(next) && !/^(---|\.\.\.)$/.test(next) && !picked.includes(next)) picked.push(next);
+  });
+  if (picked.length === 0) return flattenTail(output, max);
+  const joined = picked.filter((l) => l !== '' && !/^at\s.+/.test(l)).join(' | ');
+  return joined.length <= max ? joined : `${joined.slice(0, max - 1)}…`;
+}
+
+/** The motif of a red command: the command, how it ended, then what its output says failed. */
 function commandMotif(run: string, how: string, output: string): string {
   const head = `${describeCommand(run)} ${how}`;
   const room = MOTIF_MAX - head.length - 2;
-  const tail = room > 20 ? flattenTail(output, room) : '';
+  const tail = room > 20 ? tellingOutput(output, room) : '';
   return tail ? `${head}: ${tail}` : head;
 }
 

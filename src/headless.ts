@@ -1,5 +1,6 @@
 // Headless output for CI and scripts: the runner's events as plain log lines on stderr, or (with --json) as
 // one JSON object per line on stdout. The envelope itself is the caller's to print.
+import { primerLine } from './bon/rank.js';
 import type { PhaseKind, RunEvent } from './events.js';
 
 export function formatCost(cost: number): string {
@@ -27,6 +28,12 @@ export function createLogFormatter(): (event: RunEvent) => string | undefined {
         return `${tag} ${event.phase} (${event.kind}, attempt ${event.attempt}/${event.attempts}): OK in ${event.seconds.toFixed(1)} s`;
       case 'gate_result':
         return `${tag} ${event.phase}: ${event.ok ? '✓' : '✗'} ${event.gate} (${event.seconds.toFixed(1)} s)${event.ok || !event.motif ? '' : ` — ${event.motif}`}`;
+      case 'phase_planned':
+        return `${tag} ${event.phase.name} added (${event.phase.kind})`;
+      case 'arm_patch':
+        return `${tag} ${event.phase}: patch ${event.bytes} bytes, ${event.files.length} file(s) — ${event.patchFile}`;
+      case 'harvest':
+        return harvestLines(tag, event).join('\n');
       case 'phase_failed':
         return event.attempts === 0 ? `${tag} ${event.phase}: ${event.motif}` : undefined;
       case 'run_finished':
@@ -37,6 +44,18 @@ export function createLogFormatter(): (event: RunEvent) => string | undefined {
         return undefined;
     }
   };
+}
+
+/** The ranked table, the primer's account and the proposal, as the harvest prints them. */
+export function harvestLines(tag: string, event: Extract<RunEvent, { type: 'harvest' }>): string[] {
+  const lines = [`${tag} harvest — ranked (green first, then cheapest, then fastest):`];
+  event.ranking.forEach((arm, i) => {
+    const verdict = arm.green ? 'green' : `red: ${arm.motif ?? '?'}`;
+    lines.push(`${tag}   #${i + 1} arm ${arm.arm} ${arm.model ?? ''} — ${verdict} — ${arm.tokens} tokens, $${formatCost(arm.cost)}, ${arm.seconds.toFixed(1)} s, patch ${arm.patchBytes} bytes`);
+  });
+  lines.push(`${tag} ${primerLine(event.primer, event.ranking.length)}`);
+  lines.push(event.winner !== undefined ? `${tag} winner: arm ${event.winner} — apply with: ${event.applyCommand ?? '?'}` : `${tag} no green arm — see ${event.harvestFile}`);
+  return lines;
 }
 
 export interface HeadlessSink {

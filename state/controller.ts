@@ -3,6 +3,7 @@
 // the core implements. Nothing here spawns or kills anything itself.
 
 import type { RunEvent } from '../src/events.js';
+import { runningArm, type BonState, type BonStore } from './bonStore.js';
 import type { HomeState, HomeStore } from './homeStore.js';
 import type { RunState, RunStore } from './runStore.js';
 
@@ -180,6 +181,131 @@ export function dispatchHomeIntent(store: HomeStore, controller: HomeController,
     default: {
       const unreachable: never = intent;
       throw new Error(`unknown home intent ${String(unreachable)}`);
+    }
+  }
+}
+
+// ── The bon screen (`factory bon`): the arms board, the diff view, apply with confirmation.
+
+/** Implemented by the core (composition root) on top of the bon workflow and its RPC session. */
+export interface BonController extends RunController {
+  /** Abort arm `arm` (RPC abort): it ends red "aborted", the batch goes on. */
+  abortArm(arm: number): void;
+  /** Clone one more arm from the primer; the core announces it with `phase_planned`. */
+  cloneArm(): void;
+  /** Verify then apply arm `arm`'s patch (`git apply --index`). */
+  apply(arm: number): void;
+  /** The text of arm `arm`'s harvested patch. */
+  readPatch(arm: number): string | Promise<string>;
+}
+
+export type BonIntent =
+  | RunIntent
+  | 'left' | 'right' | 'diff' | 'abort-arm' | 'clone' | 'ask-apply' | 'apply' | 'cancel-apply'
+  | 'up' | 'down' | 'page-up' | 'page-down' | 'top' | 'bottom' | 'back'
+  /** Ctrl-C where the screen shows something else than the board: acts as on the run screen. */
+  | 'interrupt';
+
+/**
+ * The bon screen's input modes: the run screen's (running, aborting, confirm-quit, finished, quitting)
+ * plus `diff` (an arm's patch on screen) and `confirm-apply` (`p` asked, waiting for y/n).
+ */
+export type BonMode = RunMode | 'diff' | 'confirm-apply';
+
+export function bonModeOf(state: BonState): BonMode {
+  const run = runModeOf(state);
+  if (run === 'quitting') return run;
+  if (state.bon.ui.confirmApply !== undefined) return 'confirm-apply';
+  if (state.bon.ui.diff !== undefined) return 'diff';
+  return run;
+}
+
+/** Rows the diff view scrolls by for PgUp/PgDn and clamps to: the view's height, known to the screen. */
+export interface BonViewport {
+  page: number;
+}
+
+function readPatchInto(store: BonStore, controller: BonController, arm: number): void {
+  const { dispatch } = store.getState();
+  const failed = (error: unknown) => dispatch({ type: 'diff_failed', arm, message: errorText(error) });
+  try {
+    const text = controller.readPatch(arm);
+    if (typeof text === 'string') dispatch({ type: 'diff_loaded', arm, text });
+    else text.then((loaded) => dispatch({ type: 'diff_loaded', arm, text: loaded }), failed);
+  } catch (error) {
+    failed(error);
+  }
+}
+
+/** Apply one bon intent: the pure reducers decide, then the controller is called for what they accepted. */
+export function dispatchBonIntent(store: BonStore, controller: BonController, intent: BonIntent, view: BonViewport): void {
+  const { dispatch } = store.getState();
+  const before = store.getState();
+  switch (intent) {
+    case 'abort':
+    case 'confirm-quit':
+    case 'stay':
+    case 'quit':
+      dispatchRunIntent(store, controller, intent);
+      return;
+    case 'interrupt': {
+      // The run screen's Ctrl-C: a first one aborts the running turn, a second one (or one after the end) quits.
+      const mode = runModeOf(before);
+      dispatchRunIntent(store, controller, mode === 'running' ? 'abort' : 'quit');
+      return;
+    }
+    case 'left':
+    case 'right':
+      dispatch({ type: 'select', by: intent === 'left' ? -1 : 1 });
+      return;
+    case 'diff': {
+      dispatch({ type: 'open_diff' });
+      const diff = store.getState().bon.ui.diff;
+      if (diff !== undefined && diff.status === 'loading' && diff !== before.bon.ui.diff) readPatchInto(store, controller, diff.arm);
+      return;
+    }
+    case 'up':
+    case 'down':
+      dispatch({ type: 'scroll', by: intent === 'up' ? -1 : 1, page: view.page });
+      return;
+    case 'page-up':
+    case 'page-down':
+      dispatch({ type: 'scroll', by: (intent === 'page-up' ? -1 : 1) * Math.max(1, view.page - 1), page: view.page });
+      return;
+    case 'top':
+    case 'bottom':
+      dispatch({ type: 'scroll_to', to: intent, page: view.page });
+      return;
+    case 'back':
+      dispatch({ type: 'close_diff' });
+      return;
+    case 'abort-arm': {
+      dispatch({ type: 'abort_arm' });
+      const arm = runningArm(before);
+      if (arm !== undefined && store.getState().bon.arms[`arm_${arm}`]?.abortRequested && !before.bon.arms[`arm_${arm}`]?.abortRequested) {
+        controller.abortArm(arm);
+      }
+      return;
+    }
+    case 'clone':
+      dispatch({ type: 'clone' });
+      if (store.getState().bon.ui.pendingClones > before.bon.ui.pendingClones) controller.cloneArm();
+      return;
+    case 'ask-apply':
+      dispatch({ type: 'ask_apply' });
+      return;
+    case 'cancel-apply':
+      dispatch({ type: 'cancel_apply' });
+      return;
+    case 'apply': {
+      dispatch({ type: 'confirm_apply' });
+      const applying = store.getState().bon.ui.applying;
+      if (applying !== undefined && applying !== before.bon.ui.applying) controller.apply(applying);
+      return;
+    }
+    default: {
+      const unreachable: never = intent;
+      throw new Error(`unknown bon intent ${String(unreachable)}`);
     }
   }
 }

@@ -8,7 +8,7 @@
 //   `phase_ok` / `phase_failed` / `run_finished` carry authoritative figures that replace the live ones.
 
 import { createStore, type StoreApi } from 'zustand/vanilla';
-import type { Activity, PhaseKind, RunEvent } from '../src/events.js';
+import type { Activity, PhaseKind, PhasePlan, RunEvent } from '../src/events.js';
 
 export type PhaseStatus = 'pending' | 'running' | 'retrying' | 'ok' | 'failed' | 'skipped';
 
@@ -177,6 +177,15 @@ function updatePhase(
   const finished = state.exit !== undefined;
   const totals = finished ? state.totals : { ...state.totals, ...sumPhases(phases) };
   return { ...state, phases, totals };
+}
+
+/** A phase added while the run goes (one more arm), placed before `before` (appended when absent); never twice. */
+function withPlanned(phases: readonly PhaseState[], plan: PhasePlan, before?: string): PhaseState[] {
+  if (phases.some((phase) => phase.name === plan.name)) return phases.slice();
+  const at = before === undefined ? -1 : phases.findIndex((phase) => phase.name === before);
+  const next = phases.slice();
+  next.splice(at === -1 ? next.length : at, 0, newPhase(plan.name, plan.kind, plan.attempts));
+  return next;
 }
 
 function isLive(phase: PhaseState): boolean {
@@ -348,9 +357,11 @@ export function reduceRun(state: RunState, event: RunEvent): RunState {
     }
 
     case 'phase_planned':
+      return { ...state, phases: withPlanned(state.phases, event.phase, event.before) };
+
     case 'arm_patch':
     case 'harvest':
-      return state; // best-of-N (issue 4): drawn by the arms board
+      return state; // best-of-N: folded by the bon slice beside this store (state/bonStore.ts)
 
     case 'gate_result':
       return updatePhase(state, event.phase, 'code', (phase) => ({

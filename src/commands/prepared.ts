@@ -11,6 +11,8 @@ export interface PreparedRun {
   resume?: ResumeOptions;
   /** What goes to stdout once the run is over (the disposed envelope), if anything; already masked. */
   output(): unknown;
+  /** After the run (headless): a follow-up that may change the exit code (bon --apply applies the winner). */
+  finish?(exit: number): Promise<number>;
   close(): Promise<void>;
 }
 

@@ -22,6 +22,10 @@ export interface CommandFlags {
   config?: string;
   ui: boolean;
   json: boolean;
+  /** bon: number of arms, models per arm (comma-separated), apply the verified winner. */
+  arms?: number;
+  models?: string;
+  apply?: boolean;
 }
 
 export const HARNESSES = ['pi', 'claude'];

@@ -18,7 +18,7 @@ import { SOCLE, type Harness, type HarnessRequest, type HarnessResult } from './
 const STDERR_TAIL_BYTES = 8 * 1024;
 
 /** Environment of the node: identity, limits and the gate's schema travel here, never in the prompt. */
-export function nodeEnv(request: HarnessRequest, schemaFile: string): NodeJS.ProcessEnv {
+export function nodeEnv(request: Pick<HarnessRequest, 'env' | 'identity' | 'workspace' | 'limits'>, schemaFile: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
     ...(request.env ?? process.env),
     FACTORY_ENVELOPE_SCHEMA: schemaFile,
@@ -47,10 +47,11 @@ function lastLine(text: string): string {
   return text.split('\n').map((l) => l.trim()).filter(Boolean).at(-1) ?? '';
 }
 
-class StderrTail {
+/** The end of a child's stderr, bounded: evidence for a one-line motif without buffering it all. */
+export class StderrTail {
   private buf = '';
-  push(chunk: Buffer): void {
-    this.buf += chunk.toString('utf8');
+  push(chunk: Buffer | string): void {
+    this.buf += typeof chunk === 'string' ? chunk : chunk.toString('utf8');
     if (this.buf.length > STDERR_TAIL_BYTES * 2) this.buf = this.buf.slice(-STDERR_TAIL_BYTES);
   }
   get text(): string {

@@ -58,7 +58,7 @@ describe('factory build, headless through the CLI', () => {
     const redGate = lines.filter((l) => /^\[[0-9a-f]{8}\] gates \(code, attempt 1\/\d+\): failed — /.test(l));
     expect(redGate).toHaveLength(1);
     expect(redGate[0]).toContain(`\`${NODE_TEST}\` exited 1: `);
-    expect(redGate[0]).toMatch(/-1 !== 5/);
+    expect(redGate[0]).toMatch(/✖ add sums two numbers .*actual: -1, \| expected: 5/);
     // One ✗ then one ✓ for the payload command.
     expect(lines.filter((l) => l.includes(`✗ ${NODE_TEST}`))).toHaveLength(1);
     expect(lines.filter((l) => l.includes(`✓ ${NODE_TEST}`))).toHaveLength(1);

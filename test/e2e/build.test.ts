@@ -68,7 +68,7 @@ describe('adw_build through the real pi', () => {
     const redGate = ofType(events, 'attempt_failed').find((e) => e.phase === 'gates')!;
     expect(redGate.willRetry).toBe(true);
     expect(redGate.motif).toBe(gates[1]!.motif);
-    expect(redGate.motif).toMatch(/^`node --test --test-reporter=spec test\/add\.test\.js` exited 1: .*-1 !== 5/);
+    expect(redGate.motif).toMatch(/^`node --test --test-reporter=spec test\/add\.test\.js` exited 1: ✖ add sums two numbers .*actual: -1, \| expected: 5/);
 
     // The correction went into the same session: its request carries the history and the exact motif.
     const requests = bench.rig.model.requests;

@@ -126,18 +126,28 @@ describe('bad input: one line, exit 2, nothing written', () => {
 });
 
 describe('factory demo', () => {
-  it('runs offline through the real pi and keeps the repo with --dir', async () => {
+  it('runs an offline best-of-3 through the real pi: one red arm, two green, the cheaper wins; --dir keeps the repo', async () => {
     const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'factory-demo-test-')), 'demo');
     try {
       const r = await runCli(['demo', '--dir', dir, '--no-ui'], { env: { ...process.env, CI: 'true' } });
-      expect(r.code).toBe(0);
-      expect(JSON.parse(r.stdout)).toMatchObject({ status: 'success' });
+      expect(r.code, r.stderr).toBe(0);
+      const adwId = /^\[([0-9a-f]{8})\]/.exec(r.stderr)![1]!;
+      expect(r.stdout.trim()).toBe(`git apply --index adws/adw_data/bon/${adwId}/arm-2.patch`);
+      expect(r.stderr).toMatch(/arm_1 \(agent, attempt 1\/1\): failed — `node --test` exited 1: not ok 1 - says goodbye by name/);
+      expect(r.stderr).toMatch(/#1 arm 2 scripted\/beta — green/);
+      expect(r.stderr).toMatch(/#2 arm 3 scripted\/gamma — green/);
+      expect(r.stderr).toMatch(/#3 arm 1 scripted\/alpha — red/);
+      expect(r.stderr).toMatch(/primer: [\d.]+k? tokens, \$0\.\d{4}, paid once — cold it would have been paid 3 times/);
       expect(r.stderr).toMatch(/run green — total cost ~0\.\d{4} \$/);
-      expect(fs.existsSync(path.join(dir, 'src', 'greet.js'))).toBe(true);
-      expect(fs.readFileSync(path.join(dir, 'adws', 'adw_data', 'sessions', 'ledger.jsonl'), 'utf8')).toMatch(/"phase":"prompt"/);
+      // The tree is back to HEAD after the arms; the patches and the harvest stay.
+      expect(fs.existsSync(path.join(dir, 'src', 'farewell.js'))).toBe(false);
+      const harvest = JSON.parse(fs.readFileSync(path.join(dir, 'adws', 'adw_data', 'bon', adwId, 'harvest.json'), 'utf8'));
+      expect(harvest.winner).toBe(2);
+      expect(harvest.arms.map((a: { arm: number; green: boolean }) => [a.arm, a.green])).toEqual([[2, true], [3, true], [1, false]]);
       // A second demo into the same folder is allowed (it is a previous demo), a foreign folder is not.
-      const again = await runCli(['demo', '--dir', dir, '--no-ui'], { env: { ...process.env, CI: 'true' } });
+      const again = await runCli(['demo', 'prompt', '--dir', dir, '--no-ui'], { env: { ...process.env, CI: 'true' } });
       expect(again.code).toBe(0);
+      expect(JSON.parse(again.stdout)).toMatchObject({ status: 'success' });
       const foreign = fs.mkdtempSync(path.join(os.tmpdir(), 'factory-foreign-'));
       fs.writeFileSync(path.join(foreign, 'precious.txt'), 'keep me');
       const refused = await runCli(['demo', '--dir', foreign, '--no-ui'], { env: { ...process.env, CI: 'true' } });

@@ -4,7 +4,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { changedFilesExist, commandGate, flattenTail, motif, MOTIF_MAX, OUTPUT_TAIL_BYTES, type GateReport } from '../../src/gates.js';
+import { changedFilesExist, commandGate, flattenTail, motif, MOTIF_MAX, OUTPUT_TAIL_BYTES, tellingOutput, type GateReport } from '../../src/gates.js';
+
 import { processesTagged } from '../helpers/factory.js';
 
 let dir: string;
@@ -148,5 +149,11 @@ describe('flattenTail', () => {
     expect(flattenTail(out, 200)).toBe('ok 1 | AssertionError: -1 !== 5 | # fail 1');
     expect(flattenTail(out, 30)).toBe('… | # fail 1');
     expect(flattenTail('x'.repeat(50), 10)).toBe(`…${'x'.repeat(9)}`);
+  });
+
+  it('picks the failure lines of a test run over its closing summary', () => {
+    const tap = 'TAP version 13\nok 1 - greets\nnot ok 2 - says goodbye\n  ---\n  error: |-\n    Expected values to be strictly equal:\n  expected: \'Goodbye\'\n  actual: \'Bye\'\n  ...\n1..2\n# pass 1\n# fail 1\n';
+    expect(tellingOutput(tap, 300)).toBe("not ok 2 - says goodbye | error: |- | Expected values to be strictly equal: | expected: 'Goodbye' | actual: 'Bye'");
+    expect(tellingOutput('all fine\nexit code 3\n', 300)).toBe('all fine | exit code 3');
   });
 });

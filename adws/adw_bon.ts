@@ -1,0 +1,348 @@
+// adw_bon: best-of-N by clone. One pi RPC process reads the spec once (the primer, paid once); each arm is a
+// clone of the primed session that implements the spec and is judged by the gates; the harvest ranks the arms
+// (green, then cheapest, then fastest) and proposes the winner's patch. A red arm never stops the batch; a
+// failed clone does. The tree is harvested and reset after every arm, whatever happened to it.
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import { envelopeCard, loadEnvelopes } from '../src/envelopeCatalog.js';
+import { HarnessError, InfrastructureError, errorMessage, oneLine } from '../src/errors.js';
+import type { ArmRank, PhasePlan } from '../src/events.js';
+import { changedFilesExist, commandGate, correctionDetail, motif, type GateCommand, type GateReport } from '../src/gates.js';
+import type { Limits } from '../src/harness/types.js';
+import type { WorkspacePaths } from '../src/paths.js';
+import type { PiCommand } from '../src/pi/resolve.js';
+import { PiRpc } from '../src/pi/rpc.js';
+import { checkBon, type BonCheck } from '../src/bon/check.js';
+import { armPatchFile, harvestPatch, keepArmRef, resetTree } from '../src/bon/patch.js';
+import { applyCommand, harvestFile, harvestJson, rankArms, winnerOf } from '../src/bon/rank.js';
+import { PhaseFailure, type Phase, type Run } from '../src/runner.js';
+
+export const ADW_NAME = 'adw_bon';
+export const BON_TOOLS = ['read', 'bash', 'edit', 'write', 'grep', 'find', 'ls'];
+
+export interface BonAdwOptions {
+  specPath: string;
+  arms: number;
+  /** Route per arm (arm k takes models[(k-1) % length]); the builder's route when empty. */
+  models: string[];
+  pi: PiCommand;
+  workspace: WorkspacePaths;
+  cwd: string;
+  builderModel?: string;
+  thinking?: string;
+  tools?: string[];
+  limits?: Limits;
+  brief?: string;
+  payloadCommands: GateCommand[];
+  /** The agent's environment (vault rule applied); gates and git get `gateEnv`. */
+  env?: NodeJS.ProcessEnv;
+  gateEnv?: NodeJS.ProcessEnv;
+  timeoutMs?: number;
+  idleTimeoutMs?: number;
+}
+
+export function primerAsk(spec: string): string {
+  return [
+    `Read the whole spec ${spec}, every file it names, and the payload's tests.`,
+    'Write nothing and change nothing: this turn only prepares the work that will follow.',
+    'Answer with a plan of at most five lines, and report with status "success" and changed_files: [].',
+  ].join('\n');
+}
+
+export function armAsk(spec: string, brief?: string): string {
+  const mission = `Implement the spec ${spec} now, without rereading it: you read it in the previous turn. Make the payload's tests pass.`;
+  return brief ? `${brief}\n\n${mission}` : mission;
+}
+
+function splitRoute(route: string): { provider: string; modelId: string } {
+  const slash = route.indexOf('/');
+  return { provider: route.slice(0, slash), modelId: route.slice(slash + 1) };
+}
+
+/** The live side of a best-of-N run: the RPC process, the primer, the arms, and what the keyboard asks of it. */
+export class BonSession {
+  rpc?: PiRpc;
+  check?: BonCheck;
+  primerFile?: string;
+  primer = { tokens: 0, cost: 0, sessionId: undefined as string | undefined };
+  readonly arms = new Map<number, ArmRank>();
+  private readonly armAborts = new Map<number, AbortController>();
+  private harvested = false;
+  phases: Phase[] = [];
+
+  constructor(
+    readonly run: Run,
+    readonly opts: BonAdwOptions,
+  ) {}
+
+  modelOf(arm: number): string | undefined {
+    const { models } = this.opts;
+    return models.length > 0 ? models[(arm - 1) % models.length] : this.opts.builderModel;
+  }
+
+  armCount(): number {
+    return this.phases.filter((p) => p.name.startsWith('arm_')).length;
+  }
+
+  /** `c`: one more arm cloned from the primer, before the harvest (up to 5). Returns a motif when refused. */
+  addArm(): string | undefined {
+    if (this.harvested) return 'the harvest is done: no more arms';
+    const count = this.armCount();
+    if (count >= 5) return 'already 5 arms: the most a batch takes';
+    const arm = count + 1;
+    const phase = armPhase(this, arm);
+    const at = this.phases.findIndex((p) => p.name === 'harvest');
+    this.phases.splice(at, 0, phase);
+    const plan: PhasePlan = { name: phase.name, kind: 'agent', attempts: 1 };
+    this.run.emit({ type: 'phase_planned', adwId: this.run.adwId, ts: Date.now(), phase: plan, before: 'harvest' });
+    return undefined;
+  }
+
+  /** `a`: abort the arm's running turn (RPC abort); the arm ends red, the batch goes on. */
+  abortArm(arm: number): void {
+    this.armAborts.get(arm)?.abort();
+  }
+
+  armSignal(arm: number): AbortSignal {
+    const controller = new AbortController();
+    this.armAborts.set(arm, controller);
+    const runSignal = this.run.signal;
+    if (runSignal.aborted) controller.abort();
+    else runSignal.addEventListener('abort', () => controller.abort(), { once: true });
+    return controller.signal;
+  }
+
+  /** The RPC process, reopened on the primer's session if an earlier arm's pi died. */
+  async ensureRpc(): Promise<PiRpc> {
+    if (this.rpc?.alive) return this.rpc;
+    await this.rpc?.close();
+    if (!this.primer.sessionId) throw new InfrastructureError('no primer session to clone from');
+    this.rpc = await openRpc(this, this.primer.sessionId, 'prime');
+    return this.rpc;
+  }
+
+  async close(): Promise<void> {
+    const rpc = this.rpc;
+    this.rpc = undefined;
+    await rpc?.close();
+  }
+
+  markHarvested(): void {
+    this.harvested = true;
+  }
+}
+
+async function openRpc(session: BonSession, sessionId: string, phase: string): Promise<PiRpc> {
+  const { opts, run } = session;
+  const card = await envelopeCard('BuildEnvelope');
+  try {
+    return await PiRpc.open({
+      pi: opts.pi,
+      cwd: opts.cwd,
+      workspace: opts.workspace,
+      flags: {
+        sessionId,
+        sessionDir: opts.workspace.sessionsDir,
+        model: opts.builderModel ?? session.modelOf(1),
+        thinking: opts.thinking,
+        tools: opts.tools ?? BON_TOOLS,
+      },
+      env: opts.env,
+      identity: { adwId: run.adwId, phase, role: 'builder' },
+      envelopeSchema: { title: card.title, schema: card.schema },
+      runTag: run.adwId,
+      limits: opts.limits,
+    });
+  } catch (error) {
+    throw new InfrastructureError(`pi could not start in RPC mode: ${errorMessage(error)}`);
+  }
+}
+
+function turnOptions(session: BonSession, phase: string, signal: AbortSignal, requestedModel?: string) {
+  const { run, opts } = session;
+  return {
+    onActivity: (activity: Parameters<Run['activity']>[1]) => run.activity(phase, activity),
+    onUsage: ({ tokens, cost }: { tokens: number; cost: number }) => run.liveUsage(phase, tokens, cost),
+    timeoutMs: opts.timeoutMs ?? 20 * 60_000,
+    idleTimeoutMs: opts.idleTimeoutMs ?? 3 * 60_000,
+    signal,
+    requestedModel,
+  };
+}
+
+function checkPhase(session: BonSession): Phase {
+  return {
+    name: 'check',
+    kind: 'code',
+    async action(run) {
+      session.check = await checkBon({
+        cwd: session.opts.cwd,
+        specPath: session.opts.specPath,
+        arms: session.opts.arms,
+        dataDir: session.opts.workspace.dataDir,
+        adwId: run.adwId,
+        git: { env: session.opts.gateEnv, runTag: run.adwId },
+      });
+      return session.check;
+    },
+  };
+}
+
+function primePhase(session: BonSession): Phase {
+  return {
+    name: 'prime',
+    kind: 'agent',
+    async action(run, ctx) {
+      const check = session.check!;
+      const sessionId = randomUUID();
+      run.sessions.prime = sessionId;
+      const model = session.opts.builderModel ?? session.modelOf(1);
+      run.attemptStarted('prime', 1, 1, { sessionId, model });
+      session.rpc = await openRpc(session, sessionId, 'prime');
+      const card = await envelopeCard('BuildEnvelope');
+      const envelopes = loadEnvelopes();
+      let result;
+      try {
+        result = await session.rpc.prompt(`${primerAsk(check.spec)}\n\n${card.contract}`, turnOptions(session, 'prime', ctx.signal, model));
+      } catch (error) {
+        if (!(error instanceof HarnessError)) throw error;
+        run.charge('prime', error.evidence.tokens ?? 0, error.evidence.cost ?? 0);
+        throw new InfrastructureError(`the primer failed: ${error.message}`);
+      }
+      run.charge('prime', result.tokens, result.cost);
+      session.primer = { tokens: result.tokens, cost: result.cost, sessionId };
+      session.primerFile = (await session.rpc.getState()).sessionFile;
+      // The primer writes nothing: its changed_files: [] is judged by the base envelope (no build invariant).
+      const { parse, Envelope, EnvelopeError } = await envelopes;
+      try {
+        return parse(result.payload, Envelope);
+      } catch (error) {
+        if (error instanceof EnvelopeError) throw new InfrastructureError(`the primer's envelope was refused: ${error.message}`);
+        throw error;
+      }
+    },
+  };
+}
+
+async function runGates(session: BonSession, run: Run, phase: string, changed: string[], signal: AbortSignal): Promise<GateReport[]> {
+  const reports: GateReport[] = [changedFilesExist({ changed_files: changed }, session.opts.cwd)];
+  for (const cmd of session.opts.payloadCommands) {
+    if (signal.aborted) break;
+    reports.push(await commandGate(cmd, { signal, runTag: run.adwId, env: session.opts.gateEnv })());
+  }
+  for (const r of reports) run.emit({ type: 'gate_result', adwId: run.adwId, ts: Date.now(), phase, gate: r.gate, ok: r.ok, motif: r.motif, seconds: r.seconds });
+  return reports;
+}
+
+export function armPhase(session: BonSession, arm: number): Phase {
+  const name = `arm_${arm}`;
+  return {
+    name,
+    kind: 'agent',
+    optional: true,
+    async action(run) {
+      const started = performance.now();
+      const check = session.check!;
+      const model = session.modelOf(arm);
+      const signal = session.armSignal(arm);
+      const rank: ArmRank = { arm, phase: name, model, green: false, tokens: 0, cost: 0, seconds: 0, patchBytes: 0 };
+      session.arms.set(arm, rank);
+      let failure: string | undefined;
+      let detail: string | undefined;
+      try {
+        const rpc = await session.ensureRpc();
+        if (rpc.sessionId !== session.primer.sessionId) await rpc.switchSession(session.primerFile!);
+        let cloned;
+        try {
+          cloned = await rpc.clone({ phase: name });
+        } catch (error) {
+          throw new InfrastructureError(`clone for ${name} failed: ${errorMessage(error)}`);
+        }
+        run.sessions[name] = cloned.sessionId;
+        if (model && model !== rpc.model) await rpc.setModel(splitRoute(model).provider, splitRoute(model).modelId);
+        run.attemptStarted(name, 1, 1, { sessionId: cloned.sessionId, model });
+        const card = await envelopeCard('BuildEnvelope');
+        const envelopes = loadEnvelopes();
+        try {
+          const result = await rpc.prompt(`${armAsk(check.spec, session.opts.brief)}\n\n${card.contract}`, turnOptions(session, name, signal, model));
+          run.charge(name, result.tokens, result.cost);
+          rank.tokens = result.tokens;
+          rank.cost = result.cost;
+          const { parse, BuildEnvelope, EnvelopeError } = await envelopes;
+          let envelope;
+          try {
+            envelope = parse(result.payload, BuildEnvelope);
+          } catch (error) {
+            if (!(error instanceof EnvelopeError)) throw error;
+            failure = `envelope refused: ${error.message}`;
+          }
+          if (envelope && envelope.status !== 'success') failure = `the arm reports a failure: ${JSON.stringify(envelope.summary)}`;
+          if (envelope && !failure) {
+            const reports = await runGates(session, run, name, envelope.changed_files, signal);
+            failure = motif(reports) || undefined;
+            detail = correctionDetail(reports);
+          }
+        } catch (error) {
+          if (!(error instanceof HarnessError)) throw error;
+          run.charge(name, error.evidence.tokens ?? 0, error.evidence.cost ?? 0);
+          rank.tokens = error.evidence.tokens ?? 0;
+          rank.cost = error.evidence.cost ?? 0;
+          const kind = error.evidence.kind;
+          failure = kind === 'aborted' ? `aborted: ${error.message}` : kind === 'crashed' ? `crashed: ${error.message}` : error.message;
+        }
+      } catch (error) {
+        // A failed clone stops the batch (after the finally below); anything else makes this arm red only.
+        if (error instanceof InfrastructureError) throw error;
+        failure = `crashed: ${errorMessage(error)}`;
+      } finally {
+        // Always: the arm's work becomes a patch and the tree goes back to the primer's HEAD for the next arm.
+        const git = { env: session.opts.gateEnv, runTag: run.adwId };
+        const harvest = await harvestPatch(session.opts.cwd, armPatchFile(check.bonDir, arm), { base: check.head, git });
+        await resetTree(session.opts.cwd, { base: check.head, git });
+        rank.patchFile = harvest.patchFile;
+        rank.patchBytes = harvest.bytes;
+        rank.seconds = (performance.now() - started) / 1000;
+        run.emit({ type: 'arm_patch', adwId: run.adwId, ts: Date.now(), phase: name, arm, patchFile: harvest.patchFile, bytes: harvest.bytes, files: harvest.files });
+      }
+      if (failure) {
+        rank.motif = oneLine(failure);
+        throw new PhaseFailure(rank.motif, detail);
+      }
+      rank.green = true;
+      return { ...rank };
+    },
+  };
+}
+
+function harvestPhase(session: BonSession): Phase {
+  return {
+    name: 'harvest',
+    kind: 'code',
+    async action(run) {
+      session.markHarvested();
+      await session.close();
+      const check = session.check!;
+      const arms = [...session.arms.values()];
+      const ranked = rankArms(arms);
+      const winner = winnerOf(ranked);
+      const json = harvestJson({ adwId: run.adwId, arms, primer: session.primer, spec: check.spec, head: check.head, cwd: session.opts.cwd, now: Date.now() });
+      const file = harvestFile(check.bonDir);
+      fs.writeFileSync(file, `${JSON.stringify(json, null, 2)}\n`);
+      // Losing arms stay reachable as refs; the winner's patch is the proposal.
+      for (const arm of ranked) {
+        if (arm.arm === winner?.arm || !arm.patchFile || arm.patchBytes === 0) continue;
+        await keepArmRef(session.opts.cwd, run.adwId, arm.arm, arm.patchFile, { git: { env: session.opts.gateEnv, runTag: run.adwId } });
+      }
+      const command = winner?.patchFile ? applyCommand(winner.patchFile, session.opts.cwd) : undefined;
+      run.emit({ type: 'harvest', adwId: run.adwId, ts: Date.now(), ranking: ranked, winner: winner?.arm, primer: session.primer, harvestFile: file, applyCommand: command });
+      if (!winner) throw new PhaseFailure(`no green arm — see ${file}`);
+      return json;
+    },
+  };
+}
+
+export function bonPhases(session: BonSession): Phase[] {
+  const arms = Array.from({ length: session.opts.arms }, (_, i) => armPhase(session, i + 1));
+  session.phases = [checkPhase(session), primePhase(session), ...arms, harvestPhase(session)];
+  return session.phases;
+}

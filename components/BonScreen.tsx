@@ -1,0 +1,124 @@
+// The bon screen (`factory bon`): header, phase graph (arms as parallel branches), the arms board with the
+// primer apart and "why #1", the harvest's proposal, totals, status line and key help; `enter` swaps the
+// graph and board for the selected arm's diff. BonScreen reads the bon store, owns the screen's one clock
+// and the one input hook, and sends intents to the controller; BonView is its pure drawing.
+// The composition root renders it with `exitOnCtrlC: false`:
+//   render(<BonScreen store={store} controller={controller} />, { exitOnCtrlC: false })
+
+import React, { useRef } from 'react';
+import { Box, Text } from 'ink';
+import { useStore } from 'zustand';
+import { bonModeOf, dispatchBonIntent, type BonController } from '../state/controller.js';
+import { armsOf, primerLine, primerOf, selectedArm, whyFirst, type BonState, type BonStore } from '../state/bonStore.js';
+import { ArmsBoard, armsBoardHeight } from './ArmsBoard.js';
+import { DiffView } from './DiffView.js';
+import { KeyHelp } from './KeyHelp.js';
+import { BON_KEYS, type KeyTable } from './keymap.js';
+import { PhaseGraph, phaseGraphHeight } from './PhaseGraph.js';
+import { RunHeader } from './RunScreen.js';
+import { SPINNER_INTERVAL_MS } from './theme.js';
+import { Totals } from './Totals.js';
+import { useClock } from './useClock.js';
+import { useKeymap } from './useKeymap.js';
+import { useTerminalSize } from './useTerminalSize.js';
+
+/** Diff lines shown when the terminal does not report its height. */
+export const DEFAULT_DIFF_LINES = 20;
+/** Lines around the diff: header, gap, diff title, gap, totals, status, help. */
+const DIFF_CHROME = 7;
+/** Lines around graph and board: header, two gaps, totals, status, help, the proposal line. */
+const BOARD_CHROME = 8;
+
+export function diffHeight(rows: number | undefined): number {
+  if (rows === undefined) return DEFAULT_DIFF_LINES;
+  return Math.max(3, rows - DIFF_CHROME);
+}
+
+export interface BonViewProps {
+  state: BonState;
+  now: number;
+  help: KeyTable<string>;
+  columns: number;
+  rows?: number;
+}
+
+/** The harvest's outcome under the board: where it is written and the exact command it proposes. */
+export function proposalLine(state: BonState): string | undefined {
+  const harvest = state.bon.harvest;
+  if (harvest === undefined) return undefined;
+  const apply = harvest.applyCommand !== undefined ? ` · proposal: ${harvest.applyCommand}` : '';
+  return `harvest: ${harvest.harvestFile}${apply}`;
+}
+
+export function BonView({ state, now, help, columns, rows }: BonViewProps): React.JSX.Element {
+  const diff = state.bon.ui.diff;
+  const arms = armsOf(state, now);
+  const harvest = state.bon.harvest;
+  const primer = primerOf(state);
+  const primerFigures = harvest?.primer ?? (primer !== undefined && primer.status !== 'pending' ? primer : undefined);
+  const primerText = primerFigures !== undefined ? primerLine(primerFigures, arms.length, harvest !== undefined) : undefined;
+  const why = harvest !== undefined ? whyFirst(harvest.ranking, harvest.winner) : undefined;
+  const proposal = proposalLine(state);
+  const footer = (primerText !== undefined ? 1 : 0) + (why !== undefined ? 1 : 0);
+  // A short terminal keeps the board (the arms are the point of this screen) and drops the graph.
+  const showGraph =
+    rows === undefined || phaseGraphHeight(state.phases) + armsBoardHeight(arms.length, columns, footer) + BOARD_CHROME <= rows;
+
+  return (
+    <Box flexDirection="column" width={columns}>
+      <RunHeader adwName={state.adwName} adwId={state.adwId} cwd={state.cwd} />
+      {diff !== undefined ? (
+        <Box marginTop={1} flexDirection="column">
+          <DiffView diff={diff} height={diffHeight(rows)} columns={columns} />
+        </Box>
+      ) : (
+        <>
+          {showGraph ? (
+            <Box marginTop={1} flexDirection="column">
+              <PhaseGraph phases={state.phases} now={now} />
+            </Box>
+          ) : null}
+          <Box marginTop={1} flexDirection="column">
+            <ArmsBoard arms={arms} selected={selectedArm(state)} columns={columns} now={now} primer={primerText} why={why} />
+            {proposal !== undefined ? (
+              <Text wrap="truncate-end" dimColor>
+                {proposal}
+              </Text>
+            ) : null}
+          </Box>
+        </>
+      )}
+      <Box marginTop={1} flexDirection="column">
+        <Totals run={state} now={now} />
+        {state.ui.statusLine !== undefined ? (
+          <Text color="yellow" wrap="truncate-end">
+            {state.ui.statusLine}
+          </Text>
+        ) : null}
+        <KeyHelp table={help} />
+      </Box>
+    </Box>
+  );
+}
+
+export interface BonScreenProps {
+  store: BonStore;
+  controller: BonController;
+}
+
+export function BonScreen({ store, controller }: BonScreenProps): React.JSX.Element {
+  const state = useStore(store);
+  const { columns, rows } = useTerminalSize();
+  const live = state.totals.startedAt !== undefined && state.exit === undefined;
+  const now = useClock(live, SPINNER_INTERVAL_MS);
+  // The page the diff keys scroll by is the one drawn now (read at key time, like the table).
+  const page = useRef(diffHeight(rows));
+  page.current = diffHeight(rows);
+
+  useKeymap(
+    () => BON_KEYS[bonModeOf(store.getState())],
+    (intent) => dispatchBonIntent(store, controller, intent, { page: page.current }),
+  );
+
+  return <BonView state={state} now={now} help={BON_KEYS[bonModeOf(state)]} columns={columns} rows={rows} />;
+}

@@ -1,0 +1,183 @@
+// Applying an arm's patch to the user's tree, verified. A patch is agent output: it is read as hostile until
+// proven otherwise. Its paths are checked before git sees it (no `..`, no absolute path, nothing in `.git/`, no
+// write through a symlink, no symlink created), `git apply --check` must accept it, and the gates must be green
+// on the current HEAD with the patch applied in a scratch worktree. Only then `git apply --index` in the tree.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { oneLine } from '../errors.js';
+import { topLevel, type GitOptions } from '../git.js';
+import { commandGate, motif as gatesMotif, type GateCommand, type GateReport } from '../gates.js';
+import { parsePatchHeaders, type PatchPath } from './patchText.js';
+import { gitx, gitxOk, gitxText, gitMotif } from './gitx.js';
+
+export type PatchVerdict = { ok: true; paths: string[] } | { ok: false; motif: string };
+
+/** Why one patch path is refused (without the symlink check, which needs the tree), or undefined. Pure. */
+export function pathRefusal(p: PatchPath): string | undefined {
+  const shown = JSON.stringify(p.raw);
+  if (p.raw === '' || p.path === '') return `an empty path in ${p.source}`;
+  if (p.raw.includes('\0')) return `${shown} is not a path`;
+  if (p.raw.startsWith('/') || p.path.startsWith('/') || /^[A-Za-z]:[\\/]/.test(p.path)) return `${shown} is an absolute path`;
+  const parts = p.path.split(/[\\/]/);
+  if (parts.includes('..')) return `${shown} climbs out of the work tree (..)`;
+  // git refuses `.git` in any case and at any depth (a nested `.git` is a repository of its own).
+  if (parts.some((c) => c.toLowerCase() === '.git')) return `${shown} touches .git/`;
+  return undefined;
+}
+
+/** The first existing prefix of `rel` under `root` that is a symlink, or undefined. */
+function symlinkOnTheWay(root: string, rel: string): string | undefined {
+  let at = root;
+  for (const part of rel.split('/').filter((c) => c !== '' && c !== '.')) {
+    at = path.join(at, part);
+    let stat: fs.Stats;
+    try {
+      stat = fs.lstatSync(at);
+    } catch {
+      return undefined; // the rest does not exist yet: the patch creates it under real folders
+    }
+    if (stat.isSymbolicLink()) return path.relative(root, at);
+    if (!stat.isDirectory()) return undefined;
+  }
+  return undefined;
+}
+
+export interface VerifyOptions {
+  git?: GitOptions;
+}
+
+/**
+ * Refuses a patch whose paths are unsafe (one line naming the first bad path), then asks
+ * `git apply --check --index` at the work tree's root. Never changes the tree or the index.
+ */
+export async function verifyPatch(cwd: string, patchFile: string, opts: VerifyOptions = {}): Promise<PatchVerdict> {
+  let text: string;
+  try {
+    text = fs.readFileSync(patchFile, 'utf8');
+  } catch {
+    return { ok: false, motif: `patch refused: ${patchFile} cannot be read` };
+  }
+  if (text.trim() === '') return { ok: false, motif: `patch refused: ${patchFile} is empty (the arm changed nothing)` };
+  const headers = parsePatchHeaders(text);
+  if (headers.paths.length === 0) return { ok: false, motif: `patch refused: ${patchFile} has no file header (not a patch)` };
+  const root = await topLevel(cwd, opts.git);
+  for (const p of headers.paths) {
+    const refused = pathRefusal(p);
+    if (refused) return { ok: false, motif: `patch refused: ${refused}` };
+    const link = symlinkOnTheWay(root, p.path);
+    if (link !== undefined) {
+      const how = link === p.path ? 'is a symlink in the tree' : `goes through the symlink ${link}`;
+      return { ok: false, motif: `patch refused: ${JSON.stringify(p.path)} ${how}` };
+    }
+  }
+  if (headers.symlinkCreated) return { ok: false, motif: `patch refused: it makes ${JSON.stringify(headers.symlinkCreated)} a symlink` };
+  const check = await gitx(root, ['apply', '--check', '--index', '--', path.resolve(patchFile)], opts.git);
+  if (check.code !== 0) return { ok: false, motif: oneLine(`patch does not apply: ${gitMotif(check)}`) };
+  return { ok: true, paths: [...new Set(headers.paths.map((p) => p.path))] };
+}
+
+export interface ApplyOptions {
+  cwd: string;
+  patchFile: string;
+  /** The payload's gate commands; a relative `cwd` is taken from `cwd`. Run in the scratch worktree. */
+  gates: GateCommand[];
+  /** The gates' environment; defaults to the cockpit's. */
+  env?: NodeJS.ProcessEnv;
+  signal?: AbortSignal;
+  runTag?: string;
+  git?: GitOptions;
+}
+
+export interface ApplyResult {
+  applied: boolean;
+  /** Why the patch was not applied (one line). */
+  motif?: string;
+  gates: GateReport[];
+}
+
+/** The gate's folder inside the scratch worktree, or undefined when it lies outside the work tree. */
+function mapIntoWorktree(root: string, worktree: string, cwd: string, gateCwd: string): string | undefined {
+  let abs = path.resolve(cwd, gateCwd);
+  try {
+    abs = fs.realpathSync(abs); // git's top-level is a real path; compare like with like
+  } catch {
+    // a folder the patch creates: keep the path as given
+  }
+  const rel = path.relative(root, abs);
+  if (rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel)) return undefined;
+  return path.join(worktree, rel);
+}
+
+/**
+ * A worktree holds tracked files only: a gate such as `npm test` also needs the ignored `node_modules` it
+ * runs with. Each gate folder's `node_modules` (and the root's) is linked from the real tree, read-only use;
+ * the links are removed before the worktree is.
+ */
+function linkDependencies(root: string, worktree: string, folders: string[]): string[] {
+  const links: string[] = [];
+  for (const folder of new Set([worktree, ...folders])) {
+    const rel = path.relative(worktree, folder);
+    const source = path.join(root, rel, 'node_modules');
+    const target = path.join(folder, 'node_modules');
+    if (!fs.existsSync(source) || fs.existsSync(target) || !fs.existsSync(folder)) continue;
+    fs.symlinkSync(source, target, 'dir');
+    links.push(target);
+  }
+  return links;
+}
+
+const NO_HOOKS = ['-c', 'core.hooksPath=/dev/null'];
+
+/**
+ * Verifies the patch, runs the gates on HEAD + patch in a scratch worktree (removed in every case), and
+ * applies it with `--index` in the real tree only when every gate is green and HEAD has not moved meanwhile.
+ */
+export async function applyVerified(opts: ApplyOptions): Promise<ApplyResult> {
+  const verdict = await verifyPatch(opts.cwd, opts.patchFile, { git: opts.git });
+  if (!verdict.ok) return { applied: false, motif: verdict.motif, gates: [] };
+  const root = await topLevel(opts.cwd, opts.git);
+  const patch = path.resolve(opts.patchFile);
+  const head = await gitxText(root, ['rev-parse', '--verify', 'HEAD^{commit}'], opts.git);
+  const scratch = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'factory-apply-')));
+  const worktree = path.join(scratch, 'tree');
+  let links: string[] = [];
+  const reports: GateReport[] = [];
+  let added = false;
+  try {
+    // Hooks off: a post-checkout hook of the user's must not run for a throwaway checkout.
+    await gitxOk(root, [...NO_HOOKS, 'worktree', 'add', '--detach', '--quiet', worktree, head], opts.git);
+    added = true;
+    const inScratch = await gitx(worktree, ['apply', '--index', '--', patch], opts.git);
+    if (inScratch.code !== 0) return { applied: false, motif: oneLine(`patch does not apply on HEAD: ${gitMotif(inScratch)}`), gates: [] };
+    const mapped = opts.gates.map((g) => ({ gate: g, cwd: mapIntoWorktree(root, worktree, opts.cwd, g.cwd) }));
+    links = linkDependencies(root, worktree, mapped.flatMap((m) => (m.cwd ? [m.cwd] : [])));
+    for (const { gate, cwd } of mapped) {
+      if (opts.signal?.aborted) break;
+      if (cwd === undefined) {
+        reports.push({ gate: gate.run, ok: false, motif: `\`${gate.run}\` not run: its folder ${gate.cwd} is outside the work tree`, seconds: 0 });
+        continue;
+      }
+      // Every gate runs even after a red one (as in build): the report shows each verdict.
+      reports.push(await commandGate({ ...gate, cwd }, { signal: opts.signal, env: opts.env, runTag: opts.runTag })());
+    }
+  } finally {
+    for (const link of links) fs.rmSync(link, { force: true }); // the link only, never what it points to
+    if (added) {
+      const removed = await gitx(root, ['worktree', 'remove', '--force', '--force', worktree], opts.git).catch(() => undefined);
+      if (removed?.code !== 0) {
+        fs.rmSync(worktree, { recursive: true, force: true });
+        await gitx(root, ['worktree', 'prune'], opts.git).catch(() => undefined);
+      }
+    }
+    fs.rmSync(scratch, { recursive: true, force: true });
+  }
+  if (opts.signal?.aborted) return { applied: false, motif: 'interrupted by the user: the patch was not applied', gates: reports };
+  const red = gatesMotif(reports);
+  if (red) return { applied: false, motif: oneLine(`gates red on HEAD with the patch, not applied: ${red}`), gates: reports };
+  const now = await gitxText(root, ['rev-parse', '--verify', 'HEAD^{commit}'], opts.git);
+  if (now !== head) return { applied: false, motif: `HEAD moved while the gates ran (${head.slice(0, 8)} → ${now.slice(0, 8)}): not applied`, gates: reports };
+  const applied = await gitx(root, ['apply', '--index', '--', patch], opts.git);
+  if (applied.code !== 0) return { applied: false, motif: oneLine(`git apply --index failed: ${gitMotif(applied)}`), gates: reports };
+  return { applied: true, gates: reports };
+}

@@ -1,0 +1,144 @@
+// The harvest's judgement, pure: arms ranked green first, then cheapest, then fastest — three keys in order, no
+// composite score, so "why #1" is always one comparison a human can check. Plus the lines and the file the
+// harvest shows and writes, and the exact command it proposes.
+import path from 'node:path';
+import type { ArmRank } from '../events.js';
+import { formatCost, formatSeconds, formatTokens } from '../format.js';
+
+/** Green before red, then lower cost, then fewer seconds; arms equal on all three keep their order. */
+export function rankArms(arms: readonly ArmRank[]): ArmRank[] {
+  // Array.prototype.sort is stable: equal arms stay in run order (the earlier arm first).
+  return [...arms].sort((a, b) => Number(b.green) - Number(a.green) || a.cost - b.cost || a.seconds - b.seconds);
+}
+
+/** The winner: the first ranked arm if it is green, otherwise none. */
+export function winnerOf(ranked: readonly ArmRank[]): ArmRank | undefined {
+  const first = ranked[0];
+  return first?.green ? first : undefined;
+}
+
+/** One line that says why the first arm is first, by the first key that separates it from the second. */
+export function whyFirst(ranked: readonly ArmRank[]): string {
+  const [first, second] = ranked;
+  if (!first) return 'no arm ran';
+  if (!first.green) {
+    const why = first.motif ? `: ${first.motif}` : '';
+    return `no green arm — arm ${first.arm}, the best ranked, is red${why}`;
+  }
+  if (!second) return `arm ${first.arm} wins: green`;
+  if (!second.green) {
+    const reds = ranked.length - 1;
+    return `arm ${first.arm} wins: the only green arm (${reds} red)`;
+  }
+  if (first.cost < second.cost) return `arm ${first.arm} wins: green, ${formatCost(second.cost - first.cost)} cheaper than arm ${second.arm}`;
+  if (first.seconds < second.seconds) {
+    return `arm ${first.arm} wins: green, same cost as arm ${second.arm}, ${formatSeconds(second.seconds - first.seconds)} faster`;
+  }
+  return `arm ${first.arm} wins: green, tied with arm ${second.arm} on cost and time (the earlier arm is kept)`;
+}
+
+export interface PrimerFigures {
+  tokens: number;
+  cost: number;
+}
+
+/**
+ * The primer's account: paid once and shared by every arm; a cold start per arm would have paid it again
+ * for each arm after the first.
+ */
+export function primerLine(primer: PrimerFigures, armsCount: number): string {
+  const more = primer.tokens * Math.max(0, armsCount - 1);
+  return (
+    `primer: ${formatTokens(primer.tokens)} tokens, ${formatCost(primer.cost)}, paid once — ` +
+    `cold it would have been paid ${armsCount} times: ~${formatTokens(more)} more tokens`
+  );
+}
+
+/** A path as a shell word: bare when it is plain, single-quoted otherwise. */
+function shellWord(text: string): string {
+  return /^[A-Za-z0-9_./@%+=:,-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The exact command the harvest proposes, with the patch path relative to `cwd` when it lies inside it. */
+export function applyCommand(patchFile: string, cwd?: string): string {
+  let shown = patchFile;
+  if (cwd) {
+    const rel = path.relative(cwd, patchFile);
+    if (rel && !rel.startsWith('..') && !path.isAbsolute(rel)) shown = rel;
+  }
+  return `git apply --index ${shellWord(shown)}`;
+}
+
+/** `bon/<adw_id>/harvest.json`. */
+export function harvestFile(bonDir: string): string {
+  return path.join(bonDir, 'harvest.json');
+}
+
+export interface HarvestArmJson {
+  rank: number;
+  arm: number;
+  phase: string;
+  model: string | null;
+  green: boolean;
+  motif: string | null;
+  tokens: number;
+  cost_usd: number;
+  seconds: number;
+  patch_file: string | null;
+  patch_bytes: number;
+}
+
+/** The shape of `bon/<adw_id>/harvest.json` (snake_case, like the trace). */
+export interface HarvestJson {
+  adw_id: string;
+  spec: string | null;
+  head: string | null;
+  primer: { tokens: number; cost_usd: number; session_id: string | null; line: string };
+  arms: HarvestArmJson[];
+  winner: number | null;
+  why: string;
+  apply_command: string | null;
+  /** ISO time the harvest was made. */
+  created_at: string;
+}
+
+export interface HarvestInput {
+  adwId: string;
+  /** Arms in any order: they are ranked here. */
+  arms: readonly ArmRank[];
+  primer: PrimerFigures & { sessionId?: string };
+  spec?: string;
+  head?: string;
+  /** The folder the proposal is printed for (patch paths shown relative to it). */
+  cwd?: string;
+  /** Milliseconds since the epoch (the caller's clock, so the function stays pure). */
+  now: number;
+}
+
+export function harvestJson(input: HarvestInput): HarvestJson {
+  const ranked = rankArms(input.arms);
+  const winner = winnerOf(ranked);
+  return {
+    adw_id: input.adwId,
+    spec: input.spec ?? null,
+    head: input.head ?? null,
+    primer: { tokens: input.primer.tokens, cost_usd: input.primer.cost, session_id: input.primer.sessionId ?? null, line: primerLine(input.primer, input.arms.length) },
+    arms: ranked.map((a, i) => ({
+      rank: i + 1,
+      arm: a.arm,
+      phase: a.phase,
+      model: a.model ?? null,
+      green: a.green,
+      motif: a.motif ?? null,
+      tokens: a.tokens,
+      cost_usd: a.cost,
+      seconds: a.seconds,
+      patch_file: a.patchFile ?? null,
+      patch_bytes: a.patchBytes,
+    })),
+    winner: winner?.arm ?? null,
+    why: whyFirst(ranked),
+    apply_command: winner?.patchFile ? applyCommand(winner.patchFile, input.cwd) : null,
+    created_at: new Date(input.now).toISOString(),
+  };
+}

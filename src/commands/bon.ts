@@ -1,0 +1,102 @@
+// `factory bon <spec> [--arms N] [--models a,b,c] [--apply]`: best-of-N by clone in a workspace.
+import fs from 'node:fs';
+import { ADW_NAME, BonSession, bonPhases, type BonAdwOptions } from '../../adws/adw_bon.js';
+import { validateArms } from '../bon/check.js';
+import { UsageError } from '../errors.js';
+import { factoryRoot, PiUnavailableError, resolvePi } from '../pi/resolve.js';
+import { gateCommands } from '../roster.js';
+import { routeModelFlag } from '../routes.js';
+import { Run } from '../runner.js';
+import { preparedRun, type PreparedRun } from './prepared.js';
+import { agentSetup, gateEnv, type CommandFlags, type Workspace } from './workspace.js';
+
+export interface BonArgs {
+  spec: string;
+  arms: number;
+  models: string[];
+  apply: boolean;
+}
+
+export function bonArgs(spec: string | undefined, flags: CommandFlags & { arms?: number; models?: string; apply?: boolean }): BonArgs {
+  if (!spec || !spec.trim()) throw new UsageError('missing spec: factory bon <spec.md> [--arms 3] [--models a,b,c]');
+  const models = (flags.models ?? '').split(',').map((m) => m.trim()).filter(Boolean);
+  const arms = validateArms(flags.arms ?? (models.length > 1 ? models.length : 3));
+  return { spec, arms, models, apply: Boolean(flags.apply) };
+}
+
+export interface PreparedBon extends PreparedRun {
+  session: BonSession;
+}
+
+export async function prepareBonRun(ws: Workspace, args: BonArgs, flags: CommandFlags, run = new Run(ADW_NAME, ws.root)): Promise<PreparedBon> {
+  if (ws.harnessName !== 'pi') throw new UsageError('factory bon needs the pi harness (clones are a pi RPC feature)');
+  const setup = agentSetup(ws, 'builder', flags);
+  const direct = ws.roster.agents.builder?.auth?.direct ?? false;
+  const models = args.models.map((m) => {
+    const routed = routeModelFlag(m, { gateway: ws.roster.gateway, direct });
+    if ('motif' in routed) throw new UsageError(routed.motif.replace('--model', '--models'));
+    return routed.route;
+  });
+  const env = ws.roster.pi && !ws.real.FACTORY_PI ? { ...ws.real, FACTORY_PI: ws.roster.pi } : ws.real;
+  let pi;
+  try {
+    pi = await resolvePi({ env, factoryRoot: factoryRoot() });
+  } catch (error) {
+    if (error instanceof PiUnavailableError) throw new UsageError(error.message);
+    throw error;
+  }
+  run.args = { ...args };
+  const opts: BonAdwOptions = {
+    specPath: args.spec,
+    arms: args.arms,
+    models,
+    pi,
+    workspace: ws.paths,
+    cwd: ws.root,
+    builderModel: models[0] ?? setup.profile.route,
+    thinking: setup.profile.thinking,
+    tools: setup.profile.tools,
+    limits: setup.profile.limits,
+    brief: setup.brief,
+    payloadCommands: gateCommands(ws.root, ws.roster),
+    env: setup.env,
+    gateEnv: gateEnv(ws),
+    timeoutMs: setup.profile.timeoutMs,
+  };
+  const session = new BonSession(run, opts);
+  const phases = bonPhases(session);
+  const output = () => {
+    const harvest = run.results.harvest as { apply_command?: string | null } | undefined;
+    return harvest?.apply_command ?? undefined;
+  };
+  const prepared = preparedRun(ws, run, phases, output, () => session.close());
+  const finish = async (exit: number): Promise<number> => {
+    if (!args.apply || exit !== 0) return exit;
+    const outcome = await applyWinner(session, ws);
+    process.stderr.write(`[${run.adwId}] ${outcome.line}\n`);
+    return outcome.applied ? 0 : 1;
+  };
+  return { ...prepared, session, finish };
+}
+
+/** Apply an arm's patch (the winner's by default) after verifying its paths and its gates on the current HEAD. */
+export async function applyWinner(session: BonSession, ws: Workspace, arm?: number): Promise<{ applied: boolean; line: string }> {
+  const { applyVerified } = await import('../bon/apply.js');
+  const ranked = [...session.arms.values()].filter((a) => a.green).sort((a, b) => a.cost - b.cost || a.seconds - b.seconds);
+  const chosen = arm !== undefined ? session.arms.get(arm) : ranked[0];
+  if (!chosen?.patchFile) return { applied: false, line: arm !== undefined ? `arm ${arm} has no patch to apply` : 'no green arm to apply' };
+  const outcome = await applyVerified({ cwd: ws.root, patchFile: chosen.patchFile, gates: gateCommands(ws.root, ws.roster), env: gateEnv(ws), runTag: session.run.adwId });
+  return outcome.applied
+    ? { applied: true, line: `applied arm ${chosen.arm} (${chosen.patchFile}) with git apply --index — review and commit it` }
+    : { applied: false, line: `arm ${chosen.arm} not applied: ${outcome.motif ?? 'refused'}` };
+}
+
+export function readArmPatch(session: BonSession, arm: number): string {
+  const file = session.arms.get(arm)?.patchFile;
+  if (!file) return '';
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
+}

@@ -1,0 +1,149 @@
+// One turn of a pi RPC process: from `prompt` to `agent_settled`. It owns the turn's fresh StreamReader, its
+// watchdog and deadline, and the final judgement by the same verdict as json mode. Stopping a turn early
+// (watchdog, deadline, the user's signal, close) is asked of the process through `onStop` (RPC `abort`);
+// the reason recorded here then wins over whatever the aborted stream would say.
+import { HarnessError } from '../errors.js';
+import type { Activity } from '../events.js';
+import { SOCLE, type HarnessResult } from '../harness/types.js';
+import { PI_MIN_VERSION } from './resolve.js';
+import { isTurnEnd } from './rpcProtocol.js';
+import { StreamReader, toActivity, type Inventory, type PiEvent } from './stream.js';
+import { verdict } from './verdict.js';
+
+export interface PromptOptions {
+  onActivity?: (activity: Activity) => void;
+  onUsage?: (figures: { tokens: number; cost: number }) => void;
+  /** Whole-turn deadline. */
+  timeoutMs: number;
+  /** No event from pi for this long → the turn is aborted. */
+  idleTimeoutMs: number;
+  signal?: AbortSignal;
+  /** The route the answer must come from; the process's current model when omitted. */
+  requestedModel?: string;
+}
+
+export type RpcTurnResult = Omit<HarnessResult, 'fallback'>;
+
+export interface TurnContext {
+  sessionId: string;
+  /** The last inventory this process streamed: a second prompt in one session carries none of its own. */
+  inventory?: Inventory;
+  requestedModel?: string;
+  stderrTail: string;
+}
+
+export class RpcTurn {
+  readonly reader = new StreamReader();
+  readonly settled: Promise<void>;
+  /** Why the factory ended the turn early; undefined while it runs its course. */
+  stopped?: { motif: string; kind: string };
+  private readonly started = performance.now();
+  private settle!: () => void;
+  private reject!: (error: Error) => void;
+  private lastTokens = -1;
+  private idleTimer?: ReturnType<typeof setTimeout>;
+  private readonly deadline: ReturnType<typeof setTimeout>;
+  private readonly onSignal = () => this.stop('aborted by the user', 'aborted');
+
+  constructor(
+    readonly opts: PromptOptions,
+    private readonly onStop: (turn: RpcTurn) => void,
+  ) {
+    this.settled = new Promise<void>((resolve, reject) => {
+      this.settle = resolve;
+      this.reject = reject;
+    });
+    this.armIdle();
+    this.deadline = setTimeout(
+      () => this.stop(`harness silent after ${Math.round(opts.timeoutMs / 1000)} s — request timeout`, 'timeout'),
+      opts.timeoutMs,
+    );
+    opts.signal?.addEventListener('abort', this.onSignal, { once: true });
+  }
+
+  /** One event of this turn (the raw line goes to the reader, exactly as json mode reads it). */
+  take(line: string, event: PiEvent): void {
+    this.reader.feed(line);
+    if (!this.stopped) this.armIdle();
+    const activity = toActivity(event);
+    if (activity) this.opts.onActivity?.(activity);
+    if (event.type === 'message_end') {
+      const { tokens, cost } = this.reader.summary;
+      if (tokens !== this.lastTokens) {
+        this.lastTokens = tokens;
+        this.opts.onUsage?.({ tokens, cost });
+      }
+    }
+    if (isTurnEnd(event)) this.settle();
+  }
+
+  note(text: string): void {
+    this.opts.onActivity?.({ kind: 'note', text });
+  }
+
+  /** Records why the turn is being ended and asks the process to abort it, once. */
+  stop(motif: string, kind: string): void {
+    if (this.stopped) return;
+    this.stopped = { motif, kind };
+    clearTimeout(this.idleTimer);
+    this.onStop(this);
+  }
+
+  /** The process died: the turn can never settle. */
+  fail(error: Error): void {
+    this.reject(error);
+  }
+
+  dispose(): void {
+    clearTimeout(this.idleTimer);
+    clearTimeout(this.deadline);
+    this.opts.signal?.removeEventListener('abort', this.onSignal);
+  }
+
+  /** Tokens and cost so far, with the stderr tail: the evidence every HarnessError of this turn carries. */
+  evidence(stderrTail: string): { tokens: number; cost: number; stderrTail: string } {
+    const { tokens, cost } = this.reader.summary;
+    return { tokens, cost, stderrTail };
+  }
+
+  /** The error a turn that did not settle normally ends with: the stop reason first, else the cause. */
+  failure(cause: unknown, ctx: TurnContext): unknown {
+    const evidence = this.evidence(ctx.stderrTail);
+    if (this.stopped) return new HarnessError(this.stopped.motif, ctx.sessionId, { ...evidence, kind: this.stopped.kind });
+    if (cause instanceof HarnessError) return new HarnessError(cause.message, ctx.sessionId, { ...evidence, kind: cause.evidence.kind });
+    return cause;
+  }
+
+  /** The settled turn judged by the json mode's verdict; tokens and cost are this turn's own usage. */
+  judge(ctx: TurnContext): RpcTurnResult {
+    const summary = this.reader.summary;
+    const evidence = this.evidence(ctx.stderrTail);
+    if (this.stopped) throw new HarnessError(this.stopped.motif, ctx.sessionId, { ...evidence, kind: this.stopped.kind });
+    const judged = verdict(
+      { ...summary, inventory: summary.inventory ?? ctx.inventory },
+      {
+        exitCode: null, // the process lives on: only the stream speaks
+        requestedModel: this.opts.requestedModel ?? ctx.requestedModel,
+        expectedSocle: [...SOCLE],
+        stderrTail: ctx.stderrTail,
+        minVersion: PI_MIN_VERSION,
+      },
+    );
+    if (!judged.ok) throw new HarnessError(judged.motif, ctx.sessionId, { ...evidence, kind: judged.kind });
+    return {
+      sessionId: ctx.sessionId,
+      payload: judged.source === 'gate' ? judged.envelope : judged.text,
+      source: judged.source,
+      tokens: summary.tokens,
+      cost: summary.cost,
+      model: summary.model,
+      seconds: (performance.now() - this.started) / 1000,
+    };
+  }
+
+  private armIdle(): void {
+    clearTimeout(this.idleTimer);
+    const ms = this.opts.idleTimeoutMs;
+    this.idleTimer = setTimeout(() => this.stop(`no progress from pi for ${Math.round(ms / 1000)} s — watchdog ended the turn`, 'stalled'), ms);
+  }
+}

@@ -1,0 +1,312 @@
+import { describe, expect, it } from 'vitest';
+import {
+  armsOf,
+  createBonStore,
+  initialBonState,
+  MAX_ARMS,
+  primerLine,
+  reduceBonEvent,
+  reduceBonUi,
+  selectedArm,
+  whyFirst,
+  type BonAction,
+  type BonState,
+} from '../../state/bonStore.js';
+import { bonModeOf, dispatchBonIntent, type BonController, type BonIntent } from '../../state/controller.js';
+import { BON_KEYS, helpText, intentFor, keyLabel } from '../../components/keymap.js';
+import type { ArmRank, RunEvent } from '../../src/events.js';
+import { ev, eventsThrough, RANKING, RED_MOTIF, samplePatch, STAGES, T0, type Stage } from '../helpers/bonEvents.js';
+
+function fold(events: readonly RunEvent[], state: BonState = initialBonState()): BonState {
+  return events.reduce(reduceBonEvent, state);
+}
+const through = (stage: Stage) => fold(eventsThrough(stage));
+const ui = (state: BonState, ...actions: BonAction[]) => actions.reduce(reduceBonUi, state);
+const arm = (state: BonState, k: number, now = T0 + 20_000) => {
+  const view = armsOf(state, now).find((candidate) => candidate.arm === k);
+  if (view === undefined) throw new Error(`no arm_${k}`);
+  return view;
+};
+
+describe('reduceBonEvent: the arms of a best-of-3', () => {
+  it('run_started lists the arms pending, in plan order, and forgets any earlier run', () => {
+    const earlier = through('harvested');
+    const state = fold(eventsThrough('started').slice(0, 1), earlier);
+    expect(armsOf(state, T0).map((view) => [view.arm, view.status, view.turns])).toEqual([
+      [1, 'pending', 0],
+      [2, 'pending', 0],
+      [3, 'pending', 0],
+    ]);
+    expect(state.bon.harvest).toBeUndefined();
+    expect(state.bon.arms).toEqual({});
+  });
+
+  it('phase_started and attempt_started: the arm runs with its model; its clock ticks from its start', () => {
+    const state = fold([...eventsThrough('arm2'), ...STAGES.arm3running.slice(0, 2)]);
+    const view = arm(state, 3, T0 + 12_700 + 2_500);
+    expect(view).toMatchObject({ status: 'running', model: 'scripted/pricey', turns: 0, tokens: 0 });
+    expect(view.seconds).toBeCloseTo(2.5, 5);
+  });
+
+  it('usage counts turns and shows the live figures; activity keeps the last tool call only', () => {
+    const view = arm(through('arm3running'), 3);
+    expect(view).toMatchObject({ turns: 2, tokens: 1300, cost: 0.0027, lastTool: 'bash npm test' });
+    // A text line is not a tool call: arm_1's last call stays the edit.
+    expect(arm(through('arm1'), 1).lastTool).toBe('edit src/sum.js');
+  });
+
+  it('usage of a phase that is not live, and activity of the primer, touch no arm', () => {
+    const before = through('arm1');
+    const after = fold([ev('usage', 9000, { phase: 'arm_1', tokens: 5000, cost: 1 })], before);
+    expect(arm(after, 1)).toMatchObject({ turns: 2, tokens: 1100 });
+    expect(after.bon.arms.prime).toBeUndefined();
+  });
+
+  it('gate_result, phase_ok and arm_patch: a green arm with its chips and patch', () => {
+    expect(arm(through('arm1'), 1)).toMatchObject({
+      status: 'green',
+      tokens: 1100,
+      cost: 0.0021,
+      seconds: 4,
+      gates: [
+        { gate: 'changed_files', ok: true },
+        { gate: 'npm test', ok: true },
+      ],
+      patch: { bytes: 1536, files: ['src/sum.js'] },
+      motif: undefined,
+    });
+  });
+
+  it('phase_failed on a red gate: red with the motif; patch harvested all the same', () => {
+    expect(arm(through('arm2'), 2)).toMatchObject({ status: 'red', motif: RED_MOTIF, patch: { bytes: 800 } });
+  });
+
+  it('an arm whose abort was asked ends "aborted"; a dead pi reads "crashed"', () => {
+    let state = through('arm3running');
+    state = ui(state, { type: 'abort_arm' });
+    expect(arm(state, 3)).toMatchObject({ status: 'running', aborting: true });
+    state = fold([ev('phase_failed', 17000, { phase: 'arm_3', kind: 'agent', attempts: 2, motif: 'turn aborted by the user', seconds: 4.3, tokens: 1300, cost: 0.0027 })], state);
+    expect(arm(state, 3)).toMatchObject({ status: 'aborted', aborting: false, motif: 'turn aborted by the user' });
+
+    const died = (motif: string) =>
+      arm(fold([ev('phase_failed', 17000, { phase: 'arm_3', kind: 'agent', attempts: 2, motif, seconds: 4.3, tokens: 1300, cost: 0.0027 })], through('arm3running')), 3).status;
+    expect(died('crashed: pi exited with signal SIGKILL')).toBe('crashed');
+    expect(died('pi exited mid-turn (code 1)')).toBe('crashed');
+    expect(died('no JSON object in the answer')).toBe('red');
+  });
+
+  it('attempt_failed with a retry keeps the arm running (its correction turn)', () => {
+    const state = fold([ev('attempt_failed', 15000, { phase: 'arm_3', attempt: 1, attempts: 2, motif: 'no JSON object', willRetry: true })], through('arm3running'));
+    expect(arm(state, 3).status).toBe('running');
+  });
+
+  it('phase_planned inserts the cloned arm before harvest, once; without `before` it is appended', () => {
+    let state = ui(through('arm3running'), { type: 'clone' });
+    expect(state.bon.ui.pendingClones).toBe(1);
+    const planned = ev('phase_planned', 16600, { phase: { name: 'arm_4', kind: 'agent', attempts: 2 }, before: 'harvest' });
+    state = fold([planned, planned], state);
+    expect(state.phases.map((phase) => phase.name)).toEqual(['check', 'prime', 'arm_1', 'arm_2', 'arm_3', 'arm_4', 'harvest']);
+    expect(state.bon.ui.pendingClones).toBe(0);
+    expect(arm(state, 4).status).toBe('pending');
+
+    const appended = fold([ev('phase_planned', 1, { phase: { name: 'extra', kind: 'code', attempts: 1 } })], through('started'));
+    expect(appended.phases.at(-1)?.name).toBe('extra');
+  });
+
+  it('harvest: ranks (#1 #2 #3), the winner starred and selected by default, the primer kept', () => {
+    const state = through('harvested');
+    const views = armsOf(state, T0 + 20_000);
+    expect(views.map((view) => [view.arm, view.rank, view.winner])).toEqual([
+      [1, 1, true],
+      [2, 3, false],
+      [3, 2, false],
+    ]);
+    expect(selectedArm(state)).toBe(1);
+    expect(state.bon.harvest?.primer).toEqual({ tokens: 2100, cost: 0.005, sessionId: 'primer-1' });
+    expect(state.bon.harvest?.applyCommand).toBe('git apply --index adws/adw_data/bon/b0b0b0b0/arm-1.patch');
+    // Totals count the primer once plus each arm's own figures.
+    expect(state.totals.tokens).toBe(2100 + 1100 + 900 + 1600);
+  });
+
+  it('a harvest that says an arm is red makes it red even when its phase ended ok', () => {
+    const ranking: ArmRank[] = RANKING.map((rank) => (rank.arm === 3 ? { ...rank, green: false, motif: 'patch empty' } : rank));
+    const events = eventsThrough('harvested').map((event) => (event.type === 'harvest' ? { ...event, ranking } : event));
+    expect(arm(fold(events), 3)).toMatchObject({ status: 'red', motif: 'patch empty' });
+  });
+
+  it('run_finished interrupted mid-arm: the live arm ends aborted', () => {
+    const state = fold([ev('run_finished', 17000, { exit: 130, seconds: 17, tokens: 5400, cost: 0.0116, interrupted: true })], through('arm3running'));
+    expect(arm(state, 3)).toMatchObject({ status: 'aborted', motif: 'interrupted' });
+  });
+
+  it('events of another run are ignored', () => {
+    const state = through('arm1');
+    expect(reduceBonEvent(state, ev('arm_patch', 1, { phase: 'arm_2', arm: 2, patchFile: 'x', bytes: 1, files: [] }, 'ffffffff'))).toBe(state);
+  });
+});
+
+describe('whyFirst and primerLine', () => {
+  it('names the winner against the green runner-up, with the saving and the red count', () => {
+    expect(whyFirst(RANKING, 1)).toBe('why #1: arm_1 (scripted/fast) is green and cheapest: $0.0021 vs $0.0034 for arm_3 (-38%) (1 red)');
+  });
+
+  it('same cost: faster; same cost and time: plan order; the only green; no green', () => {
+    const tie = (seconds: number): ArmRank[] => [
+      { ...RANKING[0], cost: 0.002, seconds: 3 },
+      { ...RANKING[1], cost: 0.002, seconds },
+    ];
+    expect(whyFirst(tie(5), 1)).toBe('why #1: arm_1 (scripted/fast) is green, as cheap as arm_3 ($0.0020) and faster: 3.0s vs 5.0s');
+    expect(whyFirst(tie(3), 1)).toBe('why #1: arm_1 (scripted/fast) is green and ties arm_3 on cost and time: first in plan order');
+    expect(whyFirst([RANKING[0], RANKING[2]], 1)).toBe('why #1: arm_1 (scripted/fast) is the only green arm (1 red)');
+    expect(whyFirst([RANKING[2]], undefined)).toBe('no green arm: nothing to apply');
+    expect(whyFirst([], undefined)).toBe('no arm ran: nothing to apply');
+  });
+
+  it('primer: paid once, and after the harvest what cold arms would have paid more', () => {
+    expect(primerLine({ tokens: 2100, cost: 0.005 }, 3, false)).toBe('primer: 2.1k tokens, $0.0050, paid once');
+    expect(primerLine({ tokens: 2100, cost: 0.005 }, 3, true)).toBe(
+      'primer: 2.1k tokens, $0.0050, paid once — cold it would have been paid 3 times: ~4.2k more tokens',
+    );
+  });
+});
+
+describe('reduceBonUi: selection, diff, abort, clone, apply', () => {
+  it('←/→ move the selection among the arms and stop at the ends', () => {
+    const state = through('harvested');
+    expect(selectedArm(ui(state, { type: 'select', by: 1 }))).toBe(2);
+    expect(selectedArm(ui(state, { type: 'select', by: 1 }, { type: 'select', by: 1 }, { type: 'select', by: 1 }))).toBe(3);
+    expect(selectedArm(ui(state, { type: 'select', by: -1 }))).toBe(1);
+    // Before the harvest the default is the running arm.
+    expect(selectedArm(through('arm3running'))).toBe(3);
+  });
+
+  it('the diff opens only on a harvested patch, loads, scrolls within bounds, drops stale answers', () => {
+    const running = through('arm3running');
+    const refused = ui(running, { type: 'open_diff' });
+    expect(refused.bon.ui.diff).toBeUndefined();
+    expect(refused.ui.statusLine).toMatch(/arm_3 has no patch yet/);
+
+    let state = ui(through('harvested'), { type: 'open_diff' });
+    expect(state.bon.ui.diff).toMatchObject({ arm: 1, status: 'loading', offset: 0 });
+    expect(ui(state, { type: 'diff_loaded', arm: 2, text: 'x' }).bon.ui.diff?.status).toBe('loading');
+    state = ui(state, { type: 'diff_loaded', arm: 1, text: samplePatch(40) });
+    expect(state.bon.ui.diff?.lines).toHaveLength(47);
+    state = ui(state, { type: 'scroll', by: 5, page: 20 });
+    expect(state.bon.ui.diff?.offset).toBe(5);
+    expect(ui(state, { type: 'scroll', by: -50, page: 20 }).bon.ui.diff?.offset).toBe(0);
+    expect(ui(state, { type: 'scroll_to', to: 'bottom', page: 20 }).bon.ui.diff?.offset).toBe(27);
+    expect(ui(state, { type: 'scroll', by: 500, page: 20 }).bon.ui.diff?.offset).toBe(27);
+    expect(ui(state, { type: 'close_diff' }).bon.ui.diff).toBeUndefined();
+    const failed = ui(ui(through('harvested'), { type: 'open_diff' }), { type: 'diff_failed', arm: 1, message: 'ENOENT:\n no such file' });
+    expect(failed.bon.ui.diff).toMatchObject({ status: 'failed', error: 'ENOENT: no such file' });
+  });
+
+  it('abort_arm marks the running arm once; with no arm running it only says so', () => {
+    const state = ui(through('arm3running'), { type: 'abort_arm' });
+    expect(state.bon.arms.arm_3.abortRequested).toBe(true);
+    expect(state.ui.statusLine).toBe('aborting arm_3… the other arms go on');
+    expect(ui(state, { type: 'abort_arm' }).ui.statusLine).toBe('arm_3 is already being aborted');
+    const idle = ui(through('arm2'), { type: 'abort_arm' });
+    expect(idle.bon.arms).toEqual(through('arm2').bon.arms);
+    expect(idle.ui.statusLine).toBe('no arm is running');
+  });
+
+  it(`clone counts arms asked but not yet planned, stops at ${MAX_ARMS} and after the harvest`, () => {
+    let state = ui(through('arm3running'), { type: 'clone' }, { type: 'clone' });
+    expect(state.bon.ui.pendingClones).toBe(2);
+    state = ui(state, { type: 'clone' });
+    expect(state.bon.ui.pendingClones).toBe(2);
+    expect(state.ui.statusLine).toBe('already 5 arms: no more clones');
+    const late = ui(through('harvested'), { type: 'clone' });
+    expect(late.bon.ui.pendingClones).toBe(0);
+    expect(late.ui.statusLine).toBe('the harvest has begun: no more arms');
+  });
+
+  it('apply waits for the harvest, asks first, then hands one arm over', () => {
+    expect(ui(through('arm3done'), { type: 'ask_apply' }).ui.statusLine).toBe('apply waits for the harvest');
+    let state = ui(through('harvested'), { type: 'ask_apply' });
+    expect(state.bon.ui.confirmApply).toBe(1);
+    expect(bonModeOf(state)).toBe('confirm-apply');
+    const cancelled = ui(state, { type: 'cancel_apply' });
+    expect([cancelled.bon.ui.confirmApply, cancelled.bon.ui.applying, cancelled.ui.statusLine]).toEqual([undefined, undefined, 'apply cancelled']);
+    state = ui(state, { type: 'confirm_apply' });
+    expect(state.bon.ui).toMatchObject({ confirmApply: undefined, applying: 1 });
+    // A red arm can be chosen, and the question says it is red.
+    const red = ui(through('harvested'), { type: 'select', by: 1 }, { type: 'ask_apply' });
+    expect(red.ui.statusLine).toBe("apply arm_2's patch (it is red)? y applies, n cancels");
+  });
+});
+
+function recorder(patch: string | Promise<string> = samplePatch(10)): BonController & { calls: string[] } {
+  const calls: string[] = [];
+  return {
+    calls,
+    abort: () => calls.push('abort'),
+    quit: () => calls.push('quit'),
+    abortArm: (k) => calls.push(`abortArm ${k}`),
+    cloneArm: () => calls.push('cloneArm'),
+    apply: (k) => calls.push(`apply ${k}`),
+    readPatch: (k) => {
+      calls.push(`readPatch ${k}`);
+      return patch;
+    },
+  };
+}
+
+describe('dispatchBonIntent: the controller is called for what the reducers accepted', () => {
+  const send = (store: ReturnType<typeof createBonStore>, controller: BonController, ...intents: BonIntent[]) => {
+    for (const intent of intents) dispatchBonIntent(store, controller, intent, { page: 10 });
+  };
+
+  it('abort-arm, clone, apply and diff reach the controller once each', async () => {
+    const store = createBonStore(through('arm3running'));
+    const controller = recorder(Promise.resolve(samplePatch(3)));
+    send(store, controller, 'abort-arm', 'abort-arm', 'clone');
+    expect(controller.calls).toEqual(['abortArm 3', 'cloneArm']);
+    for (const event of [...eventsThrough('harvested')].slice(eventsThrough('arm3running').length)) store.getState().apply(event);
+    send(store, controller, 'ask-apply', 'apply', 'ask-apply', 'diff');
+    expect(controller.calls).toEqual(['abortArm 3', 'cloneArm', 'apply 1', 'readPatch 1']);
+    await Promise.resolve();
+    expect(store.getState().bon.ui.diff?.status).toBe('ready');
+  });
+
+  it('a readPatch that throws shows the failure in the diff view', () => {
+    const store = createBonStore(through('harvested'));
+    const controller = recorder();
+    controller.readPatch = () => {
+      throw new Error('EACCES: permission denied');
+    };
+    send(store, controller, 'diff');
+    expect(store.getState().bon.ui.diff).toMatchObject({ status: 'failed', error: 'EACCES: permission denied' });
+  });
+
+  it('Ctrl-C from the diff view aborts the turn first, then quits', () => {
+    // The arms are done, the run still live (harvest not yet): a diff of arm_1 is open.
+    const store = createBonStore(through('arm3done'));
+    const controller = recorder();
+    send(store, controller, 'diff');
+    expect(bonModeOf(store.getState())).toBe('diff');
+    send(store, controller, 'interrupt');
+    expect(controller.calls.at(-1)).toBe('abort');
+    send(store, controller, 'interrupt');
+    expect(controller.calls.at(-1)).toBe('quit');
+    expect(bonModeOf(store.getState())).toBe('quitting');
+  });
+});
+
+describe('bon key tables', () => {
+  it('no key means two things in one mode, and the help line names every bound key', () => {
+    for (const [mode, table] of Object.entries(BON_KEYS)) {
+      const keys = table.flatMap((binding) => binding.keys);
+      expect(new Set(keys).size, mode).toBe(keys.length);
+      for (const binding of table) for (const name of binding.keys) {
+        expect(helpText(table), mode).toContain(keyLabel(name));
+        expect(intentFor(table, name)).toBe(binding.intent);
+      }
+    }
+    expect(helpText(BON_KEYS.running)).toBe(
+      '←/→ select arm · enter diff · a abort arm · c clone arm · p apply · ctrl-c abort turn (twice: quit) · q quit (asks first)',
+    );
+    expect(helpText(BON_KEYS.diff)).toBe('↑/k/↓/j scroll · PgUp/PgDn page · g top · G end · esc/q back to board · ctrl-c abort / quit');
+  });
+});
