@@ -171,7 +171,9 @@ async function runHeadless({ run, phases, resume }: PreparedRun, json: boolean):
   }
 }
 
-async function runWithTui({ run, phases, resume }: PreparedRun): Promise<number> {
+async function runWithTui(prepared: PreparedRun): Promise<number> {
+  if ('session' in prepared) return runBonWithTui(prepared as import('./commands/bon.js').PreparedBon);
+  const { run, phases, resume } = prepared;
   const [{ render }, React, { createRunStore }, { RunScreen }, { execute }] = await Promise.all([
     import('ink'),
     import('react'),
@@ -195,6 +197,58 @@ async function runWithTui({ run, phases, resume }: PreparedRun): Promise<number>
     const exit = await execute(run, phases, resume);
     // Leave the final frame on screen; a finished run waits for nothing unless the user asked to quit.
     await new Promise((r) => setTimeout(r, quitRequested ? 0 : 50));
+    return exit;
+  } finally {
+    app.unmount();
+    await app.waitUntilExit().catch(() => undefined);
+    uninstall();
+  }
+}
+
+/**
+ * `factory bon` in a terminal: the arms board, live; it stays once the harvest is in, so the arms can be compared
+ * (enter: the diff) and one applied (p), until q.
+ */
+async function runBonWithTui(prepared: import('./commands/bon.js').PreparedBon): Promise<number> {
+  const { run, phases, session, workspace } = prepared;
+  const [{ render }, React, { createBonStore }, { BonScreen }, { execute }, { applyWinner, readArmPatch }] = await Promise.all([
+    import('ink'),
+    import('react'),
+    import('../state/bonStore.js'),
+    import('../components/BonScreen.js'),
+    import('./runner.js'),
+    import('./commands/bon.js'),
+  ]);
+  const store = createBonStore();
+  run.subscribe((event) => store.getState().apply(event));
+  let quit: () => void = () => {};
+  const quitting = new Promise<void>((resolve) => (quit = resolve));
+  const say = (statusLine: string) => store.getState().setUi({ statusLine });
+  const controller = {
+    abort: () => run.abort(),
+    quit: () => {
+      run.abort();
+      quit();
+    },
+    abortArm: (arm: number) => session.abortArm(arm),
+    cloneArm: () => {
+      const refused = session.addArm();
+      if (refused) say(refused);
+    },
+    apply: (arm: number) => {
+      say(`applying arm ${arm}: checking its paths, then its gates on HEAD in a scratch worktree…`);
+      void applyWinner(session, workspace, arm).then(
+        (outcome) => say(outcome.line),
+        (error: unknown) => say(`apply failed: ${errorMessage(error)}`),
+      );
+    },
+    readPatch: (arm: number) => readArmPatch(session, arm),
+  };
+  const uninstall = installSignals(run);
+  const app = render(React.createElement(BonScreen, { store, controller }), { exitOnCtrlC: false, patchConsole: true });
+  try {
+    const exit = await execute(run, phases, prepared.resume);
+    await quitting;
     return exit;
   } finally {
     app.unmount();
