@@ -9,7 +9,8 @@ import React, { useRef } from 'react';
 import { Box, Text } from 'ink';
 import { useStore } from 'zustand';
 import { bonModeOf, dispatchBonIntent, type BonController } from '../state/controller.js';
-import { armsOf, primerLine, primerOf, selectedArm, whyFirst, type BonState, type BonStore } from '../state/bonStore.js';
+import { whyFirst } from '../src/bon/rank.js';
+import { armsOf, primerLine, primerOf, selectedArm, type BonState, type BonStore } from '../state/bonStore.js';
 import { ArmsBoard, armsBoardHeight } from './ArmsBoard.js';
 import { DiffView } from './DiffView.js';
 import { KeyHelp } from './KeyHelp.js';
@@ -57,7 +58,7 @@ export function BonView({ state, now, help, columns, rows }: BonViewProps): Reac
   const primer = primerOf(state);
   const primerFigures = harvest?.primer ?? (primer !== undefined && primer.status !== 'pending' ? primer : undefined);
   const primerText = primerFigures !== undefined ? primerLine(primerFigures, arms.length, harvest !== undefined) : undefined;
-  const why = harvest !== undefined ? whyFirst(harvest.ranking, harvest.winner) : undefined;
+  const why = harvest !== undefined ? whyFirst(harvest.ranking) : undefined;
   const proposal = proposalLine(state);
   const footer = (primerText !== undefined ? 1 : 0) + (why !== undefined ? 1 : 0);
   // A short terminal keeps the board (the arms are the point of this screen) and drops the graph.

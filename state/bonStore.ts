@@ -3,11 +3,12 @@
 // carries (turns, patch, last tool call, an abort asked by `a`), the harvest, and the board's UI (selected
 // arm, diff view, apply confirmation, clones asked). Arms are the phases named `arm_1..arm_N`; the primer
 // is the `prime` phase. Everything here is pure: the reducers are unit-tested, the views derive from
-// `armsOf` / `whyFirst` / `primerLine`, and state/controller.ts calls the core for what a reducer accepted.
+// `armsOf` / `primerLine`, and state/controller.ts calls the core for what a reducer accepted.
 
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { ArmRank, RunEvent } from '../src/events.js';
-import { formatCost, formatSeconds, formatTokens, oneLine } from '../src/format.js';
+import { primerLine as corePrimerLine } from '../src/bon/rank.js';
+import { formatCost, formatTokens, oneLine } from '../src/format.js';
 import { initialRunState, reduceRun, type GateReport, type PhaseState, type RunState, type RunUiState } from './runStore.js';
 
 /** The most arms a bon run may have (SPEC 3.7): `c` is refused at this count. */
@@ -265,43 +266,10 @@ export function harvestBegun(state: BonState): boolean {
   return harvest !== undefined && harvest.status !== 'pending';
 }
 
-function armLabel(rank: ArmRank): string {
-  return rank.model ? `arm_${rank.arm} (${rank.model})` : `arm_${rank.arm}`;
-}
-
-/**
- * The one line that says why #1 won, from the ranking's own order (green first, then cheapest, then
- * fastest): against the runner-up when there is a green one, else as the only green arm.
- */
-export function whyFirst(ranking: readonly ArmRank[], winner?: number): string {
-  const first = ranking.find((rank) => rank.arm === winner) ?? (winner === undefined ? undefined : ranking[0]);
-  if (first === undefined || !first.green) {
-    return ranking.length === 0 ? 'no arm ran: nothing to apply' : 'no green arm: nothing to apply';
-  }
-  const others = ranking.filter((rank) => rank.arm !== first.arm);
-  const reds = others.filter((rank) => !rank.green).length;
-  const redNote = reds > 0 ? ` (${reds} red)` : '';
-  const second = others.find((rank) => rank.green);
-  if (second === undefined) return `why #1: ${armLabel(first)} is the only green arm${redNote}`;
-  const vs = `arm_${second.arm}`;
-  if (first.cost < second.cost) {
-    const saved = second.cost > 0 ? Math.round((1 - first.cost / second.cost) * 100) : 0;
-    return `why #1: ${armLabel(first)} is green and cheapest: ${formatCost(first.cost)} vs ${formatCost(second.cost)} for ${vs} (-${saved}%)${redNote}`;
-  }
-  if (first.seconds < second.seconds) {
-    return `why #1: ${armLabel(first)} is green, as cheap as ${vs} (${formatCost(first.cost)}) and faster: ${formatSeconds(first.seconds)} vs ${formatSeconds(second.seconds)}${redNote}`;
-  }
-  return `why #1: ${armLabel(first)} is green and ties ${vs} on cost and time: first in plan order${redNote}`;
-}
-
-/**
- * The primer paid once (SPEC 3.7): live, its figures; after the harvest, what cold arms would have paid
- * more (each arm would have read the spec again).
- */
+/** The primer paid once (SPEC 3.7): live, its figures; after the harvest, the core's full account. */
 export function primerLine(primer: { tokens: number; cost: number }, arms: number, harvested: boolean): string {
-  const paid = `primer: ${formatTokens(primer.tokens)} tokens, ${formatCost(primer.cost)}, paid once`;
-  if (!harvested || arms < 2) return paid;
-  return `${paid} — cold it would have been paid ${arms} times: ~${formatTokens(primer.tokens * (arms - 1))} more tokens`;
+  if (!harvested || arms < 2) return `primer: ${formatTokens(primer.tokens)} tokens, ${formatCost(primer.cost)}, paid once`;
+  return corePrimerLine(primer, arms);
 }
 
 // ── UI actions (keys) ────────────────────────────────────────────────────────────────────────────────

@@ -18,23 +18,32 @@ export function winnerOf(ranked: readonly ArmRank[]): ArmRank | undefined {
 }
 
 /** One line that says why the first arm is first, by the first key that separates it from the second. */
+function armLabel(rank: ArmRank): string {
+  return rank.model ? `arm_${rank.arm} (${rank.model})` : `arm_${rank.arm}`;
+}
+
+/**
+ * The one line that says why #1 won, from the ranking's own order (green first, then cheapest, then fastest):
+ * against the runner-up when there is a green one, else as the only green arm.
+ */
 export function whyFirst(ranked: readonly ArmRank[]): string {
-  const [first, second] = ranked;
-  if (!first) return 'no arm ran';
-  if (!first.green) {
-    const why = first.motif ? `: ${first.motif}` : '';
-    return `no green arm — arm ${first.arm}, the best ranked, is red${why}`;
+  const first = ranked[0];
+  if (first === undefined) return 'no arm ran: nothing to apply';
+  if (!first.green) return `no green arm: nothing to apply (the best ranked, arm_${first.arm}, is red${first.motif ? `: ${first.motif}` : ''})`;
+  const others = ranked.slice(1);
+  const reds = others.filter((rank) => !rank.green).length;
+  const redNote = reds > 0 ? ` (${reds} red)` : '';
+  const second = others.find((rank) => rank.green);
+  if (second === undefined) return `why #1: ${armLabel(first)} is the only green arm${redNote}`;
+  const vs = `arm_${second.arm}`;
+  if (first.cost < second.cost) {
+    const saved = second.cost > 0 ? Math.round((1 - first.cost / second.cost) * 100) : 0;
+    return `why #1: ${armLabel(first)} is green and cheapest: ${formatCost(first.cost)} vs ${formatCost(second.cost)} for ${vs} (-${saved}%)${redNote}`;
   }
-  if (!second) return `arm ${first.arm} wins: green`;
-  if (!second.green) {
-    const reds = ranked.length - 1;
-    return `arm ${first.arm} wins: the only green arm (${reds} red)`;
-  }
-  if (first.cost < second.cost) return `arm ${first.arm} wins: green, ${formatCost(second.cost - first.cost)} cheaper than arm ${second.arm}`;
   if (first.seconds < second.seconds) {
-    return `arm ${first.arm} wins: green, same cost as arm ${second.arm}, ${formatSeconds(second.seconds - first.seconds)} faster`;
+    return `why #1: ${armLabel(first)} is green, as cheap as ${vs} (${formatCost(first.cost)}) and faster: ${formatSeconds(first.seconds)} vs ${formatSeconds(second.seconds)}${redNote}`;
   }
-  return `arm ${first.arm} wins: green, tied with arm ${second.arm} on cost and time (the earlier arm is kept)`;
+  return `why #1: ${armLabel(first)} is green and ties ${vs} on cost and time: first in plan order${redNote}`;
 }
 
 export interface PrimerFigures {

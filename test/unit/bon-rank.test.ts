@@ -30,18 +30,18 @@ describe('winnerOf and whyFirst', () => {
   it('names the winner by the first key that separates it from the runner-up', () => {
     const byCost = rankArms([arm(1, false, 0.001, 5), arm(2, true, 0.002, 9), arm(3, true, 0.006, 3)]);
     expect(winnerOf(byCost)?.arm).toBe(2);
-    expect(whyFirst(byCost)).toBe('arm 2 wins: green, $0.0040 cheaper than arm 3');
+    expect(whyFirst(byCost)).toMatch(/^why #1: arm_2 is green and cheapest: \$0\.\d{4} vs \$0\.\d{4} for arm_3 \(-\d+%\)/);
     const byTime = rankArms([arm(1, true, 0.004, 12.5), arm(2, true, 0.004, 7)]);
-    expect(whyFirst(byTime)).toBe('arm 2 wins: green, same cost as arm 1, 5.5s faster');
-    expect(whyFirst(rankArms([arm(1, true, 0.004, 7), arm(2, true, 0.004, 7)]))).toBe('arm 1 wins: green, tied with arm 2 on cost and time (the earlier arm is kept)');
-    expect(whyFirst(rankArms([arm(1, false, 0.001, 1), arm(2, true, 0.5, 1), arm(3, false, 0, 1)]))).toBe('arm 2 wins: the only green arm (2 red)');
+    expect(whyFirst(byTime)).toMatch(/^why #1: arm_2 is green, as cheap as arm_1 \(\$0\.\d{4}\) and faster: /);
+    expect(whyFirst(rankArms([arm(1, true, 0.004, 7), arm(2, true, 0.004, 7)]))).toBe('why #1: arm_1 is green and ties arm_2 on cost and time: first in plan order');
+    expect(whyFirst(rankArms([arm(1, false, 0.001, 1), arm(2, true, 0.5, 1), arm(3, false, 0, 1)]))).toBe('why #1: arm_2 is the only green arm (2 red)');
   });
 
   it('has no winner when every arm is red, and says why', () => {
     const ranked = rankArms([arm(1, false, 0.003, 5, { motif: 'crashed' }), arm(2, false, 0.001, 9, { motif: '`npm test` exited 1' })]);
     expect(winnerOf(ranked)).toBeUndefined();
-    expect(whyFirst(ranked)).toBe('no green arm — arm 2, the best ranked, is red: `npm test` exited 1');
-    expect(whyFirst([])).toBe('no arm ran');
+    expect(whyFirst(ranked)).toBe('no green arm: nothing to apply (the best ranked, arm_2, is red: `npm test` exited 1)');
+    expect(whyFirst([])).toBe('no arm ran: nothing to apply');
   });
 });
 
@@ -72,7 +72,7 @@ describe('applyCommand and harvestJson', () => {
     expect(json).toMatchObject({
       adw_id: 'abcd1234',
       winner: 2,
-      why: 'arm 2 wins: the only green arm (1 red)',
+      why: 'why #1: arm_2 is the only green arm (1 red)',
       apply_command: 'git apply --index adws/adw_data/bon/abcd1234/arm-2.patch',
       primer: { tokens: 5000, cost_usd: 0.002, session_id: 's-1' },
       created_at: '2025-01-02T03:04:05.000Z',

@@ -1,3 +1,4 @@
+import { whyFirst } from '../../src/bon/rank.js';
 import { describe, expect, it } from 'vitest';
 import {
   armsOf,
@@ -8,7 +9,6 @@ import {
   reduceBonEvent,
   reduceBonUi,
   selectedArm,
-  whyFirst,
   type BonAction,
   type BonState,
 } from '../../state/bonStore.js';
@@ -147,7 +147,7 @@ describe('reduceBonEvent: the arms of a best-of-3', () => {
 
 describe('whyFirst and primerLine', () => {
   it('names the winner against the green runner-up, with the saving and the red count', () => {
-    expect(whyFirst(RANKING, 1)).toBe('why #1: arm_1 (scripted/fast) is green and cheapest: $0.0021 vs $0.0034 for arm_3 (-38%) (1 red)');
+    expect(whyFirst(RANKING)).toBe('why #1: arm_1 (scripted/fast) is green and cheapest: $0.0021 vs $0.0034 for arm_3 (-38%) (1 red)');
   });
 
   it('same cost: faster; same cost and time: plan order; the only green; no green', () => {
@@ -155,11 +155,11 @@ describe('whyFirst and primerLine', () => {
       { ...RANKING[0], cost: 0.002, seconds: 3 },
       { ...RANKING[1], cost: 0.002, seconds },
     ];
-    expect(whyFirst(tie(5), 1)).toBe('why #1: arm_1 (scripted/fast) is green, as cheap as arm_3 ($0.0020) and faster: 3.0s vs 5.0s');
-    expect(whyFirst(tie(3), 1)).toBe('why #1: arm_1 (scripted/fast) is green and ties arm_3 on cost and time: first in plan order');
-    expect(whyFirst([RANKING[0], RANKING[2]], 1)).toBe('why #1: arm_1 (scripted/fast) is the only green arm (1 red)');
-    expect(whyFirst([RANKING[2]], undefined)).toBe('no green arm: nothing to apply');
-    expect(whyFirst([], undefined)).toBe('no arm ran: nothing to apply');
+    expect(whyFirst(tie(5))).toBe('why #1: arm_1 (scripted/fast) is green, as cheap as arm_3 ($0.0020) and faster: 3.0s vs 5.0s');
+    expect(whyFirst(tie(3))).toBe('why #1: arm_1 (scripted/fast) is green and ties arm_3 on cost and time: first in plan order');
+    expect(whyFirst([RANKING[0], RANKING[2]])).toBe('why #1: arm_1 (scripted/fast) is the only green arm (1 red)');
+    expect(whyFirst([RANKING[2]])).toMatch(/^no green arm: nothing to apply \(the best ranked, arm_\d, is red/);
+    expect(whyFirst([])).toBe('no arm ran: nothing to apply');
   });
 
   it('primer: paid once, and after the harvest what cold arms would have paid more', () => {
