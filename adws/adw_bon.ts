@@ -251,7 +251,11 @@ export function armPhase(session: BonSession, arm: number): Phase {
       let detail: string | undefined;
       try {
         const rpc = await session.ensureRpc();
-        if (rpc.sessionId !== session.primer.sessionId) await rpc.switchSession(session.primerFile!);
+        if (rpc.sessionId !== session.primer.sessionId) {
+          const back = await rpc.switchSession(session.primerFile!);
+          // Cloning anything but the primer would give the arm a session without the spec read: stop the batch.
+          if (back.sessionId !== session.primer.sessionId) throw new InfrastructureError(`could not return to the primer (landed on ${back.sessionId})`);
+        }
         let cloned;
         try {
           cloned = await rpc.clone({ phase: name });

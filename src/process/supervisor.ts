@@ -2,6 +2,7 @@
 // tag in its environment (so a test can prove nothing is left), and one kill ladder. The registry lets the
 // composition root end every child on Ctrl-C, SIGTERM or SIGHUP of the cockpit.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 
 export interface SupervisedChild {
@@ -84,6 +85,10 @@ function killPids(pids: number[]): void {
 export function spawnSupervised(command: string, args: string[], opts: SpawnOptions): SupervisedChild {
   const env = { ...opts.env };
   if (opts.runTag) env.FACTORY_RUN_TAG = opts.runTag;
+  // Inherited by every descendant, even one that left the process group and was adopted by init (pi's bash tool
+  // starts commands in sessions of their own): the sweep after the child ends finds them by it.
+  const spawnId = randomUUID();
+  env.FACTORY_SPAWN_ID = spawnId;
   const child = spawn(command, args, {
     cwd: opts.cwd,
     env,
@@ -120,14 +125,16 @@ export function spawnSupervised(command: string, args: string[], opts: SpawnOpti
         }
         signalGroup(pid, 'SIGKILL');
         killPids(tree);
+        killPids(processesWithEnv('FACTORY_SPAWN_ID', spawnId));
       }
       await exited;
     },
   };
   live.add(supervised);
   void exited.then(() => {
-    // The leader is gone; sweep the group in case a tool left a grandchild behind.
+    // The leader is gone; sweep its group and whatever still carries its spawn id (a tool's grandchild).
     if (pid > 0) signalGroup(pid, 'SIGKILL');
+    killPids(processesWithEnv('FACTORY_SPAWN_ID', spawnId));
     live.delete(supervised);
   });
   return supervised;
@@ -149,13 +156,18 @@ export function liveChildren(): number {
 
 /** pids of live processes (Linux /proc) whose environment carries FACTORY_RUN_TAG=<tag>, this process excluded. */
 export function taggedProcesses(tag: string): number[] {
+  return processesWithEnv('FACTORY_RUN_TAG', tag);
+}
+
+/** pids of live processes (Linux /proc) whose environment holds `name=value`, this process excluded. */
+export function processesWithEnv(name: string, value: string): number[] {
   let entries: string[];
   try {
     entries = fs.readdirSync('/proc');
   } catch {
     return [];
   }
-  const needle = `FACTORY_RUN_TAG=${tag}`;
+  const needle = `${name}=${value}`;
   const found: number[] = [];
   for (const entry of entries) {
     if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;

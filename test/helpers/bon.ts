@@ -1,0 +1,123 @@
+// Helpers for best-of-N end-to-end tests: the demo's sample payload (committed, the factory's pi node included,
+// its roster naming `node --test` as the gate) in a temp folder, a rig (real pi 0.85.1 + scripted model), and
+// `factory bon` prepared exactly as the command does it (openWorkspace → prepareBonRun → execute → close).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { BonSession } from '../../adws/adw_bon.js';
+import { prepareBonRun, type PreparedBon } from '../../src/commands/bon.js';
+import { openWorkspace, type CommandFlags } from '../../src/commands/workspace.js';
+import { createDemoRepo, DEMO_MODELS } from '../../src/demo.js';
+import type { RunEvent } from '../../src/events.js';
+import { workspacePaths, type WorkspacePaths } from '../../src/paths.js';
+import { execute } from '../../src/runner.js';
+import type { Tapes } from '../../src/scripted/tape.js';
+import { git } from './repo.js';
+import { startRig, type Rig } from './rig.js';
+
+export const SPEC = 'specs/farewell.md';
+
+export interface BonBench {
+  rig: Rig;
+  /** The payload repo (realpath), everything committed. */
+  dir: string;
+  paths: WorkspacePaths;
+  /** The environment `factory bon` gets: the process's own plus the private pi agent dir. */
+  env: NodeJS.ProcessEnv;
+  cleanup(): Promise<void>;
+}
+
+/** `files`: more files for the payload (a project extension…), committed on top of the demo's. */
+export async function bonBench(tapes: Tapes, files: Record<string, string> = {}): Promise<BonBench> {
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'factory-bon-'));
+  const dir = createDemoRepo(path.join(scratch, 'greet'));
+  if (Object.keys(files).length > 0) {
+    for (const [name, text] of Object.entries(files)) {
+      fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
+      fs.writeFileSync(path.join(dir, name), text);
+    }
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-qm', 'test files');
+  }
+  const rig = await startRig({ tapes });
+  return {
+    rig,
+    dir,
+    paths: workspacePaths(dir),
+    env: { ...process.env, ...rig.agentDir.env },
+    cleanup: async () => {
+      await rig.cleanup();
+      fs.rmSync(scratch, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface BonOutcome {
+  exit: number;
+  events: RunEvent[];
+  session: BonSession;
+  prepared: PreparedBon;
+}
+
+export interface BonRunOptions {
+  arms?: number;
+  models?: string[];
+  /** Every event as it happens, with the live session (to abort or add an arm at the right moment). */
+  onEvent?: (event: RunEvent, session: BonSession) => void;
+  /** Called once prepared, before the run starts (to subscribe a trace store…). */
+  onPrepared?: (prepared: PreparedBon) => void;
+}
+
+/** `factory bon specs/farewell.md` in the bench, headless: prepared by the command's own code, closed after. */
+export async function runBon(bench: BonBench, opts: BonRunOptions = {}): Promise<BonOutcome> {
+  const models = opts.models ?? DEMO_MODELS;
+  // The flags meow hands the command by default (headless).
+  const flags: CommandFlags = { retries: 2, ui: false, json: false };
+  const ws = await openWorkspace(flags, { env: bench.env, cwd: bench.dir });
+  const prepared = await prepareBonRun(ws, { spec: SPEC, arms: opts.arms ?? models.length, models, apply: false }, flags);
+  const events: RunEvent[] = [];
+  prepared.run.subscribe((e) => {
+    events.push(e);
+    opts.onEvent?.(e, prepared.session);
+  });
+  opts.onPrepared?.(prepared);
+  try {
+    const exit = await execute(prepared.run, prepared.phases);
+    return { exit, events, session: prepared.session, prepared };
+  } finally {
+    await prepared.close();
+  }
+}
+
+/** `git status --porcelain` of the payload (ignored files such as adws/adw_data left out, as git does). */
+export function treeStatus(dir: string): string {
+  return git(dir, 'status', '--porcelain', '--untracked-files=all');
+}
+
+export function headOf(dir: string): string {
+  return git(dir, 'rev-parse', 'HEAD').trim();
+}
+
+/** The refs a bon run kept for its losing arms. */
+export function armRefs(dir: string, adwId: string): string[] {
+  return git(dir, 'for-each-ref', '--format=%(refname)', `refs/factory/${adwId}/`).split('\n').filter(Boolean);
+}
+
+export async function until(what: string, test: () => boolean, ms = 20_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!test()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** Whether a pid is alive (signal 0). */
+/** Whether a process still runs: a zombie (killed, waiting for its reaper to collect it) counts as dead. */
+export function alive(pid: number): boolean {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}
