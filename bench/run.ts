@@ -2,11 +2,15 @@
 // timings belong here, never in unit tests.
 import { benchP1 } from './p1-stream.js';
 import { benchP2 } from './p2-overhead.js';
+import { benchP3 } from './p3-cockpit.js';
 import { benchP4 } from './p4-startup.js';
+import { benchP6 } from './p6-clone-tokens.js';
 import { verdictLine } from './timing.js';
 
+// `npm run bench p3:5 p6`: ids to run (all when none); `p3:<seconds>` shortens P3 for a quick check.
 const only = process.argv.slice(2);
-const wanted = (id: string) => only.length === 0 || only.includes(id);
+const wanted = (id: string) => only.length === 0 || only.some((arg) => arg.split(':')[0] === id);
+const argOf = (id: string) => only.find((arg) => arg.startsWith(`${id}:`))?.slice(id.length + 1);
 
 async function main(): Promise<void> {
   if (wanted('p1')) await benchP1();
@@ -16,12 +20,17 @@ async function main(): Promise<void> {
       `P2 factory prompt ${p2.factoryMs.toFixed(0)} ms vs raw pi -p ${p2.piMs.toFixed(0)} ms: +${p2.overheadMs.toFixed(0)} ms (goal ≤ 150 ms) — ${verdictLine(p2.overheadMs <= 150)}`,
     );
   }
+  if (wanted('p3')) {
+    const seconds = argOf('p3');
+    await benchP3({ seconds: seconds ? Number(seconds) : undefined });
+  }
   if (wanted('p4')) {
     const p4 = await benchP4();
     console.log(
       `P4 factory --version ${p4.factoryMs.toFixed(0)} ms vs node -e 0 ${p4.nodeMs.toFixed(0)} ms: ${p4.ratio.toFixed(2)}× (+${(p4.factoryMs - p4.nodeMs).toFixed(0)} ms)`,
     );
   }
+  if (wanted('p6')) await benchP6();
 }
 
 main().catch((error: unknown) => {

@@ -134,6 +134,23 @@ async function runPrepared(prepared: PreparedRun, interactive: boolean, json: bo
   }
 }
 
+/**
+ * Ink and React, in their production builds: React's development build records a performance measure per
+ * render that Node keeps forever (a leak under a busy board). NODE_ENV is restored right after, so children
+ * never see a value the user did not set.
+ */
+async function importUi(): Promise<[typeof import('ink'), typeof import('react')]> {
+  const previous = process.env.NODE_ENV;
+  process.env.NODE_ENV = 'production';
+  try {
+    const [ink, react] = await Promise.all([import('ink'), import('react'), import('react/jsx-runtime')]);
+    return [ink, react];
+  } finally {
+    if (previous === undefined) delete process.env.NODE_ENV;
+    else process.env.NODE_ENV = previous;
+  }
+}
+
 /** Signals: the first interrupt aborts the running turn, a second one ends every child and exits. */
 function installSignals(run: Run): () => void {
   let interrupts = 0;
@@ -174,9 +191,8 @@ async function runHeadless({ run, phases, resume }: PreparedRun, json: boolean):
 async function runWithTui(prepared: PreparedRun): Promise<number> {
   if ('session' in prepared) return runBonWithTui(prepared as import('./commands/bon.js').PreparedBon);
   const { run, phases, resume } = prepared;
-  const [{ render }, React, { createRunStore }, { RunScreen }, { execute }] = await Promise.all([
-    import('ink'),
-    import('react'),
+  const [[{ render }, React], { createRunStore }, { RunScreen }, { execute }] = await Promise.all([
+    importUi(),
     import('../state/runStore.js'),
     import('../components/RunScreen.js'),
     import('./runner.js'),
@@ -211,9 +227,8 @@ async function runWithTui(prepared: PreparedRun): Promise<number> {
  */
 async function runBonWithTui(prepared: import('./commands/bon.js').PreparedBon): Promise<number> {
   const { run, phases, session, workspace } = prepared;
-  const [{ render }, React, { createBonStore }, { BonScreen }, { execute }, { applyWinner, readArmPatch }] = await Promise.all([
-    import('ink'),
-    import('react'),
+  const [[{ render }, React], { createBonStore }, { BonScreen }, { execute }, { applyWinner, readArmPatch }] = await Promise.all([
+    importUi(),
     import('../state/bonStore.js'),
     import('../components/BonScreen.js'),
     import('./runner.js'),
@@ -295,9 +310,8 @@ async function attachRecorder({ run, workspace }: PreparedRun): Promise<{ close(
 
 /** `factory` alone in a terminal: the runs list; enter replays a run, r resumes it live. */
 async function runHome(flags: CommandFlags): Promise<number> {
-  const [{ render }, React, { createHomeStore }, { HomeScreen }, { openWorkspace }, { openSyncedStore }] = await Promise.all([
-    import('ink'),
-    import('react'),
+  const [[{ render }, React], { createHomeStore }, { HomeScreen }, { openWorkspace }, { openSyncedStore }] = await Promise.all([
+    importUi(),
     import('../state/homeStore.js'),
     import('../components/HomeScreen.js'),
     import('./commands/workspace.js'),

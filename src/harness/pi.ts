@@ -105,7 +105,8 @@ export async function runPiAttempt(pi: PiCommand, request: HarnessRequest, reaso
   const stderr = new StderrTail();
   let spawnError: Error | undefined;
   let stopped: { motif: string; kind: string } | undefined;
-  let lastTokens = -1;
+  // 0, not -1: the user message's message_end (zero tokens) is not a usage report.
+  let lastTokens = 0;
 
   const stop = (motif: string, kind: string) => {
     if (stopped) return;

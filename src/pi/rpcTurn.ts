@@ -40,7 +40,9 @@ export class RpcTurn {
   private readonly started = performance.now();
   private settle!: () => void;
   private reject!: (error: Error) => void;
-  private lastTokens = -1;
+  // Starts at 0: a turn reports usage once an assistant message has cost something (the user message's own
+  // message_end must not count as a turn on the board).
+  private lastTokens = 0;
   private idleTimer?: ReturnType<typeof setTimeout>;
   private readonly deadline: ReturnType<typeof setTimeout>;
   private readonly onSignal = () => this.stop('aborted by the user', 'aborted');

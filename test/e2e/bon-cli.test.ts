@@ -1,0 +1,179 @@
+// `factory bon` headless, through the built CLI (run `npm run build` first): real pi 0.85.1 in RPC mode, the
+// scripted model answering each arm on its own model's tape, the demo payload (its gate is `node --test`).
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { bonTapes, createDemoRepo, DEMO_MODELS } from '../../src/demo.js';
+import type { RunEvent } from '../../src/events.js';
+import { makeAgentDir } from '../../src/scripted/agentDir.js';
+import { startScriptedModel, type ScriptedModel } from '../../src/scripted/server.js';
+import { call, report, type Tapes } from '../../src/scripted/tape.js';
+import { runCli, type CliRun } from '../helpers/cli.js';
+
+const BASIC_ENV = ['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'LANG', 'LC_ALL', 'TMPDIR', 'TZ'];
+const MODELS_FLAG = DEMO_MODELS.join(',');
+const BETA_FILE = "export function farewell(name) {\n  return `Goodbye, ${name}!`;\n}\n";
+
+interface Bench {
+  model: ScriptedModel;
+  repo: string;
+  env: Record<string, string>;
+  scratch: string;
+}
+
+let bench: Bench | undefined;
+
+async function startBench(tapes: Tapes): Promise<Bench> {
+  const scratch = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'factory-bon-cli-')));
+  const model = await startScriptedModel({ tapes });
+  const agent = makeAgentDir({ baseUrl: model.baseUrl, dir: path.join(scratch, 'pi-agent') });
+  const env: Record<string, string> = {};
+  for (const key of BASIC_ENV) if (process.env[key] !== undefined) env[key] = process.env[key]!;
+  Object.assign(env, agent.env);
+  return { model, repo: createDemoRepo(path.join(scratch, 'greet')), env, scratch };
+}
+
+function bon(b: Bench, extra: string[] = []): Promise<CliRun> {
+  return runCli(['bon', 'specs/farewell.md', '--models', MODELS_FLAG, '--no-ui', ...extra], { cwd: b.repo, env: b.env, timeoutMs: 90_000 });
+}
+
+const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8' });
+
+afterEach(async () => {
+  await bench?.model.close();
+  if (bench) fs.rmSync(bench.scratch, { recursive: true, force: true });
+  bench = undefined;
+});
+
+describe('factory bon, headless, on the demo payload', () => {
+  beforeEach(async () => {
+    bench = await startBench(bonTapes(0));
+  });
+
+  it('prints each arm, the ranked table and the primer line, proposes the winner on stdout and exits 0', async () => {
+    const b = bench!;
+    const out = await bon(b);
+    expect(out.code, out.stderr).toBe(0);
+    const id = /^\[([0-9a-f]{8})\] adw_bon in /m.exec(out.stderr)?.[1];
+    expect(id).toBeDefined();
+    // Per arm: its clone on its own model, its gates, its patch.
+    expect(out.stderr).toMatch(/arm_1: session \S+ on scripted\/alpha/);
+    expect(out.stderr).toMatch(/arm_2: session \S+ on scripted\/beta/);
+    expect(out.stderr).toMatch(/arm_3: session \S+ on scripted\/gamma/);
+    expect(out.stderr).toMatch(/arm_1: ✗ node --test .*Bye, Ada\./);
+    expect(out.stderr).toMatch(/arm_2: ✓ node --test/);
+    expect(out.stderr).toMatch(/arm_3: ✓ node --test/);
+    for (const k of [1, 2, 3]) expect(out.stderr).toMatch(new RegExp(`arm_${k}: patch \\d+ bytes, 1 file\\(s\\) — .*arm-${k}\\.patch`));
+    // The ranked table: green first, then cheapest (beta is the cheaper model), the red arm last.
+    const table = out.stderr.split('\n').filter((l) => /^\[\w+\]\s+#\d arm \d/.test(l));
+    expect(table).toHaveLength(3);
+    expect(table[0]).toMatch(/#1 arm 2 scripted\/beta — green — \d+ tokens/);
+    expect(table[1]).toMatch(/#2 arm 3 scripted\/gamma — green/);
+    expect(table[2]).toMatch(/#3 arm 1 scripted\/alpha — red: `node --test` exited 1/);
+    expect(out.stderr).toMatch(/primer: [\d.]+k? tokens, \$[\d.]+, paid once/);
+    expect(out.stderr).toMatch(/run green/);
+    // The proposal, alone on stdout, names a patch that holds beta's file.
+    const command = `git apply --index adws/adw_data/bon/${id}/arm-2.patch`;
+    expect(out.stdout).toBe(`${command}\n`);
+    expect(fs.readFileSync(path.join(b.repo, `adws/adw_data/bon/${id}/arm-2.patch`), 'utf8')).toContain('+  return `Goodbye, ${name}!`;');
+    // Nothing applied, the tree back at HEAD; one primer and three arms asked the model (alpha: primer + arm 1).
+    expect(git(b.repo, 'status', '--porcelain')).toBe('');
+    expect(b.model.requestsFor('model:alpha')).toHaveLength(4);
+    expect(b.model.requestsFor('model:beta')).toHaveLength(2);
+    expect(b.model.requestsFor('model:gamma')).toHaveLength(3);
+  });
+
+  it('--json: one event per stdout line, ending with the proposal', async () => {
+    const b = bench!;
+    const out = await bon(b, ['--json']);
+    expect(out.code, out.stderr).toBe(0);
+    const lines = out.stdout.trim().split('\n');
+    const parsed = lines.map((line) => JSON.parse(line) as { type: string } & Record<string, unknown>);
+    const last = parsed.at(-1)!;
+    expect(last.type).toBe('proposal');
+    const events = parsed.slice(0, -1) as unknown as RunEvent[];
+    expect(events[0]!.type).toBe('run_started');
+    const harvest = events.find((e): e is Extract<RunEvent, { type: 'harvest' }> => e.type === 'harvest');
+    expect(harvest?.winner).toBe(2);
+    expect(harvest?.ranking.map((r) => [r.arm, r.green])).toEqual([[2, true], [3, true], [1, false]]);
+    expect(events.filter((e) => e.type === 'arm_patch').map((e) => (e as { arm: number }).arm)).toEqual([1, 2, 3]);
+    const finished = events.at(-1) as Extract<RunEvent, { type: 'run_finished' }>;
+    expect(finished.type).toBe('run_finished');
+    expect(finished.exit).toBe(0);
+    expect(last.adwId).toBe(finished.adwId);
+    expect(last.command).toBe(harvest?.applyCommand);
+    expect(last.command).toBe(`git apply --index adws/adw_data/bon/${finished.adwId}/arm-2.patch`);
+  });
+
+  it('--json: one usage event per assistant message of each arm (what the board counts as turns)', async () => {
+    const b = bench!;
+    const out = await bon(b, ['--json']);
+    expect(out.code, out.stderr).toBe(0);
+    const events = out.stdout.trim().split('\n').map((line) => JSON.parse(line) as { type: string; phase?: string; tokens?: number });
+    const usages = (phase: string) => events.filter((e) => e.type === 'usage' && e.phase === phase);
+    // Model requests per phase: alpha serves the primer (2) then arm_1 (2); beta arm_2 (2); gamma arm_3 (3).
+    expect(b.model.requestsFor('model:alpha')).toHaveLength(4);
+    const expected: Record<string, number> = { prime: 2, arm_1: 2, arm_2: 2, arm_3: b.model.requestsFor('model:gamma').length };
+    for (const [phase, requests] of Object.entries(expected)) {
+      expect({ phase, usages: usages(phase).length }).toEqual({ phase, usages: requests });
+      // Each usage carries figures that moved: a turn that used nothing is no turn.
+      for (const usage of usages(phase)) expect(usage.tokens).toBeGreaterThan(0);
+    }
+  });
+
+  it('--apply: verifies the winner, applies it to the index and exits 0', async () => {
+    const b = bench!;
+    const out = await bon(b, ['--apply']);
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.stderr).toMatch(/applied arm 2 \(.*arm-2\.patch\) with git apply --index/);
+    expect(git(b.repo, 'diff', '--cached', '--name-only')).toBe('src/farewell.js\n');
+    expect(fs.readFileSync(path.join(b.repo, 'src/farewell.js'), 'utf8')).toBe(BETA_FILE);
+    // The index and the work tree agree: nothing but the applied file differs from HEAD.
+    expect(git(b.repo, 'status', '--porcelain')).toBe('A  src/farewell.js\n');
+  });
+});
+
+/** Every arm writes the buggy file: the gates make all three red. */
+function allRedTapes(): Tapes {
+  const buggy = { path: 'src/farewell.js', content: 'export function farewell(name) {\n  return `Bye, ${name}.`;\n}\n' };
+  const built = { status: 'success', summary: 'farewell added', artifacts: [], notes_for_next_agent: '', changed_files: ['src/farewell.js'] };
+  return {
+    'model:alpha': [
+      call('read', { path: 'specs/farewell.md' }),
+      report({ status: 'success', summary: 'Plan: add src/farewell.js.', changed_files: [] }),
+      call('write', buggy),
+      report(built),
+    ],
+    'model:beta': [call('write', buggy), report(built)],
+    'model:gamma': [call('write', buggy), report(built)],
+  };
+}
+
+describe('factory bon, headless, when no arm is green', () => {
+  it('exits 1, names the harvest file, proposes nothing and leaves the tree clean', async () => {
+    bench = await startBench(allRedTapes());
+    const b = bench;
+    const out = await bon(b);
+    expect(out.code, out.stderr).toBe(1);
+    expect(out.stderr.match(/✗ node --test/g)).toHaveLength(3);
+    const harvestPath = /no green arm — see (\S+harvest\.json)/.exec(out.stderr)?.[1];
+    expect(harvestPath, out.stderr).toBeDefined();
+    const harvest = JSON.parse(fs.readFileSync(path.resolve(b.repo, harvestPath!), 'utf8')) as {
+      winner: number | null;
+      apply_command: string | null;
+      arms: { arm: number; green: boolean; motif: string | null; patch_bytes: number }[];
+    };
+    expect(harvest.winner).toBeNull();
+    expect(harvest.apply_command).toBeNull();
+    expect(harvest.arms.map((a) => a.green)).toEqual([false, false, false]);
+    for (const arm of harvest.arms) {
+      expect(arm.motif).toMatch(/`node --test` exited 1/);
+      expect(arm.patch_bytes).toBeGreaterThan(0);
+    }
+    expect(out.stderr).toMatch(/FAILED at phase harvest/);
+    expect(out.stdout).toBe('');
+    expect(git(b.repo, 'status', '--porcelain')).toBe('');
+  });
+});
