@@ -4,6 +4,7 @@
 // start / middle / end (it should stay flat), and the store's final figures against the sums of the events
 // (they must be exact). The events go through `store.getState().apply`, as src/cli.tsx wires the runner.
 // Run alone: `node dist/bench/p3-cockpit.js [seconds]` after `npm run build`, or `npm run bench p3[:seconds]`.
+import './ui-production.js';
 import { EventEmitter } from 'node:events';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -1,5 +1,6 @@
 // `npm run bench`: the performance goals of the foundation, printed as ratios. Not part of `npm test`:
 // timings belong here, never in unit tests.
+import './ui-production.js';
 import { benchP1 } from './p1-stream.js';
 import { benchP2 } from './p2-overhead.js';
 import { benchP3 } from './p3-cockpit.js';
