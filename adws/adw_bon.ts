@@ -32,7 +32,6 @@ export interface BonAdwOptions {
   thinking?: string;
   tools?: string[];
   limits?: Limits;
-  brief?: string;
   payloadCommands: GateCommand[];
   /** The agent's environment (vault rule applied); gates and git get `gateEnv`. */
   env?: NodeJS.ProcessEnv;
@@ -49,9 +48,9 @@ export function primerAsk(spec: string): string {
   ].join('\n');
 }
 
-export function armAsk(spec: string, brief?: string): string {
-  const mission = `Implement the spec ${spec} now, without rereading it: you read it in the previous turn. Make the payload's tests pass.`;
-  return brief ? `${brief}\n\n${mission}` : mission;
+/** The arm's ask: the mission only — the builder's brief reaches the node through factory-context. */
+export function armAsk(spec: string): string {
+  return `Implement the spec ${spec} now, without rereading it: you read it in the previous turn. Make the payload's tests pass.`;
 }
 
 function splitRoute(route: string): { provider: string; modelId: string } {
@@ -268,7 +267,7 @@ export function armPhase(session: BonSession, arm: number): Phase {
         const card = await envelopeCard('BuildEnvelope');
         const envelopes = loadEnvelopes();
         try {
-          const result = await rpc.prompt(`${armAsk(check.spec, session.opts.brief)}\n\n${card.contract}`, turnOptions(session, name, signal, model));
+          const result = await rpc.prompt(`${armAsk(check.spec)}\n\n${card.contract}`, turnOptions(session, name, signal, model));
           run.charge(name, result.tokens, result.cost);
           rank.tokens = result.tokens;
           rank.cost = result.cost;

@@ -5,10 +5,12 @@ import { benchP1 } from './p1-stream.js';
 import { benchP2 } from './p2-overhead.js';
 import { benchP3 } from './p3-cockpit.js';
 import { benchP4 } from './p4-startup.js';
+import { benchP5 } from './p5-doctor.js';
 import { benchP6 } from './p6-clone-tokens.js';
 import { verdictLine } from './timing.js';
 
-// `npm run bench p3:5 p6`: ids to run (all when none); `p3:<seconds>` shortens P3 for a quick check.
+// `npm run bench p3:5 p6`: ids to run (all when none); `p3:<seconds>` shortens P3 for a quick check;
+// `p5:quick` measures the doctor without its battery.
 const only = process.argv.slice(2);
 const wanted = (id: string) => only.length === 0 || only.some((arg) => arg.split(':')[0] === id);
 const argOf = (id: string) => only.find((arg) => arg.startsWith(`${id}:`))?.slice(id.length + 1);
@@ -31,6 +33,7 @@ async function main(): Promise<void> {
       `P4 factory --version ${p4.factoryMs.toFixed(0)} ms vs node -e 0 ${p4.nodeMs.toFixed(0)} ms: ${p4.ratio.toFixed(2)}× (+${(p4.factoryMs - p4.nodeMs).toFixed(0)} ms)`,
     );
   }
+  if (wanted('p5')) await benchP5({ quick: argOf('p5') === 'quick' });
   if (wanted('p6')) await benchP6();
 }
 

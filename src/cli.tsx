@@ -13,6 +13,9 @@ const HELP = `
     $ factory build <spec.md>      implement a spec, judged by the roster's payload gates (check → build → gates)
     $ factory bon <spec.md>        best-of-N by clone: one primer, N arms judged by the gates, ranked
                                    [--arms 3] [--models a,b,c] [--apply]
+    $ factory doctor [<id>…]       zero-token preflight of the workstation and the pi node
+                                   [--quick] [--strict] [--json]
+    $ factory doctor --layer node|station --into <repo>   install the factory's pi layer into another repo
     $ factory runs                 recent runs from the trace
     $ factory show <adw_id>        a run's phases, attempts, sessions and motifs
     $ factory resume <adw_id>      continue a failed or interrupted run in its live session (same folder only)
@@ -83,6 +86,10 @@ async function main(): Promise<number> {
       arms: { type: 'number' },
       models: { type: 'string' },
       apply: { type: 'boolean', default: false },
+      quick: { type: 'boolean', default: false },
+      strict: { type: 'boolean', default: false },
+      layer: { type: 'string' },
+      into: { type: 'string' },
     },
   });
   const [command, ...rest] = cli.input;

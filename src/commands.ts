@@ -7,7 +7,7 @@ import type { CommandFlags } from './commands/workspace.js';
 export type { CommandFlags } from './commands/workspace.js';
 export type { PreparedRun } from './commands/prepared.js';
 
-const KNOWN_FLAGS = new Set(['model', 'harness', 'retries', 'cwd', 'dir', 'config', 'ui', 'json', 'help', 'version', 'arms', 'models', 'apply']);
+const KNOWN_FLAGS = new Set(['model', 'harness', 'retries', 'cwd', 'dir', 'config', 'ui', 'json', 'help', 'version', 'arms', 'models', 'apply', 'quick', 'strict', 'layer', 'into']);
 
 /** meow reports an unknown flag on two lines; the house rule is one line, so the check is ours. */
 export function unknownFlag(argv: string[]): string | undefined {
@@ -63,6 +63,12 @@ export async function prepareCommand(command: string | undefined, args: string[]
       const { showOutput } = await import('./commands/runs.js');
       const ws = await openWorkspace(flags);
       return { kind: 'print', stdout: await showOutput(ws.paths, args[0], flags.json), exit: 0 };
+    }
+    case 'doctor': {
+      const { doctorHeadless, prescriptionOutput } = await import('./commands/doctor.js');
+      if (flags.layer !== undefined || flags.into !== undefined) return { kind: 'print', stdout: prescriptionOutput(flags), exit: 0 };
+      const done = await doctorHeadless(args, flags);
+      return { kind: 'print', stdout: done.stdout, exit: done.exit };
     }
     case 'demo': {
       if (args.length > 1 || (args[0] !== undefined && args[0] !== 'prompt' && args[0] !== 'bon')) throw new UsageError('usage: factory demo [bon|prompt] [--dir <path>]');

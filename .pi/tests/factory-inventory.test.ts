@@ -79,9 +79,9 @@ describe('the inventory in the real pi stream', () => {
   });
 
   it('a name the core expects that no extension provides is missing too', async () => {
-    const env = { FACTORY_EXPECTED: 'factory-report,factory-compact' };
+    const env = { FACTORY_EXPECTED: 'factory-report,factory-absent' };
     const run = await runNode(rig, project, 'hello', { FACTORY_ENVELOPE_SCHEMA: project.schemaFile, ...env });
-    expect(inventories(run.events)[0]?.missing).toEqual(['factory-compact']);
+    expect(inventories(run.events)[0]?.missing).toEqual(['factory-absent']);
   });
 });
 

@@ -93,6 +93,7 @@ describe('factory-obs in the real pi', () => {
     expect(lines.map((l) => (l.type === 'message_end' ? `message_end:${String(l.message_role)}` : l.type))).toEqual([
       'session_start',
       'message_end:user',
+      'message_end:custom', // the brief and paths factory-context injects
       'message_end:assistant',
       'tool_start',
       'tool_end',
@@ -104,10 +105,12 @@ describe('factory-obs in the real pi', () => {
       expect(line).toMatchObject({ session_id: run.sessionId, phase: 'build', role: 'builder', adw_id: 'a1b2c3d4' });
       expect(Number.isNaN(Date.parse(String(line.ts)))).toBe(false);
     }
-    expect(lines[3]).toMatchObject({ tool_name: 'bash', args: { command: 'echo traced' } });
-    expect(lines[4]).toMatchObject({ tool_name: 'bash', is_error: false });
-    expect(lines[2]).toMatchObject({ stop_reason: 'toolUse', model: 'scripted/alpha' });
-    expect((lines[2].usage as { totalTokens: number }).totalTokens).toBeGreaterThan(0);
+    const at = (type: string) => lines.find((l) => l.type === type)!;
+    expect(at('tool_start')).toMatchObject({ tool_name: 'bash', args: { command: 'echo traced' } });
+    expect(at('tool_end')).toMatchObject({ tool_name: 'bash', is_error: false });
+    const assistant = lines.find((l) => l.message_role === 'assistant')!;
+    expect(assistant).toMatchObject({ stop_reason: 'toolUse', model: 'scripted/alpha' });
+    expect((assistant.usage as { totalTokens: number }).totalTokens).toBeGreaterThan(0);
   });
 
   it('an unwritable trace folder never breaks the run', async () => {

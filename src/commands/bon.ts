@@ -57,7 +57,6 @@ export async function prepareBonRun(ws: Workspace, args: BonArgs, flags: Command
     thinking: setup.profile.thinking,
     tools: setup.profile.tools,
     limits: setup.profile.limits,
-    brief: setup.brief,
     payloadCommands: gateCommands(ws.root, ws.roster),
     env: setup.env,
     gateEnv: gateEnv(ws),

@@ -32,7 +32,8 @@ export async function prepareBuildRun(ws: Workspace, args: BuildArgs, flags: Com
     fallbackModel: setup.fallbackModel,
     thinking: setup.profile.thinking,
     tools: setup.profile.tools,
-    brief: setup.brief,
+    // pi's node injects the brief itself (factory-context); claude has no node, so it gets it in the ask.
+    brief: ws.harnessName === 'claude' ? setup.brief : undefined,
     payloadCommands: gateCommands(ws.root, ws.roster),
     timeoutMs: setup.profile.timeoutMs,
     limits: setup.profile.limits,

@@ -26,6 +26,11 @@ export interface CommandFlags {
   arms?: number;
   models?: string;
   apply?: boolean;
+  /** doctor: skip the slow checks, fail on warnings, the prescription's layer and target. */
+  quick?: boolean;
+  strict?: boolean;
+  layer?: string;
+  into?: string;
 }
 
 export const HARNESSES = ['pi', 'claude'];

@@ -33,6 +33,9 @@ export interface NodePackageEntry {
   themes: string[];
 }
 
+/** The station layer's entry: the whole package as a plain string source (all it exposes is loaded). */
+export type PackageEntry = NodePackageEntry | string;
+
 export interface InstallNodeResult {
   settingsFile: string;
   entry: NodePackageEntry;
@@ -77,12 +80,13 @@ function isLocalPath(source: string): boolean {
  * `packages` with the node entry merged in: an entry whose source is the same folder (written as is,
  * or resolving to the same absolute path from `baseDir`) is replaced in place; others are kept.
  */
-export function mergePackages(packages: unknown[], entry: NodePackageEntry, baseDir: string): { packages: unknown[]; replaced: boolean } {
-  const target = path.resolve(baseDir, entry.source);
+export function mergePackages(packages: unknown[], entry: PackageEntry, baseDir: string): { packages: unknown[]; replaced: boolean } {
+  const entrySource = typeof entry === 'string' ? entry : entry.source;
+  const target = path.resolve(baseDir, entrySource);
   const same = (existing: unknown): boolean => {
     const source = sourceOf(existing);
     if (source === undefined) return false;
-    return source === entry.source || (isLocalPath(source) && path.resolve(baseDir, source) === target);
+    return source === entrySource || (isLocalPath(source) && path.resolve(baseDir, source) === target);
   };
   const merged: unknown[] = [];
   let replaced = false;
@@ -117,6 +121,22 @@ function readSettings(file: string): Record<string, unknown> {
 
 /** Write/merge the node entry into `<targetRepo>/.pi/settings.json` and seed the damage-control rules. */
 export function installNode(targetRepo: string, factoryRoot: string): InstallNodeResult {
+  return installEntry(targetRepo, factoryRoot, nodePackageEntry) as InstallNodeResult;
+}
+
+export interface InstallStationResult extends Omit<InstallNodeResult, 'entry'> {
+  entry: string;
+}
+
+/**
+ * The station layer: the factory's whole package (a string source, so pi loads everything its manifest
+ * exposes, not only the socle), merged like the node entry, with the same rules seeding.
+ */
+export function installStation(targetRepo: string, factoryRoot: string): InstallStationResult {
+  return installEntry(targetRepo, factoryRoot, (source) => source) as InstallStationResult;
+}
+
+function installEntry(targetRepo: string, factoryRoot: string, entryFor: (source: string) => PackageEntry): { settingsFile: string; entry: PackageEntry; replaced: boolean; rulesCopied: boolean } {
   const target = path.resolve(targetRepo);
   if (!existsSync(target) || !statSync(target).isDirectory()) {
     throw new Error(`target repository ${target} does not exist or is not a folder; nothing was written`);
@@ -130,7 +150,7 @@ export function installNode(targetRepo: string, factoryRoot: string): InstallNod
   const settingsFile = path.join(piDir, 'settings.json');
   const settings = readSettings(settingsFile); // refuses before anything is written
 
-  const entry = nodePackageEntry(packageSource(piDir, factory));
+  const entry = entryFor(packageSource(piDir, factory));
   const { packages, replaced } = mergePackages((settings.packages as unknown[] | undefined) ?? [], entry, piDir);
   mkdirSync(piDir, { recursive: true });
   const temporary = `${settingsFile}.${process.pid}.tmp`;

@@ -1,0 +1,96 @@
+// Models: every roster route and the fallback route must be one pi lists (`pi --list-models`). An unknown
+// `--model` does not fail pi — it bills a synthetic clone of the provider's default — so absence is a hard
+// fail. And every auth profile's keys must be set (names only: a value is never read into a detail).
+import { missingProfileKeys } from '../env.js';
+import { agentFor, fallbackRoute, ROSTER_FILE, type Roster } from '../roster.js';
+import { listModels } from './probes.js';
+import type { CheckResult, DoctorCheck, DoctorContext } from './types.js';
+
+function rosterFile(ctx: DoctorContext, roster?: Roster): string {
+  return roster?.file ?? ROSTER_FILE;
+}
+
+function routeCheck(id: string, title: string, routeOf: string, where: string): DoctorCheck {
+  return {
+    id,
+    category: 'models',
+    severity: 'required',
+    title,
+    async run(ctx): Promise<CheckResult> {
+      const listing = await listModels(ctx);
+      if ('error' in listing) return { status: 'fail', detail: `cannot list pi's models: ${listing.error}`, fix: 'pi --list-models (it must run and list models)' };
+      if (listing.routes.has(routeOf)) return { status: 'ok', detail: `${routeOf} listed by pi` };
+      const provider = routeOf.split('/')[0] ?? '';
+      const providerListed = [...listing.routes].some((r) => r.startsWith(`${provider}/`));
+      const why = providerListed
+        ? `${routeOf} is not among pi's ${provider} models (pi would bill its default model instead)`
+        : `no ${provider} model is listed by pi (its key is not set, or the provider is unknown)`;
+      return { status: 'fail', detail: why, fix: providerListed ? `correct ${where} — \`pi --list-models ${provider}\` lists the ids` : `set ${provider}'s API key in .env, then \`pi --list-models ${provider}\`` };
+    },
+  };
+}
+
+function keysCheck(role: string, keys: string[]): DoctorCheck {
+  return {
+    id: `models.keys.${role}`,
+    category: 'models',
+    severity: 'required',
+    title: `keys of ${role}`,
+    async run(ctx): Promise<CheckResult> {
+      if (keys.length === 0) return { status: 'ok', detail: 'the profile names no key (the vault stays closed)' };
+      const missing = missingProfileKeys({ keys }, ctx.env, ctx.dotenv);
+      if (missing.length > 0) {
+        return { status: 'fail', detail: `missing: ${missing.join(', ')}`, fix: `add ${missing.map((k) => `${k}=…`).join(' ')} to ${ctx.dotenv.file} (git-ignored) or export ${missing.length > 1 ? 'them' : 'it'}` };
+      }
+      const origin = (k: string) => (ctx.env[k] !== undefined ? 'env' : '.env');
+      return { status: 'ok', detail: keys.map((k) => `${k} (${origin(k)})`).join(', ') };
+    },
+  };
+}
+
+export function modelChecks(ctx: DoctorContext): DoctorCheck[] {
+  const roster = ctx.roster;
+  if (roster instanceof Error) {
+    return [
+      {
+        id: 'models.roster',
+        category: 'models',
+        severity: 'required',
+        title: 'roster',
+        run: async () => ({ status: 'fail', detail: roster.message, fix: `correct the roster (${ROSTER_FILE}) at the path the message names` }),
+      },
+    ];
+  }
+  const checks: DoctorCheck[] = [];
+  const where = (field: string) => `${field} in ${rosterFile(ctx, roster)}`;
+  if (roster.harness === 'claude') {
+    checks.push({
+      id: 'models.routes',
+      category: 'models',
+      severity: 'optional',
+      title: 'model routes',
+      run: async () => ({ status: 'skipped', detail: 'the roster runs on claude: pi routes do not apply' }),
+    });
+  } else {
+    for (const role of Object.keys(roster.agents).sort()) {
+      const profile = agentFor(roster, role);
+      if (profile.route) checks.push(routeCheck(`models.route.${role}`, `route of ${role}`, profile.route, where(`agents.${role}.model`)));
+    }
+    const fallback = fallbackRoute(roster);
+    if (fallback) checks.push(routeCheck('models.route.fallback', 'fallback route', fallback, where('fallback_model')));
+    if (checks.length === 0) {
+      checks.push({
+        id: 'models.routes',
+        category: 'models',
+        severity: 'optional',
+        title: 'model routes',
+        run: async () => ({ status: 'skipped', detail: "the roster names no model: pi's default model applies" }),
+      });
+    }
+  }
+  for (const role of Object.keys(roster.agents).sort()) {
+    const auth = roster.agents[role]?.auth;
+    if (auth) checks.push(keysCheck(role, auth.keys));
+  }
+  return checks;
+}

@@ -1,0 +1,115 @@
+// The node's files in the workspace: `.pi/settings.json` (parseable, and pointing at this factory when the
+// workspace is another repository) and `.pi/damage-control-rules.yaml` (parseable with the shape the
+// damage-control extension accepts — it fails closed on a broken file, refusing every bash/write/edit).
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { RULES_FILE_NAME } from '../pi/node.js';
+import type { CheckResult, DoctorCheck, DoctorContext } from './types.js';
+
+function prescription(ctx: DoctorContext): string {
+  return `factory doctor --layer node --into ${ctx.root}`;
+}
+
+function readText(file: string): { text: string } | { error: string } {
+  try {
+    return { text: readFileSync(file, 'utf8') };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return { error: code === 'ENOENT' ? 'missing' : `unreadable (${code ?? 'error'})` };
+  }
+}
+
+/** Does a `packages` entry of the settings (in `piDir`) point at the factory folder? */
+export function pointsAtFactory(packages: unknown, piDir: string, factoryRoot: string): boolean {
+  if (!Array.isArray(packages)) return false;
+  const target = path.resolve(factoryRoot);
+  return packages.some((entry) => {
+    const source = typeof entry === 'string' ? entry : (entry as { source?: unknown } | null)?.source;
+    return typeof source === 'string' && /^(\.|\/)/.test(source) && path.resolve(piDir, source) === target;
+  });
+}
+
+export function settingsCheck(): DoctorCheck {
+  return {
+    id: 'node.settings',
+    category: 'node',
+    severity: 'required',
+    title: '.pi/settings.json',
+    async run(ctx): Promise<CheckResult> {
+      const piDir = path.join(ctx.root, '.pi');
+      const file = path.join(piDir, 'settings.json');
+      const read = readText(file);
+      if ('error' in read) return { status: 'fail', detail: `${file}: ${read.error}`, fix: prescription(ctx) };
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(read.text);
+      } catch (error) {
+        return { status: 'fail', detail: `${file} is not valid JSON (${(error as Error).message})`, fix: `correct the JSON in ${file}` };
+      }
+      if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+        return { status: 'fail', detail: `${file} must hold a JSON object`, fix: `correct ${file}` };
+      }
+      // The factory's own repo loads its extensions directly; any other repo needs the node's package entry.
+      if (path.resolve(ctx.root) === path.resolve(ctx.factoryRoot)) return { status: 'ok', detail: 'parseable (the factory itself)' };
+      const packages = (parsed as { packages?: unknown }).packages;
+      if (!pointsAtFactory(packages, piDir, ctx.factoryRoot)) {
+        return { status: 'fail', detail: `parseable, but no packages entry loads the node from ${ctx.factoryRoot}`, fix: prescription(ctx) };
+      }
+      return { status: 'ok', detail: `parseable, loads the node from ${ctx.factoryRoot}` };
+    },
+  };
+}
+
+/** The rules file's shape, as damage-control reads it: `bash.deny`/`bash.ask` regex lists, `paths.protected`. */
+export function rulesProblem(doc: unknown): string | undefined {
+  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) return 'a mapping with bash and paths expected';
+  const root = doc as Record<string, unknown>;
+  const unknown = Object.keys(root).filter((key) => key !== 'bash' && key !== 'paths');
+  if (unknown.length > 0) return `unknown key(s) ${unknown.join(', ')}`;
+  const lists: Array<[string, unknown, boolean]> = [];
+  for (const [name, keys, regex] of [['bash', ['deny', 'ask'], true], ['paths', ['protected'], false]] as const) {
+    const section = root[name];
+    if (section === undefined || section === null) continue;
+    if (typeof section !== 'object' || Array.isArray(section)) return `${name} must be a mapping`;
+    for (const key of keys) lists.push([`${name}.${key}`, (section as Record<string, unknown>)[key], regex]);
+  }
+  for (const [where, value, regex] of lists) {
+    if (value === undefined || value === null) continue;
+    if (!Array.isArray(value) || value.some((item) => typeof item !== 'string')) return `${where} must be a list of strings`;
+    if (!regex) continue;
+    for (const source of value as string[]) {
+      try {
+        new RegExp(source);
+      } catch {
+        return `${where}: invalid regular expression ${JSON.stringify(source)}`;
+      }
+    }
+  }
+  return undefined;
+}
+
+export function rulesCheck(): DoctorCheck {
+  return {
+    id: 'node.rules',
+    category: 'node',
+    severity: 'required',
+    title: `.pi/${RULES_FILE_NAME}`,
+    async run(ctx): Promise<CheckResult> {
+      const file = path.join(ctx.root, '.pi', RULES_FILE_NAME);
+      const read = readText(file);
+      if ('error' in read) return { status: 'fail', detail: `${file}: ${read.error} (damage-control then refuses every bash/write/edit)`, fix: prescription(ctx) };
+      const { parse } = await import('yaml'); // only when a rules file is really there to read
+      let doc: unknown;
+      try {
+        doc = parse(read.text);
+      } catch (error) {
+        return { status: 'fail', detail: `${file}: YAML syntax error: ${(error as Error).message.split('\n')[0]}`, fix: `correct the YAML in ${file}` };
+      }
+      const problem = rulesProblem(doc);
+      if (problem) return { status: 'fail', detail: `${file}: ${problem}`, fix: `correct ${file} (keys: bash.deny, bash.ask, paths.protected)` };
+      const d = doc as { bash?: { deny?: unknown[]; ask?: unknown[] }; paths?: { protected?: unknown[] } };
+      const count = (list?: unknown[]) => list?.length ?? 0;
+      return { status: 'ok', detail: `${count(d.bash?.deny)} deny, ${count(d.bash?.ask)} ask, ${count(d.paths?.protected)} protected` };
+    },
+  };
+}

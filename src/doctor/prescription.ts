@@ -1,0 +1,99 @@
+// The doctor's prescription (`factory doctor --layer node|station --into <repo>`): give another git
+// repository the factory's pi layer by merging one `packages` entry into its `.pi/settings.json`, so pi
+// started there (trusted with `--approve`) loads the extensions straight from this factory folder.
+//
+// The merge itself lives in src/pi/node.ts (installNode / installStation); this module adds what the
+// command promises on top of it: only a git repository is a target, the factory never prescribes itself,
+// and every refusal is one line, raised before anything is written.
+import { existsSync, realpathSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { UsageError, errorMessage, oneLine } from '../errors.js';
+import { installNode, installStation, type PackageEntry } from '../pi/node.js';
+
+export const PRESCRIPTION_LAYERS = ['node', 'station'] as const;
+
+/** `node` = the socle extensions only; `station` = the whole factory package. */
+export type PrescriptionLayer = (typeof PRESCRIPTION_LAYERS)[number];
+
+export interface PrescribeOptions {
+  layer: PrescriptionLayer;
+  /** The repository to prescribe into (its root or any folder inside its work tree). */
+  into: string;
+  /** The factory folder whose `.pi` node is prescribed. */
+  factoryRoot: string;
+}
+
+export interface Prescription {
+  layer: PrescriptionLayer;
+  settingsFile: string;
+  /** The entry now in `packages`: the node's filtered object, or the station's plain string source. */
+  entry: PackageEntry;
+  /** An entry with the same source was there and has been replaced in place. */
+  replaced: boolean;
+  /** The factory's default damage-control rules were copied (the target had none). */
+  rulesCopied: boolean;
+}
+
+/**
+ * A refused prescription: one line, exit 2, the target left exactly as it was. A UsageError (whose
+ * `name` stays 'UsageError'), so the command line maps it to exit 2 like any other bad input.
+ */
+export class PrescriptionError extends UsageError {}
+
+/** Reads a `--layer` value; anything else is refused in one line. */
+export function parseLayer(value: unknown): PrescriptionLayer {
+  if (typeof value === 'string' && (PRESCRIPTION_LAYERS as readonly string[]).includes(value)) return value as PrescriptionLayer;
+  const shown = value === undefined || value === '' ? 'nothing' : JSON.stringify(value);
+  throw new PrescriptionError(`--layer must be node or station, got ${shown}`);
+}
+
+/**
+ * The work tree `dir` belongs to, found by walking up to a `.git` entry (a folder, or a file for a linked
+ * worktree or a submodule) — a filesystem probe, so no git process is spawned for it.
+ */
+export function gitWorkTreeOf(dir: string): string | undefined {
+  for (let current = dir; ; current = path.dirname(current)) {
+    if (existsSync(path.join(current, '.git'))) return current;
+    if (path.dirname(current) === current) return undefined;
+  }
+}
+
+function realFolder(dir: string, what: string): string {
+  const absolute = path.resolve(dir);
+  if (!existsSync(absolute)) throw new PrescriptionError(`${what} ${absolute} does not exist; nothing was written`);
+  if (!statSync(absolute).isDirectory()) throw new PrescriptionError(`${what} ${absolute} is not a folder; nothing was written`);
+  return realpathSync(absolute);
+}
+
+export function prescribe(opts: PrescribeOptions): Prescription {
+  const layer = parseLayer(opts.layer);
+  // pi resolves a relative package source against the settings file's folder, under the cwd the OS
+  // gives it (symlink-free): the target is taken by its real path so the relative source is the one pi
+  // will follow. The factory keeps the path it was given (a symlinked factory stays reachable through it).
+  const into = realFolder(opts.into, 'target repository');
+  const factory = path.resolve(opts.factoryRoot);
+  if (!existsSync(path.join(factory, '.pi', 'extensions'))) {
+    throw new PrescriptionError(`${factory} is not a factory folder (no .pi/extensions); nothing was written`);
+  }
+  if (!gitWorkTreeOf(into)) throw new PrescriptionError(`target ${into} is not inside a git repository; nothing was written`);
+  const realFactory = realpathSync(factory);
+  if (realFactory === into || gitWorkTreeOf(into) === gitWorkTreeOf(realFactory)) {
+    throw new PrescriptionError(`target ${into} is the factory itself: pi already finds its node there; nothing was written`);
+  }
+  try {
+    const result = layer === 'node' ? installNode(into, factory) : installStation(into, factory);
+    return { layer, ...result };
+  } catch (error) {
+    // installNode/installStation refuse (invalid JSON, "packages" not a list) before writing anything.
+    throw new PrescriptionError(oneLine(errorMessage(error)));
+  }
+}
+
+/** The one line the command prints once the entry is written. */
+export function describePrescription(result: Prescription): string {
+  const source = typeof result.entry === 'string' ? result.entry : result.entry.source;
+  const what = result.layer === 'node' ? 'node (socle extensions only)' : 'station (whole package)';
+  const how = result.replaced ? 'replaced the entry with the same source' : 'added';
+  const rules = result.rulesCopied ? '; default damage-control rules copied' : '';
+  return `${what} prescribed in ${result.settingsFile}: ${how}, source ${source}${rules} — start pi there with --approve`;
+}

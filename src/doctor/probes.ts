@@ -1,0 +1,163 @@
+// The doctor's probes: each spawns or reads REAL state at the moment it is asked (never a recorded result).
+// Probes shared by several checks (pi --version, pi --list-models) are memoised per doctor run only, through
+// `shared(ctx, key, fn)`: runDoctor gives every run a fresh context object, so nothing outlives a run.
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { childEnv } from '../env.js';
+import { spawnSupervised } from '../process/supervisor.js';
+import { checkPi, type PiCommand } from '../pi/resolve.js';
+import type { DoctorContext } from './types.js';
+
+const DEFAULT_PROBE_TIMEOUT_MS = 20_000;
+const OUTPUT_CAP = 1024 * 1024;
+
+export interface ProgramOutcome {
+  /** Exit code; null when killed by a signal or never started. */
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  timedOut: boolean;
+  /** The program could not be started (ENOENT, EACCES …). */
+  spawnError?: string;
+  ms: number;
+}
+
+/** Runs a program to its end through the supervisor (own group, killed on timeout), stdout and stderr drained. */
+export function runProgram(command: string, args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number }): Promise<ProgramOutcome> {
+  const started = performance.now();
+  return new Promise((resolve) => {
+    let stdout = '';
+    let stderr = '';
+    let spawnError: string | undefined;
+    let timedOut = false;
+    const child = spawnSupervised(command, args, { cwd: opts.cwd, env: opts.env });
+    child.child.once('error', (error: NodeJS.ErrnoException) => {
+      spawnError = error.code ?? error.message;
+    });
+    child.child.stdin.end(); // nothing to say: a program waiting on stdin must see EOF, not hang
+    child.child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      if (stdout.length < OUTPUT_CAP) stdout += chunk;
+    });
+    child.child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      if (stderr.length < OUTPUT_CAP) stderr += chunk;
+    });
+    const timer = setTimeout(() => {
+      timedOut = true;
+      void child.kill(500);
+    }, opts.timeoutMs);
+    void child.exited.then(({ code }) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr, timedOut, spawnError, ms: performance.now() - started });
+    });
+  });
+}
+
+/** Per-run memo of a shared probe (see the header). */
+const memo = new WeakMap<DoctorContext, Map<string, Promise<unknown>>>();
+export function shared<T>(ctx: DoctorContext, key: string, fn: () => Promise<T>): Promise<T> {
+  let table = memo.get(ctx);
+  if (!table) memo.set(ctx, (table = new Map()));
+  let pending = table.get(key) as Promise<T> | undefined;
+  if (!pending) table.set(key, (pending = fn()));
+  return pending;
+}
+
+export function probeTimeout(ctx: DoctorContext): number {
+  return ctx.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS;
+}
+
+/** The environment pi gets when no auth profile closes the vault: what `--list-models` should see. */
+export function piProbeEnv(ctx: DoctorContext): Record<string, string> {
+  return childEnv({ real: ctx.env, dotenv: ctx.dotenv });
+}
+
+/** `pi --version` of the resolved pi, once per run. */
+export function piVersion(ctx: DoctorContext): Promise<{ version: string } | { error: string }> {
+  return shared(ctx, 'pi-version', async () => {
+    if (ctx.pi instanceof Error) return { error: ctx.pi.message };
+    try {
+      return await checkPi(ctx.pi, { env: piProbeEnv(ctx), timeoutMs: probeTimeout(ctx) });
+    } catch (error) {
+      return { error: (error as Error).message };
+    }
+  });
+}
+
+/** One model pi offers: `provider/model` as `--model` takes it. */
+export interface ListedModel {
+  provider: string;
+  model: string;
+}
+
+/**
+ * Parses pi's `--list-models` table (header `provider  model  context …`, space-padded columns, trailing
+ * blanks). Lines before the header (warnings) are ignored; "No models …" gives an empty list.
+ */
+export function parseModelList(text: string): ListedModel[] {
+  const lines = text.split(/\r?\n/);
+  const header = lines.findIndex((line) => /^\s*provider\s+model\b/.test(line));
+  if (header < 0) return [];
+  const models: ListedModel[] = [];
+  for (const line of lines.slice(header + 1)) {
+    const [provider, model] = line.trim().split(/\s+/);
+    if (provider && model) models.push({ provider, model });
+  }
+  return models;
+}
+
+export type ModelListing = { routes: Set<string>; count: number } | { error: string };
+
+/** `pi --list-models`, once per run: the routes pi accepts right now with the keys it can see. */
+export function listModels(ctx: DoctorContext): Promise<ModelListing> {
+  return shared(ctx, 'pi-list-models', async () => {
+    if (ctx.pi instanceof Error) return { error: ctx.pi.message };
+    const pi: PiCommand = ctx.pi;
+    const out = await runProgram(pi.command, [...pi.prefixArgs, '--list-models'], { cwd: ctx.root, env: piProbeEnv(ctx), timeoutMs: probeTimeout(ctx) });
+    if (out.spawnError) return { error: `pi could not start (${out.spawnError}): ${pi.display}` };
+    if (out.timedOut) return { error: `pi --list-models gave no answer within ${Math.round(probeTimeout(ctx) / 1000)} s` };
+    if (out.code !== 0) return { error: `pi --list-models failed (exit ${out.code ?? 'signal'}): ${lastLine(out.stderr || out.stdout)}` };
+    const models = parseModelList(out.stdout);
+    return { routes: new Set(models.map((m) => `${m.provider}/${m.model}`)), count: models.length };
+  });
+}
+
+/** `<program> --version` found on the allowed PATH: the first version-looking token of its answer. */
+export async function toolVersion(ctx: DoctorContext, command: string): Promise<{ version: string } | { error: string; missing: boolean }> {
+  const out = await runProgram(command, ['--version'], { cwd: ctx.root, env: piProbeEnv(ctx), timeoutMs: probeTimeout(ctx) });
+  if (out.spawnError) return { error: `${command} not found (${out.spawnError})`, missing: out.spawnError === 'ENOENT' };
+  if (out.timedOut) return { error: `${command} --version gave no answer`, missing: false };
+  if (out.code !== 0) return { error: `${command} --version failed (exit ${out.code ?? 'signal'}): ${lastLine(out.stderr || out.stdout)}`, missing: false };
+  const version = /\d+\.\d+(?:\.\d+)?/.exec(out.stdout)?.[0];
+  return version ? { version } : { error: `${command} --version printed no version`, missing: false };
+}
+
+/** First 12 hex of the sha256 of a file's bytes: enough to tell two copies of an extension apart. */
+export function shortHash(file: string): string {
+  return createHash('sha256').update(readFileSync(file)).digest('hex').slice(0, 12);
+}
+
+/** The pi SDK the factory ships with: `node_modules/@earendil-works/pi-coding-agent` here or in an ancestor. */
+export function sdkManifest(factoryRoot: string): { file: string; version?: string } | undefined {
+  let dir = factoryRoot;
+  for (;;) {
+    const file = path.join(dir, 'node_modules', '@earendil-works', 'pi-coding-agent', 'package.json');
+    if (existsSync(file)) {
+      try {
+        const version = (JSON.parse(readFileSync(file, 'utf8')) as { version?: unknown }).version;
+        return { file, version: typeof version === 'string' ? version : undefined };
+      } catch {
+        return { file };
+      }
+    }
+    const parent = path.dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
+}
+
+export function lastLine(text: string): string {
+  const lines = text.split('\n').map((l) => l.trim()).filter(Boolean);
+  const line = lines.at(-1) ?? '';
+  return line.length > 160 ? `${line.slice(0, 157)}...` : line;
+}

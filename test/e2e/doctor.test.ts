@@ -1,0 +1,170 @@
+// The doctor against real state: temp git repos with and without the node, a broken rules file, a roster
+// naming a model pi does not list (checked by the REAL `pi --list-models` on a scripted agent dir), a missing
+// key, a pi that does not exist, and a vitest battery that passes or fails.
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDoctorContext } from '../../src/doctor/context.js';
+import { formatDoctorRows, doctorJson } from '../../src/doctor/report.js';
+import { doctorExit, runDoctor } from '../../src/doctor/run.js';
+import type { DoctorContext, DoctorResult } from '../../src/doctor/types.js';
+import { installNode } from '../../src/pi/node.js';
+import { factoryRoot } from '../../src/pi/resolve.js';
+import { makeAgentDir, type AgentDir } from '../../src/scripted/agentDir.js';
+import { makeTempRepo, type TempRepo } from '../helpers/repo.js';
+
+const FACTORY = factoryRoot();
+const SECRET = 'sk-doctor-sentinel-5a7f3c';
+
+function byId(results: DoctorResult[]): Record<string, DoctorResult> {
+  return Object.fromEntries(results.map((r) => [r.id, r]));
+}
+
+const ROSTER = `gateway: ""
+fallback_model: scripted/beta
+agents:
+  builder:
+    model: scripted/alpha
+    auth: { keys: [DOCTOR_PRESENT_KEY] }
+  prompter:
+    model: scripted/no-such-model
+    auth: { keys: [DOCTOR_MISSING_KEY] }
+`;
+
+describe('factory doctor on real state', () => {
+  let agent: AgentDir;
+  const repos: TempRepo[] = [];
+  const temps: string[] = [];
+  let baseEnv: NodeJS.ProcessEnv;
+
+  beforeAll(() => {
+    // pi --list-models never calls the model: the server URL only has to be well-formed.
+    agent = makeAgentDir({ baseUrl: 'http://127.0.0.1:9/v1' });
+    baseEnv = { PATH: process.env.PATH, HOME: process.env.HOME, ...agent.env };
+  });
+  afterAll(() => {
+    for (const r of repos) r.cleanup();
+    for (const t of [agent.dir, ...temps]) rmSync(t, { recursive: true, force: true });
+  });
+
+  function repo(files: Record<string, string> = {}): string {
+    const r = makeTempRepo({ files });
+    repos.push(r);
+    return r.dir;
+  }
+
+  async function doctor(cwd: string, env: NodeJS.ProcessEnv = baseEnv, extra: Partial<DoctorContext> = {}): Promise<DoctorResult[]> {
+    const ctx = { ...(await createDoctorContext({ cwd, env, factoryRoot: FACTORY })), ...extra };
+    return runDoctor(ctx, { quick: true });
+  }
+
+  it('a repo with the node: hashes, routes against the real pi --list-models, keys by name only', async () => {
+    const dir = repo({ 'adws/adw_config/factory.config.yaml': ROSTER, '.env': `DOCTOR_PRESENT_KEY=${SECRET}\n` });
+    installNode(dir, FACTORY);
+    const updates: string[] = [];
+    const ctx = await createDoctorContext({ cwd: dir, env: baseEnv, factoryRoot: FACTORY });
+    const results = await runDoctor(ctx, { quick: true, onUpdate: (id) => updates.push(id) });
+    const r = byId(results);
+
+    expect(updates.sort()).toEqual(results.map((x) => x.id).sort()); // every result streamed exactly once
+    expect(r['tools.git']?.status).toBe('ok');
+    expect(r['tools.pi']).toMatchObject({ status: 'ok', severity: 'required' });
+    expect(r['pi.version']?.status).toBe('ok');
+    expect(r['pi.sdk']?.detail).toMatch(/same minor/);
+    expect(r['node.settings']).toMatchObject({ status: 'ok' });
+    expect(r['node.rules']?.status).toBe('ok');
+    for (const name of ['damage-control', 'factory-obs', 'factory-report', 'factory-guard', 'factory-inventory']) {
+      const hash = createHash('sha256').update(readFileSync(path.join(FACTORY, '.pi', 'extensions', `${name}.ts`))).digest('hex').slice(0, 12);
+      expect(r[`node.ext.${name}`]).toMatchObject({ status: 'ok', severity: 'required' });
+      expect(r[`node.ext.${name}`]?.detail).toContain(hash);
+    }
+    expect(r['models.route.builder']).toMatchObject({ status: 'ok', detail: 'scripted/alpha listed by pi' });
+    expect(r['models.route.fallback']?.status).toBe('ok');
+    expect(r['models.route.prompter']).toMatchObject({ status: 'fail', severity: 'required' });
+    expect(r['models.route.prompter']?.detail).toMatch(/scripted\/no-such-model is not among pi's scripted models/);
+    expect(r['models.route.prompter']?.fix).toMatch(/pi --list-models scripted/);
+    expect(r['models.keys.builder']).toMatchObject({ status: 'ok', detail: 'DOCTOR_PRESENT_KEY (.env)' });
+    expect(r['models.keys.prompter']).toMatchObject({ status: 'fail', detail: 'missing: DOCTOR_MISSING_KEY' });
+    expect(r['models.keys.prompter']?.fix).toContain('DOCTOR_MISSING_KEY=…');
+    expect(r['tests.battery']).toMatchObject({ status: 'skipped', detail: 'skipped by --quick' });
+    expect(doctorExit(results)).toBe(1);
+
+    const shown = `${formatDoctorRows(results).join('\n')}\n${JSON.stringify(doctorJson(results))}`;
+    expect(shown).not.toContain(SECRET);
+    expect(formatDoctorRows(results).at(-1)).toMatch(/^\d+ ok, \d+ warnings?, 2 failed, \d+ skipped$/);
+  });
+
+  it('the model check sees the real state: a route fixed in the roster turns green on the next run', async () => {
+    const dir = repo({ 'adws/adw_config/factory.config.yaml': ROSTER.replace('scripted/no-such-model', 'scripted/gamma') });
+    installNode(dir, FACTORY);
+    const r = byId(await doctor(dir));
+    expect(r['models.route.prompter']?.status).toBe('ok');
+  });
+
+  it('a repo without .pi/settings.json: pi optional for the tools, the node missing with the prescription', async () => {
+    const dir = repo({ 'README.md': 'payload\n' });
+    const r = byId(await doctor(dir));
+    expect(r['node.settings']).toMatchObject({ status: 'fail', fix: `factory doctor --layer node --into ${dir}` });
+    expect(r['node.rules']?.status).toBe('fail');
+    expect(r['models.routes']).toMatchObject({ status: 'skipped' });
+    expect(r['models.route.builder']).toBeUndefined();
+  });
+
+  it('a broken rules file and a settings.json that is not JSON fail with a one-line motif', async () => {
+    const dir = repo();
+    installNode(dir, FACTORY);
+    writeFileSync(path.join(dir, '.pi', 'damage-control-rules.yaml'), 'bash:\n  deny: ["rm (-rf"]\n');
+    let r = byId(await doctor(dir));
+    expect(r['node.rules']?.status).toBe('fail');
+    expect(r['node.rules']?.detail).toMatch(/bash\.deny: invalid regular expression "rm \(-rf"/);
+
+    writeFileSync(path.join(dir, '.pi', 'damage-control-rules.yaml'), 'bash: [unclosed\n');
+    writeFileSync(path.join(dir, '.pi', 'settings.json'), '{"packages": [');
+    r = byId(await doctor(dir));
+    expect(r['node.rules']?.detail).toMatch(/YAML syntax error/);
+    expect(r['node.settings']?.detail).toMatch(/is not valid JSON/);
+    expect(r['node.settings']?.detail).not.toContain('\n');
+  });
+
+  it('a pi that does not exist: the pi checks fail, the workspace needs it, exit 1', async () => {
+    const dir = repo();
+    installNode(dir, FACTORY);
+    const results = await doctor(dir, { ...baseEnv, FACTORY_PI: '/nonexistent/pi', FACTORY_CLAUDE: '/nonexistent/claude' });
+    const r = byId(results);
+    expect(r['tools.pi']).toMatchObject({ status: 'fail', severity: 'required' });
+    expect(r['tools.pi']?.detail).toMatch(/FACTORY_PI=\/nonexistent\/pi does not exist/);
+    expect(r['pi.version']?.status).toBe('fail');
+    expect(r['tools.harness']).toMatchObject({ status: 'fail', detail: 'neither pi nor claude runs here' });
+    expect(r['tools.claude']?.status).toBe('skipped');
+    expect(doctorExit(results)).toBe(1);
+  });
+
+  it('only the selected checks run', async () => {
+    const dir = repo();
+    const ctx = await createDoctorContext({ cwd: dir, env: baseEnv, factoryRoot: FACTORY });
+    const results = await runDoctor(ctx, { only: ['tools.git', 'node.ext'] });
+    const ids = results.map((x) => x.id);
+    expect(ids[0]).toBe('tools.git');
+    expect(ids.slice(1).every((id) => id.startsWith('node.ext.'))).toBe(true);
+    for (const name of ['damage-control', 'factory-obs', 'factory-report', 'factory-guard', 'factory-inventory']) expect(ids).toContain(`node.ext.${name}`);
+  });
+
+  it('the battery runs vitest for real: green, then red with the failing test named', async () => {
+    const dir = realpathSync(mkdtempSync(path.join(tmpdir(), 'factory-battery-')));
+    temps.push(dir);
+    mkdirSync(path.join(dir, 'tests'));
+    writeFileSync(path.join(dir, 'tests', 'battery-a.test.ts'), "import { it, expect } from 'vitest';\nit('adds', () => expect(1 + 1).toBe(2));\n");
+    const ctx = await createDoctorContext({ cwd: dir, env: process.env, factoryRoot: FACTORY });
+    let [result] = await runDoctor({ ...ctx, battery: { cwd: dir, files: ['tests'] } }, { only: ['tests.battery'] });
+    expect(result).toMatchObject({ status: 'ok' });
+    expect(result?.detail).toMatch(/^1 passed in /);
+
+    writeFileSync(path.join(dir, 'tests', 'battery-b.test.ts'), "import { it, expect } from 'vitest';\nit('breaks', () => expect(1).toBe(2));\n");
+    [result] = await runDoctor({ ...ctx, battery: { cwd: dir, files: ['tests'] } }, { only: ['tests.battery'] });
+    expect(result).toMatchObject({ status: 'fail', severity: 'required' });
+    expect(result?.detail).toMatch(/^1 failed, 1 passed: .*battery-b/);
+    expect(result?.fix).toBe(`cd ${dir} && npx vitest run tests`);
+  });
+});
