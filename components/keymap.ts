@@ -4,6 +4,7 @@
 
 import type { Key } from 'ink';
 import type { BonIntent, BonMode, HomeIntent, HomeMode, RunIntent, RunMode } from '../state/controller.js';
+import type { DoctorIntent, DoctorMode, DoctorVia } from '../state/doctorStore.js';
 
 /** A normalised key name: a printable character ('q'), or a named key ('escape', 'ctrl+c', 'left'…). */
 export type KeyName = string;
@@ -41,6 +42,7 @@ export const RUN_KEYS: Readonly<Record<RunMode, KeyTable<RunIntent>>> = {
 };
 
 const HOME_QUIT: Binding<HomeIntent> = { keys: ['q', 'ctrl+c'], intent: 'quit', help: 'quit' };
+const HOME_DOCTOR: Binding<HomeIntent> = { keys: ['d'], intent: 'doctor', help: 'doctor' };
 
 /**
  * Home screen (`factory` with no arguments): nothing runs here, so `q` and Ctrl-C quit at once. In a
@@ -49,14 +51,15 @@ const HOME_QUIT: Binding<HomeIntent> = { keys: ['q', 'ctrl+c'], intent: 'quit', 
  * interrupted, and says why.
  */
 export const HOME_KEYS: Readonly<Record<HomeMode, KeyTable<HomeIntent>>> = {
-  loading: [HOME_QUIT],
-  empty: [HOME_QUIT],
+  loading: [HOME_QUIT, HOME_DOCTOR],
+  empty: [HOME_QUIT, HOME_DOCTOR],
   list: [
     { keys: ['up', 'k'], intent: 'up', help: 'up' },
     { keys: ['down', 'j'], intent: 'down', help: 'down' },
     { keys: ['return'], intent: 'open', help: 'open' },
     { keys: ['r'], intent: 'resume', help: 'resume' },
     HOME_QUIT,
+    HOME_DOCTOR,
   ],
   replay: [
     { keys: ['escape', 'q'], intent: 'back', help: 'back to runs' },
@@ -115,7 +118,27 @@ export const BON_KEYS: Readonly<Record<BonMode, KeyTable<BonIntent>>> = {
   quitting: [],
 };
 
-export const KEYMAPS = { run: RUN_KEYS, home: HOME_KEYS, bon: BON_KEYS } as const;
+/**
+ * Doctor checklist. Nothing it runs costs a token or holds a lock worth keeping, so leaving never asks.
+ * Opened by `factory doctor`, q/esc/Ctrl-C quit; opened by `d` on the home screen, q/esc go back to the
+ * runs and Ctrl-C quits the cockpit. `r` re-runs only once a pass is over (two passes would race on the
+ * same probes and battery).
+ */
+const doctorTables = (close: Binding<DoctorIntent>[]): Readonly<Record<DoctorMode, KeyTable<DoctorIntent>>> => ({
+  running: close,
+  finished: [{ keys: ['r'], intent: 'rerun', help: 're-run' }, ...close],
+  closing: [],
+});
+
+export const DOCTOR_KEYS: Readonly<Record<DoctorVia, Readonly<Record<DoctorMode, KeyTable<DoctorIntent>>>>> = {
+  command: doctorTables([{ keys: ['q', 'escape', 'ctrl+c'], intent: 'close', help: 'quit' }]),
+  home: doctorTables([
+    { keys: ['q', 'escape'], intent: 'close', help: 'back to runs' },
+    { keys: ['ctrl+c'], intent: 'quit', help: 'quit' },
+  ]),
+};
+
+export const KEYMAPS = { run: RUN_KEYS, home: HOME_KEYS, bon: BON_KEYS, doctor: DOCTOR_KEYS } as const;
 export type ScreenName = keyof typeof KEYMAPS;
 
 const NAMED_KEYS: ReadonlyArray<[keyof Key, KeyName]> = [

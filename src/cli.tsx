@@ -98,7 +98,7 @@ async function main(): Promise<number> {
   const { prepareCommand } = await import('./commands.js');
   let prepared: Prepared;
   try {
-    prepared = await prepareCommand(command, rest, flags);
+    prepared = await prepareCommand(command, rest, flags, interactive);
   } catch (error) {
     if (error instanceof UsageError) fail(error.message);
     throw error;
@@ -117,6 +117,8 @@ async function main(): Promise<number> {
     case 'print':
       process.stdout.write(prepared.stdout);
       return prepared.exit;
+    case 'doctor':
+      return runDoctorTui(prepared.ids, flags, 'command');
     case 'run':
       return runPrepared(prepared.prepared, interactive, flags.json);
   }
@@ -315,7 +317,39 @@ async function attachRecorder({ run, workspace }: PreparedRun): Promise<{ close(
   };
 }
 
-/** `factory` alone in a terminal: the runs list; enter replays a run, r resumes it live. */
+/** The doctor's checklist, resolving live from spinner to mark; `r` re-runs, q/esc closes. Returns its exit. */
+async function runDoctorTui(ids: string[], flags: CommandFlags, via: 'command' | 'home'): Promise<number> {
+  const [[{ render }, React], { createDoctorStore, initialDoctorState, runDoctorInto }, { DoctorScreen }, { doctorSession }] = await Promise.all([
+    importUi(),
+    import('../state/doctorStore.js'),
+    import('../components/DoctorScreen.js'),
+    import('./commands/doctor.js'),
+  ]);
+  let session;
+  try {
+    session = await doctorSession(ids, flags);
+  } catch (error) {
+    if (error instanceof UsageError) fail(error.message);
+    throw error;
+  }
+  const store = createDoctorStore(initialDoctorState(via));
+  let results: Awaited<ReturnType<typeof session.pass>> = [];
+  const pass = () =>
+    runDoctorInto(store, (hooks) => session.pass(hooks), session.planned).then((r) => {
+      if (r) results = r;
+    });
+  let closed: () => void = () => {};
+  const closing = new Promise<void>((resolve) => (closed = resolve));
+  const controller = { rerun: () => void pass(), close: () => closed(), quit: () => closed() };
+  const app = render(React.createElement(DoctorScreen, { store, controller }), { exitOnCtrlC: false });
+  void pass();
+  await closing;
+  app.unmount();
+  await app.waitUntilExit().catch(() => undefined);
+  return session.exit(results);
+}
+
+/** `factory` alone in a terminal: the runs list; enter replays a run, r resumes it live, d opens the doctor. */
 async function runHome(flags: CommandFlags): Promise<number> {
   const [[{ render }, React], { createHomeStore }, { HomeScreen }, { openWorkspace }, { openSyncedStore }] = await Promise.all([
     importUi(),
@@ -326,7 +360,7 @@ async function runHome(flags: CommandFlags): Promise<number> {
   ]);
   const ws = await openWorkspace(flags);
   const store = await openSyncedStore(ws.paths);
-  let next: { resume: string } | undefined;
+  let next: { resume: string } | { doctor: true } | undefined;
   let done: () => void = () => {};
   const finished = new Promise<void>((resolve) => (done = resolve));
   const controller = {
@@ -340,6 +374,10 @@ async function runHome(flags: CommandFlags): Promise<number> {
       done();
     },
     quit: () => done(),
+    doctor: () => {
+      next = { doctor: true };
+      done();
+    },
   };
   const app = render(React.createElement(HomeScreen, { store: createHomeStore(), controller }), { exitOnCtrlC: false });
   await finished;
@@ -347,6 +385,11 @@ async function runHome(flags: CommandFlags): Promise<number> {
   await app.waitUntilExit().catch(() => undefined);
   store.close();
   if (!next) return 0;
+  if ('doctor' in next) {
+    // From the home: the checklist, then back to the runs list.
+    await runDoctorTui([], flags, 'home');
+    return runHome(flags);
+  }
   const { prepareResumeRun } = await import('./commands/resume.js');
   let prepared: PreparedRun;
   try {

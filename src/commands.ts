@@ -22,10 +22,15 @@ export function unknownFlag(argv: string[]): string | undefined {
 }
 
 /** What a command asks of the composition root: run a workflow, or print something and exit. */
-export type Prepared = { kind: 'run'; prepared: PreparedRun } | { kind: 'help' } | { kind: 'home' } | { kind: 'print'; stdout: string; exit: number };
+export type Prepared =
+  | { kind: 'run'; prepared: PreparedRun }
+  | { kind: 'help' }
+  | { kind: 'home' }
+  | { kind: 'doctor'; ids: string[] }
+  | { kind: 'print'; stdout: string; exit: number };
 
 // Each command's modules are imported when it runs: start-up pays only for the command at hand.
-export async function prepareCommand(command: string | undefined, args: string[], flags: CommandFlags): Promise<Prepared> {
+export async function prepareCommand(command: string | undefined, args: string[], flags: CommandFlags, interactive = false): Promise<Prepared> {
   const { openWorkspace } = await import('./commands/workspace.js');
   switch (command) {
     case undefined:
@@ -67,6 +72,8 @@ export async function prepareCommand(command: string | undefined, args: string[]
     case 'doctor': {
       const { doctorHeadless, prescriptionOutput } = await import('./commands/doctor.js');
       if (flags.layer !== undefined || flags.into !== undefined) return { kind: 'print', stdout: prescriptionOutput(flags), exit: 0 };
+      // In a terminal the checklist resolves live on screen; elsewhere it never waits on a key.
+      if (interactive) return { kind: 'doctor', ids: args };
       const done = await doctorHeadless(args, flags);
       return { kind: 'print', stdout: done.stdout, exit: done.exit };
     }

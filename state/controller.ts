@@ -98,9 +98,11 @@ export interface HomeController {
   /** Continue a failed or interrupted run live (the composition root then shows its run screen). */
   resume(adwId: string): void;
   quit(): void;
+  /** Open the doctor checklist (`d`); the composition root shows the doctor screen, then comes back. */
+  doctor?(): void;
 }
 
-export type HomeIntent = 'up' | 'down' | 'open' | 'back' | 'resume' | 'quit';
+export type HomeIntent = 'up' | 'down' | 'open' | 'back' | 'resume' | 'quit' | 'doctor';
 
 /**
  * The home's input modes:
@@ -177,6 +179,10 @@ export function dispatchHomeIntent(store: HomeStore, controller: HomeController,
     case 'quit':
       dispatch({ type: 'quit' });
       controller.quit();
+      return;
+    case 'doctor':
+      // Nothing in the home store changes: the doctor is its own screen, with its own store.
+      controller.doctor?.();
       return;
     default: {
       const unreachable: never = intent;

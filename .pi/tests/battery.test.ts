@@ -16,8 +16,6 @@ import { FACTORY_ROOT, inventories, makeNodeProject, resultText, runNode, startR
 
 const SOCLE_FIVE = ['damage-control', 'factory-obs', 'factory-report', 'factory-guard', 'factory-inventory'];
 const ON_DISK = extensionsOnDisk(FACTORY_ROOT);
-const HAS_COMPACT = hasExtension(FACTORY_ROOT, 'factory-compact');
-const HAS_CONTEXT = hasExtension(FACTORY_ROOT, 'factory-context');
 
 const ENVELOPE = { status: 'success', summary: 'battery', changed_files: ['obs.txt'] };
 const BRIEF_MARKER = 'battery-brief-7c1e: the builder writes only under src/';
@@ -57,16 +55,14 @@ beforeAll(async () => {
     },
   });
   project = makeNodeProject();
-  if (HAS_CONTEXT) {
-    // The workspace brief wins over the factory's own: a marker only this file carries proves the injection.
-    const briefs = path.join(project.dir, 'adws', 'adw_config', 'briefs');
-    mkdirSync(briefs, { recursive: true });
-    writeFileSync(path.join(briefs, 'builder.md'), `# Builder\n\n${BRIEF_MARKER}\n`);
-  }
+  // The workspace brief wins over the factory's own: a marker only this file carries proves the injection.
+  const briefs = path.join(project.dir, 'adws', 'adw_config', 'briefs');
+  mkdirSync(briefs, { recursive: true });
+  writeFileSync(path.join(briefs, 'builder.md'), `# Builder\n\n${BRIEF_MARKER}\n`);
   [pipeline, guarded, compaction] = await Promise.all([
     runNode(rig, project, 'run the battery [tape:pipeline]', phaseEnv(project, ON_DISK)),
     runNode(rig, project, 'run the guard [tape:guard]', phaseEnv(project, ON_DISK, { FACTORY_MAX_TOOL_CALLS: '1' })),
-    HAS_COMPACT ? compactOnce() : Promise.resolve(undefined),
+    compactOnce(),
   ]);
 });
 
@@ -125,25 +121,17 @@ describe('the node battery (real pi, scripted model)', () => {
     expect(rig.model.requestsFor('guard')).toHaveLength(2);
   });
 
-  if (HAS_CONTEXT) {
-    it('factory-context: the role brief reaches the model with the first request', () => {
-      const [first] = rig.model.requestsFor('pipeline');
-      expect(requestText(first?.body)).toContain(BRIEF_MARKER);
-    });
-  } else {
-    it.skip('factory-context: skipped — .pi/extensions/factory-context.ts does not exist yet', () => {});
-  }
+  it('factory-context: the role brief reaches the model with the first request', () => {
+    const [first] = rig.model.requestsFor('pipeline');
+    expect(requestText(first?.body)).toContain(BRIEF_MARKER);
+  });
 
-  if (HAS_COMPACT) {
-    it('factory-compact: a compaction keeps the [FACTORY] block with the mission verbatim', () => {
-      if (compaction instanceof Error) throw compaction;
-      expect(compaction?.success, JSON.stringify(compaction)).toBe(true);
-      const summary = String((compaction?.data as { summary?: unknown } | undefined)?.summary);
-      expect(summary).toContain('<!-- [FACTORY] -->');
-      expect(summary).toContain('phase: build · role: builder · run: b4773e11');
-      expect(summary).toContain(MISSION);
-    });
-  } else {
-    it.skip('factory-compact: skipped — .pi/extensions/factory-compact.ts does not exist yet', () => {});
-  }
+  it('factory-compact: a compaction keeps the [FACTORY] block with the mission verbatim', () => {
+    if (compaction instanceof Error) throw compaction;
+    expect(compaction?.success, JSON.stringify(compaction)).toBe(true);
+    const summary = String((compaction?.data as { summary?: unknown } | undefined)?.summary);
+    expect(summary).toContain('<!-- [FACTORY] -->');
+    expect(summary).toContain('phase: build · role: builder · run: b4773e11');
+    expect(summary).toContain(MISSION);
+  });
 });

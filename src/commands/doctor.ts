@@ -21,18 +21,29 @@ export function prescriptionOutput(flags: DoctorFlags): string {
 
 /** Headless doctor: rows on stderr as checks resolve (grouped at the end), or one JSON document on stdout. */
 export async function doctorHeadless(ids: string[], flags: DoctorFlags): Promise<{ stdout: string; exit: number }> {
-  const [{ createDoctorContext }, { doctorChecks }, { runDoctor, doctorExit, unknownSelectors }, { formatDoctorRows, doctorJson }] = await Promise.all([
-    import('../doctor/context.js'),
-    import('../doctor/checks.js'),
-    import('../doctor/run.js'),
-    import('../doctor/report.js'),
-  ]);
-  const ctx = await createDoctorContext({ cwd: flags.cwd ?? process.cwd(), env: process.env, config: flags.config });
-  const unknown = unknownSelectors(doctorChecks(ctx), ids);
-  if (unknown.length > 0) throw new UsageError(`unknown check ${unknown.map((u) => JSON.stringify(u)).join(', ')} (see factory doctor --json for the ids)`);
-  const results = await runDoctor(ctx, { only: ids.length > 0 ? ids : undefined, quick: flags.quick });
-  const exit = doctorExit(results, { strict: flags.strict });
+  const [session, { formatDoctorRows, doctorJson }] = await Promise.all([doctorSession(ids, flags), import('../doctor/report.js')]);
+  const results = await session.pass();
+  const exit = session.exit(results);
   if (flags.json) return { stdout: `${JSON.stringify(doctorJson(results))}\n`, exit };
   process.stderr.write(`${formatDoctorRows(results).join('\n')}\n`);
   return { stdout: '', exit };
+}
+
+/** Everything a doctor pass needs, loaded once; `pass` runs one pass with optional live hooks. */
+export async function doctorSession(ids: string[], flags: DoctorFlags) {
+  const [{ createDoctorContext }, { doctorChecks }, run] = await Promise.all([
+    import('../doctor/context.js'),
+    import('../doctor/checks.js'),
+    import('../doctor/run.js'),
+  ]);
+  const ctx = await createDoctorContext({ cwd: flags.cwd ?? process.cwd(), env: process.env, config: flags.config });
+  const checks = doctorChecks(ctx);
+  const unknown = run.unknownSelectors(checks, ids);
+  if (unknown.length > 0) throw new UsageError(`unknown check ${unknown.map((u) => JSON.stringify(u)).join(', ')} (see factory doctor --json for the ids)`);
+  const only = ids.length > 0 ? ids : undefined;
+  return {
+    planned: checks.filter((c) => run.selects(only, c.id)),
+    pass: (hooks: Pick<import('../doctor/run.js').RunDoctorOptions, 'onStart' | 'onUpdate'> = {}) => run.runDoctor(ctx, { only, quick: flags.quick, ...hooks }),
+    exit: (results: import('../doctor/types.js').DoctorResult[]) => run.doctorExit(results, { strict: flags.strict }),
+  };
 }

@@ -211,7 +211,7 @@ describe('home key tables', () => {
     expect(['escape', 'q', 'r', 'ctrl+c', 'return'].map((k) => intentFor(HOME_KEYS.replay, k))).toEqual([
       'back', 'back', 'resume', 'quit', undefined,
     ]);
-    expect(helpText(HOME_KEYS.list)).toBe('↑/k up · ↓/j down · enter open · r resume · q/ctrl-c quit');
+    expect(helpText(HOME_KEYS.list)).toBe('↑/k up · ↓/j down · enter open · r resume · q/ctrl-c quit · d doctor');
     expect(intentFor(HOME_KEYS.empty, 'return')).toBeUndefined();
     expect(HOME_KEYS.quitting).toEqual([]);
   });

@@ -1,0 +1,149 @@
+// The doctor checklist (`factory doctor` in a TTY, or `d` on the home screen): every check of the pass,
+// grouped by category, resolving live from ○ planned to a spinner to ✓ ! ✗ –, with its detail and, under a
+// warning or a failure, its `fix:` hint dimmed; the live summary line; the key help. It reads the doctor
+// store, owns the screen's one clock and its one input hook (DOCTOR_KEYS), and asks the core through the
+// DoctorController. Every line truncates, so a narrow terminal never wraps a row. The composition root:
+//   const store = createDoctorStore(initialDoctorState('command'));
+//   render(<DoctorScreen store={store} controller={{ rerun, close }} />, { exitOnCtrlC: false });
+//   void runDoctorInto(store, (hooks) => runDoctor(ctx, { only, quick, ...hooks }));
+
+import React from 'react';
+import { Box, Text } from 'ink';
+import { useStore } from 'zustand';
+import { STATUS_MARK } from '../src/doctor/report.js';
+import type { DoctorStatus } from '../src/doctor/types.js';
+import {
+  dispatchDoctorIntent,
+  doctorGroups,
+  doctorModeOf,
+  doctorProgressLine,
+  doctorTone,
+  type DoctorController,
+  type DoctorRow,
+  type DoctorStore,
+} from '../state/doctorStore.js';
+import { KeyHelp } from './KeyHelp.js';
+import { DOCTOR_KEYS } from './keymap.js';
+import { Spinner } from './Spinner.js';
+import { SPINNER_INTERVAL_MS } from './theme.js';
+import { useClock } from './useClock.js';
+import { useKeymap } from './useKeymap.js';
+import { useTerminalSize } from './useTerminalSize.js';
+
+export interface DoctorScreenProps {
+  store: DoctorStore;
+  controller: DoctorController;
+}
+
+export const DOCTOR_STATUS_COLOR: Readonly<Record<DoctorStatus, string>> = {
+  ok: 'green',
+  warn: 'yellow',
+  fail: 'red',
+  skipped: 'gray',
+};
+
+export const PLANNED_MARK = '○';
+export const WAITING_NOTE = 'waiting';
+const INDENT = '  ';
+/** The id column never takes more than this, nor more than a third of the terminal. */
+const ID_MAX = 28;
+
+/** Width of the id column: the longest id, capped so the detail keeps room on a narrow terminal. */
+export function idColumnWidth(ids: readonly string[], columns: number): number {
+  const longest = Math.max(0, ...ids.map((id) => [...id].length));
+  return Math.max(4, Math.min(longest, ID_MAX, Math.floor(columns / 3)));
+}
+
+/** Cut to `width` with an ellipsis, then pad: ids line up even when one is too long. */
+function fit(text: string, width: number): string {
+  const chars = [...text];
+  return (chars.length > width ? `${chars.slice(0, Math.max(0, width - 1)).join('')}…` : text).padEnd(width);
+}
+
+function Mark({ row, now }: { row: DoctorRow; now: number }): React.JSX.Element {
+  if (row.status === 'running') return <Spinner now={now} />;
+  if (row.status === 'pending') return <Text dimColor>{PLANNED_MARK}</Text>;
+  return <Text color={DOCTOR_STATUS_COLOR[row.status]}>{STATUS_MARK[row.status]}</Text>;
+}
+
+function CheckRow({ row, idWidth, now }: { row: DoctorRow; idWidth: number; now: number }): React.JSX.Element {
+  const result = row.result;
+  // The headless rows say `(optional)` for an optional check that is not ok; the screen says the same.
+  const optional = result !== undefined && row.severity === 'optional' && result.status !== 'ok' ? ' (optional)' : '';
+  return (
+    <>
+      <Text wrap="truncate-end">
+        {INDENT}
+        <Mark row={row} now={now} /> {fit(row.id, idWidth)}
+        {'  '}
+        {result !== undefined ? (
+          <Text>
+            {result.detail}
+            <Text dimColor>{optional}</Text>
+          </Text>
+        ) : (
+          <Text dimColor>{row.status === 'pending' ? `${row.title} · ${WAITING_NOTE}` : `${row.title}…`}</Text>
+        )}
+      </Text>
+      {result?.fix !== undefined ? (
+        <Text wrap="truncate-end" dimColor>{`${INDENT}  ${' '.repeat(idWidth)}  fix: ${result.fix}`}</Text>
+      ) : null}
+    </>
+  );
+}
+
+export function DoctorScreen({ store, controller }: DoctorScreenProps): React.JSX.Element {
+  const doctor = useStore(store);
+  const { columns } = useTerminalSize();
+  const mode = doctorModeOf(doctor);
+  const spinning = !doctor.closing && doctor.rows.some((row) => row.status === 'running');
+  const now = useClock(spinning, SPINNER_INTERVAL_MS);
+
+  useKeymap(
+    () => DOCTOR_KEYS[store.getState().via][doctorModeOf(store.getState())],
+    (intent) => dispatchDoctorIntent(store, controller, intent),
+  );
+
+  const idWidth = idColumnWidth(
+    doctor.rows.map((row) => row.id),
+    columns,
+  );
+  const started = doctor.generation > 0 || doctor.rows.length > 0;
+  return (
+    <Box flexDirection="column" width={columns}>
+      <Text wrap="truncate-end">
+        <Text bold>factory</Text>
+        <Text dimColor>{` · doctor${mode === 'running' ? ' · checking…' : ''}`}</Text>
+      </Text>
+      <Box marginTop={1} flexDirection="column">
+        {!started ? <Text dimColor>preparing the checks…</Text> : null}
+        {doctorGroups(doctor.rows).map((group) => (
+          <Box key={group.category} flexDirection="column">
+            <Text bold wrap="truncate-end">
+              {group.category}
+            </Text>
+            {group.rows.map((row) => (
+              <CheckRow key={row.id} row={row} idWidth={idWidth} now={now} />
+            ))}
+          </Box>
+        ))}
+        {doctor.crash !== undefined ? (
+          <Text color="red" wrap="truncate-end">{`the doctor could not run: ${doctor.crash}`}</Text>
+        ) : null}
+      </Box>
+      <Box marginTop={1} flexDirection="column">
+        {doctor.rows.length > 0 ? (
+          <Text wrap="truncate-end" color={doctor.finished ? doctorTone(doctor) : undefined}>
+            {doctorProgressLine(doctor)}
+          </Text>
+        ) : null}
+        {doctor.statusLine !== undefined ? (
+          <Text color="yellow" wrap="truncate-end">
+            {doctor.statusLine}
+          </Text>
+        ) : null}
+        <KeyHelp table={DOCTOR_KEYS[doctor.via][mode]} />
+      </Box>
+    </Box>
+  );
+}

@@ -1,0 +1,256 @@
+// The doctor store: the checklist the cockpit draws while `runDoctor` streams. Checks are planned (○), start
+// (spinner) and resolve (✓ ! ✗ –) in any order; `reduceDoctor` is pure and the tests fold actions through it.
+// Every pass of the doctor carries a generation number, so a late callback of a pass the user already
+// re-ran can never repaint a row of the new pass. The doctor's own intents live here too (the store is
+// the only state the doctor screen has): `dispatchDoctorIntent` records what the key asked, then calls the
+// DoctorController that the composition root implements on top of src/doctor/run.ts.
+
+import { createStore, type StoreApi } from 'zustand/vanilla';
+import { doctorCounts, doctorSummary } from '../src/doctor/report.js';
+import { DOCTOR_CATEGORIES, type DoctorCategory, type DoctorResult, type DoctorSeverity, type DoctorStatus } from '../src/doctor/types.js';
+
+/** What a row knows of its check before it resolves (a `DoctorCheck` fits: it has these fields). */
+export interface DoctorCheckInfo {
+  id: string;
+  category: DoctorCategory;
+  severity: DoctorSeverity;
+  title: string;
+}
+
+export type DoctorRowStatus = 'pending' | 'running' | DoctorStatus;
+
+export interface DoctorRow extends DoctorCheckInfo {
+  status: DoctorRowStatus;
+  /** Set once resolved. */
+  result?: DoctorResult;
+}
+
+/** How the doctor was opened: `factory doctor` (closing it quits) or `d` on the home screen (closing goes back). */
+export type DoctorVia = 'command' | 'home';
+
+export interface DoctorState {
+  via: DoctorVia;
+  /** The pass in flight or last shown; 0 before the first one. */
+  generation: number;
+  rows: DoctorRow[];
+  /** The pass has returned every result. */
+  finished: boolean;
+  /** Why the pass could not run at all (a check that throws is a failed row, never this). */
+  crash?: string;
+  /** One line telling the user what their last key did. */
+  statusLine?: string;
+  closing: boolean;
+}
+
+export type DoctorAction =
+  | { type: 'begin'; generation: number }
+  | { type: 'planned'; generation: number; checks: readonly DoctorCheckInfo[] }
+  | { type: 'started'; generation: number; check: DoctorCheckInfo }
+  | { type: 'resolved'; generation: number; result: DoctorResult }
+  | { type: 'finished'; generation: number; results: readonly DoctorResult[] }
+  | { type: 'crashed'; generation: number; message: string }
+  | { type: 'rerun' }
+  | { type: 'close' };
+
+export function initialDoctorState(via: DoctorVia = 'command'): DoctorState {
+  return { via, generation: 0, rows: [], finished: false, closing: false };
+}
+
+function info(check: DoctorCheckInfo): DoctorCheckInfo {
+  return { id: check.id, category: check.category, severity: check.severity, title: check.title };
+}
+
+/** Rows back to planned (the list does not jump, every old mark is gone), the pass not finished. */
+function cleared(state: DoctorState): DoctorState {
+  return { ...state, rows: state.rows.map((row) => ({ ...info(row), status: 'pending' })), finished: false, crash: undefined };
+}
+
+export const RERUN_REFUSED = 'the doctor is still running: r once it is done';
+
+function resolvedRow(result: DoctorResult): DoctorRow {
+  return { ...info(result), status: result.status, result };
+}
+
+/** Replace the row `id` (or append it when the check was never planned), keeping the order of first sight. */
+function upsert(rows: readonly DoctorRow[], row: DoctorRow): DoctorRow[] {
+  const index = rows.findIndex((candidate) => candidate.id === row.id);
+  if (index < 0) return [...rows, row];
+  const next = rows.slice();
+  next[index] = row;
+  return next;
+}
+
+export function reduceDoctor(state: DoctorState, action: DoctorAction): DoctorState {
+  if (state.closing) return state;
+  switch (action.type) {
+    case 'begin':
+      if (action.generation <= state.generation) return state;
+      return { ...cleared(state), generation: action.generation };
+    case 'planned':
+      if (action.generation !== state.generation) return state;
+      return {
+        ...state,
+        rows: action.checks.map((check) => state.rows.find((row) => row.id === check.id && row.status !== 'pending') ?? { ...info(check), status: 'pending' }),
+      };
+    case 'started': {
+      if (action.generation !== state.generation || state.finished) return state;
+      const existing = state.rows.find((row) => row.id === action.check.id);
+      // A check that already resolved (a skipped one resolves before its neighbours start) keeps its mark.
+      if (existing !== undefined && existing.status !== 'pending') return state;
+      return { ...state, rows: upsert(state.rows, { ...info(action.check), status: 'running' }) };
+    }
+    case 'resolved':
+      if (action.generation !== state.generation || state.finished) return state;
+      return { ...state, rows: upsert(state.rows, resolvedRow(action.result)) };
+    case 'finished': {
+      if (action.generation !== state.generation) return state;
+      // The returned results are the truth of the pass: rows no callback reported are filled in, and rows
+      // planned but not run (a selection narrower than the plan) are dropped.
+      let rows: DoctorRow[] = state.rows.filter((row) => action.results.some((result) => result.id === row.id));
+      for (const result of action.results) rows = upsert(rows, resolvedRow(result));
+      return { ...state, rows, finished: true };
+    }
+    case 'crashed':
+      if (action.generation !== state.generation) return state;
+      return { ...state, finished: true, crash: action.message };
+    case 'rerun':
+      // Checks share probes and the battery; two passes at once would race, so `r` waits for the end.
+      if (!state.finished) return { ...state, statusLine: RERUN_REFUSED };
+      return { ...cleared(state), statusLine: undefined };
+    case 'close':
+      return { ...state, closing: true, statusLine: state.via === 'home' ? undefined : 'quitting…' };
+    default: {
+      const unreachable: never = action;
+      return unreachable;
+    }
+  }
+}
+
+/** The results in, in row order. */
+export function resolvedResults(state: Pick<DoctorState, 'rows'>): DoctorResult[] {
+  return state.rows.flatMap((row) => (row.result !== undefined ? [row.result] : []));
+}
+
+/** The summary line, live: "3 ok, 1 warning, 0 failed, 0 skipped · 2 running". */
+export function doctorProgressLine(state: Pick<DoctorState, 'rows' | 'finished'>): string {
+  const summary = doctorSummary(resolvedResults(state));
+  const waiting = state.rows.filter((row) => row.result === undefined).length;
+  return state.finished || waiting === 0 ? summary : `${summary} · ${waiting} running`;
+}
+
+/** The colour the summary wears: red when something failed, yellow for a warning, green when all is well. */
+export function doctorTone(state: Pick<DoctorState, 'rows'>): 'red' | 'yellow' | 'green' {
+  const counts = doctorCounts(resolvedResults(state));
+  if (counts.fail > 0) return 'red';
+  if (counts.warn > 0) return 'yellow';
+  return 'green';
+}
+
+/** Rows grouped by category in display order (the order of report.ts, so screen and stderr agree). */
+export function doctorGroups(rows: readonly DoctorRow[]): Array<{ category: DoctorCategory; rows: DoctorRow[] }> {
+  return DOCTOR_CATEGORIES.map((category) => ({ category, rows: rows.filter((row) => row.category === category) })).filter(
+    (group) => group.rows.length > 0,
+  );
+}
+
+export interface DoctorActions {
+  dispatch(action: DoctorAction): void;
+}
+
+export type DoctorStoreState = DoctorState & DoctorActions;
+export type DoctorStore = StoreApi<DoctorStoreState>;
+
+export function createDoctorStore(initial: DoctorState = initialDoctorState()): DoctorStore {
+  return createStore<DoctorStoreState>()((set) => ({
+    ...initial,
+    dispatch: (action) => set((state) => reduceDoctor(state, action)),
+  }));
+}
+
+// ── Feeding a pass and the keys.
+
+/** The callbacks `runDoctor` takes (RunDoctorOptions.onStart / onUpdate), bound to one pass of the store. */
+export interface DoctorHooks {
+  onStart(check: DoctorCheckInfo): void;
+  onUpdate(id: string, result: DoctorResult): void;
+}
+
+/**
+ * Run one pass of the doctor into the store: `run` is the core's `(hooks) => runDoctor(ctx, {…, ...hooks})`.
+ * `planned` (the selected checks, when the caller knows them) draws every row at once before any starts.
+ * Resolves with the results, or undefined when the pass could not run (the store then shows why).
+ */
+export async function runDoctorInto(
+  store: DoctorStore,
+  run: (hooks: DoctorHooks) => Promise<DoctorResult[]>,
+  planned?: readonly DoctorCheckInfo[],
+): Promise<DoctorResult[] | undefined> {
+  const { dispatch } = store.getState();
+  const generation = store.getState().generation + 1;
+  dispatch({ type: 'begin', generation });
+  if (planned !== undefined) dispatch({ type: 'planned', generation, checks: planned });
+  try {
+    const results = await run({
+      onStart: (check) => dispatch({ type: 'started', generation, check }),
+      onUpdate: (_id, result) => dispatch({ type: 'resolved', generation, result }),
+    });
+    dispatch({ type: 'finished', generation, results });
+    return results;
+  } catch (error) {
+    const text = (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ').trim();
+    dispatch({ type: 'crashed', generation, message: text || 'unknown error' });
+    return undefined;
+  }
+}
+
+/** Implemented by the core (composition root). */
+export interface DoctorController {
+  /** Run the doctor again (typically `runDoctorInto` with the same selection). */
+  rerun(): void;
+  /** Leave the doctor: back to the home screen, or quit when it was opened by `factory doctor`. */
+  close(): void;
+  /** Ctrl-C from the home's doctor: quit the cockpit (falls back to close when absent). */
+  quit?(): void;
+}
+
+export type DoctorIntent = 'rerun' | 'close' | 'quit';
+
+/**
+ * The doctor's input modes:
+ * - running: checks in flight; only leaving is bound (a re-run waits for the end);
+ * - finished: every result is in (or the pass could not run); `r` runs it again;
+ * - closing: close() or quit() was sent; keys are ignored.
+ */
+export type DoctorMode = 'running' | 'finished' | 'closing';
+
+export function doctorModeOf(state: Pick<DoctorState, 'closing' | 'finished'>): DoctorMode {
+  if (state.closing) return 'closing';
+  return state.finished ? 'finished' : 'running';
+}
+
+/** Apply one doctor intent: the reducer decides, then the controller is called for what it accepted. */
+export function dispatchDoctorIntent(store: DoctorStore, controller: DoctorController, intent: DoctorIntent): void {
+  const { dispatch } = store.getState();
+  switch (intent) {
+    case 'rerun': {
+      const wasFinished = store.getState().finished;
+      dispatch({ type: 'rerun' });
+      // Only when the reducer accepted it: a pass was over and the rows are planned again.
+      if (wasFinished && !store.getState().finished) controller.rerun();
+      return;
+    }
+    case 'close':
+    case 'quit': {
+      const before = store.getState().closing;
+      dispatch({ type: 'close' });
+      if (before || !store.getState().closing) return;
+      if (intent === 'quit' && controller.quit !== undefined) controller.quit();
+      else controller.close();
+      return;
+    }
+    default: {
+      const unreachable: never = intent;
+      throw new Error(`unknown doctor intent ${String(unreachable)}`);
+    }
+  }
+}

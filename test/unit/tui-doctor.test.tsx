@@ -1,0 +1,160 @@
+// The doctor screen through ink-testing-library: rows go from ○ to a spinner to their mark as the store is
+// fed out of order, details and fix hints show, the summary follows, keys reach the controller.
+import chalk from 'chalk';
+import React from 'react';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { DoctorScreen, PLANNED_MARK } from '../../components/DoctorScreen.js';
+import { HomeScreen } from '../../components/HomeScreen.js';
+import { SPINNER_FRAMES } from '../../components/theme.js';
+import type { DoctorResult } from '../../src/doctor/types.js';
+import type { HomeController } from '../../state/controller.js';
+import { createDoctorStore, initialDoctorState, type DoctorCheckInfo, type DoctorController, type DoctorStore } from '../../state/doctorStore.js';
+import { createHomeStore } from '../../state/homeStore.js';
+import { KEYS, renderInk, waitFor, type InkHarness } from '../helpers/ink.js';
+
+const GIT: DoctorCheckInfo = { id: 'tools.git', category: 'tools', severity: 'required', title: 'git' };
+const CLAUDE: DoctorCheckInfo = { id: 'tools.claude', category: 'tools', severity: 'optional', title: 'claude CLI' };
+const PI: DoctorCheckInfo = { id: 'pi.version', category: 'pi', severity: 'required', title: 'pi binary version' };
+const BATTERY: DoctorCheckInfo = { id: 'tests.battery', category: 'tests', severity: 'required', title: 'node battery' };
+const PLAN = [GIT, CLAUDE, PI, BATTERY];
+
+function result(check: DoctorCheckInfo, status: DoctorResult['status'], detail: string, fix?: string): DoctorResult {
+  return { ...check, status, detail, ms: 1, ...(fix !== undefined ? { fix } : {}) };
+}
+
+function recorder(): DoctorController & { calls: string[] } {
+  const calls: string[] = [];
+  return { calls, rerun: () => calls.push('rerun'), close: () => calls.push('close') };
+}
+
+// Colours are asserted: force the basic 16 colours whatever the terminal running the tests supports (Ink
+// colours through this very chalk instance).
+let colourLevel = chalk.level;
+beforeAll(() => {
+  colourLevel = chalk.level;
+  chalk.level = 1;
+});
+afterAll(() => {
+  chalk.level = colourLevel;
+});
+
+let mounted: InkHarness | undefined;
+afterEach(() => {
+  mounted?.unmount();
+  mounted = undefined;
+});
+
+async function mount(store: DoctorStore, controller: DoctorController, size?: { columns?: number; rows?: number }) {
+  mounted = await renderInk(<DoctorScreen store={store} controller={controller} />, size);
+  return mounted;
+}
+
+function lineOf(ui: InkHarness, pattern: RegExp): string {
+  const line = ui.lines().find((l) => pattern.test(l));
+  if (line === undefined) throw new Error(`no line matches ${pattern} in:\n${ui.lastFrame()}`);
+  return line;
+}
+
+const SPIN = `[${SPINNER_FRAMES.join('')}]`;
+
+function feedPlan(store: DoctorStore): void {
+  const { dispatch } = store.getState();
+  dispatch({ type: 'begin', generation: 1 });
+  dispatch({ type: 'planned', generation: 1, checks: PLAN });
+}
+
+describe('DoctorScreen', () => {
+  it('resolves live from planned to spinner to marks, grouped, with details, fix hints and the summary', async () => {
+    const store = createDoctorStore();
+    const controller = recorder();
+    const ui = await mount(store, controller);
+    feedPlan(store);
+    await ui.waitForFrame('tools.git');
+    expect(lineOf(ui, /tools\.git/)).toMatch(new RegExp(`^ {2}${PLANNED_MARK} tools\\.git\\s+git · waiting$`));
+    expect(ui.lines().filter((l) => /^(tools|pi|tests)$/.test(l))).toEqual(['tools', 'pi', 'tests']);
+
+    const { dispatch } = store.getState();
+    for (const check of [BATTERY, PI, GIT, CLAUDE]) dispatch({ type: 'started', generation: 1, check });
+    await waitFor(() => ui.lines().filter((l) => new RegExp(`^ {2}${SPIN} `).test(l)).length === 4, { describe: () => ui.lastFrame() });
+    expect(lineOf(ui, /pi\.version/)).toContain('pi binary version…');
+    expect(ui.lastFrame()).not.toContain('r re-run');
+
+    // Out of order: the last planned check resolves first.
+    dispatch({ type: 'resolved', generation: 1, result: result(BATTERY, 'skipped', 'skipped by --quick') });
+    dispatch({ type: 'resolved', generation: 1, result: result(PI, 'fail', 'pi 0.80.0 is older than 0.85.1', 'npm i -g @earendil-works/pi-coding-agent@0.85.1') });
+    await ui.waitForFrame('pi 0.80.0 is older');
+    expect(lineOf(ui, /tests\.battery/)).toMatch(/^ {2}– tests\.battery\s+skipped by --quick$/);
+    expect(lineOf(ui, /pi\.version/)).toMatch(/^ {2}✗ pi\.version\s+pi 0\.80\.0 is older than 0\.85\.1$/);
+    expect(lineOf(ui, /fix: npm i -g/)).toMatch(/^\s{10,}fix: npm i -g @earendil-works\/pi-coding-agent@0\.85\.1$/);
+    expect(lineOf(ui, /tools\.git/)).toMatch(new RegExp(`^ {2}${SPIN} tools\\.git`));
+    expect(ui.lastFrame()).toContain('0 ok, 0 warnings, 1 failed, 1 skipped · 2 running');
+
+    dispatch({ type: 'resolved', generation: 1, result: result(CLAUDE, 'warn', 'claude not on PATH', 'npm i -g @anthropic-ai/claude-code') });
+    dispatch({ type: 'resolved', generation: 1, result: result(GIT, 'ok', 'git 2.43.0') });
+    dispatch({ type: 'finished', generation: 1, results: store.getState().rows.flatMap((r) => (r.result ? [r.result] : [])) });
+    await ui.waitForFrame('1 ok, 1 warning, 1 failed, 1 skipped');
+    expect(lineOf(ui, /tools\.git/)).toMatch(/^ {2}✓ tools\.git\s+git 2\.43\.0$/);
+    expect(lineOf(ui, /tools\.claude/)).toMatch(/^ {2}! tools\.claude\s+claude not on PATH \(optional\)$/);
+    expect(ui.lines().filter((l) => l.includes('fix:'))).toHaveLength(2);
+    expect(ui.lastFrame()).not.toMatch(new RegExp(SPIN));
+    // The fix hint is dimmed (SGR 2), the failed mark red (SGR 31).
+    expect(ui.rawFrame()).toMatch(/\u001B\[2m[^\n]*fix: npm i -g @earendil/);
+    expect(ui.rawFrame()).toMatch(/\u001B\[31m✗/);
+    expect(ui.lastFrame()).toContain('r re-run · q/esc/ctrl-c quit');
+  });
+
+  it('r re-runs a finished pass and q closes, through the controller', async () => {
+    const store = createDoctorStore();
+    const controller = recorder();
+    const ui = await mount(store, controller);
+    feedPlan(store);
+    await ui.waitForFrame('tools.git');
+    await ui.press('r'); // not bound while checks run
+    expect(controller.calls).toEqual([]);
+    store.getState().dispatch({ type: 'finished', generation: 1, results: PLAN.map((c) => result(c, 'ok', `${c.id} fine`)) });
+    await ui.waitForFrame('4 ok, 0 warnings, 0 failed, 0 skipped');
+    await ui.press('r');
+    await waitFor(() => controller.calls.includes('rerun'));
+    // The rows are planned again at once, before the core starts the new pass.
+    await waitFor(() => ui.lines().filter((l) => l.includes(PLANNED_MARK)).length === 4, { describe: () => ui.lastFrame() });
+    await ui.press('q');
+    await waitFor(() => controller.calls.includes('close'));
+    expect(controller.calls).toEqual(['rerun', 'close']);
+  });
+
+  it('opened from the home screen, esc goes back to the runs', async () => {
+    const store = createDoctorStore(initialDoctorState('home'));
+    const controller = recorder();
+    const ui = await mount(store, controller);
+    feedPlan(store);
+    await ui.waitForFrame('q/esc back to runs · ctrl-c quit');
+    await ui.press(KEYS.escape);
+    await waitFor(() => controller.calls.includes('close'), { describe: () => ui.lastFrame() });
+  });
+
+  it('truncates every line on a narrow terminal instead of wrapping', async () => {
+    const store = createDoctorStore();
+    const ui = await mount(store, recorder(), { columns: 40 });
+    feedPlan(store);
+    store.getState().dispatch({
+      type: 'finished',
+      generation: 1,
+      results: [result(GIT, 'fail', 'git was not found on PATH nor in any usual install location', 'sudo apt-get install --yes git-core-and-friends'), ...PLAN.slice(1).map((c) => result(c, 'ok', 'fine'))],
+    });
+    await ui.waitForFrame('1 failed');
+    expect(ui.lines().every((line) => [...line].length <= 40)).toBe(true);
+    expect(lineOf(ui, /tools\.git/)).toMatch(/^ {2}✗ tools\.git\s+git was not found.*…$/);
+    expect(ui.lines().filter((l) => /tools\.git/.test(l))).toHaveLength(1);
+  });
+});
+
+describe('HomeScreen: d opens the doctor', () => {
+  it('calls the controller', async () => {
+    const calls: string[] = [];
+    const controller: HomeController = { listRuns: async () => [], runEvents: async () => [], resume: () => {}, quit: () => {}, doctor: () => calls.push('doctor') };
+    mounted = await renderInk(<HomeScreen store={createHomeStore()} controller={controller} />);
+    await mounted.waitForFrame('d doctor');
+    await mounted.press('d');
+    await waitFor(() => calls.includes('doctor'));
+  });
+});
