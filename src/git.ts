@@ -28,9 +28,15 @@ export interface TreeState {
   untracked: string[];
 }
 
-interface GitOutput {
+export interface GitRawOptions extends GitOptions {
+  /** Variables set on top of the base environment (e.g. GIT_INDEX_FILE for a temporary index). */
+  extraEnv?: NodeJS.ProcessEnv;
+}
+
+export interface GitRawOutput {
   code: number | null;
-  stdout: string;
+  /** Bytes: a binary patch must reach its file unchanged. */
+  stdout: Buffer;
   stderr: string;
 }
 
@@ -42,15 +48,19 @@ function isFolder(dir: string): boolean {
   }
 }
 
-function gitEnv(base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+function gitEnv(opts: GitRawOptions): NodeJS.ProcessEnv {
   // No prompt (a hung credential helper), no optional lock (a status must not fight the user's own git).
-  return { ...base, GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C' };
+  return { ...(opts.env ?? process.env), GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C', ...opts.extraEnv };
 }
 
-async function git(cwd: string, args: string[], opts: GitOptions = {}): Promise<GitOutput> {
+/**
+ * The one git runner: resolves with the exit code and the output whatever the code; throws GitError when git
+ * cannot run or hangs (its group is then ended by the kill ladder).
+ */
+export async function gitRaw(cwd: string, args: string[], opts: GitRawOptions = {}): Promise<GitRawOutput> {
   // A missing cwd would make spawn fail with ENOENT, which reads as "git is not installed".
   if (!isFolder(cwd)) throw new GitError(`not a folder: ${cwd}`);
-  const child = spawnSupervised('git', args, { cwd, env: gitEnv(opts.env), runTag: opts.runTag });
+  const child = spawnSupervised('git', args, { cwd, env: gitEnv(opts), runTag: opts.runTag });
   const out: Buffer[] = [];
   const err: Buffer[] = [];
   let spawnError: Error | undefined;
@@ -69,10 +79,15 @@ async function git(cwd: string, args: string[], opts: GitOptions = {}): Promise<
     await killing;
     if (spawnError) throw new GitError(`git could not start in ${cwd}: ${spawnError.message}`);
     if (timedOut) throw new GitError(`git ${args[0]} timed out in ${cwd}`);
-    return { code: exit.code, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') };
+    return { code: exit.code, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString('utf8') };
   } finally {
     clearTimeout(timer);
   }
+}
+
+async function git(cwd: string, args: string[], opts: GitOptions = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const raw = await gitRaw(cwd, args, opts);
+  return { ...raw, stdout: raw.stdout.toString('utf8') };
 }
 
 /** Output of a git command that must succeed; its stderr's first line is the motif otherwise. */
