@@ -5,20 +5,18 @@
 // passing file, so both sides do the same work. Input tokens are the prompt tokens the scripted model billed
 // for every request it served (its deterministic count). Goal: bon ≤ 0.80× the three cold builds.
 // Run alone: `node dist/bench/p6-clone-tokens.js` after `npm run build`, or through `npm run bench p6`.
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { cli } from './cli.js';
 import { createDemoRepo, DEMO_MODELS } from '../src/demo.js';
-import { factoryRoot } from '../src/pi/resolve.js';
 import { makeAgentDir } from '../src/scripted/agentDir.js';
 import { startScriptedModel } from '../src/scripted/server.js';
 import { call, countPromptTokens, report, type Step, type Tapes } from '../src/scripted/tape.js';
 import { verdictLine } from './timing.js';
 
 const THIS_FILE = fileURLToPath(import.meta.url);
-const FACTORY_BIN = path.join(factoryRoot(), 'bin', 'factory.js');
 const SPEC = 'specs/farewell.md';
 const GOAL = 0.8;
 
@@ -43,17 +41,6 @@ function coldTapes(): Tapes {
   return tapes;
 }
 
-function cli(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [FACTORY_BIN, ...args], { cwd, env, stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) =>
-      code === 0 ? resolve() : reject(new Error(`factory ${args[0]} exited ${code}: ${stderr.trim().split('\n').slice(-2).join(' | ')}`)),
-    );
-  });
-}
 
 interface Side {
   inputTokens: number;

@@ -6,14 +6,12 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
+import { cli } from './cli.js';
 import { createDemoRepo } from '../src/demo.js';
-import { factoryRoot } from '../src/pi/resolve.js';
 import { makeAgentDir } from '../src/scripted/agentDir.js';
 import { startScriptedModel } from '../src/scripted/server.js';
 import { call, countPromptTokens, report, type Step } from '../src/scripted/tape.js';
 
-const FACTORY_BIN = path.join(factoryRoot(), 'bin', 'factory.js');
 const TURNS = 30;
 /** A test run that prints a lot: 300 lines of ~40 characters. */
 const VERBOSE = `node -e "for (let i = 0; i < 300; i++) console.log('ok ' + i + ' - a verbose test line, padded')"`;
@@ -26,15 +24,6 @@ function tape(): Step[] {
   return steps;
 }
 
-function cli(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [FACTORY_BIN, ...args], { cwd, env, stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`factory exited ${code}: ${stderr.trim().split('\n').slice(-2).join(' | ')}`))));
-  });
-}
 
 async function inputTokens(extraEnv: Record<string, string>): Promise<number> {
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'factory-p7-'));

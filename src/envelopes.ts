@@ -4,6 +4,7 @@
 // so the ask can never drift from the check.
 
 import { z } from 'zod';
+import { formatPath, kindOf, lookup } from './zodIssues.js';
 
 import { REPORT_TOOL } from './gate.js';
 
@@ -133,30 +134,9 @@ export function handoff(previous: Record<string, unknown>): string {
 
 // ---------- parse ----------
 
-function kindOf(value: unknown): string {
-  if (Array.isArray(value)) return 'array';
-  if (value === null) return 'null';
-  return typeof value;
-}
-
-function formatPath(path: readonly PropertyKey[]): string {
-  let out = '';
-  for (const key of path) out += typeof key === 'number' ? `[${key}]` : out ? `.${String(key)}` : String(key);
-  return out || 'envelope';
-}
-
-/** Looks the offending value up again: zod 4 does not keep the input on its issues by default. */
-function lookup(data: unknown, path: readonly PropertyKey[]): { found: boolean; value: unknown } {
-  let current: unknown = data;
-  for (const key of path) {
-    if (current === null || typeof current !== 'object' || !(key in current)) return { found: false, value: undefined };
-    current = (current as Record<PropertyKey, unknown>)[key];
-  }
-  return { found: true, value: current };
-}
 
 function describeIssue(issue: z.core.$ZodIssue, data: unknown): string {
-  const where = formatPath(issue.path);
+  const where = formatPath(issue.path, 'envelope');
   const { found, value } = lookup(data, issue.path);
   if (!found || value === undefined) return `${where}: required field missing`;
   if (issue.code === 'invalid_type') return `${where}: ${issue.expected} expected, ${kindOf(value)} received`;

@@ -1,6 +1,7 @@
 // The roster's zod schema and its one-line motifs. Kept apart from roster.ts on purpose: zod costs ~50 ms to
 // import, and a repository without a roster file must never pay it (roster.ts imports this module lazily).
 import * as z from 'zod';
+import { formatPath, kindOf, lookup } from './zodIssues.js';
 import { isModelId } from './routes.js';
 import { AGENT_KEYS, AUTH_KEYS, COMMAND_KEYS, KNOWN_TOOLS, LIMIT_KEYS, PAYLOAD_KEYS, ROLE_PATTERN, ROSTER_KEYS, THINKING_LEVELS } from './roster.js';
 
@@ -63,27 +64,6 @@ export const RosterSchema = z.strictObject({
 
 export type RawRoster = z.infer<typeof RosterSchema>;
 
-function kindOf(value: unknown): string {
-  if (Array.isArray(value)) return 'array';
-  if (value === null) return 'null';
-  return typeof value;
-}
-
-function formatPath(path: readonly PropertyKey[]): string {
-  let out = '';
-  for (const key of path) out += typeof key === 'number' ? `[${key}]` : out ? `.${String(key)}` : String(key);
-  return out || 'roster';
-}
-
-/** zod 4 does not keep the input on its issues: look the offending value up again. */
-function lookup(data: unknown, path: readonly PropertyKey[]): { found: boolean; value: unknown } {
-  let current: unknown = data;
-  for (const key of path) {
-    if (current === null || typeof current !== 'object' || !(key in current)) return { found: false, value: undefined };
-    current = (current as Record<PropertyKey, unknown>)[key];
-  }
-  return { found: true, value: current };
-}
 
 /** The keys an object at `path` accepts, so an unknown key's motif can name the right ones. */
 function knownKeysAt(path: readonly PropertyKey[]): readonly string[] {
@@ -99,7 +79,7 @@ function knownKeysAt(path: readonly PropertyKey[]): readonly string[] {
 
 function describeIssue(issue: z.core.$ZodIssue, data: unknown): string {
   const path = issue.path;
-  const where = formatPath(path);
+  const where = formatPath(path, 'roster');
   const { found, value } = lookup(data, path);
   const last = path.at(-1);
   const parent = path.at(-2);
