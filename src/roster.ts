@@ -18,10 +18,11 @@ export const KNOWN_TOOLS = ['read', 'bash', 'edit', 'write', 'grep', 'find', 'ls
 export const ROLE_PATTERN = /^[a-z][a-z0-9_-]*$/;
 
 // The keys each level of the YAML accepts (named in the motif of an unknown key).
-export const ROSTER_KEYS = ['gateway', 'harness', 'pi', 'fallback_model', 'payload', 'agents'] as const;
+export const ROSTER_KEYS = ['gateway', 'harness', 'pi', 'fallback_model', 'payload', 'context', 'agents'] as const;
+export const CONTEXT_KEYS = ['prune_turns', 'prune_kb'] as const;
 export const PAYLOAD_KEYS = ['dir', 'commands'] as const;
 export const COMMAND_KEYS = ['run', 'timeout'] as const;
-export const AGENT_KEYS = ['model', 'thinking', 'tools', 'timeout', 'limits', 'auth'] as const;
+export const AGENT_KEYS = ['model', 'thinking', 'tools', 'timeout', 'limits', 'auth', 'writable'] as const;
 export const LIMIT_KEYS = ['max_turns', 'max_tool_calls', 'max_cost_usd'] as const;
 export const AUTH_KEYS = ['keys', 'direct'] as const;
 
@@ -53,6 +54,8 @@ export interface AgentConfig {
   limits?: Limits;
   /** Present = an auth profile: the vault closes and the node gets only these keys. */
   auth?: { keys: string[]; direct: boolean };
+  /** Paths the role may write (told to the agent by factory-context); the work tree when absent. */
+  writable?: string[];
 }
 
 export interface Roster {
@@ -67,6 +70,8 @@ export interface Roster {
   fallbackModel?: string;
   /** Payload gates: commands run in `dir` (relative to the workspace root). */
   payload: { dir: string; commands: PayloadCommand[] };
+  /** factory-context's pruning of old, big tool results (for the model call only). */
+  context: { pruneTurns?: number; pruneKb?: number };
   agents: Record<string, AgentConfig>;
 }
 
@@ -84,6 +89,7 @@ export interface AgentProfile {
   limits: Limits;
   /** Undefined = no profile: the `.env` vault stays open. `{keys: []}` = closed, nothing put back. */
   auth?: { keys: string[] };
+  writable?: string[];
 }
 
 /** An invalid or unreadable roster: one line, `<file>: <path>: <reason>`; the CLI exits 2 before any call. */
@@ -95,7 +101,7 @@ export function rosterPath(root: string, override?: string): string {
 
 /** What applies when a repository has no roster: no gateway (ids are pi routes), pi, no payload gate. */
 export function defaultRoster(): Roster {
-  return { gateway: '', harness: 'pi', payload: { dir: '.', commands: [] }, agents: {} };
+  return { gateway: '', harness: 'pi', payload: { dir: '.', commands: [] }, context: {}, agents: {} };
 }
 
 function yamlMotif(error: unknown): string {
@@ -138,6 +144,7 @@ export async function loadRoster(file: string): Promise<Roster> {
       timeoutSeconds: a.timeout,
       limits: a.limits ? limits : undefined,
       auth: a.auth ? { keys: [...new Set(a.auth.keys ?? [])], direct: a.auth.direct ?? false } : undefined,
+      writable: a.writable ? [...a.writable] : undefined,
     };
   }
   return {
@@ -150,6 +157,7 @@ export async function loadRoster(file: string): Promise<Roster> {
       dir: raw.payload?.dir ?? '.',
       commands: (raw.payload?.commands ?? []).map((c) => ({ run: c.run, timeoutSeconds: c.timeout ?? DEFAULT_COMMAND_TIMEOUT_SECONDS })),
     },
+    context: { pruneTurns: raw.context?.prune_turns, pruneKb: raw.context?.prune_kb },
     agents,
   };
 }
@@ -184,6 +192,7 @@ export function agentFor(roster: Roster, role: string, overrides: { model?: stri
     timeoutMs: (written.timeoutSeconds ?? defaults.timeoutSeconds) * 1000,
     limits: { ...written.limits },
     auth: written.auth ? { keys: [...written.auth.keys] } : undefined,
+    writable: written.writable ? [...written.writable] : undefined,
   };
 }
 

@@ -3,7 +3,7 @@
 import * as z from 'zod';
 import { formatPath, kindOf, lookup } from './zodIssues.js';
 import { isModelId } from './routes.js';
-import { AGENT_KEYS, AUTH_KEYS, COMMAND_KEYS, KNOWN_TOOLS, LIMIT_KEYS, PAYLOAD_KEYS, ROLE_PATTERN, ROSTER_KEYS, THINKING_LEVELS } from './roster.js';
+import { AGENT_KEYS, AUTH_KEYS, COMMAND_KEYS, CONTEXT_KEYS, KNOWN_TOOLS, LIMIT_KEYS, PAYLOAD_KEYS, ROLE_PATTERN, ROSTER_KEYS, THINKING_LEVELS } from './roster.js';
 
 const REPORT_TOOL = 'report_phase';
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -43,6 +43,7 @@ const agent = z.strictObject({
     .strictObject({ max_turns: positiveInt.optional(), max_tool_calls: positiveInt.optional(), max_cost_usd: z.number().positive().optional() })
     .optional(),
   auth: z.strictObject({ keys: z.array(z.string().regex(ENV_NAME)).optional(), direct: z.boolean().optional() }).optional(),
+  writable: z.array(z.string().refine((s) => s.trim() !== '' && !s.includes(','), { message: 'a path (no comma) expected' })).optional(),
 });
 
 export const RosterSchema = z.strictObject({
@@ -59,6 +60,7 @@ export const RosterSchema = z.strictObject({
       commands: z.array(command).optional(),
     })
     .optional(),
+  context: z.strictObject({ prune_turns: positiveInt.optional(), prune_kb: z.number().positive().optional() }).optional(),
   agents: z.record(z.string().regex(ROLE_PATTERN), agent).optional(),
 });
 
@@ -71,6 +73,7 @@ function knownKeysAt(path: readonly PropertyKey[]): readonly string[] {
   if (path.length === 0) return ROSTER_KEYS;
   if (head === 'payload' && path.length === 1) return PAYLOAD_KEYS;
   if (head === 'payload') return COMMAND_KEYS;
+  if (head === 'context') return CONTEXT_KEYS;
   if (head === 'agents' && path.length === 2) return AGENT_KEYS;
   if (head === 'agents' && third === 'limits') return LIMIT_KEYS;
   if (head === 'agents' && third === 'auth') return AUTH_KEYS;

@@ -117,12 +117,22 @@ export function agentSetup(ws: Workspace, role: string, flags: CommandFlags): Ag
     model = flags.model.trim();
   }
   const profile = agentFor(ws.roster, role, { model });
-  const env = childEnv({ real: ws.real, dotenv: ws.dotenv, profile: profile.auth });
+  const env = childEnv({ real: ws.real, dotenv: ws.dotenv, profile: profile.auth, extra: contextEnv(ws, profile) });
   return {
     profile,
     env,
     brief: briefFor(ws.root, role, factoryRoot()),
     fallbackModel: fallbackRoute(ws.roster) ?? ws.real.FACTORY_FALLBACK_MODEL,
+  };
+}
+
+/** What factory-context reads in the node: the role's writable paths and the pruning settings of the roster. */
+export function contextEnv(ws: Workspace, profile: AgentProfile): Record<string, string | undefined> {
+  const { pruneTurns, pruneKb } = ws.roster.context;
+  return {
+    FACTORY_WRITABLE: profile.writable?.join(','),
+    FACTORY_PRUNE_TURNS: pruneTurns === undefined ? undefined : String(pruneTurns),
+    FACTORY_PRUNE_KB: pruneKb === undefined ? undefined : String(pruneKb),
   };
 }
 

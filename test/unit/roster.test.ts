@@ -110,7 +110,7 @@ describe('loadRoster', () => {
 
   it('refuses an unknown key (strict objects) with the keys that level accepts', async () => {
     expect(await refusal(fixture('unknown-key.yaml'))).toBe(
-      `${fixture('unknown-key.yaml')}: agents.builder: unknown key "tols" (known: model, thinking, tools, timeout, limits, auth)`,
+      `${fixture('unknown-key.yaml')}: agents.builder: unknown key "tols" (known: model, thinking, tools, timeout, limits, auth, writable)`,
     );
   });
 
