@@ -23,10 +23,13 @@ export type KeyTable<I extends string> = readonly Binding<I>[];
  * asks before quitting, because quitting abandons the run: a stray `q` must never throw away a paid turn.
  * Once the run is finished, `q` and Ctrl-C quit at once.
  */
+const RUN_DOCTOR: Binding<RunIntent> = { keys: ['d'], intent: 'doctor', help: 'doctor' };
+
 export const RUN_KEYS: Readonly<Record<RunMode, KeyTable<RunIntent>>> = {
   running: [
     { keys: ['ctrl+c'], intent: 'abort', help: 'abort turn (twice: quit)' },
     { keys: ['q'], intent: 'confirm-quit', help: 'quit (asks first)' },
+    RUN_DOCTOR,
   ],
   aborting: [
     { keys: ['ctrl+c', 'q'], intent: 'quit', help: 'quit now' },
@@ -37,6 +40,7 @@ export const RUN_KEYS: Readonly<Record<RunMode, KeyTable<RunIntent>>> = {
   ],
   finished: [
     { keys: ['q', 'ctrl+c'], intent: 'quit', help: 'quit' },
+    RUN_DOCTOR,
   ],
   quitting: [],
 };
@@ -89,6 +93,7 @@ export const BON_KEYS: Readonly<Record<BonMode, KeyTable<BonIntent>>> = {
     { keys: ['p'], intent: 'ask-apply', help: 'apply' },
     { keys: ['ctrl+c'], intent: 'abort', help: 'abort turn (twice: quit)' },
     { keys: ['q'], intent: 'confirm-quit', help: 'quit (asks first)' },
+    { keys: ['d'], intent: 'doctor', help: 'doctor' },
   ],
   aborting: [...BON_SELECT, { keys: ['ctrl+c', 'q'], intent: 'quit', help: 'quit now' }],
   'confirm-quit': [
@@ -99,6 +104,7 @@ export const BON_KEYS: Readonly<Record<BonMode, KeyTable<BonIntent>>> = {
     ...BON_SELECT,
     { keys: ['p'], intent: 'ask-apply', help: 'apply' },
     { keys: ['q', 'ctrl+c'], intent: 'quit', help: 'quit' },
+    { keys: ['d'], intent: 'doctor', help: 'doctor' },
   ],
   'confirm-apply': [
     { keys: ['y'], intent: 'apply', help: 'apply' },

@@ -215,9 +215,11 @@ async function runWithTui(prepared: PreparedRun): Promise<number> {
       quitRequested = true;
       run.abort();
     },
+    doctor: () => overlayDoctor(app, React, screen, prepared.workspace.root),
   };
   const uninstall = installSignals(run);
-  const app = render(React.createElement(RunScreen, { store, controller }), { exitOnCtrlC: false, patchConsole: true });
+  const screen = React.createElement(RunScreen, { store, controller });
+  const app = render(screen, { exitOnCtrlC: false, patchConsole: true });
   try {
     const exit = await execute(run, phases, resume);
     // Leave the final frame on screen; a finished run waits for nothing unless the user asked to quit.
@@ -267,9 +269,11 @@ async function runBonWithTui(prepared: import('./commands/bon.js').PreparedBon):
       );
     },
     readPatch: (arm: number) => readArmPatch(session, arm),
+    doctor: () => overlayDoctor(app, React, screen, workspace.root),
   };
   const uninstall = installSignals(run);
-  const app = render(React.createElement(BonScreen, { store, controller }), { exitOnCtrlC: false, patchConsole: true });
+  const screen = React.createElement(BonScreen, { store, controller });
+  const app = render(screen, { exitOnCtrlC: false, patchConsole: true });
   try {
     const exit = await execute(run, phases, prepared.resume);
     await quitting;
@@ -315,6 +319,26 @@ async function attachRecorder({ run, workspace }: PreparedRun): Promise<{ close(
       store?.close();
     },
   };
+}
+
+/**
+ * `d` on a run or the arms board: the doctor's checklist takes the screen while the run goes on (its events
+ * keep feeding the run's store); closing it puts the run's screen back as it is now.
+ */
+function overlayDoctor(app: import('ink').Instance, React: typeof import('react'), back: import('react').ReactElement, cwd: string): void {
+  void (async () => {
+    const [{ createDoctorStore, initialDoctorState, runDoctorInto }, { DoctorScreen }, { doctorSession }] = await Promise.all([
+      import('../state/doctorStore.js'),
+      import('../components/DoctorScreen.js'),
+      import('./commands/doctor.js'),
+    ]);
+    const session = await doctorSession([], { cwd, retries: 2, ui: true, json: false });
+    const store = createDoctorStore(initialDoctorState('home'));
+    const pass = () => runDoctorInto(store, (hooks) => session.pass(hooks), session.planned);
+    const close = () => app.rerender(back);
+    app.rerender(React.createElement(DoctorScreen, { store, controller: { rerun: () => void pass(), close, quit: close } }));
+    void pass();
+  })().catch((error: unknown) => warn(`doctor: ${errorMessage(error)}`));
 }
 
 /** The doctor's checklist, resolving live from spinner to mark; `r` re-runs, q/esc closes. Returns its exit. */

@@ -13,13 +13,15 @@ export interface RunController {
   abort(): void;
   /** Leave the cockpit: while a run is live, abort it and close pi cleanly first (exit 130). */
   quit(): void;
+  /** `d`: show the doctor's checklist over the run (the run goes on; closing it comes back here). */
+  doctor?(): void;
 }
 
 /**
  * What the run screen's keys can ask for. The keymap decides which key means which intent in which
  * mode, so the Ctrl-C / q state machine lives in one table (components/keymap.ts).
  */
-export type RunIntent = 'abort' | 'confirm-quit' | 'stay' | 'quit';
+export type RunIntent = 'abort' | 'confirm-quit' | 'stay' | 'quit' | 'doctor';
 
 /**
  * The run screen's input modes:
@@ -59,6 +61,9 @@ export function dispatchRunIntent(store: RunStore, controller: RunController, in
     case 'quit':
       setUi({ quitting: true, quitArmed: false, statusLine: STATUS_QUITTING });
       controller.quit();
+      return;
+    case 'doctor':
+      controller.doctor?.();
       return;
     default: {
       const unreachable: never = intent;
@@ -252,6 +257,7 @@ export function dispatchBonIntent(store: BonStore, controller: BonController, in
     case 'confirm-quit':
     case 'stay':
     case 'quit':
+    case 'doctor':
       dispatchRunIntent(store, controller, intent);
       return;
     case 'interrupt': {

@@ -305,7 +305,7 @@ describe('bon key tables', () => {
       }
     }
     expect(helpText(BON_KEYS.running)).toBe(
-      '←/→ select arm · enter diff · a abort arm · c clone arm · p apply · ctrl-c abort turn (twice: quit) · q quit (asks first)',
+      '←/→ select arm · enter diff · a abort arm · c clone arm · p apply · ctrl-c abort turn (twice: quit) · q quit (asks first) · d doctor',
     );
     expect(helpText(BON_KEYS.diff)).toBe('↑/k/↓/j scroll · PgUp/PgDn page · g top · G end · esc/q back to board · ctrl-c abort / quit');
   });

@@ -52,7 +52,7 @@ describe('run key tables', () => {
         expect(text).toContain(binding.help);
       }
     }
-    expect(helpText(RUN_KEYS.running)).toBe('ctrl-c abort turn (twice: quit) · q quit (asks first)');
+    expect(helpText(RUN_KEYS.running)).toBe('ctrl-c abort turn (twice: quit) · q quit (asks first) · d doctor');
     expect(helpItems(RUN_KEYS['confirm-quit'])).toEqual([
       { keys: 'q/ctrl-c', help: 'abort run and quit' },
       { keys: 'esc', help: 'keep running' },
@@ -136,5 +136,19 @@ describe('Ctrl-C and q semantics (SPEC 5)', () => {
       press(store, controller, name);
       expect(controller.calls).toEqual(['quit']);
     }
+  });
+});
+
+describe('d: the doctor over a run', () => {
+  it('is bound while the run goes and once it is over, and asks the controller (when it offers one)', () => {
+    expect(intentFor(RUN_KEYS.running, 'd')).toBe('doctor');
+    expect(intentFor(RUN_KEYS.finished, 'd')).toBe('doctor');
+    expect(intentFor(RUN_KEYS['confirm-quit'], 'd')).toBeUndefined();
+    const store = createRunStore();
+    let opened = 0;
+    dispatchRunIntent(store, { abort: () => {}, quit: () => {}, doctor: () => (opened += 1) }, 'doctor');
+    expect(opened).toBe(1);
+    // A controller without a doctor (a replay) makes `d` a no-op, not a crash.
+    expect(() => dispatchRunIntent(store, { abort: () => {}, quit: () => {} }, 'doctor')).not.toThrow();
   });
 });
