@@ -1,6 +1,7 @@
 // The roster (`adws/adw_config/factory.config.yaml`): which model does what, with which tools, budget and keys.
 // Start-up matters: `yaml` (~20 ms) and `zod` (~50 ms, via rosterSchema.ts) are imported only when a roster
 // file is actually read, so a repository without one never loads either.
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { UsageError, errorMessage } from './errors.js';
@@ -114,13 +115,55 @@ function yamlMotif(error: unknown): string {
 /** Reads, parses and validates a roster file. Throws RosterError (one line) on any problem. */
 export async function loadRoster(file: string): Promise<Roster> {
   const abs = path.resolve(file);
-  let text: string;
+  return parseRoster(abs, readRosterText(abs));
+}
+
+function readRosterText(abs: string): string {
   try {
-    text = fs.readFileSync(abs, 'utf8');
+    return fs.readFileSync(abs, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     throw new RosterError(code === 'ENOENT' ? `roster not found: ${abs}` : `${abs}: unreadable (${code ?? errorMessage(error)})`);
   }
+}
+
+/**
+ * Validated rosters are remembered under `adws/adw_data/cache/` by a hash of the file, its path and the build
+ * of the validator: the next command skips yaml and zod (~70 ms before the first pi spawn). Any edit of the
+ * roster or rebuild of the factory misses the cache; an invalid roster is never cached.
+ */
+function rosterCacheKey(abs: string, text: string): string {
+  let build = '';
+  try {
+    build = String(fs.statSync(new URL('./rosterSchema.js', import.meta.url)).mtimeMs);
+  } catch {
+    build = 'source'; // running from src/ (tests): the key still covers path and text
+  }
+  return createHash('sha256').update(`${build}\0${abs}\0${text}`).digest('hex');
+}
+
+async function loadRosterCached(abs: string, cacheFile: string): Promise<Roster> {
+  const text = readRosterText(abs);
+  const key = rosterCacheKey(abs, text);
+  try {
+    const cached = JSON.parse(fs.readFileSync(cacheFile, 'utf8')) as { key?: string; roster?: Roster };
+    if (cached.key === key && cached.roster) return cached.roster;
+  } catch {
+    // no cache yet, or an unreadable one: validate
+  }
+  const roster = await parseRoster(abs, text);
+  try {
+    fs.mkdirSync(path.dirname(cacheFile), { recursive: true });
+    const tmp = `${cacheFile}.${process.pid}.tmp`;
+    fs.writeFileSync(tmp, JSON.stringify({ key, roster }));
+    fs.renameSync(tmp, cacheFile);
+  } catch {
+    // a cache that cannot be written only costs the next command the validation
+  }
+  return roster;
+}
+
+async function parseRoster(abs: string, text: string): Promise<Roster> {
   const [{ parse }, { validateRoster }] = await Promise.all([import('yaml'), import('./rosterSchema.js')]);
   let data: unknown;
   try {
@@ -169,7 +212,7 @@ export async function loadRoster(file: string): Promise<Roster> {
 export async function loadRosterIfPresent(root: string, override?: string): Promise<Roster> {
   const file = rosterPath(root, override);
   if (!override && !fs.existsSync(file)) return defaultRoster();
-  return loadRoster(file);
+  return loadRosterCached(file, path.join(root, 'adws', 'adw_data', 'cache', 'roster.json'));
 }
 
 /**
