@@ -116,7 +116,11 @@ export async function prepareDemo(flags: CommandFlags, variant: 'bon' | 'prompt'
   const close = async () => {
     await model.close();
     fs.rmSync(scratch, { recursive: true, force: true });
-    if (keep) process.stderr.write(`factory demo: the demo repo is kept at ${repo}\n`);
+    process.stderr.write(
+      keep
+        ? `factory demo: the demo repo is kept at ${repo}\n`
+        : 'factory demo: the demo repo was a temporary folder and is gone; `factory demo --dir <path>` keeps it (to apply a patch, replay a run…)\n',
+    );
   };
   try {
     const demoFlags = { ...flags, model: agent.route, config: undefined };
