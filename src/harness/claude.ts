@@ -22,6 +22,7 @@ import {
   thinkingBudget,
 } from './claudeDialect.js';
 import { withFallback } from './fallback.js';
+import { guardAttempt } from './guards.js';
 import type { Harness, HarnessRequest, HarnessResult } from './types.js';
 
 const STDERR_TAIL_BYTES = 8 * 1024;
@@ -134,12 +135,7 @@ export async function runClaudeAttempt(command: string, request: HarnessRequest,
       stop(`no progress from claude for ${idleSeconds} s (no output, session transcript silent) — watchdog ended it`, 'stalled');
     }
   }, pollMs);
-  const deadline = setTimeout(
-    () => stop(`harness silent after ${Math.round(request.timeoutMs / 1000)} s — request timeout`, 'timeout'),
-    request.timeoutMs,
-  );
-  const onAbort = () => stop('interrupted by the user', 'aborted');
-  request.signal?.addEventListener('abort', onAbort, { once: true });
+  const disarm = guardAttempt(request, stop);
 
   proc.child.on('error', (error) => {
     spawnError = error;
@@ -165,8 +161,7 @@ export async function runClaudeAttempt(command: string, request: HarnessRequest,
   const exit = await proc.exited;
   await Promise.race([stdoutDone, new Promise((r) => setTimeout(r, 2000).unref())]);
   clearInterval(watchdog);
-  clearTimeout(deadline);
-  request.signal?.removeEventListener('abort', onAbort);
+  disarm();
   const seconds = (performance.now() - started) / 1000;
 
   if (spawnError) {

@@ -13,6 +13,7 @@ import { verdict } from '../pi/verdict.js';
 import { diagnoseStartFailure, PI_MIN_VERSION, type PiCommand } from '../pi/resolve.js';
 import { spawnSupervised } from '../process/supervisor.js';
 import { withFallback } from './fallback.js';
+import { guardAttempt } from './guards.js';
 import { SOCLE, type Harness, type HarnessRequest, type HarnessResult } from './types.js';
 
 const STDERR_TAIL_BYTES = 8 * 1024;
@@ -130,12 +131,7 @@ export async function runPiAttempt(pi: PiCommand, request: HarnessRequest, reaso
 
   const idleSeconds = Math.round(request.idleTimeoutMs / 1000);
   let idleTimer = setTimeout(() => stop(`no progress from pi for ${idleSeconds} s — watchdog ended it`, 'stalled'), request.idleTimeoutMs);
-  const deadline = setTimeout(
-    () => stop(`harness silent after ${Math.round(request.timeoutMs / 1000)} s — request timeout`, 'timeout'),
-    request.timeoutMs,
-  );
-  const onAbort = () => stop('interrupted by the user', 'aborted');
-  request.signal?.addEventListener('abort', onAbort, { once: true });
+  const disarm = guardAttempt(request, stop);
 
   proc.child.on('error', (error) => {
     spawnError = error;
@@ -155,8 +151,7 @@ export async function runPiAttempt(pi: PiCommand, request: HarnessRequest, reaso
   await Promise.race([stdoutDone, new Promise((r) => setTimeout(r, 2000).unref())]);
   feed(splitter.end());
   clearTimeout(idleTimer);
-  clearTimeout(deadline);
-  request.signal?.removeEventListener('abort', onAbort);
+  disarm();
 
   const summary = reader.summary;
   const seconds = (performance.now() - started) / 1000;
