@@ -16,6 +16,7 @@ import { checkBon, type BonCheck } from '../src/bon/check.js';
 import { armPatchFile, harvestPatch, keepArmRef, resetTree } from '../src/bon/patch.js';
 import { applyCommand, harvestFile, harvestJson, rankArms, winnerOf } from '../src/bon/rank.js';
 import { PhaseFailure, type Phase, type Run } from '../src/runner.js';
+import { treeState } from '../src/git.js';
 
 export const ADW_NAME = 'adw_bon';
 export const BON_TOOLS = ['read', 'bash', 'edit', 'write', 'grep', 'find', 'ls'];
@@ -210,6 +211,13 @@ function primePhase(session: BonSession): Phase {
       }
       run.charge('prime', result.tokens, result.cost);
       session.primer = { tokens: result.tokens, cost: result.cost, sessionId };
+      // The primer reads only: anything it wrote would land in arm 1's patch and in no other arm's.
+      const after = await treeState(session.opts.cwd, { env: session.opts.gateEnv, runTag: run.adwId });
+      const touched = [...after.dirty, ...after.untracked.filter((p) => !p.startsWith('specs/') && !p.startsWith('adws/adw_data/'))];
+      if (touched.length > 0) {
+        await resetTree(session.opts.cwd, { base: check.head, git: { env: session.opts.gateEnv, runTag: run.adwId } });
+        throw new InfrastructureError(`the primer changed the tree (${touched.slice(0, 3).join(', ')}${touched.length > 3 ? ', …' : ''}): it must only read; the tree was reset`);
+      }
       session.primerFile = (await session.rpc.getState()).sessionFile;
       // The primer writes nothing: its changed_files: [] is judged by the base envelope (no build invariant).
       const { parse, Envelope, EnvelopeError } = await envelopes;
@@ -300,8 +308,17 @@ export function armPhase(session: BonSession, arm: number): Phase {
       } finally {
         // Always: the arm's work becomes a patch and the tree goes back to the primer's HEAD for the next arm.
         const git = { env: session.opts.gateEnv, runTag: run.adwId };
-        const harvest = await harvestPatch(session.opts.cwd, armPatchFile(check.bonDir, arm), { base: check.head, git });
-        await resetTree(session.opts.cwd, { base: check.head, git });
+        let harvest;
+        try {
+          harvest = await harvestPatch(session.opts.cwd, armPatchFile(check.bonDir, arm), { base: check.head, git });
+        } finally {
+          // Reset even when the harvest failed: the next arm must never start on this arm's leftovers.
+          try {
+            await resetTree(session.opts.cwd, { base: check.head, git });
+          } catch (error) {
+            throw new InfrastructureError(`the tree could not be reset after ${name}: ${errorMessage(error)}`);
+          }
+        }
         rank.patchFile = harvest.patchFile;
         rank.patchBytes = harvest.bytes;
         rank.seconds = (performance.now() - started) / 1000;

@@ -138,8 +138,9 @@ async function runPrepared(prepared: PreparedRun, interactive: boolean, json: bo
     }
     return exit;
   } finally {
-    await recorder.close();
+    // pi first (its last trace lines are written as it shuts down), then the trace is synced.
     await prepared.close();
+    await recorder.close();
   }
 }
 
@@ -160,8 +161,12 @@ async function importUi(): Promise<[typeof import('ink'), typeof import('react')
   }
 }
 
-/** Signals: the first interrupt aborts the running turn, a second one ends every child and exits. */
-function installSignals(run: Run): () => void {
+/**
+ * Signals: the first interrupt aborts the running turn; a second one ends every child at once — but the run's
+ * own cleanup (an arm's patch harvest and tree reset, pi's close) still runs as the children die; a hard exit
+ * only backs it up. SIGTERM/SIGHUP abort the run and call `onTerminate` (a screen waiting on a key quits).
+ */
+function installSignals(run: Run, onTerminate: () => void = () => {}): () => void {
   let interrupts = 0;
   const onInterrupt = () => {
     interrupts += 1;
@@ -172,17 +177,20 @@ function installSignals(run: Run): () => void {
     }
     void import('./process/supervisor.js').then(({ killAllChildrenSync }) => {
       killAllChildrenSync();
-      process.exit(130);
+      setTimeout(() => process.exit(130), 10_000).unref();
     });
   };
-  const onTerminate = () => run.abort();
+  const onTerminateSignal = () => {
+    run.abort();
+    onTerminate();
+  };
   process.on('SIGINT', onInterrupt);
-  process.on('SIGTERM', onTerminate);
-  process.on('SIGHUP', onTerminate);
+  process.on('SIGTERM', onTerminateSignal);
+  process.on('SIGHUP', onTerminateSignal);
   return () => {
     process.off('SIGINT', onInterrupt);
-    process.off('SIGTERM', onTerminate);
-    process.off('SIGHUP', onTerminate);
+    process.off('SIGTERM', onTerminateSignal);
+    process.off('SIGHUP', onTerminateSignal);
   };
 }
 
@@ -271,11 +279,15 @@ async function runBonWithTui(prepared: import('./commands/bon.js').PreparedBon):
     readPatch: (arm: number) => readArmPatch(session, arm),
     doctor: () => overlayDoctor(app, React, screen, workspace.root),
   };
-  const uninstall = installSignals(run);
+  const uninstall = installSignals(run, () => quit());
   const screen = React.createElement(BonScreen, { store, controller });
   const app = render(screen, { exitOnCtrlC: false, patchConsole: true });
   try {
-    const exit = await execute(run, phases, prepared.resume);
+    let exit = await execute(run, phases, prepared.resume);
+    if (prepared.finish && !run.interrupted) {
+      say('applying the winner (--apply): checking its paths, then its gates on HEAD in a scratch worktree…');
+      exit = await prepared.finish(exit, say);
+    }
     await quitting;
     return exit;
   } finally {

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { UsageError } from '../errors.js';
 import { isWorkTree, topLevel, treeState, type GitOptions } from '../git.js';
 import { PhaseFailure } from '../runner.js';
-import { SPECS_DIR } from './patch.js';
+import { DATA_DIR, SPECS_DIR } from './patch.js';
 
 export const MIN_ARMS = 2;
 export const MAX_ARMS = 5;
@@ -64,7 +64,7 @@ function dirtyMotif(dirty: string[], untracked: string[]): string {
   const more = named.length > LISTED ? ` and ${named.length - LISTED} more` : '';
   return (
     `the work tree is not clean: ${named.slice(0, LISTED).join(', ')}${more} — ` +
-    `commit or stash them first (only untracked files under ${SPECS_DIR}/ are tolerated)`
+    `commit or stash them first (only untracked files under ${SPECS_DIR}/ and the factory's ${DATA_DIR}/ are tolerated)`
   );
 }
 
@@ -89,7 +89,8 @@ export async function checkBon(opts: CheckBonOptions): Promise<BonCheck> {
   const root = await topLevel(opts.cwd, opts.git);
   const tree = await treeState(root, opts.git);
   if (!tree.head) throw new PhaseFailure(`${root} has no commit yet: best-of-N needs a HEAD every arm starts from`);
-  const untracked = tree.untracked.filter((p) => !underSpecs(p));
+  // The factory's own runtime data (ledger, traces, caches) is not the user's change, ignored or not.
+  const untracked = tree.untracked.filter((p) => !underSpecs(p) && !p.startsWith(`${DATA_DIR}/`) && p !== DATA_DIR);
   if (tree.dirty.length > 0 || untracked.length > 0) throw new PhaseFailure(dirtyMotif(tree.dirty, untracked));
 
   const bonDir = path.join(opts.dataDir, 'bon', opts.adwId);

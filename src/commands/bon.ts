@@ -64,15 +64,18 @@ export async function prepareBonRun(ws: Workspace, args: BonArgs, flags: Command
   };
   const session = new BonSession(run, opts);
   const phases = bonPhases(session);
+  // The proposal on stdout — unless --apply already applied it (running it again would fail).
   const output = () => {
     const harvest = run.results.harvest as { apply_command?: string | null } | undefined;
-    return harvest?.apply_command ?? undefined;
+    return applied ? undefined : (harvest?.apply_command ?? undefined);
   };
   const prepared = preparedRun(ws, run, phases, output, () => session.close());
-  const finish = async (exit: number): Promise<number> => {
+  let applied = false;
+  const finish = async (exit: number, report = (line: string) => void process.stderr.write(`${line}\n`)): Promise<number> => {
     if (!args.apply || exit !== 0) return exit;
     const outcome = await applyWinner(session, ws);
-    process.stderr.write(`[${run.adwId}] ${outcome.line}\n`);
+    applied = outcome.applied;
+    report(`[${run.adwId}] ${outcome.line}`);
     return outcome.applied ? 0 : 1;
   };
   return { ...prepared, session, finish };

@@ -12,7 +12,7 @@ export interface PreparedRun {
   /** What goes to stdout once the run is over (the disposed envelope), if anything; already masked. */
   output(): unknown;
   /** After the run (headless): a follow-up that may change the exit code (bon --apply applies the winner). */
-  finish?(exit: number): Promise<number>;
+  finish?(exit: number, report?: (line: string) => void): Promise<number>;
   close(): Promise<void>;
 }
 

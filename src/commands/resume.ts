@@ -21,6 +21,39 @@ function sessionHasHistory(ws: Workspace, sessionId: string): boolean {
   }
 }
 
+/**
+ * A run another cockpit is still driving must not be resumed (two writers on one session, its processes killed):
+ * its recorded owner is alive, or a process of the run still has a live, untagged parent (the cockpit).
+ */
+async function refuseLiveRun(ws: Workspace, adwId: string): Promise<void> {
+  const { taggedProcesses, parentOf } = await import('../process/supervisor.js');
+  const tagged = taggedProcesses(adwId);
+  // An orphan's parent is init or a subreaper (systemd --user, tmux…): only a factory cockpit counts as an owner.
+  const isCockpit = (pid: number) => {
+    try {
+      return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('factory');
+    } catch {
+      return false;
+    }
+  };
+  const owner = tagged.map(parentOf).find((ppid) => ppid !== undefined && ppid > 1 && !tagged.includes(ppid) && ppid !== process.pid && isCockpit(ppid));
+  let livePid = owner;
+  if (livePid === undefined) {
+    try {
+      const { openSyncedStore } = await import('./runs.js');
+      const store = await openSyncedStore(ws.paths);
+      try {
+        livePid = store.listRuns(100_000).find((r) => r.adwId === adwId)?.livePid;
+      } finally {
+        store.close();
+      }
+    } catch {
+      // no trace store: the process check above is all there is
+    }
+  }
+  if (livePid !== undefined) throw new UsageError(`run ${adwId} is still running (cockpit pid ${livePid}): stop it first, then resume`);
+}
+
 export async function prepareResumeRun(ws: Workspace, adwId: string | undefined, flags: CommandFlags): Promise<PreparedRun> {
   if (!adwId || !/^[0-9a-f]{8}$/.test(adwId)) throw new UsageError(`factory resume needs a run id of 8 hex characters (got ${JSON.stringify(adwId ?? '')})`);
   const events = readRunLog(runLogPath(ws.paths, adwId));
@@ -31,6 +64,16 @@ export async function prepareResumeRun(ws: Workspace, adwId: string | undefined,
   if (path.resolve(plan.cwd) !== path.resolve(ws.root)) {
     throw new UsageError(`run ${adwId} was born in ${plan.cwd}; resume it from there (here: ${ws.root})`);
   }
+  if (plan.adwName !== 'adw_prompt' && plan.adwName !== 'adw_build') {
+    throw new UsageError(`run ${adwId} is a ${plan.adwName || 'run of unknown kind'}: it cannot be resumed`);
+  }
+  const harness = typeof plan.args.harness === 'string' ? plan.args.harness : undefined;
+  if (harness !== undefined && harness !== ws.harnessName) {
+    // Its sessions belong to that harness: continuing them on another would silently start over.
+    if (flags.harness !== undefined) throw new UsageError(`run ${adwId} ran on ${harness}; it cannot be resumed on ${flags.harness}`);
+    ws.harnessName = harness as Workspace['harnessName'];
+  }
+  await refuseLiveRun(ws, adwId);
   const { endTagged } = await import('../process/supervisor.js');
   const leftovers = await endTagged(adwId);
   if (leftovers > 0) process.stderr.write(`factory: ended ${leftovers} process(es) left running by the stopped cockpit of run ${adwId}\n`);
@@ -48,7 +91,7 @@ export async function prepareResumeRun(ws: Workspace, adwId: string | undefined,
       prepared = await prepareBuildRun(ws, plan.args as unknown as BuildArgs, resumedFlags, run);
       break;
     default:
-      throw new UsageError(`run ${adwId} is a ${plan.adwName || 'run of unknown kind'}: it cannot be resumed`);
+      throw new UsageError(`run ${adwId} cannot be resumed`);
   }
   const continuation = plan.sessionId && sessionHasHistory(ws, plan.sessionId) ? CONTINUE_ASK : undefined;
   return { ...prepared, resume: { carried: plan.carried, phase: plan.phase, continuation } };

@@ -154,6 +154,16 @@ export function liveChildren(): number {
   return live.size;
 }
 
+/** The parent pid of a live process (Linux /proc), or undefined. */
+export function parentOf(pid: number): number | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return undefined;
+  }
+}
+
 /** pids of live processes (Linux /proc) whose environment carries FACTORY_RUN_TAG=<tag>, this process excluded. */
 export function taggedProcesses(tag: string): number[] {
   return processesWithEnv('FACTORY_RUN_TAG', tag);

@@ -27,6 +27,8 @@ export interface RunRow {
    * 'interrupted', so `factory resume` and the runs list treat it as cut short.
    */
   abandoned?: boolean;
+  /** The pid of the cockpit recording the run live, while it is alive (a run another cockpit still drives). */
+  livePid?: number;
 }
 
 export interface PhaseRow {
@@ -143,6 +145,7 @@ export class TraceQueries {
         cwd: opt(r.cwd),
       };
       if (abandoned) row.abandoned = true;
+      if (r.status === 'running' && r.owner_pid !== null && r.owner_pid !== process.pid && processAlive(r.owner_pid)) row.livePid = r.owner_pid;
       return row;
     });
   }

@@ -58,7 +58,7 @@ describe('checkBon', () => {
     write(dir, 'specs/feature.md', '# f\n');
     write(dir, 'src/a.js', 'changed\n');
     expect(await refusal(checkBon(opts(dir)))).toBe(
-      'the work tree is not clean: src/a.js (changed) — commit or stash them first (only untracked files under specs/ are tolerated)',
+      'the work tree is not clean: src/a.js (changed) — commit or stash them first (only untracked files under specs/ and the factory\'s adws/adw_data/ are tolerated)',
     );
     git(dir, 'checkout', '--', 'src/a.js');
     write(dir, 'notes.txt', 'n\n');
@@ -110,3 +110,18 @@ describe('validateArms', () => {
     expect(armsProblem('x')).toBe('--arms must be a whole number from 2 to 5 (got "x")');
   });
 });
+
+describe('the factory\'s own data', () => {
+  it('does not count untracked adws/adw_data/ (a repo that forgot to ignore it) as a change', async () => {
+    const repo = makeTempRepo({ files: { 'specs/x.md': '# x\n', 'README.md': '# r\n' } });
+    try {
+      fs.mkdirSync(path.join(repo.dir, 'adws', 'adw_data', 'sessions'), { recursive: true });
+      fs.writeFileSync(path.join(repo.dir, 'adws', 'adw_data', 'sessions', 'ledger.jsonl'), '{}\n');
+      const check = await checkBon({ cwd: repo.dir, specPath: 'specs/x.md', arms: 2, dataDir: path.join(repo.dir, 'adws', 'adw_data'), adwId: 'abcd1234' });
+      expect(check.spec).toBe('specs/x.md');
+    } finally {
+      repo.cleanup();
+    }
+  });
+});
+
