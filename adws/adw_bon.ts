@@ -93,7 +93,7 @@ export class BonSession {
     const phase = armPhase(this, arm);
     const at = this.phases.findIndex((p) => p.name === 'harvest');
     this.phases.splice(at, 0, phase);
-    const plan: PhasePlan = { name: phase.name, kind: 'agent', attempts: 1 };
+    const plan: PhasePlan = { name: phase.name, kind: 'agent', attempts: 1, ...(phase.model ? { model: phase.model } : {}) };
     this.run.emit({ type: 'phase_planned', adwId: this.run.adwId, ts: Date.now(), phase: plan, before: 'harvest' });
     return undefined;
   }
@@ -247,6 +247,7 @@ export function armPhase(session: BonSession, arm: number): Phase {
     name,
     kind: 'agent',
     optional: true,
+    model: session.modelOf(arm),
     async action(run) {
       const started = performance.now();
       const check = session.check!;

@@ -16,6 +16,8 @@ export interface PhasePlan {
   kind: PhaseKind;
   /** Total attempts allowed (1 + retries for agent phases, 1 for code phases). */
   attempts: number;
+  /** The model the phase is planned on, when known before it starts (a best-of-N arm). */
+  model?: string;
 }
 
 /** One arm of a best-of-N run as the harvest ranks it. */

@@ -47,6 +47,8 @@ export interface Phase {
    * must not stop the batch. An InfrastructureError or an interrupt still stops the run.
    */
   optional?: boolean;
+  /** The model the phase is planned on, shown before it starts (a best-of-N arm). */
+  model?: string;
   action: (run: Run, ctx: AttemptContext) => unknown | Promise<unknown>;
 }
 
@@ -170,7 +172,7 @@ export async function execute(run: Run, phases: Phase[], resume?: ResumeOptions)
     });
     return exit;
   };
-  const plan = phases.map((p) => ({ name: p.name, kind: p.kind, attempts: attemptsOf(p) }));
+  const plan = phases.map((p) => ({ name: p.name, kind: p.kind, attempts: attemptsOf(p), ...(p.model ? { model: p.model } : {}) }));
   run.emit({ type: 'run_started', adwId: run.adwId, ts: Date.now(), adwName: run.adwName, phases: plan, cwd: run.cwd, args: run.args });
   if (phases.length === 0) {
     run.emit({ type: 'phase_failed', adwId: run.adwId, ts: Date.now(), phase: '(none)', kind: 'code', attempts: 0, motif: 'no phases declared: an empty ADW is not an ADW', seconds: 0, tokens: 0, cost: 0 });

@@ -116,10 +116,11 @@ export function initialRunState(): RunState {
   return { phases: [], totals: { tokens: 0, cost: 0 }, interrupted: false, ui: { ...initialUi } };
 }
 
-function newPhase(name: string, kind: PhaseKind, attempts: number): PhaseState {
+function newPhase(name: string, kind: PhaseKind, attempts: number, model?: string): PhaseState {
   return {
     name,
     kind,
+    ...(model ? { model } : {}),
     status: 'pending',
     attempt: 0,
     attempts,
@@ -184,7 +185,7 @@ function withPlanned(phases: readonly PhaseState[], plan: PhasePlan, before?: st
   if (phases.some((phase) => phase.name === plan.name)) return phases.slice();
   const at = before === undefined ? -1 : phases.findIndex((phase) => phase.name === before);
   const next = phases.slice();
-  next.splice(at === -1 ? next.length : at, 0, newPhase(plan.name, plan.kind, plan.attempts));
+  next.splice(at === -1 ? next.length : at, 0, newPhase(plan.name, plan.kind, plan.attempts, plan.model));
   return next;
 }
 
@@ -203,7 +204,7 @@ export function reduceRun(state: RunState, event: RunEvent): RunState {
         adwId: event.adwId,
         adwName: event.adwName,
         cwd: event.cwd,
-        phases: event.phases.map((plan) => newPhase(plan.name, plan.kind, plan.attempts)),
+        phases: event.phases.map((plan) => newPhase(plan.name, plan.kind, plan.attempts, plan.model)),
         totals: { tokens: 0, cost: 0, startedAt: event.ts },
       };
 

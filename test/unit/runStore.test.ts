@@ -391,3 +391,22 @@ describe('gates and a build sent back by them', () => {
     expect(phase(state, 'gates').gates?.map((g) => [g.gate, g.ok])).toEqual([['changed files', true], ['npm test', true]]);
   });
 });
+
+describe('planned models', () => {
+  it('a phase planned on a model shows it before it starts (a best-of-N arm), and an added phase too', () => {
+    const planned = ev('run_started', 0, {
+      adwName: 'adw_bon',
+      cwd: '/r',
+      phases: [
+        { name: 'prime', kind: 'agent', attempts: 1 },
+        { name: 'arm_1', kind: 'agent', attempts: 1, model: 'scripted/beta' },
+        { name: 'harvest', kind: 'code', attempts: 1 },
+      ],
+    });
+    const added = ev('phase_planned', 5, { phase: { name: 'arm_2', kind: 'agent', attempts: 1, model: 'scripted/gamma' }, before: 'harvest' });
+    const state = fold([planned, added]);
+    expect(phase(state, 'arm_1').model).toBe('scripted/beta');
+    expect(phase(state, 'arm_2').model).toBe('scripted/gamma');
+    expect(phase(state, 'prime').model).toBeUndefined();
+  });
+});
