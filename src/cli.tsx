@@ -380,6 +380,7 @@ async function runDoctorTui(ids: string[], flags: CommandFlags, via: 'command' |
   const app = render(React.createElement(DoctorScreen, { store, controller }), { exitOnCtrlC: false });
   void pass();
   await closing;
+  if (via === 'home') app.clear(); // back to the runs list: leave no checklist above it
   app.unmount();
   await app.waitUntilExit().catch(() => undefined);
   return session.exit(results);
@@ -417,6 +418,8 @@ async function runHome(flags: CommandFlags): Promise<number> {
   };
   const app = render(React.createElement(HomeScreen, { store: createHomeStore(), controller }), { exitOnCtrlC: false });
   await finished;
+  // Handing the terminal to a resumed run or the doctor: erase the list rather than leave it above them.
+  if (next) app.clear();
   app.unmount();
   await app.waitUntilExit().catch(() => undefined);
   store.close();
