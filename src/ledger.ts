@@ -31,6 +31,22 @@ export function appendLedger(file: string, entry: LedgerEntry): void {
   }
 }
 
+/** Declare a pi/claude session start for a phase of a run (what every adapter writes before it spawns). */
+export function declareSession(
+  file: string,
+  session: { sessionId: string; cwd: string; model?: string; phase: string; adwId: string; reason?: string },
+): void {
+  appendLedger(file, {
+    session_id: session.sessionId,
+    cwd: session.cwd,
+    model: session.model ?? null,
+    phase: session.phase,
+    adw_id: session.adwId,
+    declared_at: new Date().toISOString(),
+    ...(session.reason ? { reason: session.reason } : {}),
+  });
+}
+
 /** Every well-formed line; a torn or foreign line (crash mid-write) is skipped, never fatal. */
 export function readLedger(file: string): LedgerEntry[] {
   let raw: string;

@@ -4,7 +4,7 @@ import { UsageError } from '../errors.js';
 import { gateCommands } from '../roster.js';
 import { Run } from '../runner.js';
 import { preparedRun, type PreparedRun } from './prepared.js';
-import { agentSetup, gateEnv, harnessFor, parseRetries, type CommandFlags, type Workspace } from './workspace.js';
+import { agentPhaseOptions, agentSetup, gateEnv, parseRetries, type CommandFlags, type Workspace } from './workspace.js';
 
 export interface BuildArgs {
   spec: string;
@@ -20,25 +20,14 @@ export function buildArgs(spec: string | undefined, flags: CommandFlags): BuildA
 
 export async function prepareBuildRun(ws: Workspace, args: BuildArgs, flags: CommandFlags, run = new Run(ADW_NAME, ws.root)): Promise<PreparedRun> {
   const setup = agentSetup(ws, 'builder', { ...flags, model: args.model });
-  const harness = await harnessFor(ws);
-  run.args = { ...args };
   const phases = buildPhases({
+    ...(await agentPhaseOptions(ws, setup, args.retries)),
     specPath: args.spec,
-    harness,
-    workspace: ws.paths,
-    cwd: ws.root,
-    retries: args.retries,
-    model: setup.profile.route,
-    fallbackModel: setup.fallbackModel,
-    thinking: setup.profile.thinking,
-    tools: setup.profile.tools,
     // pi's node injects the brief itself (factory-context); claude has no node, so it gets it in the ask.
     brief: ws.harnessName === 'claude' ? setup.brief : undefined,
     payloadCommands: gateCommands(ws.root, ws.roster),
-    timeoutMs: setup.profile.timeoutMs,
-    limits: setup.profile.limits,
-    env: setup.env,
     gateEnv: gateEnv(ws),
   });
+  run.args = { ...args };
   return preparedRun(ws, run, phases, () => run.results.build);
 }

@@ -126,6 +126,23 @@ export function agentSetup(ws: Workspace, role: string, flags: CommandFlags): Ag
   };
 }
 
+/** The options every agent-phase ADW takes from a role's setup (model, tools, limits, env…). */
+export async function agentPhaseOptions(ws: Workspace, setup: AgentSetup, retries: number) {
+  return {
+    harness: await harnessFor(ws),
+    workspace: ws.paths,
+    cwd: ws.root,
+    retries,
+    model: setup.profile.route,
+    fallbackModel: setup.fallbackModel,
+    thinking: setup.profile.thinking,
+    tools: setup.profile.tools,
+    limits: setup.profile.limits,
+    timeoutMs: setup.profile.timeoutMs,
+    env: setup.env,
+  };
+}
+
 /** What factory-context reads in the node: the role's writable paths and the pruning settings of the roster. */
 export function contextEnv(ws: Workspace, profile: AgentProfile): Record<string, string | undefined> {
   const { pruneTurns, pruneKb } = ws.roster.context;

@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { HarnessError, errorMessage } from '../errors.js';
-import { appendLedger, resumeRequiresCwd } from '../ledger.js';
+import { declareSession, resumeRequiresCwd } from '../ledger.js';
 import { spawnSupervised } from '../process/supervisor.js';
 import {
   claudeArgs,
@@ -90,15 +90,7 @@ export async function runClaudeAttempt(command: string, request: HarnessRequest,
     throw new HarnessError(`claude not started: ${errorMessage(error)}`, sessionId, { kind: 'spawn' });
   }
 
-  appendLedger(paths.ledgerFile, {
-    session_id: sessionId,
-    cwd,
-    model: request.model ?? null,
-    phase: request.identity.phase,
-    adw_id: request.identity.adwId,
-    declared_at: new Date().toISOString(),
-    ...(reason ? { reason } : {}),
-  });
+  declareSession(paths.ledgerFile, { sessionId, cwd, model: request.model, phase: request.identity.phase, adwId: request.identity.adwId, reason });
 
   const started = performance.now();
   const proc = spawnSupervised(command, argv, { cwd, env, runTag: request.identity.adwId });
@@ -187,13 +179,12 @@ export async function runClaudeAttempt(command: string, request: HarnessRequest,
   const reported = judged.message.session_id;
   let finalId = sessionId;
   if (typeof reported === 'string' && reported !== '' && reported !== sessionId) {
-    appendLedger(paths.ledgerFile, {
-      session_id: reported,
+    declareSession(paths.ledgerFile, {
+      sessionId: reported,
       cwd,
-      model: request.model ?? null,
+      model: request.model,
       phase: request.identity.phase,
-      adw_id: request.identity.adwId,
-      declared_at: new Date().toISOString(),
+      adwId: request.identity.adwId,
       reason: `claude answered under a new id (asked ${sessionId})`,
     });
     finalId = reported;

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { HarnessError } from '../errors.js';
-import { appendLedger, resumeRequiresCwd } from '../ledger.js';
+import { declareSession, resumeRequiresCwd } from '../ledger.js';
 import { jsonModeArgs } from '../pi/argv.js';
 import { LineSplitter } from '../pi/lines.js';
 import { StreamReader, toActivity } from '../pi/stream.js';
@@ -74,15 +74,7 @@ export async function runPiAttempt(pi: PiCommand, request: HarnessRequest, reaso
   if (request.signal?.aborted) throw new HarnessError('interrupted before pi started', sessionId, { kind: 'aborted' });
 
   const schemaFile = writeSchemaFile(paths.schemasDir, request.envelopeSchema.title, request.envelopeSchema.schema);
-  appendLedger(paths.ledgerFile, {
-    session_id: sessionId,
-    cwd,
-    model: request.model ?? null,
-    phase: request.identity.phase,
-    adw_id: request.identity.adwId,
-    declared_at: new Date().toISOString(),
-    ...(reason ? { reason } : {}),
-  });
+  declareSession(paths.ledgerFile, { sessionId, cwd, model: request.model, phase: request.identity.phase, adwId: request.identity.adwId, reason });
 
   const argv = [
     ...pi.prefixArgs,

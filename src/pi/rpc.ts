@@ -8,7 +8,7 @@ import path from 'node:path';
 import { HarnessError } from '../errors.js';
 import { nodeEnv, StderrTail, writeSchemaFile } from '../harness/pi.js';
 import type { HarnessRequest, Limits, PhaseIdentity } from '../harness/types.js';
-import { appendLedger, resumeRequiresCwd } from '../ledger.js';
+import { declareSession, resumeRequiresCwd } from '../ledger.js';
 import type { WorkspacePaths } from '../paths.js';
 import { spawnSupervised, type SupervisedChild } from '../process/supervisor.js';
 import { rpcModeArgs, type PiFlags } from './argv.js';
@@ -127,14 +127,7 @@ export class PiRpc {
     if (!resume.allowed) throw new HarnessError(`resume refused: ${resume.motif}`, sessionId, { kind: 'resume' });
     const argv = [...opts.pi.prefixArgs, ...rpcModeArgs(opts.flags)]; // a bad flag throws before anything is declared
     const schemaFile = writeSchemaFile(paths.schemasDir, opts.envelopeSchema.title, opts.envelopeSchema.schema);
-    appendLedger(paths.ledgerFile, {
-      session_id: sessionId,
-      cwd,
-      model: opts.flags.model ?? null,
-      phase: opts.identity.phase,
-      adw_id: opts.identity.adwId,
-      declared_at: new Date().toISOString(),
-    });
+    declareSession(paths.ledgerFile, { sessionId, cwd, model: opts.flags.model, phase: opts.identity.phase, adwId: opts.identity.adwId });
     fs.mkdirSync(paths.sessionsDir, { recursive: true });
     const stderrFile = path.join(paths.sessionsDir, `${sessionId}.stderr.log`);
     const proc = spawnSupervised(opts.pi.command, argv, {
@@ -242,13 +235,12 @@ export class PiRpc {
     if (after.sessionId === before.sessionId || !after.sessionFile) {
       throw new HarnessError(`clone did not open a new session (still ${after.sessionId})`, this.sessionId, { kind: 'clone' });
     }
-    appendLedger(this.opts.workspace.ledgerFile, {
-      session_id: after.sessionId,
+    declareSession(this.opts.workspace.ledgerFile, {
+      sessionId: after.sessionId,
       cwd: this.cwd,
-      model: this.current.model ?? null,
+      model: this.current.model,
       phase: opts.phase ?? this.opts.identity.phase,
-      adw_id: this.opts.identity.adwId,
-      declared_at: new Date().toISOString(),
+      adwId: this.opts.identity.adwId,
       reason: 'clone',
     });
     this.current.sessionId = after.sessionId;
