@@ -57,6 +57,63 @@ function clip(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
+// Terminal escape sequences, as ECMA-48 frames them. Strings (OSC: titles, OSC 8 hyperlinks; DCS, SOS, PM, APC)
+// run to BEL or ST — or to the end of their line when the output was cut short; CSI carries parameters and ends
+// on one final byte (colours, cursor moves, erase-line) or where the output ends; the other escapes are ESC,
+// intermediates, one final byte. The 8-bit C1 forms are the same sequences in one code point.
+const ESCAPE_STRING = /(?:\x1b[\]PX^_]|[\x90\x98\x9d-\x9f])[^\x07\x1b\x9c\n]*(?:\x07|\x1b\\|\x9c|(?=\n)|$)/g;
+const CSI_SEQUENCE = /(?:\x1b\[|\x9b)[0-?]*[ -/]*(?:[@-~]|$)/g;
+const OTHER_ESCAPE = /\x1b[ -/]*[0-~]/g;
+const OVERSTRUCK = /[^\n\x08]\x08/;
+/** Control characters other than tab and newline (C0, DEL, C1), once the sequences are gone. */
+const CONTROL_CHARS = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
+
+/**
+ * Output as a reader sees it on a terminal, as plain text: escape sequences removed (colours, hyperlinks keep
+ * their text, cursor moves), a line redrawn with `\r` (a progress line, a spinner) kept as it was last drawn,
+ * backspace overstrikes resolved, every other control character dropped. Tab and newline stay.
+ */
+export function plainText(text: string): string {
+  let plain = text.replace(ESCAPE_STRING, '').replace(CSI_SEQUENCE, '').replace(OTHER_ESCAPE, '');
+  plain = plain
+    .split('\n')
+    .map((line) => {
+      const drawn = line.replace(/\r+$/, ''); // CRLF, or a line that ends by returning to its start
+      return drawn.slice(drawn.lastIndexOf('\r') + 1);
+    })
+    .join('\n');
+  while (OVERSTRUCK.test(plain)) plain = plain.replace(new RegExp(OVERSTRUCK, 'g'), '');
+  return plain.replace(CONTROL_CHARS, '');
+}
+
+/**
+ * What a gate command's environment says about colour: none. The runners of the usual stacks read one of these
+ * (NO_COLOR, FORCE_COLOR=0 for chalk/supports-color and node's own, npm's `color` config, CLICOLOR, Python's
+ * and cargo's); CLICOLOR_FORCE, which overrides CLICOLOR, is removed. The rest of the user's environment is left
+ * as it is — in particular CI is not set: it changes what a suite does, not only how it prints (jest refuses to
+ * write snapshots, suites skip or retry tests), and TERM is kept for the tools that need one. A runner that
+ * colours anyway is read through plainText.
+ */
+export const NO_COLOUR_ENV: Readonly<Record<string, string>> = {
+  NO_COLOR: '1',
+  FORCE_COLOR: '0',
+  NODE_DISABLE_COLORS: '1',
+  npm_config_color: 'false',
+  CLICOLOR: '0',
+  PY_COLORS: '0',
+  CARGO_TERM_COLOR: 'never',
+};
+
+/** `base` with the no-colour variables (and without the ones that force colour). */
+export function withoutColour(base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(base)) {
+    if (name === 'CLICOLOR_FORCE' || /^npm_config_color$/i.test(name)) continue; // npm reads its config names in any case
+    env[name] = value;
+  }
+  return { ...env, ...NO_COLOUR_ENV };
+}
+
 /** Whether `target` is `root` or lies under it (both absolute). */
 function inside(root: string, target: string): boolean {
   const rel = path.relative(root, target);
@@ -95,23 +152,43 @@ export function changedFilesExist(envelope: ChangedFilesCarrier, cwd: string): G
   const refused = declared.map((p) => refusal(root, realRoot, p)).filter((r): r is string => r !== undefined);
   if (refused.length === 0) return { gate: CHANGED_FILES_GATE, ok: true, seconds: elapsed(start) };
   const more = refused.length > 1 ? ` (and ${refused.length - 1} more)` : '';
-  return { gate: CHANGED_FILES_GATE, ok: false, motif: clip(`changed_files: ${refused[0]}${more}`, MOTIF_MAX), seconds: elapsed(start) };
+  // The paths are the agent's words: they may carry control bytes.
+  return { gate: CHANGED_FILES_GATE, ok: false, motif: clip(plainText(`changed_files: ${refused[0]}${more}`), MOTIF_MAX), seconds: elapsed(start) };
 }
 
-/** A rolling tail of a byte stream, decoded as UTF-8 without splitting a character. */
+/** How much raw output is kept for the tail: escape sequences can outweigh the text they paint. */
+const RAW_TAIL_CHARS = 4 * OUTPUT_TAIL_BYTES;
+
+/** The end of `text` that fits in `bytes` of UTF-8, starting on a whole character. */
+function lastBytes(text: string, bytes: number): string {
+  const encoded = Buffer.from(text, 'utf8');
+  if (encoded.length <= bytes) return text;
+  let start = encoded.length - bytes;
+  while (start < encoded.length && (encoded[start]! & 0xc0) === 0x80) start += 1; // skip continuation bytes
+  return encoded.subarray(start).toString('utf8');
+}
+
+/**
+ * A rolling tail of a byte stream, decoded as UTF-8 without splitting a character, read as plain text (a
+ * runner's colours and progress redraws are for a terminal, not for a motif or an agent).
+ */
 class OutputTail {
   private text = '';
   private readonly decoder = new StringDecoder('utf8');
 
   push(chunk: Buffer): void {
     this.text += this.decoder.write(chunk);
-    // Trim lazily (at twice the bound) so a chatty command does not re-slice on every chunk.
-    if (this.text.length > 2 * OUTPUT_TAIL_BYTES) this.text = this.text.slice(-OUTPUT_TAIL_BYTES);
+    // Trim lazily (at twice the bound) so a chatty command does not re-slice on every chunk; the cut is made at
+    // a line start, so no escape sequence is left half-cut at the head.
+    if (this.text.length > 2 * RAW_TAIL_CHARS) {
+      const kept = this.text.slice(-RAW_TAIL_CHARS);
+      const lineStart = kept.indexOf('\n');
+      this.text = lineStart >= 0 ? kept.slice(lineStart + 1) : kept;
+    }
   }
 
   value(): string {
-    const all = this.text + this.decoder.end();
-    return Buffer.byteLength(all) > OUTPUT_TAIL_BYTES ? all.slice(-OUTPUT_TAIL_BYTES) : all;
+    return lastBytes(plainText(this.text + this.decoder.end()), OUTPUT_TAIL_BYTES);
   }
 }
 
@@ -120,8 +197,8 @@ class OutputTail {
  * say where, not what, and the budget is small; the full tail stays in the report.
  */
 export function flattenTail(output: string, max: number): string {
-  const lines = output
-    .split(/\r?\n/)
+  const lines = plainText(output)
+    .split('\n')
     .map((l) => l.trim())
     .filter((l) => l !== '' && !/^at\s.+/.test(l));
   const whole = lines.join(' | ');
@@ -144,21 +221,29 @@ function describeCommand(run: string): string {
   return `\`${clip(run.replace(/\s+/g, ' ').trim(), COMMAND_IN_MOTIF)}\``;
 }
 
-/** Lines that say what failed in the usual test runners' words (TAP, node:test, jest, vitest, pytest…). */
-const FAILURE_LINE = /^(not ok\b|✖|×|✗|FAIL\b|ERROR\b|Error\b|\w*Error:|AssertionError|assert|expected|actual|E\s{2,})/i;
+/**
+ * Lines that say what failed in the usual test runners' words: TAP's `not ok`, node:test's `✖`, vitest's `×`
+ * and `FAIL`, jest's `✕` and `● suite › test` (not its `● Console` blocks), mocha's numbered `1) test`, `✗`,
+ * errors and assertion lines, pytest's `E   `.
+ */
+const FAILURE_LINE = /^(not ok\b|✖|×|✕|✗|●(?! Console\b)|\d+\) \S|FAIL\b|ERROR\b|Error\b|\w*Error:|AssertionError|assert|expected|actual|E\s{2,})/i;
+
+/** Lines that frame rather than say: TAP's YAML fences and plans, rules drawn between sections, mocha's counts. */
+const DECORATION = /^(---|\.\.\.)$|^[─━═⎯]{3,}|^\d+\.\.\d+$|^\d+ (passing|pending)\b/;
 
 /**
- * The telling part of a red command's output: its failure lines (with the line after each, where runners put
- * the reason) when it has some — the summary counts at the end of a run say little — else its end.
+ * The telling part of a red command's output: its failure lines (with the next non-blank line after each, where
+ * runners put the reason) when it has some — the summary counts at the end of a run say little — else its end.
+ * The output is read as plain text: a failure line painted red is still a failure line.
  */
 export function tellingOutput(output: string, max: number): string {
-  const lines = output.split(/\r?\n/).map((l) => l.trim());
+  const lines = plainText(output).split('\n').map((l) => l.trim());
   const picked: string[] = [];
   lines.forEach((line, i) => {
     if (!FAILURE_LINE.test(line)) return;
     if (!picked.includes(line)) picked.push(line);
-    const next = lines[i + 1];
-    if (next && !FAILURE_LINE.test(next) && !/^(---|\.\.\.)$/.test(next) && !picked.includes(next)) picked.push(next);
+    const next = lines.slice(i + 1).find((l) => l !== '');
+    if (next && !FAILURE_LINE.test(next) && !DECORATION.test(next) && !picked.includes(next)) picked.push(next);
   });
   if (picked.length === 0) return flattenTail(output, max);
   const joined = picked.filter((l) => l !== '' && !/^at\s.+/.test(l)).join(' | ');
@@ -183,7 +268,7 @@ export function commandGate(cmd: GateCommand, opts: CommandGateOptions = {}): (e
     const start = performance.now();
     const gate = cmd.run;
     const cwd = path.resolve(cmd.cwd);
-    const red = (motif: string, outputTail?: string): GateReport => ({ gate, ok: false, motif: clip(motif, MOTIF_MAX), seconds: elapsed(start), outputTail });
+    const red = (motif: string, outputTail?: string): GateReport => ({ gate, ok: false, motif: clip(plainText(motif), MOTIF_MAX), seconds: elapsed(start), outputTail });
     if (opts.signal?.aborted) return red(`${describeCommand(cmd.run)} not run: interrupted by the user`);
     let isDir = false;
     try {
@@ -196,7 +281,8 @@ export function commandGate(cmd: GateCommand, opts: CommandGateOptions = {}): (e
 
     // --norc: node's stdio pipes are sockets, and bash sources ~/.bashrc when its stdin is a socket and SHLVL
     // is unset (the "started by rshd" rule); a gate must run the same in every environment.
-    const child = spawnSupervised('bash', ['--norc', '--noprofile', '-c', cmd.run], { cwd, env: opts.env ?? process.env, runTag: opts.runTag });
+    const env = withoutColour(opts.env ?? process.env);
+    const child = spawnSupervised('bash', ['--norc', '--noprofile', '-c', cmd.run], { cwd, env, runTag: opts.runTag });
     const tail = new OutputTail();
     let spawnError: Error | undefined;
     child.child.on('error', (error) => (spawnError = error));
@@ -236,7 +322,6 @@ export function commandGate(cmd: GateCommand, opts: CommandGateOptions = {}): (e
   };
 }
 
-/** Empty when every gate is green; otherwise the first red gate's motif (one line, bounded). */
 /** How much of a red gate's output the correction ask carries (the one-line motif is for logs and screen). */
 export const CORRECTION_TAIL = 1500;
 
@@ -249,8 +334,9 @@ export function correctionDetail(reports: readonly GateReport[]): string {
   return tail ? `${head}\n\nend of its output:\n${tail.slice(-CORRECTION_TAIL)}` : head;
 }
 
+/** Empty when every gate is green; otherwise the first red gate's motif (one line, bounded, plain text). */
 export function motif(reports: readonly GateReport[]): string {
   const red = reports.find((r) => !r.ok);
   if (!red) return '';
-  return clip((red.motif ?? `gate ${red.gate} failed`).replace(/\s*\r?\n\s*/g, ' '), MOTIF_MAX);
+  return clip(plainText(red.motif ?? `gate ${red.gate} failed`).replace(/\s*\n\s*/g, ' '), MOTIF_MAX);
 }

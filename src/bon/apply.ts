@@ -1,7 +1,8 @@
 // Applying an arm's patch to the user's tree, verified. A patch is agent output: it is read as hostile until
 // proven otherwise. Its paths are checked before git sees it (no `..`, no absolute path, nothing in `.git/`, no
 // write through a symlink, no symlink created), `git apply --check` must accept it, and the gates must be green
-// on the current HEAD with the patch applied in a scratch worktree. Only then `git apply --index` in the tree.
+// on the current HEAD with the patch applied in a scratch worktree (which shares the user's installed packages
+// but writes nothing into the user's tree: ./scratchDependencies.ts). Only then `git apply --index` in the tree.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,6 +10,7 @@ import { oneLine } from '../errors.js';
 import { topLevel, type GitOptions } from '../git.js';
 import { commandGate, motif as gatesMotif, type GateCommand, type GateReport } from '../gates.js';
 import { parsePatchHeaders, type PatchPath } from './patchText.js';
+import { dependencyFolders, provideDependencies, type ScratchDependencies } from './scratchDependencies.js';
 import { gitx, gitxOk, gitxText, gitMotif } from './gitx.js';
 
 export type PatchVerdict = { ok: true; paths: string[] } | { ok: false; motif: string };
@@ -109,24 +111,6 @@ function mapIntoWorktree(root: string, worktree: string, cwd: string, gateCwd: s
   return path.join(worktree, rel);
 }
 
-/**
- * A worktree holds tracked files only: a gate such as `npm test` also needs the ignored `node_modules` it
- * runs with. Each gate folder's `node_modules` (and the root's) is linked from the real tree, read-only use;
- * the links are removed before the worktree is.
- */
-function linkDependencies(root: string, worktree: string, folders: string[]): string[] {
-  const links: string[] = [];
-  for (const folder of new Set([worktree, ...folders])) {
-    const rel = path.relative(worktree, folder);
-    const source = path.join(root, rel, 'node_modules');
-    const target = path.join(folder, 'node_modules');
-    if (!fs.existsSync(source) || fs.existsSync(target) || !fs.existsSync(folder)) continue;
-    fs.symlinkSync(source, target, 'dir');
-    links.push(target);
-  }
-  return links;
-}
-
 const NO_HOOKS = ['-c', 'core.hooksPath=/dev/null'];
 
 /**
@@ -141,7 +125,7 @@ export async function applyVerified(opts: ApplyOptions): Promise<ApplyResult> {
   const head = await gitxText(root, ['rev-parse', '--verify', 'HEAD^{commit}'], opts.git);
   const scratch = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'factory-apply-')));
   const worktree = path.join(scratch, 'tree');
-  let links: string[] = [];
+  let dependencies: ScratchDependencies | undefined;
   const reports: GateReport[] = [];
   let added = false;
   try {
@@ -151,7 +135,10 @@ export async function applyVerified(opts: ApplyOptions): Promise<ApplyResult> {
     const inScratch = await gitx(worktree, ['apply', '--index', '--', patch], opts.git);
     if (inScratch.code !== 0) return { applied: false, motif: oneLine(`patch does not apply on HEAD: ${gitMotif(inScratch)}`), gates: [] };
     const mapped = opts.gates.map((g) => ({ gate: g, cwd: mapIntoWorktree(root, worktree, opts.cwd, g.cwd) }));
-    links = linkDependencies(root, worktree, mapped.flatMap((m) => (m.cwd ? [m.cwd] : [])));
+    // The gates need the user's installed packages, and must write nothing into the user's tree: each
+    // node_modules is a scratch folder of links to the user's packages, its caches the scratch tree's own.
+    const gateFolders = mapped.flatMap((m) => (m.cwd ? [path.relative(worktree, m.cwd)] : []));
+    dependencies = provideDependencies(root, worktree, await dependencyFolders(root, gateFolders, opts.git));
     for (const { gate, cwd } of mapped) {
       if (opts.signal?.aborted) break;
       if (cwd === undefined) {
@@ -162,7 +149,7 @@ export async function applyVerified(opts: ApplyOptions): Promise<ApplyResult> {
       reports.push(await commandGate({ ...gate, cwd }, { signal: opts.signal, env: opts.env, runTag: opts.runTag })());
     }
   } finally {
-    for (const link of links) fs.rmSync(link, { force: true }); // the link only, never what it points to
+    dependencies?.release(); // the links themselves, never what they point to, before the worktree goes
     if (added) {
       const removed = await gitx(root, ['worktree', 'remove', '--force', '--force', worktree], opts.git).catch(() => undefined);
       if (removed?.code !== 0) {

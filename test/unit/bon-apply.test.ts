@@ -195,3 +195,43 @@ describe('applyVerified', () => {
     expect(worktrees(dir)).toHaveLength(1);
   });
 });
+
+describe('applyVerified and the user\'s installed packages', () => {
+  /** path → content of every file under `root` (a link as its target), never through a link. */
+  function contents(root: string): Record<string, string> {
+    const out: Record<string, string> = {};
+    const walk = (rel: string): void => {
+      for (const entry of fs.readdirSync(path.join(root, rel), { withFileTypes: true })) {
+        const child = path.join(rel, entry.name);
+        if (entry.isSymbolicLink()) out[child] = `-> ${fs.readlinkSync(path.join(root, child))}`;
+        else if (entry.isDirectory()) walk(child);
+        else out[child] = fs.readFileSync(path.join(root, child), 'utf8');
+      }
+    };
+    walk('');
+    return out;
+  }
+
+  it('the gates use the user\'s packages, root and nested, but their caches stay in the scratch tree', async () => {
+    const dir = repo({ 'pkg/x/package.json': '{}\n' });
+    write(dir, 'node_modules/dep/index.js', 'module.exports = 1;\n');
+    write(dir, 'node_modules/.cache/runner/root', `${dir}\n`); // a cache of the user's own runs
+    write(dir, 'pkg/x/node_modules/only-x/index.js', 'module.exports = 2;\n');
+    const file = await armPatch(dir, { 'src/sum.js': 'module.exports = (a, b) => a + b;\n' });
+    const nodeModules = () => ({ root: contents(path.join(dir, 'node_modules')), nested: contents(path.join(dir, 'pkg/x/node_modules')) });
+    const before = nodeModules();
+    // Each gate needs the packages, must not see the user's cache, and writes a cache keyed by its own folder.
+    const gates = [
+      { run: 'test ! -e node_modules/.cache && node -e "require(\'dep\')" && mkdir -p node_modules/.cache/runner && pwd > node_modules/.cache/runner/root', cwd: '.', timeoutMs: 10_000 },
+      { run: 'node -e "require(\'only-x\'); require(\'dep\')" && mkdir -p node_modules/.cache/runner && pwd > node_modules/.cache/runner/nested', cwd: 'pkg/x', timeoutMs: 10_000 },
+    ];
+    const result = await applyVerified({ cwd: dir, patchFile: file, gates });
+    expect(result.gates.map((g) => [g.ok, g.motif])).toEqual([
+      [true, undefined],
+      [true, undefined],
+    ]);
+    expect(result.applied).toBe(true);
+    expect(nodeModules()).toEqual(before);
+    expect(worktrees(dir)).toHaveLength(1);
+  });
+});

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { changedFilesExist, commandGate, flattenTail, motif, MOTIF_MAX, OUTPUT_TAIL_BYTES, tellingOutput, type GateReport } from '../../src/gates.js';
+import { changedFilesExist, commandGate, flattenTail, motif, MOTIF_MAX, NO_COLOUR_ENV, OUTPUT_TAIL_BYTES, tellingOutput, withoutColour, type GateReport } from '../../src/gates.js';
 
 import { processesTagged } from '../helpers/factory.js';
 
@@ -79,6 +79,13 @@ describe('commandGate', () => {
     expect(report.motif).toMatch(/exited 1: … \| line \d+ \| .*line 4999$/);
   });
 
+  it('bounds the kept output in bytes, not characters, when the output is not ASCII', async () => {
+    const report = await commandGate({ run: `node -e 'for (let i = 0; i < 400; i++) console.log("éàü—✗ ligne " + i)'; exit 1`, cwd: dir, timeoutMs: 20_000 })();
+    expect(Buffer.byteLength(report.outputTail!)).toBeLessThanOrEqual(OUTPUT_TAIL_BYTES);
+    expect(report.outputTail).toMatch(/éàü—✗ ligne 399\n$/);
+    expect(report.outputTail).not.toContain('\ufffd');
+  });
+
   it('ends the whole process group on timeout and says so', async () => {
     const tag = `gate-timeout-${process.pid}`;
     // A background sleep in the same group as well as the foreground one: both must go.
@@ -125,6 +132,46 @@ describe('commandGate', () => {
   });
 });
 
+describe('the colour of a gate\'s output', () => {
+  /** Escape and control bytes a terminal interprets (tab and newline are text). */
+  const CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
+
+  it('runs the command with the no-colour variables over the given environment, colour-forcing ones removed', async () => {
+    const report = await commandGate(
+      { run: 'echo "$NO_COLOR/$FORCE_COLOR/$NODE_DISABLE_COLORS/${CLICOLOR_FORCE-unset}/$KEPT/$HOME"; env | grep -i "^npm_config_color="', cwd: dir, timeoutMs: 5000 },
+      { env: { PATH: process.env.PATH, HOME: '/home/ada', KEPT: 'kept', FORCE_COLOR: '3', CLICOLOR_FORCE: '1', NPM_CONFIG_COLOR: 'always' } },
+    )();
+    expect(report.ok, report.motif).toBe(true);
+    expect(report.outputTail).toBe('1/0/1/unset/kept//home/ada\nnpm_config_color=false\n');
+  });
+
+  it('withoutColour leaves the environment it is given alone and does not set CI', () => {
+    const base = { PATH: '/bin', FORCE_COLOR: '1' };
+    expect(withoutColour(base)).toEqual({ PATH: '/bin', ...NO_COLOUR_ENV });
+    expect(base).toEqual({ PATH: '/bin', FORCE_COLOR: '1' });
+    expect(withoutColour({}).CI).toBeUndefined();
+    expect(withoutColour({ CI: 'true' }).CI).toBe('true');
+  });
+
+  it('a runner that colours anyway: the motif and the kept output are plain text, the failing test named', async () => {
+    const run = [
+      "printf '\\033[2mrunning test/a.test.js…\\033[22m\\r\\033[2K \\033]8;;file:///x/test/a.test.js\\033\\\\test/a.test.js\\033]8;;\\033\\\\\\n'",
+      "printf '   \\033[31m✗\\033[39m \\033[1mfarewell > says goodbye\\033[22m\\n     \\033[31mexpected: Goodbye\\033[39m\\n'",
+      'exit 1',
+    ].join('; ');
+    const report = await commandGate({ run, cwd: dir, timeoutMs: 5000 })();
+    expect(report.ok).toBe(false);
+    expect(report.outputTail).toBe(' test/a.test.js\n   ✗ farewell > says goodbye\n     expected: Goodbye\n');
+    expect(report.motif).toMatch(/ exited 1: ✗ farewell > says goodbye \| expected: Goodbye$/);
+    expect(report.motif).not.toMatch(CONTROL);
+  });
+
+  it('a declared path carrying escape bytes reaches the motif as plain text', () => {
+    const report = changedFilesExist({ changed_files: ['src/\x1b[31mred\x1b[0m.js'] }, dir);
+    expect(report.motif).toBe('changed_files: src/red.js does not exist in the work tree');
+  });
+});
+
 describe('motif', () => {
   const green: GateReport = { gate: 'changed_files', ok: true, seconds: 0.01 };
   it('is empty when every gate passes (and for no gate at all)', () => {
@@ -140,6 +187,7 @@ describe('motif', () => {
     ];
     expect(motif(reports)).toBe('`npm test` exited 1: fail');
     expect(motif([{ gate: 'x', ok: false, seconds: 0 }])).toBe('gate x failed');
+    expect(motif([{ gate: 'x', ok: false, motif: '\x1b[31m✗\x1b[39m failed\r\nnext\x07', seconds: 0 }])).toBe('✗ failed next');
   });
 });
 
