@@ -29,6 +29,8 @@ export interface BonAdwOptions {
   pi: PiCommand;
   workspace: WorkspacePaths;
   cwd: string;
+  /** Where the user started the command (the proposal's `git apply` must work from there). */
+  invokedIn?: string;
   builderModel?: string;
   thinking?: string;
   tools?: string[];
@@ -354,7 +356,7 @@ function harvestPhase(session: BonSession): Phase {
         if (arm.arm === winner?.arm || !arm.patchFile || arm.patchBytes === 0) continue;
         await keepArmRef(session.opts.cwd, run.adwId, arm.arm, arm.patchFile, { git: { env: session.opts.gateEnv, runTag: run.adwId } });
       }
-      const command = winner?.patchFile ? applyCommand(winner.patchFile, session.opts.cwd) : undefined;
+      const command = winner?.patchFile ? applyCommand(winner.patchFile, session.opts.cwd, session.opts.invokedIn) : undefined;
       run.emit({ type: 'harvest', adwId: run.adwId, ts: Date.now(), ranking: ranked, winner: winner?.arm, primer: session.primer, harvestFile: file, applyCommand: command });
       if (!winner) throw new PhaseFailure(`no green arm — see ${file}`);
       return json;

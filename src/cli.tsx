@@ -9,6 +9,8 @@ import type { Run } from './runner.js';
 const HELP = `
   Usage
     $ factory                      the cockpit home: recent runs (enter replays, r resumes)
+    $ factory init [--into <repo>] set a repository up: the pi node, a roster whose gate is its test
+                                   command, neutral briefs, adws/adw_data/ ignored (merges, idempotent)
     $ factory prompt "<ask>"       one ask through the typed gate (phases: prompt → dispose)
     $ factory build <spec.md>      implement a spec, judged by the roster's payload gates (check → build → gates)
     $ factory bon <spec.md>        best-of-N by clone: one primer, N arms judged by the gates, ranked

@@ -69,6 +69,11 @@ export async function prepareCommand(command: string | undefined, args: string[]
       const ws = await openWorkspace(flags);
       return { kind: 'print', stdout: await showOutput(ws.paths, args[0], flags.json), exit: 0 };
     }
+    case 'init': {
+      if (args.length > 0) throw new UsageError('usage: factory init [--into <repo>] [--json]');
+      const { initOutput } = await import('./commands/init.js');
+      return { kind: 'print', stdout: await initOutput(flags), exit: 0 };
+    }
     case 'doctor': {
       const { doctorHeadless, prescriptionOutput } = await import('./commands/doctor.js');
       if (flags.layer !== undefined || flags.into !== undefined) return { kind: 'print', stdout: prescriptionOutput(flags), exit: 0 };

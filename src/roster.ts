@@ -17,6 +17,8 @@ export const THINKING_LEVELS = ['off', 'minimal', 'low', 'medium', 'high', 'xhig
 /** pi's built-in tools a roster may list; `report_phase` is the factory's own and is always added by the core. */
 export const KNOWN_TOOLS = ['read', 'bash', 'edit', 'write', 'grep', 'find', 'ls'] as const;
 export const ROLE_PATTERN = /^[a-z][a-z0-9_-]*$/;
+/** The roles the workflows run: prompt → prompter; build and every best-of-N arm → builder. */
+export const WORKFLOW_ROLES = ['builder', 'prompter'] as const;
 
 // The keys each level of the YAML accepts (named in the motif of an unknown key).
 export const ROSTER_KEYS = ['gateway', 'harness', 'pi', 'fallback_model', 'payload', 'context', 'agents'] as const;
@@ -255,20 +257,37 @@ export function gateCommands(root: string, roster: Roster): GateCommand[] {
   return roster.payload.commands.map((c) => ({ run: c.run, cwd, timeoutMs: c.timeoutSeconds * 1000 }));
 }
 
+/** Where the cockpit's neutral briefs live (the fallback of a repository that has none, and what init copies). */
+export const DEFAULT_BRIEFS_DIR = path.join('templates', 'briefs');
+
+export interface BriefSource {
+  file: string;
+  /** The repository's own brief, or the factory's neutral default. */
+  origin: 'repo' | 'default';
+  text: string;
+}
+
 /**
- * A role's brief (`adws/adw_config/briefs/<role>.md`) from the workspace, else from `fallbackRoot` (the
- * factory's own briefs serve a repository that ships none). Undefined when there is none or it is blank.
+ * A role's brief: the workspace's `adws/adw_config/briefs/<role>.md`, else the neutral default shipped in
+ * `factoryRoot`'s templates (never the factory's own house rules, which are written for its own code).
+ * Undefined when there is none or it is blank. factory-context in the node resolves the same two places.
  */
-export function briefFor(root: string, role: string, fallbackRoot?: string): string | undefined {
+export function briefSource(root: string, role: string, factoryRoot?: string, opts: { defaultOnly?: boolean } = {}): BriefSource | undefined {
   if (!ROLE_PATTERN.test(role)) return undefined; // a role never walks out of the briefs folder
-  for (const base of fallbackRoot ? [root, fallbackRoot] : [root]) {
+  const places: Array<[string, BriefSource['origin']]> = opts.defaultOnly ? [] : [[path.join(root, BRIEFS_DIR, `${role}.md`), 'repo']];
+  if (factoryRoot) places.push([path.join(factoryRoot, DEFAULT_BRIEFS_DIR, `${role}.md`), 'default']);
+  for (const [file, origin] of places) {
     let text: string;
     try {
-      text = fs.readFileSync(path.join(base, BRIEFS_DIR, `${role}.md`), 'utf8');
+      text = fs.readFileSync(file, 'utf8');
     } catch {
       continue;
     }
-    if (text.trim() !== '') return text.trim();
+    if (text.trim() !== '') return { file, origin, text: text.trim() };
   }
   return undefined;
+}
+
+export function briefFor(root: string, role: string, factoryRoot?: string): string | undefined {
+  return briefSource(root, role, factoryRoot)?.text;
 }

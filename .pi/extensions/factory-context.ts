@@ -2,7 +2,7 @@
 // leaner context for every model call.
 // - Brief: at `before_agent_start`, a custom message `factory-context` with the role brief
 //   (`adws/adw_config/briefs/<role>.md`, role from FACTORY_ROLE; the project's own brief first, else the
-//   factory's), the writable paths (FACTORY_WRITABLE, else the project folder) and the protected files
+//   factory's neutral default in templates/briefs), the writable paths (FACTORY_WRITABLE, else the project folder) and the protected files
 //   (`paths.protected` of `.pi/damage-control-rules.yaml`). pi stores it in the session, so a correction
 //   sent in the same session (a new pi process on the same session id) still has it; it is injected again
 //   only when no such message is left in the live context (none yet, or a compaction summarized it away).
@@ -22,6 +22,8 @@ export const MESSAGE_TYPE = 'factory-context';
 /** The same file damage-control enforces; read here (not imported) so each extension loads on its own. */
 export const RULES_RELATIVE_PATH = path.join('.pi', 'damage-control-rules.yaml');
 export const BRIEFS_RELATIVE_DIR = path.join('adws', 'adw_config', 'briefs');
+/** The factory's neutral briefs: what a repository without its own gets (never the factory's house rules). */
+export const DEFAULT_BRIEFS_RELATIVE_DIR = path.join('templates', 'briefs');
 export const DEFAULT_PRUNE_TURNS = 4;
 export const DEFAULT_PRUNE_KB = 8;
 /** Characters of a pruned result the model still sees. */
@@ -32,10 +34,10 @@ export function extensionRoot(moduleUrl: string = import.meta.url): string {
   return path.resolve(path.dirname(fileURLToPath(moduleUrl)), '..', '..');
 }
 
-/** Where a role's brief may be, in order: the project, then the factory. A role that is not a plain name has none. */
+/** Where a role's brief may be, in order: the project, then the factory's neutral default. A role that is not a plain name has none. */
 export function briefCandidates(role: string, projectDir: string, factoryRoot: string): string[] {
   if (!/^[A-Za-z0-9_-][A-Za-z0-9._-]*$/.test(role)) return [];
-  const files = [path.resolve(projectDir, BRIEFS_RELATIVE_DIR, `${role}.md`), path.resolve(factoryRoot, BRIEFS_RELATIVE_DIR, `${role}.md`)];
+  const files = [path.resolve(projectDir, BRIEFS_RELATIVE_DIR, `${role}.md`), path.resolve(factoryRoot, DEFAULT_BRIEFS_RELATIVE_DIR, `${role}.md`)];
   return [...new Set(files)];
 }
 

@@ -3,7 +3,8 @@
 // FACTORY_MAX_COST_USD; absent = unlimited). When a limit is exceeded it trips: the agent is aborted
 // (the run ends with stopReason "aborted", which the core reports with the session) and every later
 // tool call of the session is blocked with the same reason. Counters restart at every session_start
-// (a clone or a switch is a new arm, judged afresh).
+// (a clone or a switch is a new arm, judged afresh). It also keeps pi's prompt-cache warming out of factory nodes
+// (see cacheWarmingDecision).
 import type { ExtensionAPI } from '@earendil-works/pi-coding-agent';
 import { joinSocle } from '../lib/socle.js';
 
@@ -83,6 +84,20 @@ export function guardStep(state: GuardState, limits: Limits, event: GuardEvent):
   return { state: { ...next, tripped: full }, verdict: { action: 'trip', reason: full } };
 }
 
+/**
+ * pi ≥ 0.86 re-sends the last request to keep a provider's prompt cache warm, during long tool runs and (default
+ * "idle" from 1.5.1) for up to 30 min between RPC turns: the best-of-N primer and arms. That spend goes to `usage`
+ * session entries, never to a `message_end`, so the factory's cost of an attempt would miss it and its limits would
+ * not see it; and `cacheWarming` is a global-only setting, so this veto is the one per-run switch. Only in a factory
+ * node (FACTORY_PHASE set): the same extension in the user's own interactive pi leaves pi's choice alone.
+ */
+export function cacheWarmingDecision(env: NodeJS.ProcessEnv): { action: 'stop' } | undefined {
+  return env.FACTORY_PHASE ? { action: 'stop' } : undefined;
+}
+
+/** `pi.on` for an event the pinned SDK types (0.85) do not know; pi 0.85 never emits it, so the handler is inert there. */
+type OnNewerEvent = (event: 'cache_warming_decision', handler: () => { action: 'stop' } | undefined) => void;
+
 // ---------------------------------------------------------------------------------------------
 
 /** The custom entry that puts the trip reason in the stream (`entry_appended`), next to pi's own abort. */
@@ -131,11 +146,17 @@ export default function factoryGuard(pi: ExtensionAPI): void {
     // Over budget: the tool calls of this message are blocked (tripped state), the turn ends, then abort.
     if (step({ kind: 'cost', usd: message.usage?.cost?.total ?? 0 }).action === 'trip') abortAtTurnEnd = true;
   });
-  pi.on('turn_end', (_event, ctx) => {
-    if (!abortAtTurnEnd) return;
-    abortAtTurnEnd = false;
-    ctx.abort();
-  });
+  // Only a tool-call or cost trip defers its abort to turn_end, so the handler exists only with those limits: from
+  // 0.87 turn_end is an actionable boundary, and on 1.6 a node with any turn_end handler was seen to drop its
+  // prompt-cache run ("context changed"). The veto below must not depend on that side effect.
+  if (limits.maxToolCalls !== undefined || limits.maxCostUsd !== undefined) {
+    pi.on('turn_end', (_event, ctx) => {
+      if (!abortAtTurnEnd) return;
+      abortAtTurnEnd = false;
+      ctx.abort();
+    });
+  }
+  (pi.on as unknown as OnNewerEvent)('cache_warming_decision', () => cacheWarmingDecision(process.env));
 
   joinSocle(EXTENSION_NAME);
 }

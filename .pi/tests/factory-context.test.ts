@@ -25,8 +25,13 @@ describe('context helpers', () => {
     const project = mkdtempSync(path.join(tmpdir(), 'factory-context-unit-'));
     try {
       expect(extensionRoot()).toBe(FACTORY_ROOT);
-      const factoryBrief = readFileSync(path.join(FACTORY_ROOT, 'adws/adw_config/briefs/builder.md'), 'utf8').trim();
-      expect(loadBrief('builder', project, FACTORY_ROOT)?.text).toBe(factoryBrief);
+      // A project without briefs gets the neutral default, never the factory's own house rules.
+      const neutral = readFileSync(path.join(FACTORY_ROOT, 'templates/briefs/builder.md'), 'utf8').trim();
+      const houseRules = readFileSync(path.join(FACTORY_ROOT, 'adws/adw_config/briefs/builder.md'), 'utf8').trim();
+      expect(loadBrief('builder', project, FACTORY_ROOT)?.text).toBe(neutral);
+      expect(neutral).not.toBe(houseRules);
+      expect(neutral).not.toMatch(/TypeScript strict|test\/unit/);
+      expect(loadBrief('builder', FACTORY_ROOT, FACTORY_ROOT)?.text).toBe(houseRules);
       mkdirSync(path.join(project, 'adws/adw_config/briefs'), { recursive: true });
       writeFileSync(path.join(project, 'adws/adw_config/briefs/builder.md'), '# Local builder\n');
       expect(loadBrief('builder', project, FACTORY_ROOT)).toEqual({ file: path.join(project, 'adws/adw_config/briefs/builder.md'), text: '# Local builder' });
@@ -94,7 +99,7 @@ const BIG_OUTPUT = 'for i in $(seq 1 250); do echo "line $i: 0123456789abcdef012
 describe('factory-context in the real pi', () => {
   let rig: Rig;
   let project: NodeProject;
-  const brief = readFileSync(path.join(FACTORY_ROOT, 'adws/adw_config/briefs/builder.md'), 'utf8').trim();
+  const brief = readFileSync(path.join(FACTORY_ROOT, 'templates/briefs/builder.md'), 'utf8').trim();
 
   beforeAll(async () => {
     rig = await startNodeRig({
@@ -102,7 +107,7 @@ describe('factory-context in the real pi', () => {
       retry: [say('second answer')],
       prune: [call('bash', { command: BIG_OUTPUT }), call('bash', { command: 'echo a' }), call('bash', { command: 'echo b' }), say('done')],
     });
-    project = makeNodeProject(); // no brief of its own: the factory's builder brief applies
+    project = makeNodeProject(); // no brief of its own: the factory's neutral builder brief applies
   });
   afterAll(async () => {
     project?.cleanup();

@@ -1,10 +1,23 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compareVersions, PI_MIN_VERSION } from '../../src/pi/resolve.js';
+import { readStream } from '../../src/pi/stream.js';
+import { verdict } from '../../src/pi/verdict.js';
 import { call, say } from '../../src/scripted/tape.js';
-import { lastAssistant, type PiEvent, type Rig } from '../../test/helpers/rig.js';
-import { freshState, guardStep, readLimits, type GuardEvent, type GuardState, type Limits } from '../extensions/factory-guard.js';
-import { makeNodeProject, nodeEnv, resultText, runNode, startNodeRig, toolEnds, type NodeProject } from './helpers/node-rig.js';
+import { lastAssistant, piUnderTest, startRig, type PiEvent, type Rig } from '../../test/helpers/rig.js';
+import { cacheWarmingDecision, freshState, guardStep, readLimits, type GuardEvent, type GuardState, type Limits } from '../extensions/factory-guard.js';
+import {
+  makeNodeProject,
+  makePartialFactory,
+  nodeEnv,
+  resultText,
+  runNode,
+  startNodeRig,
+  startRpcNode,
+  toolEnds,
+  type NodeProject,
+} from './helpers/node-rig.js';
 
 function run(limits: Limits, events: GuardEvent[]): { state: GuardState; actions: string[] } {
   let state = freshState();
@@ -73,9 +86,9 @@ describe('factory-guard in the real pi', () => {
     await rig?.cleanup();
   });
 
-  // pi 0.85.1 ends a run aborted between turns with an empty assistant message whose stopReason is
-  // "error" and errorMessage "This operation was aborted" (the request is never sent); the guard's own
-  // reason travels in its `factory-guard` entry and in the blocked call's result.
+  // pi ends a run aborted between turns with an empty assistant message, errorMessage "This operation was
+  // aborted" (the request is never sent), whose stopReason is "error" up to 1.5.0 and "aborted" from 1.5.1; the
+  // guard's own reason travels in its `factory-guard` entry and in the blocked call's result.
   function tripEntries(events: PiEvent[]): { reason: string }[] {
     return events
       .filter((e) => e.type === 'entry_appended' && (e.entry as { customType?: string }).customType === 'factory-guard')
@@ -90,8 +103,16 @@ describe('factory-guard in the real pi', () => {
     expect(existsSync(path.join(project.dir, 'two.txt'))).toBe(false);
     expect(tripEntries(result.events).map((d) => d.reason)).toEqual([resultText(ends[1])]);
     const last = lastAssistant(result.events);
-    expect(last?.stopReason).toBe('error');
+    expect(['error', 'aborted']).toContain(last?.stopReason);
     expect(last?.errorMessage).toBe('This operation was aborted');
+    // What the factory makes of that stream, whichever pi wrote it: the guard's verdict with its own reason.
+    const judged = verdict(readStream(result.events.map((e) => JSON.stringify(e))), {
+      exitCode: result.exitCode,
+      expectedSocle: ['factory-guard'],
+      stderrTail: result.stderr,
+      minVersion: PI_MIN_VERSION,
+    });
+    expect(judged).toEqual({ ok: false, kind: 'guard', motif: resultText(ends[1]) });
     expect(rig.model.requestsFor('calls')).toHaveLength(2); // the aborted turn never reached the model
   });
 
@@ -110,4 +131,64 @@ describe('factory-guard in the real pi', () => {
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toContain('FACTORY_MAX_TURNS must be a non-negative integer, got "lots"');
   });
+});
+
+describe('cacheWarmingDecision', () => {
+  it('vetoes prompt-cache warming in a factory node only (FACTORY_PHASE set)', () => {
+    expect(cacheWarmingDecision({ FACTORY_PHASE: 'arm_1' })).toEqual({ action: 'stop' });
+    expect(cacheWarmingDecision({})).toBeUndefined();
+  });
+});
+
+// pi < 0.86 has no cache warming at all: nothing to stop there, and nothing this test could observe.
+const CACHE_WARMING_SINCE = '0.86.0';
+const warmingPi = compareVersions((await piUnderTest()).version, CACHE_WARMING_SINCE) >= 0;
+
+describe.runIf(warmingPi)('factory-guard stops prompt-cache warming in the real pi (RPC, idle between turns)', () => {
+  // What the scripted model allows: it declares a fictional 11 s cache lifetime (pi then refreshes ~1 s after a
+  // request) and a cache-write price that makes a refresh "pay". The server has no cache, so real cache lifetimes
+  // and savings cannot be shown here; what is shown is whether pi sends the refresh request at all. The control is
+  // the same node without factory-guard, started at the same time: its refresh proves the window was long enough.
+  // No FACTORY_MAX_* limits here: the guard then registers no turn_end handler, whose side effect on 1.6 would
+  // also end the warming and hide whether the veto itself works.
+  let rig: Rig;
+  let project: NodeProject;
+  let partial: { root: string; cleanup(): void };
+  let partialProject: NodeProject;
+
+  beforeAll(async () => {
+    rig = await startRig({
+      tapes: { guarded: [say('idle now')], control: [say('idle now')] },
+      models: [{ id: 'cached', cost: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 2000 }, promptCache: { short: 11 } }],
+      settings: { cacheWarming: 'idle' },
+    });
+    project = makeNodeProject();
+    partial = makePartialFactory(['factory-guard']);
+    partialProject = makeNodeProject(partial.root);
+  });
+  afterAll(async () => {
+    project?.cleanup();
+    partialProject?.cleanup();
+    partial?.cleanup();
+    await rig?.cleanup();
+  });
+
+  it('no refresh request leaves a factory node after its turn; the node without the guard sends them', async () => {
+    const guarded = startRpcNode(rig, project);
+    const control = startRpcNode(rig, partialProject);
+    try {
+      await Promise.all([guarded.prompt('[tape:guarded] hello'), control.prompt('[tape:control] hello')]);
+      const deadline = Date.now() + 20_000;
+      while (rig.model.requestsFor('control').length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      // The control refreshed (a one-token replay of its request, billed as a `usage` entry, not a message_end)…
+      expect(rig.model.requestsFor('control').length).toBeGreaterThanOrEqual(2);
+      expect(control.lines.some((l) => l.type === 'entry_appended' && (l.entry as { type?: string }).type === 'usage')).toBe(true);
+      // …and the guarded node, due at the same time, never did (one more refresh period of margin).
+      await new Promise((r) => setTimeout(r, 1_500));
+      expect(rig.model.requestsFor('guarded')).toHaveLength(1);
+      expect(guarded.lines.some((l) => l.type === 'entry_appended' && (l.entry as { type?: string }).type === 'usage')).toBe(false);
+    } finally {
+      await Promise.all([guarded.close(), control.close()]);
+    }
+  }, 40_000);
 });

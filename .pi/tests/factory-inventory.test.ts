@@ -13,8 +13,8 @@ describe('inventory helpers', () => {
   });
 
   it('compares what loaded to what is expected', () => {
-    expect(inventory(['a', 'b', 'c'], ['c', 'a', 'x'], '0.85.1')).toEqual({ pi_version: '0.85.1', present: ['a', 'c', 'x'], missing: ['b'] });
-    expect(inventory(['a'], ['a'], '0.85.1').missing).toEqual([]);
+    expect(inventory(['a', 'b', 'c'], ['c', 'a', 'x'], '1.2.3')).toEqual({ pi_version: '1.2.3', present: ['a', 'c', 'x'], missing: ['b'] });
+    expect(inventory(['a'], ['a'], '1.2.3').missing).toEqual([]);
   });
 
   it('deposits once per session start, however often session_start fires', () => {
@@ -62,7 +62,7 @@ describe('the inventory in the real pi stream', () => {
   it('all five loaded: one entry, missing [], the real pi version, before the first model answer', async () => {
     const run = await runNode(rig, project, 'hello');
     expect(inventories(run.events)).toEqual([
-      { pi_version: '0.85.1', present: expect.arrayContaining([...SOCLE_NAMES]), missing: [] },
+      { pi_version: rig.piVersion, present: expect.arrayContaining([...SOCLE_NAMES]), missing: [] },
     ]);
     const at = run.events.findIndex((e) => e.type === 'entry_appended');
     const firstAnswer = run.events.findIndex((e) => e.type === 'message_end' && (e.message as { role?: string }).role === 'assistant');

@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compareVersions } from '../../src/pi/resolve.js';
 import { call, say } from '../../src/scripted/tape.js';
 import type { Rig } from '../../test/helpers/rig.js';
 import {
@@ -90,8 +91,12 @@ describe('factory-obs in the real pi', () => {
     const run = await runNode(rig, project, 'trace me [tape:traced]');
     const file = path.join(project.dataDir, 'traces', 'harness', `${run.sessionId}.jsonl`);
     const lines = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    // pi ≥ 0.86 opens the conversation with a `role: "system"` message (the prompt and tools): obs records its role
+    // only, like any message. Which pi runs is known, so the line is required there and absent before.
+    const systemMessage = compareVersions(rig.piVersion, '0.86.0') >= 0 ? ['message_end:system'] : [];
     expect(lines.map((l) => (l.type === 'message_end' ? `message_end:${String(l.message_role)}` : l.type))).toEqual([
       'session_start',
+      ...systemMessage,
       'message_end:user',
       'message_end:custom', // the brief and paths factory-context injects
       'message_end:assistant',

@@ -105,7 +105,7 @@ describe('the node in the real pi', () => {
       expect(settings.packages[0].source).toBe(packageSource(path.join(project.dir, '.pi'), FACTORY_ROOT));
       const run = await runNode(rig, project, 'hello');
       // Later socle members (factory-compact, factory-context) may be present too: the five must be.
-      expect(inventories(run.events)).toEqual([{ pi_version: '0.85.1', present: expect.arrayContaining(SOCLE_FILES), missing: [] }]);
+      expect(inventories(run.events)).toEqual([{ pi_version: rig.piVersion, present: expect.arrayContaining(SOCLE_FILES), missing: [] }]);
     } finally {
       project.cleanup();
     }

@@ -68,14 +68,19 @@ function shellWord(text: string): string {
   return /^[A-Za-z0-9_./@%+=:,-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
-/** The exact command the harvest proposes, with the patch path relative to `cwd` when it lies inside it. */
-export function applyCommand(patchFile: string, cwd?: string): string {
+/**
+ * The exact command the harvest proposes, with the patch path relative to `cwd` (the repository root) when it
+ * lies inside it. Typed in a subfolder (`invokedIn`), a plain `git apply` would look for the patch there and
+ * skip every path outside that folder: the command then names the root with `git -C`.
+ */
+export function applyCommand(patchFile: string, cwd?: string, invokedIn?: string): string {
   let shown = patchFile;
   if (cwd) {
     const rel = path.relative(cwd, patchFile);
     if (rel && !rel.startsWith('..') && !path.isAbsolute(rel)) shown = rel;
   }
-  return `git apply --index ${shellWord(shown)}`;
+  const root = cwd && invokedIn && path.resolve(invokedIn) !== path.resolve(cwd) ? `-C ${shellWord(path.relative(invokedIn, cwd) || '.')} ` : '';
+  return `git ${root}apply --index ${shellWord(shown)}`;
 }
 
 /** `bon/<adw_id>/harvest.json`. */

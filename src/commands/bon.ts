@@ -8,7 +8,7 @@ import { gateCommands } from '../roster.js';
 import { routeModelFlag } from '../routes.js';
 import { Run } from '../runner.js';
 import { preparedRun, type PreparedRun } from './prepared.js';
-import { agentSetup, gateEnv, type CommandFlags, type Workspace } from './workspace.js';
+import { agentSetup, gateEnv, specFromInvocation, type CommandFlags, type Workspace } from './workspace.js';
 
 export interface BonArgs {
   spec: string;
@@ -47,12 +47,13 @@ export async function prepareBonRun(ws: Workspace, args: BonArgs, flags: Command
   }
   run.args = { ...args };
   const opts: BonAdwOptions = {
-    specPath: args.spec,
+    specPath: specFromInvocation(ws, args.spec),
     arms: args.arms,
     models,
     pi,
     workspace: ws.paths,
     cwd: ws.root,
+    invokedIn: ws.invokedIn,
     builderModel: models[0] ?? setup.profile.route,
     thinking: setup.profile.thinking,
     tools: setup.profile.tools,

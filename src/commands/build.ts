@@ -4,7 +4,7 @@ import { UsageError } from '../errors.js';
 import { gateCommands } from '../roster.js';
 import { Run } from '../runner.js';
 import { preparedRun, type PreparedRun } from './prepared.js';
-import { agentPhaseOptions, agentSetup, gateEnv, parseRetries, type CommandFlags, type Workspace } from './workspace.js';
+import { agentPhaseOptions, agentSetup, gateEnv, parseRetries, specFromInvocation, type CommandFlags, type Workspace } from './workspace.js';
 
 export interface BuildArgs {
   spec: string;
@@ -22,7 +22,7 @@ export async function prepareBuildRun(ws: Workspace, args: BuildArgs, flags: Com
   const setup = agentSetup(ws, 'builder', { ...flags, model: args.model });
   const phases = buildPhases({
     ...(await agentPhaseOptions(ws, setup, args.retries)),
-    specPath: args.spec,
+    specPath: specFromInvocation(ws, args.spec),
     // pi's node injects the brief itself (factory-context); claude has no node, so it gets it in the ask.
     brief: ws.harnessName === 'claude' ? setup.brief : undefined,
     payloadCommands: gateCommands(ws.root, ws.roster),

@@ -37,6 +37,8 @@ export const HARNESSES = ['pi', 'claude'];
 
 export interface Workspace {
   root: string;
+  /** The folder the command was started in (`--cwd` or the shell's): paths the user typed are relative to it. */
+  invokedIn: string;
   paths: WorkspacePaths;
   roster: Roster;
   dotenv: DotEnv;
@@ -105,7 +107,20 @@ export async function openWorkspace(flags: CommandFlags, extra: { cwd?: string; 
   for (const warning of dotenv.warnings) process.stderr.write(`factory: ${warning}\n`);
   const profiles = Object.keys(roster.agents).map((role) => agentFor(roster, role).auth).filter((a) => a !== undefined);
   const secrets = secretEntries(real, dotenv, profiles.length > 0 ? { keys: profiles.flatMap((p) => p.keys) } : undefined);
-  return { root, paths, roster, dotenv, real, redact: createRedactor(secrets), harnessName: (harnessFlag ?? roster.harness) as 'pi' | 'claude' };
+  return { root, invokedIn: cwd, paths, roster, dotenv, real, redact: createRedactor(secrets), harnessName: (harnessFlag ?? roster.harness) as 'pi' | 'claude' };
+}
+
+/**
+ * A spec path as the user typed it (relative to where they are, e.g. `../specs/x.md` from `src/`) made relative to
+ * the repository root, where the workflows read it. A path that does not exist from there is kept as typed: the
+ * check phase then says where it looked.
+ */
+export function specFromInvocation(ws: Pick<Workspace, 'root' | 'invokedIn'>, spec: string): string {
+  if (path.isAbsolute(spec) || ws.invokedIn === ws.root) return spec;
+  const typed = path.resolve(ws.invokedIn, spec);
+  const rel = path.relative(ws.root, typed);
+  if (!fs.existsSync(typed) || rel.startsWith('..') || path.isAbsolute(rel)) return spec;
+  return rel;
 }
 
 export function agentSetup(ws: Workspace, role: string, flags: CommandFlags): AgentSetup {

@@ -25,7 +25,9 @@ function routeCheck(id: string, title: string, routeOf: string, where: string): 
       const why = providerListed
         ? `${routeOf} is not among pi's ${provider} models (pi would bill its default model instead)`
         : `no ${provider} model is listed by pi (its key is not set, or the provider is unknown)`;
-      return { status: 'fail', detail: why, fix: providerListed ? `correct ${where} — \`pi --list-models ${provider}\` lists the ids` : `set ${provider}'s API key in .env, then \`pi --list-models ${provider}\`` };
+      // The pi that was asked, spelled so the fix can be pasted (the bundled pi is not on PATH).
+      const list = `${ctx.pi instanceof Error ? 'pi' : ctx.pi.display} --list-models ${provider}`;
+      return { status: 'fail', detail: why, fix: providerListed ? `correct ${where} — \`${list}\` lists the ids` : `set ${provider}'s API key in .env, then \`${list}\`` };
     },
   };
 }

@@ -95,5 +95,6 @@ export function describePrescription(result: Prescription): string {
   const what = result.layer === 'node' ? 'node (socle extensions only)' : 'station (whole package)';
   const how = result.replaced ? 'replaced the entry with the same source' : 'added';
   const rules = result.rulesCopied ? '; default damage-control rules copied' : '';
-  return `${what} prescribed in ${result.settingsFile}: ${how}, source ${source}${rules} — start pi there with --approve`;
+  // What the user does next is the cockpit's workflow, not pi's: commit the node, then check it from that repo.
+  return `${what} prescribed in ${result.settingsFile}: ${how}, source ${source}${rules} — commit .pi/ there, then run \`factory doctor\` in it (\`factory init\` also writes a roster and briefs)`;
 }

@@ -2,7 +2,8 @@
 // Probes shared by several checks (pi --version, pi --list-models) are memoised per doctor run only, through
 // `shared(ctx, key, fn)`: runDoctor gives every run a fresh context object, so nothing outlives a run.
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { childEnv } from '../env.js';
 import { spawnSupervised } from '../process/supervisor.js';
@@ -26,19 +27,25 @@ export interface ProgramOutcome {
 /** Runs a program to its end through the supervisor (own group, killed on timeout), stdout and stderr drained. */
 export function runProgram(command: string, args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number }): Promise<ProgramOutcome> {
   const started = performance.now();
+  // stdout goes to a file, not a pipe: pi ends `--list-models` with process.exit(), which can cut a long listing
+  // short on a socket pair (what Node gives a child as a pipe) — and a model missing from the list is a failed check.
+  const outDir = mkdtempSync(path.join(tmpdir(), 'factory-probe-'));
+  const outFile = path.join(outDir, 'stdout');
+  const outFd = openSync(outFile, 'w');
   return new Promise((resolve) => {
-    let stdout = '';
     let stderr = '';
     let spawnError: string | undefined;
     let timedOut = false;
-    const child = spawnSupervised(command, args, { cwd: opts.cwd, env: opts.env });
+    let child: ReturnType<typeof spawnSupervised>;
+    try {
+      child = spawnSupervised(command, args, { cwd: opts.cwd, env: opts.env, stdoutFd: outFd });
+    } finally {
+      closeSync(outFd); // the child has its own copy
+    }
     child.child.once('error', (error: NodeJS.ErrnoException) => {
       spawnError = error.code ?? error.message;
     });
     child.child.stdin.end(); // nothing to say: a program waiting on stdin must see EOF, not hang
-    child.child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      if (stdout.length < OUTPUT_CAP) stdout += chunk;
-    });
     child.child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
       if (stderr.length < OUTPUT_CAP) stderr += chunk;
     });
@@ -46,8 +53,17 @@ export function runProgram(command: string, args: string[], opts: { cwd: string;
       timedOut = true;
       void child.kill(500);
     }, opts.timeoutMs);
-    void child.exited.then(({ code }) => {
+    // `exit` can come before stderr is drained; wait for `close` too, bounded (a grandchild may hold the pipe).
+    const drained = new Promise<void>((done) => child.child.once('close', () => done()));
+    void child.exited.then(async ({ code }) => {
+      await Promise.race([drained, new Promise((r) => setTimeout(r, 2000).unref())]);
       clearTimeout(timer);
+      let stdout = '';
+      try {
+        stdout = readFileSync(outFile, 'utf8').slice(0, OUTPUT_CAP);
+      } finally {
+        rmSync(outDir, { recursive: true, force: true });
+      }
       resolve({ code, stdout, stderr, timedOut, spawnError, ms: performance.now() - started });
     });
   });

@@ -4,12 +4,12 @@ import type { WorkspacePaths } from '../paths.js';
 import type { PiCommand } from '../pi/resolve.js';
 import type { Roster } from '../roster.js';
 
-export type DoctorCategory = 'tools' | 'pi' | 'node' | 'models' | 'tests';
+export type DoctorCategory = 'tools' | 'pi' | 'node' | 'repo' | 'models' | 'tests';
 export type DoctorSeverity = 'required' | 'optional';
 export type DoctorStatus = 'ok' | 'warn' | 'fail' | 'skipped';
 
 /** Display order of the categories (rows are grouped by it). */
-export const DOCTOR_CATEGORIES: readonly DoctorCategory[] = ['tools', 'pi', 'node', 'models', 'tests'];
+export const DOCTOR_CATEGORIES: readonly DoctorCategory[] = ['tools', 'pi', 'node', 'repo', 'models', 'tests'];
 
 export interface CheckResult {
   status: DoctorStatus;
@@ -33,11 +33,6 @@ export interface DoctorContext {
   roster: Roster | Error;
   /** The pi that would run, or why none resolves. */
   pi: PiCommand | Error;
-  /**
-   * The `.pi/tests` battery: vitest files (relative to `cwd`) and the folder vitest runs in. Default: the
-   * factory's `.pi/tests/battery*` files when the battery exists, else the whole `.pi/tests` folder.
-   */
-  battery?: { cwd: string; files: string[] };
   /** Cap of one probe (a spawned program); the battery has its own, longer cap. */
   probeTimeoutMs?: number;
   batteryTimeoutMs?: number;

@@ -10,6 +10,7 @@ import { jsonModeArgs } from '../pi/argv.js';
 import { LineSplitter } from '../pi/lines.js';
 import { StreamReader, toActivity } from '../pi/stream.js';
 import { verdict } from '../pi/verdict.js';
+import { piAcceptsNoMcp } from '../pi/piVersion.js';
 import { diagnoseStartFailure, PI_MIN_VERSION, type PiCommand } from '../pi/resolve.js';
 import { spawnSupervised } from '../process/supervisor.js';
 import { withFallback } from './fallback.js';
@@ -84,6 +85,8 @@ export async function runPiAttempt(pi: PiCommand, request: HarnessRequest, reaso
       model: request.model,
       thinking: request.thinking,
       tools: request.tools,
+      // Known from pi's package.json (or an earlier checkPi) without spawning it: no `pi --version` per attempt.
+      noMcp: piAcceptsNoMcp(pi),
     }),
   ];
   const started = performance.now();

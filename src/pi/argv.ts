@@ -10,6 +10,11 @@ export interface PiFlags {
   thinking?: string;
   /** Roster tools; the typed gate is appended (it must always be callable). */
   tools?: string[];
+  /**
+   * `--no-mcp`: the user's MCP servers (~/.pi/agent/mcp.json, and .pi/mcp.json since --approve grants trust) stay
+   * out of a factory node. Only for a pi known to take it (≥ 0.99.0, see piVersion.ts): 0.85 refuses the flag.
+   */
+  noMcp?: boolean;
 }
 
 function commonFlags(flags: PiFlags): string[] {
@@ -23,6 +28,7 @@ function commonFlags(flags: PiFlags): string[] {
     '--no-skills',
     '--no-prompt-templates',
   ];
+  if (flags.noMcp) argv.push('--no-mcp');
   if (flags.model) argv.push('--model', flags.model);
   if (flags.thinking) argv.push('--thinking', flags.thinking);
   if (flags.tools && flags.tools.length > 0) {

@@ -5,8 +5,14 @@ import { execFile } from 'node:child_process';
 import { accessSync, constants, existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { rememberPiVersion } from './piVersion.js';
 
 export const PI_MIN_VERSION = '0.85.0';
+/**
+ * The newest pi minor CI tests (the ceiling leg, .ci/pi-latest): a newer pi still runs, the doctor only warns.
+ * Bump it with the ceiling pin, deliberately, like any dependency.
+ */
+export const PI_MAX_TESTED = '1.6';
 /** The Node pi 0.85 declares in its engines field (it imports `globSync` from node:fs). */
 export const PI_MIN_NODE = '22.19.0';
 
@@ -55,6 +61,9 @@ export function compareVersions(a: string, b: string): -1 | 0 | 1 {
   return x.pre < y.pre ? -1 : 1;
 }
 
+/** The factory's own package name on the registry (the bin it installs is still `factory`). */
+export const FACTORY_PACKAGE = 'factory-cockpit';
+
 let cachedRoot: string | undefined;
 
 /**
@@ -67,12 +76,12 @@ export function factoryRoot(from?: string): string {
   let dir = start;
   for (;;) {
     const manifest = join(dir, 'package.json');
-    if (existsSync(manifest) && readPackageName(manifest) === 'factory') {
+    if (existsSync(manifest) && readPackageName(manifest) === FACTORY_PACKAGE) {
       if (from === undefined) cachedRoot = dir;
       return dir;
     }
     const parent = dirname(dir);
-    if (parent === dir) throw new Error(`factory root not found above ${start} (no package.json named "factory")`);
+    if (parent === dir) throw new Error(`factory root not found above ${start} (no package.json named "${FACTORY_PACKAGE}")`);
     dir = parent;
   }
 }
@@ -95,15 +104,15 @@ function isExecutableFile(path: string): boolean {
   }
 }
 
-/** First executable named `name` on a PATH string (with PATHEXT variants on Windows). */
-export function findOnPath(name: string, pathValue: string | undefined): string | undefined {
+/** First executable named `name` on a PATH string (with PATHEXT variants on Windows), `skip` ones passed over. */
+export function findOnPath(name: string, pathValue: string | undefined, skip: (candidate: string) => boolean = () => false): string | undefined {
   if (!pathValue) return undefined;
   const exts = process.platform === 'win32' ? ['', ...(process.env.PATHEXT ?? '.EXE;.CMD;.BAT').split(';')] : [''];
   for (const dir of pathValue.split(delimiter)) {
     if (!dir) continue;
     for (const ext of exts) {
       const candidate = join(dir, name + ext);
-      if (isExecutableFile(candidate)) return candidate;
+      if (isExecutableFile(candidate) && !skip(candidate)) return candidate;
     }
   }
   return undefined;
@@ -159,6 +168,28 @@ export function diagnoseStartFailure(stderr: string): string | undefined {
   return undefined;
 }
 
+/** The realpath of the factory's own bundled pi CLI, when installed (npm may hoist it above the factory). */
+function bundledCliRealpath(root: string): string | undefined {
+  const cli = findUpwards(root, BUNDLED_CLI);
+  if (!cli) return undefined;
+  try {
+    return realpathSync(cli);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether a PATH entry is nothing but a link to the factory's own bundled pi (node_modules/.bin/pi under npx). */
+function isBundledLink(candidate: string, root: string): boolean {
+  const bundled = bundledCliRealpath(root);
+  if (!bundled) return false;
+  try {
+    return realpathSync(candidate) === bundled;
+  } catch {
+    return false;
+  }
+}
+
 /** The pi shipped in the factory's node_modules, run by a Node that can load it; undefined if absent. */
 export function bundledPi(root: string): PiCommand | undefined {
   const cli = findUpwards(root, BUNDLED_CLI);
@@ -173,7 +204,8 @@ export interface ResolvePiOptions {
 /**
  * Order: FACTORY_PI (one executable path or name; a `.js`/`.mjs` file is run by a suitable Node) →
  * `pi` on PATH → the bundled pi. An explicit FACTORY_PI that points nowhere is an error, never a
- * silent fall-through to another pi.
+ * silent fall-through to another pi. The PATH search passes over a link to the factory's own bundled CLI:
+ * under `npx factory` node_modules/.bin comes first on PATH, and its `pi` would shadow the user's.
  */
 export async function resolvePi(opts: ResolvePiOptions): Promise<PiCommand> {
   const explicit = opts.env.FACTORY_PI?.trim();
@@ -196,7 +228,7 @@ export async function resolvePi(opts: ResolvePiOptions): Promise<PiCommand> {
     }
     return executablePi('FACTORY_PI', found, opts.factoryRoot);
   }
-  const onPath = findOnPath('pi', opts.env.PATH);
+  const onPath = findOnPath('pi', opts.env.PATH, (candidate) => isBundledLink(candidate, opts.factoryRoot));
   if (onPath) return executablePi('PATH', onPath, opts.factoryRoot);
   const bundled = bundledPi(opts.factoryRoot);
   if (bundled) return bundled;
@@ -218,7 +250,8 @@ function lastLine(text: string): string {
 /**
  * Runs `pi --version` and returns the version it prints. Throws PiUnavailableError (one line, with the
  * fix) when pi cannot start: missing, not executable, too old a Node, a non-zero exit, no answer.
- * Comparing the version with PI_MIN_VERSION is left to the caller (the doctor reports it as its own check).
+ * Comparing the version with PI_MIN_VERSION is left to the caller (the doctor reports it as its own check). The
+ * answer is remembered for this very file (piVersion.ts), so a later spawn can gate version-specific flags.
  */
 export function checkPi(cmd: PiCommand, opts: CheckPiOptions = {}): Promise<{ version: string }> {
   const timeoutMs = opts.timeoutMs ?? 15_000;
@@ -258,6 +291,7 @@ export function checkPi(cmd: PiCommand, opts: CheckPiOptions = {}): Promise<{ ve
           reject(new PiUnavailableError('no_version', `pi --version printed no version (${cmd.display}): is FACTORY_PI really pi?`));
           return;
         }
+        rememberPiVersion(cmd, version); // later spawns in this process may gate flags on it, at no cost
         resolvePromise({ version });
       },
     );

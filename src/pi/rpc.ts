@@ -13,6 +13,7 @@ import type { WorkspacePaths } from '../paths.js';
 import { spawnSupervised, type SupervisedChild } from '../process/supervisor.js';
 import { rpcModeArgs, type PiFlags } from './argv.js';
 import { LineSplitter } from './lines.js';
+import { piAcceptsNoMcp } from './piVersion.js';
 import { diagnoseStartFailure, type PiCommand } from './resolve.js';
 import {
   classifyLine,
@@ -20,6 +21,8 @@ import {
   parseSessionStats,
   parseState,
   PendingCommands,
+  promptDisposition,
+  stderrSummary,
   RpcCommandError,
   uiRefusal,
   type RpcSessionStats,
@@ -27,7 +30,7 @@ import {
   type UiRequest,
 } from './rpcProtocol.js';
 import { RpcTurn, type PromptOptions, type RpcTurnResult } from './rpcTurn.js';
-import type { Inventory, PiEvent } from './stream.js';
+import type { Inventory } from './stream.js';
 
 export type { PromptOptions, RpcTurnResult } from './rpcTurn.js';
 
@@ -57,12 +60,6 @@ export interface UiRefusal extends UiRequest {
   /** Session the dialog came from. */
   sessionId: string;
   at: string;
-}
-
-
-function lastLines(text: string, n = 3): string {
-  const lines = text.split('\n').map((l) => l.trim()).filter(Boolean);
-  return lines.length === 0 ? 'no stderr' : lines.slice(-n).join(' | ').slice(0, 300);
 }
 
 /** The node env of json mode, reused as is: the RPC process is one node with one identity. */
@@ -125,7 +122,8 @@ export class PiRpc {
     const sessionId = opts.flags.sessionId;
     const resume = resumeRequiresCwd(sessionId, cwd, { ledgerFile: paths.ledgerFile, sessionDir: paths.sessionsDir });
     if (!resume.allowed) throw new HarnessError(`resume refused: ${resume.motif}`, sessionId, { kind: 'resume' });
-    const argv = [...opts.pi.prefixArgs, ...rpcModeArgs(opts.flags)]; // a bad flag throws before anything is declared
+    // A bad flag throws before anything is declared. --no-mcp only for a pi known (without a spawn) to take it.
+    const argv = [...opts.pi.prefixArgs, ...rpcModeArgs({ noMcp: piAcceptsNoMcp(opts.pi), ...opts.flags })];
     const schemaFile = writeSchemaFile(paths.schemasDir, opts.envelopeSchema.title, opts.envelopeSchema.schema);
     declareSession(paths.ledgerFile, { sessionId, cwd, model: opts.flags.model, phase: opts.identity.phase, adwId: opts.identity.adwId });
     fs.mkdirSync(paths.sessionsDir, { recursive: true });
@@ -274,7 +272,7 @@ export class PiRpc {
     if (this.exit === undefined) await this.command('abort');
   }
 
-  /** One prompt in the current session, its events collected until `agent_settled`, then judged. */
+  /** One prompt in the current session, its events collected until `agent_settled` (or a "handled" answer), then judged. */
   async prompt(message: string, opts: PromptOptions): Promise<RpcTurnResult> {
     const sessionId = this.sessionId;
     if (this.turn) throw new HarnessError('a turn is already running in this pi process', sessionId, { kind: 'busy' });
@@ -283,8 +281,12 @@ export class PiRpc {
 
     const turn = new RpcTurn(opts, (t) => this.abortStuck(t));
     this.turn = turn;
+    // pi ≥ 0.99 may take the prompt without a run (`disposition: "handled"`): no agent_settled would ever come.
+    const accepted = this.command('prompt', { message }, opts.timeoutMs).then((data) => {
+      if (promptDisposition(data) === 'handled') turn.handledWithoutRun();
+    });
     try {
-      await Promise.all([this.command('prompt', { message }, opts.timeoutMs), turn.settled]);
+      await Promise.all([accepted, turn.settled]);
     } catch (error) {
       if (error instanceof HarnessError && error.evidence.kind === 'refused') {
         // pi refused the prompt before accepting it: no turn will come.
@@ -352,7 +354,7 @@ export class PiRpc {
           this.onUiRequest(classified.request, classified.dialog);
           break;
         case 'event':
-          this.onEvent(line, classified.event);
+          this.turn?.take(line, classified.event); // between turns (a clone's session_start…) nothing is judged
           break;
         case 'noise':
           this.noiseLines += 1;
@@ -372,14 +374,9 @@ export class PiRpc {
     this.turn?.note(`refused ${request.method} dialog${what ? ` (${what})` : ''}`);
   }
 
-  private onEvent(line: string, event: PiEvent): void {
-    // Between turns (the session_start of a clone…) there is nothing to judge.
-    this.turn?.take(line, event);
-  }
-
   private deadError(prefix: string): HarnessError {
     const how = this.exit ? (this.exit.signal ? `killed by ${this.exit.signal}` : `exited with code ${this.exit.code}`) : 'closing';
-    return new HarnessError(`${prefix} (pi ${how}): ${lastLines(this.stderrTail.text)}`, this.sessionId, {
+    return new HarnessError(`${prefix} (pi ${how}): ${stderrSummary(this.stderrTail.text)}`, this.sessionId, {
       kind: 'crashed',
       stderrTail: this.stderrTail.text,
     });

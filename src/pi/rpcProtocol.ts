@@ -83,6 +83,12 @@ export function encodeCommand(id: string, type: string, fields: Obj = {}): strin
   return encodeLine({ ...fields, id, type });
 }
 
+/** The last lines of pi's stderr on one line, bounded: the evidence of a death or a failed start. */
+export function stderrSummary(text: string, n = 3): string {
+  const lines = text.split('\n').map((l) => l.trim()).filter(Boolean);
+  return lines.length === 0 ? 'no stderr' : lines.slice(-n).join(' | ').slice(0, 300);
+}
+
 /** The answer to a dialog when no human is there: cancelled (damage-control reads it as a refusal). */
 export function uiRefusal(id: string): string {
   return encodeLine({ type: 'extension_ui_response', id, cancelled: true });
@@ -188,12 +194,24 @@ export function isTurnEnd(event: PiEvent): boolean {
   return event.type === 'agent_settled';
 }
 
+/**
+ * What pi did with an accepted `prompt`/`steer`/`follow_up` (pi ≥ 0.99: `data.disposition`): `started` a run,
+ * `queued` it, or `handled` it without a run (an extension or a command took the input) — then no
+ * `agent_settled` will come. undefined when pi does not say (0.85: a run always starts).
+ */
+export type PromptDisposition = 'started' | 'queued' | 'handled';
+
+export function promptDisposition(data: unknown): PromptDisposition | undefined {
+  const disposition = isObj(data) ? data.disposition : undefined;
+  return disposition === 'started' || disposition === 'queued' || disposition === 'handled' ? disposition : undefined;
+}
+
 export interface RpcState {
   sessionId: string;
   sessionFile?: string;
   messageCount: number;
   isStreaming: boolean;
-  /** `provider/id` of the current model, when pi reports one. */
+  /** `provider/id` of the current model, when pi reports one (pi ≥ 0.99 omits the field when none is selected; 0.85 sent null). */
   model?: string;
   thinkingLevel?: string;
 }

@@ -37,6 +37,8 @@ export class RpcTurn {
   readonly settled: Promise<void>;
   /** Why the factory ended the turn early; undefined while it runs its course. */
   stopped?: { motif: string; kind: string };
+  /** pi took the prompt without running the agent (`disposition: "handled"`). */
+  handled = false;
   private readonly started = performance.now();
   private settle!: () => void;
   private reject!: (error: Error) => void;
@@ -91,6 +93,15 @@ export class RpcTurn {
     this.onStop(this);
   }
 
+  /**
+   * pi answered the prompt with `disposition: "handled"`: no run starts and no `agent_settled` will come, so the
+   * turn ends now (judged with what it streamed, usually nothing: the verdict then says so).
+   */
+  handledWithoutRun(): void {
+    this.handled = true;
+    this.settle();
+  }
+
   /** The process died: the turn can never settle. */
   fail(error: Error): void {
     this.reject(error);
@@ -121,6 +132,12 @@ export class RpcTurn {
     const summary = this.reader.summary;
     const evidence = this.evidence(ctx.stderrTail);
     if (this.stopped) throw new HarnessError(this.stopped.motif, ctx.sessionId, { ...evidence, kind: this.stopped.kind });
+    if (this.handled && summary.envelope === undefined && summary.text.trim() === '') {
+      throw new HarnessError('pi handled the prompt without running the agent (an extension or a command took it): no answer', ctx.sessionId, {
+        ...evidence,
+        kind: 'handled',
+      });
+    }
     const judged = verdict(
       { ...summary, inventory: summary.inventory ?? ctx.inventory },
       {

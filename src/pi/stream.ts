@@ -36,6 +36,8 @@ export interface StreamSummary {
   toolCalls: number;
   /** `auto_retry_start` events (pi's own provider retries). */
   retries: number;
+  /** `agent_settled.aborted` (pi ≥ 1.1): the run was aborted; undefined when pi does not say (0.85). */
+  settledAborted?: boolean;
   lines: number;
   nonJson: number;
 }
@@ -103,6 +105,7 @@ export class StreamReader {
   private turns = 0;
   private toolCalls = 0;
   private retries = 0;
+  private settledAborted?: boolean;
   private lines = 0;
   private nonJson = 0;
 
@@ -143,6 +146,7 @@ export class StreamReader {
       turns: this.turns,
       toolCalls: this.toolCalls,
       retries: this.retries,
+      settledAborted: this.settledAborted,
       lines: this.lines,
       nonJson: this.nonJson,
     };
@@ -157,7 +161,12 @@ export class StreamReader {
         this.turns++;
         break;
       case 'message_end':
+        // Only the assistant's messages carry the answer, its usage and its model: the user's, tool results,
+        // custom messages and pi ≥ 0.86's leading `role: "system"` message never count.
         if (isObj(event.message) && event.message.role === 'assistant') this.assistantMessage(event.message);
+        break;
+      case 'agent_settled':
+        if (typeof event.aborted === 'boolean') this.settledAborted = event.aborted;
         break;
       case 'tool_execution_start':
         this.toolCalls++;

@@ -70,8 +70,14 @@ function outcome(summary: StreamSummary, ctx: VerdictContext): Verdict {
   if (summary.envelope) return { ok: true, source: 'gate', envelope: summary.envelope };
   // factory-guard aborts the agent; pi then reports a bare "This operation was aborted": the guard's reason
   // is the real motif.
-  if (summary.guardTrip && (summary.stopReason === 'error' || summary.stopReason === 'aborted')) {
+  // pi ≥ 1.1 says outright that the run was aborted (agent_settled.aborted): an abort between turns may leave an
+  // errored assistant message (0.85–1.5: "This operation was aborted") or none at all.
+  const aborted = summary.stopReason === 'aborted' || summary.settledAborted === true;
+  if (summary.guardTrip && (summary.stopReason === 'error' || aborted)) {
     return { ok: false, kind: 'guard', motif: line(summary.guardTrip) };
+  }
+  if (summary.settledAborted === true && summary.stopReason !== 'aborted') {
+    return { ok: false, kind: 'aborted', motif: `turn aborted${summary.errorMessage ? `: ${line(summary.errorMessage)}` : ''}` };
   }
   if (summary.stopReason === 'error') {
     return { ok: false, kind: 'model_error', motif: `model error: ${line(summary.errorMessage ?? '') || 'no error message from the provider'}` };

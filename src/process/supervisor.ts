@@ -4,6 +4,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
+import { Readable } from 'node:stream';
 
 export interface SupervisedChild {
   readonly child: ChildProcessWithoutNullStreams;
@@ -19,6 +20,12 @@ export interface SpawnOptions {
   env: NodeJS.ProcessEnv;
   /** Tag written into the child's env as FACTORY_RUN_TAG. */
   runTag?: string;
+  /**
+   * A file descriptor to give the child as its stdout instead of a pipe (`child.stdout` is then an empty stream).
+   * Node's stdio "pipes" are socket pairs: a Node program that ends with process.exit() can lose the end of a
+   * long output written to one (pi --list-models does), never when it writes to a file.
+   */
+  stdoutFd?: number;
 }
 
 const live = new Set<SupervisedChild>();
@@ -93,8 +100,10 @@ export function spawnSupervised(command: string, args: string[], opts: SpawnOpti
     cwd: opts.cwd,
     env,
     detached: true, // own process group: the kill ladder reaches grandchildren (bash tools)
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
+    stdio: ['pipe', opts.stdoutFd ?? 'pipe', 'pipe'],
+  }) as ChildProcessWithoutNullStreams;
+  // With a file for stdout there is no stream to read: an empty one keeps every reader's code the same.
+  if (!child.stdout) (child as { stdout: NodeJS.ReadableStream }).stdout = Readable.from([]);
   let done = false;
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.once('error', () => {

@@ -14,6 +14,11 @@ export interface ScriptedModelSpec {
   cost: { input: number; output: number; cacheRead?: number; cacheWrite?: number };
   contextWindow?: number;
   maxTokens?: number;
+  /**
+   * A declared prompt-cache lifetime in seconds (pi ≥ 0.86 `promptCache`): only to make pi's cache warming fire
+   * against the scripted server. The server has no cache; the lifetime is a fiction of the test.
+   */
+  promptCache?: { short?: number; long?: number };
 }
 
 /** Models with different prices, so cost comparisons between best-of-N arms mean something. */
@@ -31,6 +36,12 @@ export interface AgentDirOptions {
   models?: ScriptedModelSpec[];
   /** Extra keys merged over the default settings.json. */
   settings?: Record<string, unknown>;
+  /**
+   * The provider name the models are listed under (default `scripted`). A built-in name (`openrouter`) keeps
+   * pi's own models of that provider and routes the listed ids to the scripted server: a roster written for
+   * the real provider then runs unchanged, offline.
+   */
+  provider?: string;
 }
 
 export interface AgentDir {
@@ -47,10 +58,10 @@ export const SCRIPTED_SETTINGS = {
   quietStartup: true,
 } as const;
 
-export function modelsJson(baseUrl: string, models: ScriptedModelSpec[]): unknown {
+export function modelsJson(baseUrl: string, models: ScriptedModelSpec[], provider: string = SCRIPTED_PROVIDER): unknown {
   return {
     providers: {
-      [SCRIPTED_PROVIDER]: {
+      [provider]: {
         baseUrl,
         api: 'openai-completions',
         // pi lists a provider's models only when it has auth; the server ignores the key.
@@ -64,6 +75,7 @@ export function modelsJson(baseUrl: string, models: ScriptedModelSpec[]): unknow
           contextWindow: m.contextWindow ?? 128_000,
           maxTokens: m.maxTokens ?? 16_384,
           cost: { input: m.cost.input, output: m.cost.output, cacheRead: m.cost.cacheRead ?? 0, cacheWrite: m.cost.cacheWrite ?? 0 },
+          ...(m.promptCache ? { promptCache: m.promptCache } : {}),
         })),
       },
     },
@@ -80,7 +92,7 @@ export function makeAgentDir(opts: AgentDirOptions): AgentDir {
   if (!first) throw new Error('makeAgentDir: at least one scripted model is needed');
   const dir = opts.dir ?? realpathSync(mkdtempSync(join(tmpdir(), 'factory-pi-agent-')));
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'models.json'), `${JSON.stringify(modelsJson(opts.baseUrl, models), null, 2)}\n`);
+  writeFileSync(join(dir, 'models.json'), `${JSON.stringify(modelsJson(opts.baseUrl, models, opts.provider), null, 2)}\n`);
   writeFileSync(join(dir, 'settings.json'), `${JSON.stringify({ ...SCRIPTED_SETTINGS, ...opts.settings }, null, 2)}\n`);
-  return { dir, env: agentDirEnv(dir), route: `${SCRIPTED_PROVIDER}/${first.id}` };
+  return { dir, env: agentDirEnv(dir), route: `${opts.provider ?? SCRIPTED_PROVIDER}/${first.id}` };
 }

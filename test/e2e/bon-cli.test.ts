@@ -1,4 +1,4 @@
-// `factory bon` headless, through the built CLI (run `npm run build` first): real pi 0.85.1 in RPC mode, the
+// `factory bon` headless, through the built CLI (run `npm run build` first): the real pi under test in RPC mode, the
 // scripted model answering each arm on its own model's tape, the demo payload (its gate is `node --test`).
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -11,8 +11,8 @@ import { makeAgentDir } from '../../src/scripted/agentDir.js';
 import { startScriptedModel, type ScriptedModel } from '../../src/scripted/server.js';
 import { call, report, type Tapes } from '../../src/scripted/tape.js';
 import { runCli, type CliRun } from '../helpers/cli.js';
+import { cliChildEnv } from '../helpers/rig.js';
 
-const BASIC_ENV = ['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'LANG', 'LC_ALL', 'TMPDIR', 'TZ'];
 const MODELS_FLAG = DEMO_MODELS.join(',');
 const BETA_FILE = "export function farewell(name) {\n  return `Goodbye, ${name}!`;\n}\n";
 
@@ -29,9 +29,7 @@ async function startBench(tapes: Tapes): Promise<Bench> {
   const scratch = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'factory-bon-cli-')));
   const model = await startScriptedModel({ tapes });
   const agent = makeAgentDir({ baseUrl: model.baseUrl, dir: path.join(scratch, 'pi-agent') });
-  const env: Record<string, string> = {};
-  for (const key of BASIC_ENV) if (process.env[key] !== undefined) env[key] = process.env[key]!;
-  Object.assign(env, agent.env);
+  const env = await cliChildEnv(agent.env);
   return { model, repo: createDemoRepo(path.join(scratch, 'greet')), env, scratch };
 }
 

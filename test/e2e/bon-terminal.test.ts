@@ -1,4 +1,4 @@
-// `factory demo` (an offline best-of-3: real pi 0.85.1 in RPC mode, the scripted model) in a real terminal
+// `factory demo` (an offline best-of-3: the real pi under test in RPC mode, the scripted model) in a real terminal
 // (tmux): the arms board live, then ranked; enter shows the winner's coloured diff, esc goes back, p then y
 // applies the winner through the verified path, q exits 0. Needs `npm run build` (the built CLI runs).
 import { execFileSync } from 'node:child_process';
@@ -7,9 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FACTORY_BIN } from '../helpers/cli.js';
+import { cliChildEnv } from '../helpers/rig.js';
 import { hasTmux, startTmux, type TmuxSession } from '../helpers/tmux.js';
-
-const BASIC_ENV = ['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'LANG', 'LC_ALL', 'TMPDIR', 'TZ'];
 
 let term: TmuxSession | undefined;
 let scratch: string | undefined;
@@ -78,8 +77,7 @@ describe.skipIf(!hasTmux())('factory demo in a real terminal', () => {
   it('shows the arms live, ranks them, diffs the winner in colour, applies it on p y, and q exits 0', async () => {
     scratch = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'factory-bon-term-')));
     const repo = path.join(scratch, 'greet');
-    const env: Record<string, string> = {};
-    for (const key of BASIC_ENV) if (process.env[key] !== undefined) env[key] = process.env[key]!;
+    const env = await cliChildEnv();
     term = startTmux([process.execPath, FACTORY_BIN, 'demo', '--dir', repo], { cwd: scratch, env, cols: 120, rows: 42 });
 
     // Live: the three arms side by side while the first one runs, the others still pending, nothing ranked.

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { call, report, say } from '../../src/scripted/tape.js';
 import { runCli } from '../helpers/cli.js';
 import { processesTagged, promptBench, type PromptBench } from '../helpers/factory.js';
+import { cliChildEnv } from '../helpers/rig.js';
 
 const GOOD = { status: 'success', summary: 'Three files.', artifacts: [], notes_for_next_agent: '' };
 
@@ -129,7 +130,7 @@ describe('factory demo', () => {
   it('runs an offline best-of-3 through the real pi: one red arm, two green, the cheaper wins; --dir keeps the repo', async () => {
     const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'factory-demo-test-')), 'demo');
     try {
-      const r = await runCli(['demo', '--dir', dir, '--no-ui'], { env: { ...process.env, CI: 'true' } });
+      const r = await runCli(['demo', '--dir', dir, '--no-ui'], { env: { ...process.env, ...(await cliChildEnv()), CI: 'true' } });
       expect(r.code, r.stderr).toBe(0);
       const adwId = /^\[([0-9a-f]{8})\]/.exec(r.stderr)![1]!;
       expect(r.stdout.trim()).toBe(`git apply --index adws/adw_data/bon/${adwId}/arm-2.patch`);
@@ -145,12 +146,12 @@ describe('factory demo', () => {
       expect(harvest.winner).toBe(2);
       expect(harvest.arms.map((a: { arm: number; green: boolean }) => [a.arm, a.green])).toEqual([[2, true], [3, true], [1, false]]);
       // A second demo into the same folder is allowed (it is a previous demo), a foreign folder is not.
-      const again = await runCli(['demo', 'prompt', '--dir', dir, '--no-ui'], { env: { ...process.env, CI: 'true' } });
+      const again = await runCli(['demo', 'prompt', '--dir', dir, '--no-ui'], { env: { ...process.env, ...(await cliChildEnv()), CI: 'true' } });
       expect(again.code).toBe(0);
       expect(JSON.parse(again.stdout)).toMatchObject({ status: 'success' });
       const foreign = fs.mkdtempSync(path.join(os.tmpdir(), 'factory-foreign-'));
       fs.writeFileSync(path.join(foreign, 'precious.txt'), 'keep me');
-      const refused = await runCli(['demo', '--dir', foreign, '--no-ui'], { env: { ...process.env, CI: 'true' } });
+      const refused = await runCli(['demo', '--dir', foreign, '--no-ui'], { env: { ...process.env, ...(await cliChildEnv()), CI: 'true' } });
       expect(refused.code).toBe(2);
       expect(fs.readFileSync(path.join(foreign, 'precious.txt'), 'utf8')).toBe('keep me');
       fs.rmSync(foreign, { recursive: true, force: true });

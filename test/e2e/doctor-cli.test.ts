@@ -7,6 +7,7 @@ import { installNode } from '../../src/pi/node.js';
 import { factoryRoot } from '../../src/pi/resolve.js';
 import { runCli } from '../helpers/cli.js';
 import { makeTempRepo, type TempRepo } from '../helpers/repo.js';
+import { cliChildEnv } from '../helpers/rig.js';
 
 let repo: TempRepo | undefined;
 afterEach(() => {
@@ -14,7 +15,8 @@ afterEach(() => {
   repo = undefined;
 });
 
-const env = { ...process.env, CI: 'true' };
+// FACTORY_PI names the pi under test, so the doctor checks that pi on both CI legs, not node_modules/.bin/pi.
+const env = { ...process.env, ...(await cliChildEnv()), CI: 'true' };
 
 describe('factory doctor, headless', () => {
   it('checks a repo with the node installed: --json lists every check, exit 0 when the required ones pass', async () => {

@@ -158,7 +158,7 @@ describe('the real pi in a prescribed repo', () => {
     prescribe({ layer, into: target.dir, factoryRoot: factory });
     const [loaded, untrusted] = await Promise.all([run(target, ['--approve']), run(target, [])]);
     expect(loaded.exitCode).toBe(0);
-    expect(inventories(loaded.events)).toEqual([{ pi_version: '0.85.1', present: [...expected].sort(), missing: [] }]);
+    expect(inventories(loaded.events)).toEqual([{ pi_version: rig.piVersion, present: [...expected].sort(), missing: [] }]);
     expect(expected).toEqual(expect.arrayContaining(['damage-control', 'factory-obs', 'factory-report', 'factory-guard', 'factory-inventory']));
     expect(inventories(untrusted.events)).toEqual([]); // without --approve pi skips project packages silently
   });

@@ -1,12 +1,14 @@
-// The rig against the real pi 0.85.1: the scripted model must be a provider pi accepts as it is, with
-// the usage, cost, tool calls, retries and failures pi really produces.
+// The rig against the real pi under test (the bundled floor, or FACTORY_PI: CI's ceiling leg): the scripted
+// model must be a provider pi accepts as it is, with the usage, cost, tool calls, retries and failures pi
+// really produces; and every child the tests start must run that same pi.
 
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PiUnavailableError, checkPi, compareVersions, factoryRoot, resolvePi } from '../../src/pi/resolve.js';
+import { PiUnavailableError, bundledPi, checkPi, compareVersions, factoryRoot, resolvePi } from '../../src/pi/resolve.js';
 import { call, countCompletionTokens, countPromptTokens, fail, say } from '../../src/scripted/tape.js';
+import { runCli } from '../helpers/cli.js';
 import { makeTempRepo, type TempRepo } from '../helpers/repo.js';
 import { assistantMessages, lastAssistant, runPiJson, startRig, textOf, type Rig } from '../helpers/rig.js';
 
@@ -118,8 +120,36 @@ describe('pi resolution against real runtimes', () => {
     expect(message).toMatch(/^pi not found: FACTORY_PI=\/nonexistent does not exist — point FACTORY_PI at a pi executable or unset it$/);
   });
 
-  it('checkPi reads the version of the bundled pi', async () => {
-    expect(await checkPi(rig.pi, { env: rig.env })).toEqual({ version: '0.85.1' });
+  it('checkPi reads the version of the bundled pi: the one package.json pins as the floor', async () => {
+    const bundled = bundledPi(factoryRoot());
+    expect(bundled).toBeDefined();
+    // Whichever dependency section pins it (the exact version: the floor is a pin, not a range).
+    const manifest = JSON.parse(readFileSync(join(factoryRoot(), 'package.json'), 'utf8')) as Record<string, unknown>;
+    const sections = ['dependencies', 'optionalDependencies', 'devDependencies'].map((k) => (manifest[k] ?? {}) as Record<string, string>);
+    const pinned = sections.map((deps) => deps['@earendil-works/pi-coding-agent']).find((v) => v !== undefined);
+    expect(pinned).toMatch(/^\d+\.\d+\.\d+$/);
+    expect(await checkPi(bundled!, { env: rig.env })).toEqual({ version: pinned });
+  });
+
+  it('checkPi reads the version of the pi under test, and the rig reports that version', async () => {
+    const { version } = await checkPi(rig.pi, { env: rig.env });
+    expect(version).toMatch(/^\d+\.\d+\.\d+/);
+    expect(rig.piVersion).toBe(version);
+    if (process.env.FACTORY_PI) expect(rig.pi.source).toBe('FACTORY_PI');
+    else expect(rig.pi.source).toBe('bundled');
+  });
+
+  it('a CLI child given rig.env runs the pi under test (FACTORY_PI is always set), never one found on PATH', async () => {
+    expect(rig.env.FACTORY_PI).toBeDefined();
+    const r = await runCli(['doctor', '--json', 'tools.pi', '--cwd', repo.dir], { cwd: repo.dir, env: { ...rig.env, CI: 'true' } });
+    expect(r.code, r.stderr).toBe(0);
+    const report = JSON.parse(r.stdout) as { checks: { id: string; status: string; detail: string }[] };
+    const check = report.checks.find((c) => c.id === 'tools.pi');
+    expect(check).toMatchObject({ status: 'ok' });
+    expect(check!.detail.startsWith(`pi ${rig.piVersion} (`)).toBe(true);
+    // The same CLI file (a .js pi is run by whichever Node of the child can load it).
+    expect(check!.detail).toContain(rig.env.FACTORY_PI!);
+    expect(rig.pi.display).toContain(rig.env.FACTORY_PI!);
   });
 
   // `npx vitest` puts node_modules/.bin (the bundled Node 22) first on PATH: look for the system's older Node.

@@ -2,11 +2,13 @@
 // the scripted model. Primer + clones, set_model, abort, a refused dialog, a crash, close mid-turn.
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HarnessError } from '../../src/errors.js';
 import { Envelope, schema } from '../../src/envelopes.js';
 import type { Activity } from '../../src/events.js';
 import { readLedger } from '../../src/ledger.js';
+import { bundledPi, compareVersions, factoryRoot, PI_MIN_NODE } from '../../src/pi/resolve.js';
 import { PiRpc } from '../../src/pi/rpc.js';
 import { call, hang, report, say, slow, type Tapes } from '../../src/scripted/tape.js';
 import { processesTagged, promptBench, type PromptBench } from '../helpers/factory.js';
@@ -120,11 +122,16 @@ describe('PiRpc on the real pi', () => {
     await until('no tagged process', () => processesTagged(tag).length === 0, 5_000);
   });
 
-  it('a pi that cannot start (the real pi on the system Node 20) fails open() with the reason, declared and reaped', async () => {
+  // The pi under test's JS CLI started by the Node running the tests. Skipped, by these two conditions, when the
+  // pi under test is a standalone binary (FACTORY_PI not a .js: no script to hand another Node) or when this Node
+  // is new enough to load pi (then nothing fails to start).
+  const piScript = piCliScript();
+  const nodeTooOld = compareVersions(process.versions.node, PI_MIN_NODE) < 0;
+  it.runIf(piScript !== undefined && nodeTooOld)('a pi that cannot start (the real pi on the system Node 20) fails open() with the reason, declared and reaped', async () => {
     bench = await promptBench({});
     tag = randomUUID().slice(0, 8);
     const sessionId = randomUUID();
-    const onNode20 = { ...bench.rig.pi, command: process.execPath, display: 'pi on the system Node' };
+    const onNode20 = { command: process.execPath, prefixArgs: [piScript!], source: 'FACTORY_PI' as const, display: 'pi on the system Node' };
     const error = await failure(
       PiRpc.open({
         pi: onNode20,
@@ -233,3 +240,10 @@ describe('PiRpc on the real pi', () => {
     await until('no tagged process', () => processesTagged(tag).length === 0, 5_000);
   });
 });
+
+/** The JS CLI of the pi under test: a `.js` FACTORY_PI, else (no FACTORY_PI) the bundled cli.js; undefined for a binary. */
+function piCliScript(): string | undefined {
+  const explicit = process.env.FACTORY_PI?.trim();
+  if (explicit) return /\.(c|m)?js$/.test(explicit) ? path.resolve(explicit) : undefined;
+  return bundledPi(factoryRoot())?.prefixArgs[0];
+}

@@ -1,5 +1,5 @@
 // Helpers for best-of-N end-to-end tests: the demo's sample payload (committed, the factory's pi node included,
-// its roster naming `node --test` as the gate) in a temp folder, a rig (real pi 0.85.1 + scripted model), and
+// its roster naming `node --test` as the gate) in a temp folder, a rig (the real pi under test + scripted model), and
 // `factory bon` prepared exactly as the command does it (openWorkspace → prepareBonRun → execute → close).
 import fs from 'node:fs';
 import os from 'node:os';
@@ -22,7 +22,7 @@ export interface BonBench {
   /** The payload repo (realpath), everything committed. */
   dir: string;
   paths: WorkspacePaths;
-  /** The environment `factory bon` gets: the process's own plus the private pi agent dir. */
+  /** The environment `factory bon` gets: the process's own plus the rig's (private pi agent dir, FACTORY_PI = the pi under test). */
   env: NodeJS.ProcessEnv;
   cleanup(): Promise<void>;
 }
@@ -44,7 +44,7 @@ export async function bonBench(tapes: Tapes, files: Record<string, string> = {})
     rig,
     dir,
     paths: workspacePaths(dir),
-    env: { ...process.env, ...rig.agentDir.env },
+    env: { ...process.env, ...rig.env },
     cleanup: async () => {
       await rig.cleanup();
       fs.rmSync(scratch, { recursive: true, force: true });

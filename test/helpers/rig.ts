@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bundledPi, factoryRoot, resolvePi, type PiCommand } from '../../src/pi/resolve.js';
+import { bundledPi, checkPi, factoryRoot, resolvePi, type PiCommand } from '../../src/pi/resolve.js';
 import { makeAgentDir, type AgentDir, type ScriptedModelSpec } from '../../src/scripted/agentDir.js';
 import { startScriptedModel, type ScriptedModel } from '../../src/scripted/server.js';
 import type { Tapes } from '../../src/scripted/tape.js';
@@ -14,9 +14,14 @@ import type { Tapes } from '../../src/scripted/tape.js';
 export interface Rig {
   model: ScriptedModel;
   agentDir: AgentDir;
-  /** The whole env to give pi: a few process basics plus the agent dir's entries (no stray keys). */
+  /**
+   * The whole env to give pi or a CLI child: a few process basics, the agent dir's entries (no stray keys) and
+   * FACTORY_PI naming the pi under test, so a `factory` child runs that pi, never one found on PATH.
+   */
   env: Record<string, string>;
   pi: PiCommand;
+  /** `pi --version` of the pi under test (read once per test process): assert this, never a literal. */
+  piVersion: string;
   /** A session dir private to this rig. */
   sessionDir: string;
   cleanup(): Promise<void>;
@@ -31,8 +36,8 @@ export interface RigOptions {
 const BASIC_ENV = ['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'LANG', 'LC_ALL', 'TMPDIR', 'TZ'];
 
 /**
- * The pi under test: FACTORY_PI when the developer sets it (to try another build), otherwise the
- * bundled 0.85.1 on Node 22, never whatever `pi` happens to be on PATH.
+ * The pi under test: FACTORY_PI when the developer (or CI's ceiling leg) sets it, otherwise the bundled pi
+ * on Node 22, never whatever `pi` happens to be on PATH.
  */
 export async function piForTests(): Promise<PiCommand> {
   const root = factoryRoot();
@@ -42,6 +47,46 @@ export async function piForTests(): Promise<PiCommand> {
   return pi;
 }
 
+/** The FACTORY_PI value that makes a child resolve exactly `pi`: its JS CLI (run by a suitable Node), else the executable. */
+export function factoryPiValue(pi: PiCommand): string {
+  const script = pi.prefixArgs[0];
+  return script !== undefined && /\.(c|m)?js$/.test(script) ? script : pi.command;
+}
+
+export interface PiUnderTest {
+  pi: PiCommand;
+  version: string;
+  /** FACTORY_PI for a child process (see factoryPiValue). */
+  factoryPi: string;
+}
+
+let underTest: Promise<PiUnderTest> | undefined;
+
+/** The pi under test with its version, resolved and asked once per test process (`pi --version` costs ~0.5 s). */
+export function piUnderTest(): Promise<PiUnderTest> {
+  underTest ??= (async () => {
+    const pi = await piForTests();
+    const { version } = await checkPi(pi, { env: { ...basicEnv(), PI_OFFLINE: '1', PI_SKIP_VERSION_CHECK: '1', PI_TELEMETRY: '0' } });
+    return { pi, version, factoryPi: factoryPiValue(pi) };
+  })();
+  return underTest;
+}
+
+/** The few process basics a child needs (PATH, HOME, locale…), nothing else of the test runner's env. */
+export function basicEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const key of BASIC_ENV) {
+    const value = process.env[key];
+    if (value !== undefined) env[key] = value;
+  }
+  return env;
+}
+
+/** basicEnv plus FACTORY_PI naming the pi under test: for a CLI child that builds its own pi agent dir (demo, bon-cli). */
+export async function cliChildEnv(extra: Record<string, string> = {}): Promise<Record<string, string>> {
+  return { ...basicEnv(), FACTORY_PI: (await piUnderTest()).factoryPi, ...extra };
+}
+
 export async function startRig(opts: RigOptions): Promise<Rig> {
   const root = realpathSync(mkdtempSync(join(tmpdir(), 'factory-rig-')));
   const sessionDir = join(root, 'sessions');
@@ -49,18 +94,14 @@ export async function startRig(opts: RigOptions): Promise<Rig> {
   const model = await startScriptedModel({ tapes: opts.tapes, models: opts.models?.map((m) => m.id) });
   try {
     const agentDir = makeAgentDir({ baseUrl: model.baseUrl, dir: join(root, 'agent'), models: opts.models, settings: opts.settings });
-    const env: Record<string, string> = {};
-    for (const key of BASIC_ENV) {
-      const value = process.env[key];
-      if (value !== undefined) env[key] = value;
-    }
-    Object.assign(env, agentDir.env);
-    const pi = await piForTests();
+    const { pi, version, factoryPi } = await piUnderTest();
+    const env: Record<string, string> = { ...basicEnv(), ...agentDir.env, FACTORY_PI: factoryPi };
     return {
       model,
       agentDir,
       env,
       pi,
+      piVersion: version,
       sessionDir,
       cleanup: async () => {
         await model.close();

@@ -19,4 +19,10 @@ describe('pi flag builder', () => {
     expect(jsonModeArgs({ sessionId: 'x', sessionDir: '/s' })).toEqual(['-p', '--mode', 'json', '--approve', '--session-id', 'x', '--session-dir', '/s', '--no-skills', '--no-prompt-templates', '--']);
     expect(() => jsonModeArgs({ sessionId: 'x', sessionDir: 'adws/adw_data/sessions' })).toThrow(/absolute/);
   });
+
+  it('adds --no-mcp with the other resource switches only when asked (a pi < 0.99 refuses it)', () => {
+    expect(jsonModeArgs({ sessionId: 'x', sessionDir: '/s', noMcp: true })).toEqual(['-p', '--mode', 'json', '--approve', '--session-id', 'x', '--session-dir', '/s', '--no-skills', '--no-prompt-templates', '--no-mcp', '--']);
+    expect(rpcModeArgs({ sessionId: 'x', sessionDir: '/s', noMcp: true })).toContain('--no-mcp');
+    expect(rpcModeArgs({ sessionId: 'x', sessionDir: '/s', noMcp: false })).not.toContain('--no-mcp');
+  });
 });

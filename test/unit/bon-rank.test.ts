@@ -55,6 +55,9 @@ describe('primerLine', () => {
 describe('applyCommand and harvestJson', () => {
   it('proposes the exact command, relative to the folder when the patch is inside it, quoted when needed', () => {
     expect(applyCommand('/r/adws/adw_data/bon/abcd1234/arm-2.patch', '/r')).toBe('git apply --index adws/adw_data/bon/abcd1234/arm-2.patch');
+    // Typed in a subfolder, the command still applies at the root (a plain git apply would skip paths outside it).
+    expect(applyCommand('/r/adws/adw_data/bon/abcd1234/arm-2.patch', '/r', '/r/src/lib')).toBe('git -C ../.. apply --index adws/adw_data/bon/abcd1234/arm-2.patch');
+    expect(applyCommand('/r/adws/adw_data/bon/abcd1234/arm-2.patch', '/r', '/r')).toBe('git apply --index adws/adw_data/bon/abcd1234/arm-2.patch');
     expect(applyCommand('/elsewhere/arm-2.patch', '/r')).toBe('git apply --index /elsewhere/arm-2.patch');
     expect(applyCommand("/my repo/it's.patch")).toBe(`git apply --index '/my repo/it'\\''s.patch'`);
   });

@@ -4,10 +4,9 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { vitestSummary } from '../../src/doctor/battery.js';
 import { extensionNames } from '../../src/doctor/checks.js';
 import { pointsAtFactory, rulesProblem } from '../../src/doctor/nodeFiles.js';
-import { parseModelList } from '../../src/doctor/probes.js';
+import { parseModelList, runProgram } from '../../src/doctor/probes.js';
 
 describe('parseModelList', () => {
   it('reads the padded table pi prints, ignoring lines before its header and trailing blanks', () => {
@@ -26,14 +25,6 @@ describe('parseModelList', () => {
 
   it('gives nothing for "No models matching"', () => {
     expect(parseModelList('No models matching "zzz"\n')).toEqual([]);
-  });
-});
-
-describe('vitestSummary', () => {
-  it('reads passed and failed counts', () => {
-    expect(vitestSummary(' Test Files  1 failed (1)\n      Tests  1 failed | 11 passed (12)\n')).toEqual({ passed: 11, failed: 1, skipped: 0 });
-    expect(vitestSummary('      Tests  5 passed | 2 skipped (7)')).toEqual({ passed: 5, failed: 0, skipped: 2 });
-    expect(vitestSummary('no summary here')).toBeUndefined();
   });
 });
 
@@ -70,6 +61,18 @@ describe('extensionNames', () => {
       expect(extensionNames(root).find((e) => e.name === 'factory-context')).toBeUndefined();
     } finally {
       rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('runProgram', () => {
+  it('keeps the whole output of a program that writes a lot and ends with process.exit() (as pi --list-models does)', async () => {
+    const size = 400_000;
+    const script = `process.stdout.write('x'.repeat(${size})); process.exit(3)`;
+    const runs = await Promise.all(Array.from({ length: 8 }, () => runProgram(process.execPath, ['-e', script], { cwd: process.cwd(), env: process.env, timeoutMs: 20_000 })));
+    for (const out of runs) {
+      expect(out.code).toBe(3);
+      expect(out.stdout.length).toBe(size);
     }
   });
 });

@@ -1,7 +1,7 @@
 // Which pi runs, and the one-line errors when none can. These tests never start pi (the e2e rig test
 // runs the real one); the only scripts executed are hand-written stand-ins for faults pi cannot show.
 
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -29,7 +29,8 @@ async function rejection(promise: Promise<unknown>): Promise<PiUnavailableError>
 
 describe('compareVersions', () => {
   it.each([
-    ['0.85.1', '0.85.0', 1],
+    ['0.85.2', '0.85.0', 1],
+    ['1.6.0', '0.85.9', 1],
     ['0.85.0', '0.85.0', 0],
     ['v0.85.0', '0.85.0', 0],
     ['0.9.0', '0.85.0', -1],
@@ -43,15 +44,15 @@ describe('compareVersions', () => {
 });
 
 describe('factoryRoot', () => {
-  it('finds the folder whose package.json is named "factory"', () => {
+  it('finds the folder whose package.json is named "factory-cockpit"', () => {
     const root = factoryRoot();
-    expect(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).name).toBe('factory');
+    expect(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).name).toBe('factory-cockpit');
   });
 
   it('walks up from a nested folder, and says so when there is none', () => {
     const root = factoryRoot();
     expect(factoryRoot(join(root, 'src', 'pi'))).toBe(root);
-    expect(() => factoryRoot(scratch)).toThrow(/no package.json named "factory"/);
+    expect(() => factoryRoot(scratch)).toThrow(/no package.json named "factory-cockpit"/);
   });
 });
 
@@ -91,6 +92,20 @@ describe('resolvePi', () => {
     const exe = file('b/pi', '#!/bin/sh\n', 0o755);
     const pi = await resolvePi({ env: { PATH: [dirA, join(exe, '..')].join(':') }, factoryRoot: root });
     expect(pi).toMatchObject({ command: exe, source: 'PATH', prefixArgs: [] });
+  });
+
+  it('passes over a PATH entry that links to the factory\'s own bundled pi (npx puts node_modules/.bin first)', async () => {
+    const bundledCli = join(root, 'node_modules/@earendil-works/pi-coding-agent/dist/bundle/cli.js');
+    const binDir = join(scratch, 'npx-bin');
+    mkdirSync(binDir, { recursive: true });
+    symlinkSync(bundledCli, join(binDir, 'pi'));
+    const users = file('user-bin/pi', '#!/bin/sh\n', 0o755);
+    const pi = await resolvePi({ env: { PATH: [binDir, join(users, '..')].join(':') }, factoryRoot: root });
+    expect(pi).toMatchObject({ command: users, source: 'PATH', prefixArgs: [] });
+    // Only the link on PATH: the bundled pi, named as such (the documented order FACTORY_PI → PATH → bundled).
+    const alone = await resolvePi({ env: { PATH: binDir }, factoryRoot: root });
+    expect(alone.source).toBe('bundled');
+    expect(alone.prefixArgs).toEqual([bundledCli]);
   });
 
   it('then the bundled pi, run by the bundled Node 22 when the current Node is too old', async () => {

@@ -18,7 +18,7 @@ vi.mock('zod', async (importOriginal) => {
 });
 
 const roster = await import('../../src/roster.js');
-const { agentFor, briefFor, defaultRoster, fallbackRoute, gateCommands, loadRoster, loadRosterIfPresent, payloadDir, RosterError, rosterPath } = roster;
+const { agentFor, briefFor, briefSource, defaultRoster, fallbackRoute, gateCommands, loadRoster, loadRosterIfPresent, payloadDir, RosterError, rosterPath } = roster;
 
 const FIXTURES = path.join(factoryRoot(), 'test', 'fixtures', 'roster');
 const fixture = (name: string) => path.join(FIXTURES, name);
@@ -249,14 +249,16 @@ describe('the shipped roster and briefs', () => {
     expect(fallbackRoute(r)).not.toBe(agentFor(r, 'builder').route);
   });
 
-  it('briefFor reads the workspace brief, falls back to another root, and never leaves the folder', () => {
+  it('briefFor reads the workspace brief, falls back to the neutral default, and never leaves the folder', () => {
     expect(briefFor(dir, 'builder')).toBeUndefined();
-    expect(briefFor(dir, 'builder', factoryRoot())).toBe(briefFor(factoryRoot(), 'builder'));
+    const neutral = briefSource(dir, 'builder', factoryRoot());
+    expect(neutral).toMatchObject({ origin: 'default', file: path.join(factoryRoot(), 'templates', 'briefs', 'builder.md') });
+    expect(neutral?.text).not.toBe(briefFor(factoryRoot(), 'builder')); // the factory's house rules serve only itself
     const briefs = path.join(dir, 'adws', 'adw_config', 'briefs');
     fs.mkdirSync(briefs, { recursive: true });
     fs.writeFileSync(path.join(briefs, 'builder.md'), '\n# Local builder\nBe brief.\n');
     fs.writeFileSync(path.join(briefs, 'prompter.md'), '  \n');
-    expect(briefFor(dir, 'builder', factoryRoot())).toBe('# Local builder\nBe brief.');
+    expect(briefSource(dir, 'builder', factoryRoot())).toMatchObject({ origin: 'repo', text: '# Local builder\nBe brief.' });
     expect(briefFor(dir, 'prompter')).toBeUndefined(); // blank = none
     fs.writeFileSync(path.join(dir, 'adws', 'adw_config', 'secret.md'), 'outside');
     expect(briefFor(dir, '../secret')).toBeUndefined();

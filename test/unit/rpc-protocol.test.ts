@@ -9,6 +9,7 @@ import {
   parseSessionStats,
   parseState,
   PendingCommands,
+  promptDisposition,
   RpcCommandError,
   RpcTimeoutError,
   uiRefusal,
@@ -145,6 +146,20 @@ describe('state readers', () => {
     const state = parseState({ sessionId: 's1', sessionFile: '/x/s1.jsonl', messageCount: 4, isStreaming: false, model: { provider: 'scripted', id: 'beta' } });
     expect(state).toEqual({ sessionId: 's1', sessionFile: '/x/s1.jsonl', messageCount: 4, isStreaming: false, model: 'scripted/beta', thinkingLevel: undefined });
     expect(() => parseState({ messageCount: 1 })).toThrow(/sessionId/);
+  });
+
+  it('tolerates get_state without a model: 1.x omits the field when none is selected, 0.85 sent null', () => {
+    const base = { sessionId: 's1', sessionFile: '/x/s1.jsonl', messageCount: 0, isStreaming: false, thinkingLevel: 'off' };
+    expect(parseState(base)).toEqual({ ...base, model: undefined });
+    expect(parseState({ ...base, model: null })).toEqual({ ...base, model: undefined });
+  });
+
+  it('reads the disposition of an accepted prompt (pi ≥ 0.99), undefined when pi does not say (0.85)', () => {
+    expect(promptDisposition({ disposition: 'handled' })).toBe('handled');
+    expect(promptDisposition({ disposition: 'started' })).toBe('started');
+    expect(promptDisposition({ disposition: 'queued' })).toBe('queued');
+    expect(promptDisposition(undefined)).toBeUndefined();
+    expect(promptDisposition({ disposition: 'something-new' })).toBeUndefined();
   });
 
   it('reads get_session_stats defensively', () => {

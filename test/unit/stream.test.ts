@@ -1,11 +1,19 @@
-// Fixtures under test/fixtures/pi/ are real pi 0.85.1 `--mode json` streams, captured against the
-// scripted model with the project's .pi socle (see test/fixtures/pi/README.md).
+// Fixtures are real `--mode json` streams captured against the scripted model with the project's socle: pi 0.85.1
+// (the floor) under test/fixtures/pi/, pi 1.6.0 (the ceiling) under test/fixtures/pi-1.6/ (see their READMEs). The
+// same reader must read both: 1.x adds a leading `role: "system"` message_end, `agent_settled.aborted` and
+// `tool_execution_end.durationMs`, none of which may move a figure.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { StreamReader, argsDetail, readStream, toActivity, type PiEvent } from '../../src/pi/stream.js';
 
-function fixture(name: string): string[] {
-  return readFileSync(new URL(`../fixtures/pi/${name}.jsonl`, import.meta.url), 'utf8').split('\n');
+type FixtureDir = 'pi' | 'pi-1.6';
+
+function fixture(name: string, dir: FixtureDir = 'pi'): string[] {
+  return readFileSync(new URL(`../fixtures/${dir}/${name}.jsonl`, import.meta.url), 'utf8').split('\n');
+}
+
+function events(name: string, dir: FixtureDir): PiEvent[] {
+  return fixture(name, dir).filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as PiEvent);
 }
 
 const line = (event: Record<string, unknown>) => JSON.stringify(event);
@@ -14,44 +22,75 @@ function assistantEnd(message: Record<string, unknown>): string {
   return line({ type: 'message_end', message: { role: 'assistant', content: [], ...message } });
 }
 
-describe('readStream on captured pi streams', () => {
+const SOCLE_085 = ['damage-control', 'factory-guard', 'factory-inventory', 'factory-obs', 'factory-report'];
+const SOCLE_160 = ['damage-control', 'factory-compact', 'factory-context', 'factory-guard', 'factory-inventory', 'factory-obs', 'factory-report'];
+
+/** What each recorded set holds (the figures are pi's own usage of those runs). */
+const SETS = [
+  {
+    dir: 'pi' as const,
+    name: '0.85',
+    version: /^0\.85\.\d+$/,
+    socle: SOCLE_085,
+    gate: { tokens: 5642, cost: 0.017898, lines: 65 },
+    textNoSocle: { tokens: 958, cost: 0.003294 },
+    socleMissingPresent: SOCLE_085,
+    settledAborted: undefined,
+  },
+  {
+    dir: 'pi-1.6' as const,
+    name: '1.6',
+    version: /^1\.6\.\d+$/,
+    socle: SOCLE_160,
+    gate: { tokens: 8724, cost: 0.027144, lines: 69 },
+    textNoSocle: { tokens: 1325, cost: 0.004395 },
+    socleMissingPresent: SOCLE_160.filter((n) => n !== 'factory-compact'),
+    settledAborted: false,
+  },
+];
+
+describe.each(SETS)('readStream on captured pi $name streams', (set) => {
   it('gate run: envelope from report_phase, refused gate call, inventory, figures', () => {
-    const s = readStream(fixture('gate'));
+    const s = readStream(fixture('gate', set.dir));
     expect(s.sessionId).toBe('cap-gate');
     expect(s.envelope).toEqual({ status: 'success', summary: 'wrote notes.txt', changed_files: ['notes.txt'], artifacts: [] });
     expect(s.gateErrors).toHaveLength(1);
     expect(s.gateErrors[0]).toMatch(/^report_phase refused: status: .*"ok" received/);
-    expect(s.inventory).toEqual({
-      pi_version: '0.85.1',
-      present: ['damage-control', 'factory-guard', 'factory-inventory', 'factory-obs', 'factory-report'],
-      missing: [],
-    });
+    expect(s.inventory).toEqual({ pi_version: expect.stringMatching(set.version), present: set.socle, missing: [] });
     expect(s.model).toBe('scripted/alpha');
-    expect(s.tokens).toBe(5642);
-    expect(s.cost).toBe(0.017898);
+    expect(s.tokens).toBe(set.gate.tokens);
+    expect(s.cost).toBe(set.gate.cost);
     expect(s.stopReason).toBe('toolUse');
     expect(s.errorMessage).toBeUndefined();
     expect(s.text).toBe('Let me check the shell first.');
     expect(s.turns).toBe(4);
     expect(s.toolCalls).toBe(4);
     expect(s.retries).toBe(0);
-    expect(s.lines).toBe(65);
+    expect(s.lines).toBe(set.gate.lines);
     expect(s.nonJson).toBe(0);
+    expect(s.settledAborted).toBe(set.settledAborted);
+  });
+
+  it('usage is the sum of the assistant messages only, whatever other messages the stream carries', () => {
+    const all = events('gate', set.dir);
+    const assistants = all.filter((e) => e.type === 'message_end' && (e.message as { role?: string }).role === 'assistant');
+    const sum = assistants.reduce((n, e) => n + ((e.message as { usage: { totalTokens: number } }).usage.totalTokens ?? 0), 0);
+    expect(readStream(fixture('gate', set.dir)).tokens).toBe(sum);
   });
 
   it('text run without socle: no inventory, the final text with U+2028 intact', () => {
-    const s = readStream(fixture('text-no-socle'));
+    const s = readStream(fixture('text-no-socle', set.dir));
     expect(s.inventory).toBeUndefined();
     expect(s.envelope).toBeUndefined();
     expect(s.text).toContain('cfg = { theme: "dark" }');
     expect(s.text).toContain('déjà vu \u2028 ok');
     expect(s.stopReason).toBe('stop');
-    expect(s.tokens).toBe(958);
-    expect(s.cost).toBe(0.003294);
+    expect(s.tokens).toBe(set.textNoSocle.tokens);
+    expect(s.cost).toBe(set.textNoSocle.cost);
   });
 
   it('provider outage: pi retried twice, last stopReason error with the provider message, zero usage', () => {
-    const s = readStream(fixture('outage'));
+    const s = readStream(fixture('outage', set.dir));
     expect(s.retries).toBe(2);
     expect(s.stopReason).toBe('error');
     expect(s.errorMessage).toMatch(/^429: .*Rate limit exceeded/);
@@ -62,7 +101,44 @@ describe('readStream on captured pi streams', () => {
   });
 
   it('missing socle extension is visible in the inventory', () => {
-    expect(readStream(fixture('socle-missing')).inventory?.missing).toEqual(['factory-compact']);
+    const s = readStream(fixture('socle-missing', set.dir));
+    expect(s.inventory?.missing).toEqual(['factory-compact']);
+    expect(s.inventory?.present).toEqual(set.socleMissingPresent);
+  });
+});
+
+describe('pi 1.x stream additions (test/fixtures/pi-1.6)', () => {
+  it('the leading system message_end is streamed and changes neither text, usage nor model', () => {
+    const all = events('gate', 'pi-1.6');
+    const system = all.findIndex((e) => e.type === 'message_end' && (e.message as { role?: string }).role === 'system');
+    const user = all.findIndex((e) => e.type === 'message_end' && (e.message as { role?: string }).role === 'user');
+    expect(system).toBeGreaterThanOrEqual(0);
+    expect(system).toBeLessThan(user);
+    expect(toActivity(all[system]!)).toBeUndefined();
+    const withoutSystem = fixture('gate', 'pi-1.6').filter((l) => !l.includes('"role":"system"'));
+    const { lines: _a, ...withSystemFigures } = readStream(fixture('gate', 'pi-1.6'));
+    const { lines: _b, ...withoutSystemFigures } = readStream(withoutSystem);
+    expect(withSystemFigures).toEqual(withoutSystemFigures);
+  });
+
+  it('agent_settled.aborted is kept: true for the guard-aborted run, which ends stopReason aborted', () => {
+    const s = readStream(fixture('aborted', 'pi-1.6'));
+    expect(s.settledAborted).toBe(true);
+    expect(s.stopReason).toBe('aborted');
+    expect(s.errorMessage).toBe('This operation was aborted');
+    expect(s.guardTrip).toBe('factory-guard tripped — tool call limit reached: 1 call(s) allowed (FACTORY_MAX_TOOL_CALLS); the agent is stopped');
+    expect(s.toolCalls).toBe(2);
+  });
+
+  it('tool_execution_end carries durationMs; the activity lines read the same as on 0.85', () => {
+    const ends = events('gate', 'pi-1.6').filter((e) => e.type === 'tool_execution_end');
+    expect(ends.filter((e) => typeof e.durationMs === 'number').map((e) => e.toolName)).toEqual(expect.arrayContaining(['bash', 'write']));
+    expect(ends.map((e) => toActivity(e))).toEqual([
+      { kind: 'tool_end', tool: 'bash', isError: false, detail: 'héllo wörld ✓' },
+      { kind: 'tool_end', tool: 'write', isError: false, detail: 'Successfully wrote to notes.txt' },
+      { kind: 'tool_end', tool: 'report_phase', isError: true, detail: expect.stringMatching(/^report_phase refused/) },
+      { kind: 'tool_end', tool: 'report_phase', isError: false, detail: 'Envelope delivered to the factory. Stop here.' },
+    ]);
   });
 });
 

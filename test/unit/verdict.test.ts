@@ -6,8 +6,9 @@ import { verdict, type VerdictContext } from '../../src/pi/verdict.js';
 
 const SOCLE = ['factory-report', 'factory-inventory', 'damage-control', 'factory-obs', 'factory-guard'];
 
-function captured(name: string): StreamSummary {
-  return readStream(readFileSync(new URL(`../fixtures/pi/${name}.jsonl`, import.meta.url), 'utf8').split('\n'));
+/** A recorded stream: pi 0.85.1 (test/fixtures/pi, the floor) or pi 1.6.0 (test/fixtures/pi-1.6, the ceiling). */
+function captured(name: string, dir: 'pi' | 'pi-1.6' = 'pi'): StreamSummary {
+  return readStream(readFileSync(new URL(`../fixtures/${dir}/${name}.jsonl`, import.meta.url), 'utf8').split('\n'));
 }
 
 const ctx = (over: Partial<VerdictContext> = {}): VerdictContext => ({
@@ -19,7 +20,7 @@ const ctx = (over: Partial<VerdictContext> = {}): VerdictContext => ({
   ...over,
 });
 
-const inventory = { pi_version: '0.85.1', present: [...SOCLE], missing: [] as string[] };
+const inventory = { pi_version: '0.85.4', present: [...SOCLE], missing: [] as string[] };
 
 function summary(over: Partial<StreamSummary> = {}): StreamSummary {
   return {
@@ -57,7 +58,7 @@ describe('verdict: the socle proof comes first', () => {
   });
 
   it('an expected extension absent from `present` is named too (inventory built with another list)', () => {
-    const v = verdict(summary({ inventory: { pi_version: '0.85.1', present: ['factory-inventory'], missing: [] } }), ctx({ expectedSocle: ['factory-inventory', 'factory-guard', 'factory-obs'] }));
+    const v = verdict(summary({ inventory: { pi_version: '1.6.0', present: ['factory-inventory'], missing: [] } }), ctx({ expectedSocle: ['factory-inventory', 'factory-guard', 'factory-obs'] }));
     expect(v).toEqual({ ok: false, kind: 'socle', motif: 'socle incomplete: extensions factory-guard, factory-obs not loaded by pi' });
   });
 
@@ -175,5 +176,41 @@ describe('compareVersions', () => {
     expect(compareVersions('0.9.0', '0.85.0')).toBe(-1);
     expect(compareVersions('1.0', '0.85.0')).toBe(1);
     expect(compareVersions('v0.85.1-beta.1', '0.85.0')).toBe(1);
+  });
+});
+
+describe.each(['pi', 'pi-1.6'] as const)('verdict on the streams recorded in test/fixtures/%s', (dir) => {
+  it('no socle → refused; a missing extension → named', () => {
+    expect(verdict(captured('text-no-socle', dir), ctx())).toMatchObject({ ok: false, kind: 'socle' });
+    expect(verdict(captured('socle-missing', dir), ctx())).toEqual({ ok: false, kind: 'socle', motif: 'socle incomplete: extension factory-compact not loaded by pi' });
+  });
+
+  it('the gate envelope wins, from the requested model only', () => {
+    expect(verdict(captured('gate', dir), ctx({ requestedModel: 'scripted/alpha' }))).toMatchObject({ ok: true, source: 'gate', envelope: { status: 'success' } });
+    expect(verdict(captured('gate', dir), ctx({ requestedModel: 'scripted/beta' }))).toMatchObject({ ok: false, kind: 'model_mismatch' });
+  });
+
+  it('the outage is a model_error carrying the provider message (the fallback trigger)', () => {
+    expect(verdict(captured('outage', dir), ctx())).toEqual({
+      ok: false,
+      kind: 'model_error',
+      motif: 'model error: 429: {"message":"Rate limit exceeded","type":"rate_limit_error","code":429}',
+    });
+  });
+});
+
+describe('verdict on pi 1.x aborts (agent_settled.aborted)', () => {
+  it('the recorded guard trip (stopReason aborted, settled aborted) gives the guard\'s reason', () => {
+    expect(verdict(captured('aborted', 'pi-1.6'), ctx())).toEqual({
+      ok: false,
+      kind: 'guard',
+      motif: 'factory-guard tripped — tool call limit reached: 1 call(s) allowed (FACTORY_MAX_TOOL_CALLS); the agent is stopped',
+    });
+  });
+
+  it('a run pi says was aborted is "aborted", even when its last message reads as an error', () => {
+    const v = verdict(summary({ stopReason: 'error', errorMessage: 'This operation was aborted', settledAborted: true }), ctx());
+    expect(v).toEqual({ ok: false, kind: 'aborted', motif: 'turn aborted: This operation was aborted' });
+    expect(verdict(summary({ text: 'done', stopReason: 'stop', settledAborted: false }), ctx())).toMatchObject({ ok: true, source: 'text' });
   });
 });

@@ -1,23 +1,10 @@
 // Shared by the battery (.pi/tests/battery.test.ts) and the prescription test: which node extensions are
 // on disk, and the environment that makes one pi run a full factory phase of the node.
-import { existsSync } from 'node:fs';
-import path from 'node:path';
-import { NODE_EXTENSIONS } from '../../../src/pi/node.js';
 import type { PiEvent } from '../../../test/helpers/rig.js';
 import type { NodeProject } from './node-rig.js';
 
-/** How the doctor (and a developer) runs the battery alone; vitest's exit code is the verdict. */
-export const BATTERY_FILE = '.pi/tests/battery.test.ts';
-export const BATTERY_COMMAND = ['npx', 'vitest', 'run', BATTERY_FILE] as const;
+export { extensionsOnDisk } from '../../../src/doctor/nodeBattery.js';
 
-/** The node's extensions whose file exists in `factoryRoot`, in the node's order. */
-export function extensionsOnDisk(factoryRoot: string): string[] {
-  return NODE_EXTENSIONS.filter((name) => existsSync(path.join(factoryRoot, '.pi', 'extensions', `${name}.ts`)));
-}
-
-export function hasExtension(factoryRoot: string, name: string): boolean {
-  return existsSync(path.join(factoryRoot, '.pi', 'extensions', `${name}.ts`));
-}
 
 /** A factory phase environment that expects exactly the extensions on disk (so a silent one is missing). */
 export function phaseEnv(project: Pick<NodeProject, 'schemaFile' | 'dataDir'>, expected: string[], extra: Record<string, string> = {}): Record<string, string> {

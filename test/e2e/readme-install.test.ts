@@ -1,0 +1,194 @@
+// The README is a test: the shell block of "Use it in your repo" is run as written — the cockpit packed from
+// this checkout, installed globally into a temporary prefix, `factory init` in a fresh repository, the commit
+// it asks for, the doctor (battery included), and a best-of-3 of the roster init wrote. The model is the
+// scripted one, listed under pi's own `openrouter` provider so the roster runs unchanged and offline.
+// Three substitutions only, each checked to be in the README: the tarball goes to a scratch folder (and is
+// packed without re-running the build, which `npm test` has just done: rebuilding dist/ under a running suite
+// would pull files from under other tests), the global prefix is the scratch one (npm_config_prefix), and
+// `cd ~/src/your-repo` goes to the test's repository. No `pi` is on PATH: the pinned pi the install brought
+// runs, unless the suite runs on another pi (FACTORY_PI), which is then the user's own pi.
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { factoryRoot } from '../../src/pi/resolve.js';
+import { makeAgentDir } from '../../src/scripted/agentDir.js';
+import { startScriptedModel, type ScriptedModel } from '../../src/scripted/server.js';
+import { call, report } from '../../src/scripted/tape.js';
+import { git, makeTempRepo, type TempRepo } from '../helpers/repo.js';
+
+const ROOT = factoryRoot();
+const VERSION = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+const BUILDER = 'anthropic/claude-sonnet-4.5';
+const PROMPTER = 'z-ai/glm-5.3';
+
+/** The fenced shell block under the README's "Use it in your repo" heading, one command per line. */
+export function readmeCommands(readme: string): string[] {
+  const section = readme.split(/^## /m).find((s) => s.startsWith('Use it in your repo'));
+  const block = section ? /```sh\n([\s\S]*?)```/.exec(section)?.[1] : undefined;
+  if (!block) throw new Error('README.md has no ```sh block under "## Use it in your repo"');
+  return block
+    .split('\n')
+    .map((line) => line.replace(/\s+#\s.*$/, '').trim())
+    .filter((line) => line !== '' && !line.startsWith('#'));
+}
+
+const SPEC = '# farewell\n\nAdd `src/farewell.js` exporting `farewell(name)` that returns `Goodbye, <name>!`.\nThe test `test/farewell.test.js` must pass.\n';
+const FILES = {
+  'package.json': `${JSON.stringify({ name: 'greet', version: '1.0.0', type: 'module', scripts: { test: 'node --test' } }, null, 2)}\n`,
+  'src/greet.js': 'export const greet = (name) => `Hello, ${name}!`;\n',
+  'test/farewell.test.js':
+    "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { farewell } from '../src/farewell.js';\n\ntest('says goodbye by name', () => {\n  assert.equal(farewell('Ada'), 'Goodbye, Ada!');\n});\n",
+  '.gitignore': 'node_modules/\n',
+};
+
+/** A command run to its end without blocking the event loop: the scripted model answers from this very process. */
+function runAsync(command: string, args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number }): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const guard = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs);
+    child.on('error', reject);
+    child.on('close', (status) => {
+      clearTimeout(guard);
+      resolve({ status, stdout, stderr });
+    });
+  });
+}
+
+const write = (content: string) => call('write', { path: 'src/farewell.js', content });
+const built = { status: 'success', summary: 'farewell added', changed_files: ['src/farewell.js'] };
+
+describe('README: Use it in your repo', () => {
+  let scratch: string;
+  let repo: TempRepo;
+  let model: ScriptedModel;
+  let env: NodeJS.ProcessEnv;
+  const outputs: Array<{ command: string; status: number | null; stdout: string; stderr: string }> = [];
+
+  beforeAll(async () => {
+    scratch = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'factory-readme-')));
+    repo = makeTempRepo({ files: FILES });
+    model = await startScriptedModel({
+      models: [BUILDER, PROMPTER],
+      tapes: {
+        // The primer reads the spec and plans; three arms follow on the same model: one red, two green.
+        [`model:${BUILDER}`]: [
+          call('read', { path: 'specs/feature.md' }),
+          report({ status: 'success', summary: 'Plan: add src/farewell.js.', changed_files: [] }),
+          write('export const farewell = (name) => `Bye, ${name}.`;\n'),
+          report(built),
+          write('export const farewell = (name) => `Goodbye, ${name}!`;\n'),
+          report(built),
+          write('export function farewell(name) {\n  return `Goodbye, ${name}!`;\n}\n'),
+          report(built),
+        ],
+      },
+    });
+    const agent = makeAgentDir({
+      baseUrl: model.baseUrl,
+      dir: path.join(scratch, 'pi-agent'),
+      provider: 'openrouter',
+      models: [BUILDER, PROMPTER].map((id) => ({ id, cost: { input: 3, output: 15 } })),
+    });
+    const prefix = path.join(scratch, 'prefix');
+    // The user's own environment (their HOME and npm config, proxies, CA certificates…), minus what `npm test`
+    // and vitest added (npm_* lifecycle variables, node_modules/.bin on PATH) and minus any pi on PATH.
+    const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(npm_|VITEST|FACTORY_)/i.test(k) && k !== 'NODE_ENV' && k !== 'INIT_CWD'));
+    const pathDirs = (process.env.PATH ?? '').split(path.delimiter).filter((d) => d !== '' && !d.includes('node_modules') && !fs.existsSync(path.join(d, 'pi')));
+    env = {
+      ...inherited,
+      PATH: [path.join(prefix, 'bin'), ...pathDirs].join(path.delimiter),
+      npm_config_prefix: prefix,
+      npm_config_audit: 'false',
+      npm_config_fund: 'false',
+      GIT_CONFIG_NOSYSTEM: '1',
+      GIT_CONFIG_GLOBAL: '/dev/null',
+      GIT_AUTHOR_NAME: 'Reader',
+      GIT_AUTHOR_EMAIL: 'reader@example.invalid',
+      GIT_COMMITTER_NAME: 'Reader',
+      GIT_COMMITTER_EMAIL: 'reader@example.invalid',
+      CI: 'true',
+      ...agent.env,
+      ...(process.env.FACTORY_PI ? { FACTORY_PI: process.env.FACTORY_PI } : {}),
+    };
+    expect(spawnSync('bash', ['-c', 'command -v pi'], { env }).status, 'a pi on the test PATH would hide the bundled one').not.toBe(0);
+    fs.mkdirSync(path.join(repo.dir, 'specs'));
+    fs.writeFileSync(path.join(repo.dir, 'specs', 'feature.md'), SPEC); // the user's spec, not committed (bon allows it)
+
+    const substitutions: Array<[string, string, string]> = [
+      ['npm pack', `npm pack --ignore-scripts --pack-destination ${JSON.stringify(scratch)}`, ROOT],
+      [`npm install -g ./factory-cockpit-${VERSION}.tgz`, `npm install -g ./factory-cockpit-${VERSION}.tgz`, scratch],
+      ['cd ~/src/your-repo', `cd ${JSON.stringify(repo.dir)}`, repo.dir],
+    ];
+    let cwd = ROOT;
+    for (const line of readmeCommands(fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8'))) {
+      const sub = substitutions.find(([written]) => written === line);
+      if (sub) cwd = sub[2];
+      const command = sub ? sub[1] : line;
+      if (command.startsWith('cd ')) {
+        outputs.push({ command: line, status: 0, stdout: '', stderr: '' });
+        continue;
+      }
+      const run = await runAsync('bash', ['--norc', '--noprofile', '-c', command], { cwd, env, timeoutMs: 420_000 });
+      outputs.push({ command: line, status: run.status, stdout: run.stdout, stderr: run.stderr });
+      if (run.status !== 0) break;
+    }
+    for (const [written] of substitutions) expect(outputs.map((o) => o.command), `README lost the line "${written}"`).toContain(written);
+  }, 900_000);
+
+  afterAll(async () => {
+    await model?.close();
+    repo?.cleanup();
+    if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
+  });
+
+  const result = (prefix: string) => {
+    const found = outputs.find((o) => o.command.startsWith(prefix));
+    if (!found) throw new Error(`"${prefix}" did not run; ran: ${outputs.map((o) => `${o.command} → ${o.status}`).join('; ')}\n${outputs.at(-1)?.stderr.slice(-2000)}`);
+    return found;
+  };
+
+  it('every command of the block exits 0', () => {
+    for (const o of outputs) expect(o.status, `${o.command}\n${o.stderr.slice(-3000)}`).toBe(0);
+    expect(outputs.at(-1)?.command).toMatch(/^factory bon /);
+  });
+
+  it('factory init wrote the roster with the repository own test command and the commit left a clean tree', () => {
+    expect(result('factory init').stdout).toContain('roster; gate: npm test (package.json scripts.test)');
+    expect(git(repo.dir, 'log', '--format=%s', '-1').trim()).toBe('Set up the factory cockpit');
+    expect(git(repo.dir, 'ls-files', '.pi', 'adws').split('\n').filter(Boolean).sort()).toEqual([
+      '.pi/damage-control-rules.yaml',
+      '.pi/settings.json',
+      'adws/adw_config/briefs/builder.md',
+      'adws/adw_config/briefs/prompter.md',
+      'adws/adw_config/factory.config.yaml',
+    ]);
+  });
+
+  it('the doctor is green on the installed cockpit, battery included', () => {
+    const doctor = result('factory doctor');
+    expect(doctor.stderr).toMatch(/tests\.battery\s+8 probes green/);
+    expect(doctor.stderr).toMatch(/repo\.gates\s+npm test/);
+    expect(doctor.stderr).toMatch(/models\.route\.builder\s+openrouter\/anthropic\/claude-sonnet-4\.5 listed by pi/);
+    expect(doctor.stderr).toMatch(/, 0 failed, /);
+  });
+
+  it('the best-of-3 ranks the two green arms first and proposes the winner; the tree is untouched', () => {
+    const bon = result('factory bon');
+    expect(bon.stderr).toMatch(/#3 arm 1 openrouter\/anthropic\/claude-sonnet-4\.5 — red: `npm test` exited 1/);
+    expect(bon.stdout.trim()).toMatch(/^git apply --index adws\/adw_data\/bon\/[0-9a-f]{8}\/arm-[23]\.patch$/);
+    expect(git(repo.dir, 'status', '--porcelain')).toBe('?? specs/\n');
+  });
+
+  it('factory demo runs from the installed cockpit with no pi on PATH', async () => {
+    const demo = await runAsync('factory', ['demo'], { cwd: scratch, env, timeoutMs: 300_000 });
+    expect(demo.status, demo.stderr.slice(-3000)).toBe(0);
+    expect(demo.stderr).toMatch(/run green/);
+    execFileSync('factory', ['--version'], { env }); // the bin the install linked
+  });
+});
