@@ -50,7 +50,7 @@ function briefCheck(role: string): DoctorCheck {
       }
       const shown = path.relative(ctx.root, source.file);
       const neutral = briefSource(ctx.factoryRoot, role, ctx.factoryRoot, { defaultOnly: true });
-      if (neutral && neutral.text === source.text) return { status: 'ok', detail: `${shown}: factory init's neutral brief, not edited yet (add your repository's rules)` };
+      if (neutral && neutral.text === source.text) return { status: 'ok', detail: `${shown}: neutral brief from factory init, not edited yet` };
       return { status: 'ok', detail: `${shown} (${source.text.length} characters)` };
     },
   };

@@ -117,7 +117,7 @@ describe('factory init', () => {
     const doctor = await runCli(['doctor', '--quick', '--json', 'repo'], { cwd: bare, env });
     const rows = (JSON.parse(doctor.stdout) as { checks: Array<{ id: string; status: string; detail: string }> }).checks;
     expect(rows.find((r) => r.id === 'repo.gates')).toMatchObject({ status: 'fail' });
-    expect(rows.find((r) => r.id === 'repo.brief.builder')?.detail).toContain("factory init's neutral brief, not edited yet");
+    expect(rows.find((r) => r.id === 'repo.brief.builder')?.detail).toContain('neutral brief from factory init, not edited yet');
     expect(doctor.code).toBe(1);
   });
 
