@@ -52,14 +52,26 @@ function fail(message: string, code = 2): never {
   process.exit(code);
 }
 
-/** `factory --version` answers without loading the argument parser: it is what scripts call most. */
-async function printVersionFast(): Promise<boolean> {
-  const argv = process.argv.slice(2);
-  if (argv.length !== 1 || argv[0] !== '--version') return false;
+const DESCRIPTION = 'factory — a terminal cockpit for AI Developer Workflows on the pi coding agent';
+
+function showHelp(): number {
+  process.stdout.write(`\n  ${DESCRIPTION}\n${HELP.replace(/\s+$/, '')}\n\n`);
+  return 0;
+}
+
+async function printVersion(): Promise<number> {
   const { readFileSync } = await import('node:fs');
   const { factoryRoot } = await import('./pi/resolve.js');
   const pkg = JSON.parse(readFileSync(`${factoryRoot()}/package.json`, 'utf8')) as { version: string };
   process.stdout.write(`${pkg.version}\n`);
+  return 0;
+}
+
+/** `factory --version` answers before anything else is loaded: it is what scripts call most. */
+async function printVersionFast(): Promise<boolean> {
+  const argv = process.argv.slice(2);
+  if (argv.length !== 1 || argv[0] !== '--version') return false;
+  await printVersion();
   return true;
 }
 
@@ -68,32 +80,16 @@ async function main(): Promise<number> {
   // Last resort: whatever way the cockpit ends, no child it started outlives it.
   const { killAllChildrenSync } = await import('./process/supervisor.js');
   process.on('exit', killAllChildrenSync);
-  const { unknownFlag } = await import('./commands.js');
-  const unknown = unknownFlag(process.argv.slice(2));
-  if (unknown) fail(`unknown flag ${unknown} (see factory --help)`);
-  const { default: meow } = await import('meow');
-  const cli = meow(HELP, {
-    importMeta: import.meta,
-    allowUnknownFlags: true,
-    description: 'factory — a terminal cockpit for AI Developer Workflows on the pi coding agent',
-    flags: {
-      model: { type: 'string' },
-      harness: { type: 'string' },
-      retries: { type: 'number', default: 2 },
-      cwd: { type: 'string' },
-      dir: { type: 'string' },
-      config: { type: 'string' },
-      ui: { type: 'boolean', default: true },
-      json: { type: 'boolean', default: false },
-      arms: { type: 'number' },
-      models: { type: 'string' },
-      apply: { type: 'boolean', default: false },
-      quick: { type: 'boolean', default: false },
-      strict: { type: 'boolean', default: false },
-      layer: { type: 'string' },
-      into: { type: 'string' },
-    },
-  });
+  const { parseCli } = await import('./cliArgs.js');
+  let cli: ReturnType<typeof parseCli>;
+  try {
+    cli = parseCli(process.argv.slice(2));
+  } catch (error) {
+    if (error instanceof UsageError) fail(error.message);
+    throw error;
+  }
+  if (cli.flags.help) return showHelp();
+  if (cli.flags.version) return printVersion();
   const [command, ...rest] = cli.input;
   const flags = cli.flags;
   const interactive = Boolean(process.stdout.isTTY) && flags.ui && !flags.json && !process.env.CI;
@@ -107,14 +103,10 @@ async function main(): Promise<number> {
   }
   switch (prepared.kind) {
     case 'help':
-      cli.showHelp(0);
-      return 0;
+      return showHelp();
     case 'home':
       // The cockpit home needs a terminal; anywhere else, `factory` alone shows how to use it.
-      if (!interactive) {
-        cli.showHelp(0);
-        return 0;
-      }
+      if (!interactive) return showHelp();
       return runHome(flags);
     case 'print':
       process.stdout.write(prepared.stdout);
@@ -311,7 +303,8 @@ async function attachRecorder({ run, workspace }: PreparedRun): Promise<{ close(
   run.subscribe(recorder.listener);
   let store: import('./trace/store.js').TraceStore | undefined;
   let storeReady: Promise<void> | undefined;
-  // Opened when the first attempt starts (the child is being spawned), never on the path to the spawn itself.
+  // Opened once pi is at work (its first activity) or a phase has ended, never on the path to the spawn itself:
+  // loading SQLite there would delay pi by ~20 ms. Events before it opens are ingested from the run log at close.
   const openStore = () =>
     (storeReady ??= new Promise<void>((resolve) => setImmediate(resolve))
       .then(() => import('./trace/store.js'))
@@ -322,7 +315,7 @@ async function attachRecorder({ run, workspace }: PreparedRun): Promise<{ close(
         warn(`trace store unavailable: ${errorMessage(error)} (the run log keeps everything)`);
       }));
   run.subscribe((event) => {
-    if (event.type === 'attempt_started' || event.type === 'run_finished') void openStore();
+    if (event.type === 'activity' || event.type === 'phase_ok' || event.type === 'phase_failed' || event.type === 'run_finished') void openStore();
     store?.recordEvent(event);
   });
   return {

@@ -7,20 +7,6 @@ import type { CommandFlags } from './commands/workspace.js';
 export type { CommandFlags } from './commands/workspace.js';
 export type { PreparedRun } from './commands/prepared.js';
 
-const KNOWN_FLAGS = new Set(['model', 'harness', 'retries', 'cwd', 'dir', 'config', 'ui', 'json', 'help', 'version', 'arms', 'models', 'apply', 'quick', 'strict', 'layer', 'into']);
-
-/** meow reports an unknown flag on two lines; the house rule is one line, so the check is ours. */
-export function unknownFlag(argv: string[]): string | undefined {
-  for (const arg of argv) {
-    if (arg === '--') break;
-    if (!arg.startsWith('-') || arg === '-') continue;
-    const name = arg.replace(/^--?/, '').split('=')[0] ?? '';
-    const bare = name.startsWith('no-') ? name.slice(3) : name;
-    if (!KNOWN_FLAGS.has(bare)) return arg.split('=')[0];
-  }
-  return undefined;
-}
-
 /** What a command asks of the composition root: run a workflow, or print something and exit. */
 export type Prepared =
   | { kind: 'run'; prepared: PreparedRun }

@@ -1,0 +1,77 @@
+// The command line's flags, in one table: parsed with Node's own `util.parseArgs` (no module to load: every
+// `factory` start pays for its argument parser, and meow's bundle alone cost ~40 ms of the CLI's start-up before
+// pi could be spawned). Unknown flags are refused in one line, numbers are read as numbers (NaN when they are not,
+// so each command's own check names the flag), and `--no-<flag>` negates a boolean.
+import { parseArgs } from 'node:util';
+import { UsageError } from './errors.js';
+
+type Spec = { type: 'string' } | { type: 'number'; default?: number } | { type: 'boolean'; default: boolean };
+
+export const FLAG_SPECS = {
+  model: { type: 'string' },
+  harness: { type: 'string' },
+  retries: { type: 'number', default: 2 },
+  cwd: { type: 'string' },
+  dir: { type: 'string' },
+  config: { type: 'string' },
+  ui: { type: 'boolean', default: true },
+  json: { type: 'boolean', default: false },
+  arms: { type: 'number' },
+  models: { type: 'string' },
+  apply: { type: 'boolean', default: false },
+  quick: { type: 'boolean', default: false },
+  strict: { type: 'boolean', default: false },
+  layer: { type: 'string' },
+  into: { type: 'string' },
+  help: { type: 'boolean', default: false },
+  version: { type: 'boolean', default: false },
+} as const satisfies Record<string, Spec>;
+
+type Specs = typeof FLAG_SPECS;
+type ValueOf<S> = S extends { type: 'string' } ? string : S extends { type: 'number' } ? number : boolean;
+type HasDefault<S> = S extends { default: unknown } ? true : false;
+
+/** Every flag as the commands read it: defaults filled in, optional flags possibly absent. */
+export type CliFlags = { [K in keyof Specs as HasDefault<Specs[K]> extends true ? K : never]: ValueOf<Specs[K]> } & {
+  [K in keyof Specs as HasDefault<Specs[K]> extends true ? never : K]?: ValueOf<Specs[K]>;
+};
+
+export const KNOWN_FLAGS: ReadonlySet<string> = new Set(Object.keys(FLAG_SPECS));
+
+/** The first flag the CLI does not know (a `no-` prefix is a negation), or undefined. */
+export function unknownFlag(argv: string[]): string | undefined {
+  for (const arg of argv) {
+    if (arg === '--') break;
+    if (!arg.startsWith('-') || arg === '-') continue;
+    const name = arg.replace(/^--?/, '').split('=')[0] ?? '';
+    const bare = name.startsWith('no-') ? name.slice(3) : name;
+    if (!KNOWN_FLAGS.has(bare)) return arg.split('=')[0];
+  }
+  return undefined;
+}
+
+export function parseCli(argv: string[]): { input: string[]; flags: CliFlags } {
+  const unknown = unknownFlag(argv);
+  if (unknown) throw new UsageError(`unknown flag ${unknown} (see factory --help)`);
+  const options = Object.fromEntries(
+    Object.entries(FLAG_SPECS).map(([name, spec]) => [name, { type: spec.type === 'boolean' ? ('boolean' as const) : ('string' as const) }]),
+  );
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({ args: argv, options, allowPositionals: true, allowNegative: true, strict: true });
+  } catch (error) {
+    // e.g. `--cwd` with no value, or `--json=yes` for a boolean: one line, like every other bad input.
+    throw new UsageError((error as Error).message.split('\n')[0]!.replace(/^TypeError \[[A-Z_]+\]: /, ''));
+  }
+  const flags: Record<string, unknown> = {};
+  for (const [name, spec] of Object.entries(FLAG_SPECS) as Array<[string, Spec]>) {
+    const value = parsed.values[name];
+    if (value === undefined) {
+      if ('default' in spec && spec.default !== undefined) flags[name] = spec.default;
+      continue;
+    }
+    const last = Array.isArray(value) ? value.at(-1) : value; // a repeated flag: the last one wins
+    flags[name] = spec.type === 'number' ? (String(last).trim() === '' ? Number.NaN : Number(last)) : last;
+  }
+  return { input: parsed.positionals, flags: flags as CliFlags };
+}
