@@ -131,7 +131,9 @@ export async function prepareDemo(flags: CommandFlags, variant: 'bon' | 'prompt'
     }
     const { prepareBonRun } = await import('./commands/bon.js');
     const prepared = await prepareBonRun(ws, { spec: 'specs/farewell.md', arms: 3, models: DEMO_MODELS, apply: false }, { ...demoFlags, model: undefined });
-    return { ...prepared, close: async () => { await prepared.close(); await close(); } };
+    // A temporary demo repo is gone when the command ends: a `git apply` proposal for it would be a dead end.
+    const output = keep ? prepared.output : () => undefined;
+    return { ...prepared, output, close: async () => { await prepared.close(); await close(); } };
   } catch (error) {
     await close();
     throw error;

@@ -189,6 +189,7 @@ describe('README: Use it in your repo', () => {
     const demo = await runAsync('factory', ['demo'], { cwd: scratch, env, timeoutMs: 300_000 });
     expect(demo.status, demo.stderr.slice(-3000)).toBe(0);
     expect(demo.stderr).toMatch(/run green/);
+    expect(demo.stdout).toBe(''); // no `git apply` proposal for a demo repo that is gone when the command ends
     execFileSync('factory', ['--version'], { env }); // the bin the install linked
   });
 });
