@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectedExtensions, runNodeBattery, type BatteryOutcome } from '../../src/doctor/nodeBattery.js';
 import { checkPi, type PiCommand } from '../../src/pi/resolve.js';
+import { spawnSupervised } from '../../src/process/supervisor.js';
 import { piForTests } from '../../test/helpers/rig.js';
 import { FACTORY_ROOT, makePartialFactory } from './helpers/node-rig.js';
 
@@ -39,6 +40,7 @@ describe('the node battery (real pi, scripted model)', () => {
   });
 
   it('reports the version of the pi that really ran the node', async () => {
+    expect(whole.timedOut).toBe(false);
     expect(whole.piVersion).toBe((await checkPi(pi)).version);
   });
 
@@ -48,5 +50,18 @@ describe('the node battery (real pi, scripted model)', () => {
     expect(byName.get('factory-guard')).toMatchObject({ ok: false, detail: 'the call over the limit was not blocked' });
     expect(byName.has('factory-compact')).toBe(false); // an optional extension that is not on disk is not probed
     expect(byName.get('damage-control')?.ok).toBe(true);
+  });
+
+  it('a battery out of time ends its own pi processes only, never another child of the cockpit', async () => {
+    const bystander = spawnSupervised('sleep', ['30'], { cwd: process.cwd(), env: process.env });
+    try {
+      const late = await runNodeBattery({ pi, factoryRoot: FACTORY_ROOT, env: process.env, timeoutMs: 300 });
+      expect(late.timedOut).toBe(true);
+      expect(late.probes.find((p) => p.name === 'pi')).toMatchObject({ ok: false });
+      expect(bystander.child.exitCode).toBeNull();
+      expect(bystander.child.signalCode).toBeNull();
+    } finally {
+      await bystander.kill(100);
+    }
   });
 });

@@ -15,8 +15,12 @@ export function batteryCheck(): DoctorCheck {
     slow: true,
     async run(ctx: DoctorContext): Promise<CheckResult> {
       if (ctx.pi instanceof Error) return { status: 'fail', detail: `no pi to run the node with: ${ctx.pi.message}`, fix: 'see tools.pi' };
-      const outcome = await runNodeBattery({ pi: ctx.pi, factoryRoot: ctx.factoryRoot, env: ctx.env, timeoutMs: ctx.batteryTimeoutMs ?? DEFAULT_BATTERY_TIMEOUT_MS });
+      const timeoutMs = ctx.batteryTimeoutMs ?? DEFAULT_BATTERY_TIMEOUT_MS;
+      const outcome = await runNodeBattery({ pi: ctx.pi, factoryRoot: ctx.factoryRoot, env: ctx.env, timeoutMs });
       const seconds = (outcome.ms / 1000).toFixed(1);
+      if (outcome.timedOut) {
+        return { status: 'fail', detail: `the battery did not finish within ${Math.round(timeoutMs / 1000)} s (its pi processes were ended)`, fix: `check that \`${ctx.pi.display} --version\` starts quickly, then \`factory doctor tests.battery\`` };
+      }
       const red = outcome.probes.filter((p) => !p.ok);
       const on = `pi ${outcome.piVersion ?? '?'}`;
       if (red.length === 0) return { status: 'ok', detail: `${outcome.probes.length} probes green on ${on} in ${seconds} s` };

@@ -32,6 +32,8 @@ export interface BatteryOutcome {
   probes: BatteryProbe[];
   /** The version the inventory reported (the pi that really ran the node). */
   piVersion?: string;
+  /** The deadline ended the battery's pi processes: the red probes say so, not what the node does. */
+  timedOut: boolean;
   ms: number;
 }
 
@@ -99,8 +101,11 @@ interface Spawned {
   done: Promise<number | null>;
 }
 
-function spawnPi(opts: BatteryOptions, argv: string[], cwd: string, env: NodeJS.ProcessEnv): Spawned {
-  const child = spawnSupervised(opts.pi.command, [...opts.pi.prefixArgs, ...argv], { cwd, env });
+function spawnPi(opts: BatteryOptions, project: Project, argv: string[], env: NodeJS.ProcessEnv): Spawned {
+  const child = spawnSupervised(opts.pi.command, [...opts.pi.prefixArgs, ...argv], { cwd: project.dir, env });
+  project.live.children.add(child);
+  if (project.live.expired) void child.kill(500); // started after the deadline: it gets no time at all
+  void child.exited.then(() => project.live.children.delete(child));
   let out = '';
   child.child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
   child.child.stderr.resume();
@@ -118,7 +123,7 @@ function spawnPi(opts: BatteryOptions, argv: string[], cwd: string, env: NodeJS.
 async function jsonRun(opts: BatteryOptions, project: Project, prompt: string, extra: Record<string, string> = {}) {
   const sessionId = randomUUID();
   const argv = jsonModeArgs({ sessionId, sessionDir: project.sessionDir, model: project.route, noMcp: piAcceptsNoMcp(opts.pi) });
-  const run = spawnPi(opts, argv, project.dir, { ...project.env, ...extra });
+  const run = spawnPi(opts, project, argv, { ...project.env, ...extra });
   run.child.child.stdin.end(prompt);
   const code = await run.done;
   return { code, lines: parseLines(run.stdout()), sessionId };
@@ -127,13 +132,15 @@ async function jsonRun(opts: BatteryOptions, project: Project, prompt: string, e
 /** Two turns of a long-lived pi, then a manual compaction: its response carries the stored summary. */
 async function compactOnce(opts: BatteryOptions, project: Project): Promise<Line | Error> {
   const argv = rpcModeArgs({ sessionId: randomUUID(), sessionDir: project.sessionDir, model: project.route, noMcp: piAcceptsNoMcp(opts.pi) });
-  const run = spawnPi(opts, argv, project.dir, project.env);
+  const run = spawnPi(opts, project, argv, project.env);
+  let ended = false; // by exit code or by signal (a kill leaves exitCode null)
+  void run.done.then(() => (ended = true));
   const seen = (test: (l: Line) => boolean, from: number) =>
     new Promise<Line>((resolve, reject) => {
       const look = () => {
         const hit = parseLines(run.stdout()).slice(from).find(test);
         if (hit) return resolve(hit);
-        if (run.child.child.exitCode !== null) return reject(new Error('pi --mode rpc ended before answering'));
+        if (ended) return reject(new Error('pi --mode rpc ended before answering'));
         setTimeout(look, 20);
       };
       look();
@@ -157,15 +164,22 @@ async function compactOnce(opts: BatteryOptions, project: Project): Promise<Line
   }
 }
 
+interface Live {
+  children: Set<SupervisedChild>;
+  expired: boolean;
+}
+
 interface Project {
   dir: string;
+  /** This battery's own pi processes: a timeout ends these, never another child of the cockpit (a run the doctor overlays). */
+  live: Live;
   dataDir: string;
   sessionDir: string;
   route: string;
   env: NodeJS.ProcessEnv;
 }
 
-async function makeProject(scratch: string, opts: BatteryOptions, model: ScriptedModel, expected: string[]): Promise<Project> {
+async function makeProject(scratch: string, opts: BatteryOptions, model: ScriptedModel, expected: string[], live: Live): Promise<Project> {
   const dir = path.join(scratch, 'project');
   fs.mkdirSync(path.join(dir, 'adws', 'adw_config', 'briefs'), { recursive: true });
   installNode(dir, opts.factoryRoot);
@@ -188,7 +202,7 @@ async function makeProject(scratch: string, opts: BatteryOptions, model: Scripte
     FACTORY_ADW_ID: ADW_ID,
     FACTORY_DATA_DIR: dataDir,
   });
-  return { dir, dataDir, sessionDir, route: agent.route, env };
+  return { dir, live, dataDir, sessionDir, route: agent.route, env };
 }
 
 function probe(name: string, checks: Array<[boolean, string]>, okDetail: string): BatteryProbe {
@@ -209,9 +223,13 @@ export async function runNodeBattery(opts: BatteryOptions): Promise<BatteryOutco
       compact: [say('noted'), say('still noted'), say('## Progress\n### Done\n- the battery ran')],
     },
   });
-  const timer = setTimeout(() => void import('../process/supervisor.js').then((s) => s.killAllChildren(500)), opts.timeoutMs ?? 180_000);
+  const live: Live = { children: new Set(), expired: false };
+  const timer = setTimeout(() => {
+    live.expired = true;
+    live.children.forEach((child) => void child.kill(500));
+  }, opts.timeoutMs ?? 180_000);
   try {
-    const project = await makeProject(scratch, opts, model, expected);
+    const project = await makeProject(scratch, opts, model, expected, live);
     const [pipeline, guarded, compaction] = await Promise.all([
       jsonRun(opts, project, 'run the battery [tape:pipeline]'),
       jsonRun(opts, project, 'run the guard [tape:guard]', { FACTORY_MAX_TOOL_CALLS: '1' }),
@@ -286,7 +304,7 @@ export async function runNodeBattery(opts: BatteryOptions): Promise<BatteryOutco
         ], 'a compaction kept the [FACTORY] block and the mission verbatim'),
       );
     }
-    return { probes, piVersion: inventory?.pi_version, ms: performance.now() - start };
+    return { probes, piVersion: inventory?.pi_version, timedOut: live.expired, ms: performance.now() - start };
   } finally {
     clearTimeout(timer);
     await model.close();
