@@ -77,7 +77,10 @@ export function prescribe(opts: PrescribeOptions): Prescription {
   }
   if (!gitWorkTreeOf(into)) throw new PrescriptionError(`target ${into} is not inside a git repository; nothing was written`);
   const realFactory = realpathSync(factory);
-  if (realFactory === into || gitWorkTreeOf(into) === gitWorkTreeOf(realFactory)) {
+  // The same work tree is the factory's own checkout — unless the factory is installed in the target's
+  // node_modules (a dev dependency), which is a repo of the user's like any other.
+  const installedInTarget = realFactory.split(path.sep).includes('node_modules');
+  if (realFactory === into || (!installedInTarget && gitWorkTreeOf(into) === gitWorkTreeOf(realFactory))) {
     throw new PrescriptionError(`target ${into} is the factory itself: pi already finds its node there; nothing was written`);
   }
   try {

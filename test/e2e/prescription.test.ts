@@ -126,6 +126,15 @@ describe('prescribe: refusals write nothing', () => {
     refused(() => prescribe({ layer: 'node', into: FACTORY_ROOT, factoryRoot: factory }), /is the factory itself/);
     expect(existsSync(path.join(app, '.pi'))).toBe(false);
   });
+
+  it('a factory installed in the target repo (a dev dependency) is not the factory itself', () => {
+    const app = gitRepo(path.join(root, 'dev-dep-app'));
+    const installed = path.join(app, 'node_modules', 'factory-cockpit');
+    mkdirSync(path.join(installed, '.pi', 'extensions'), { recursive: true });
+    writeFileSync(path.join(installed, 'package.json'), '{"name":"factory-cockpit"}');
+    const result = prescribe({ layer: 'node', into: app, factoryRoot: installed });
+    expect(typeof result.entry === 'string' ? result.entry : result.entry.source).toBe('../node_modules/factory-cockpit');
+  });
 });
 
 describe('the real pi in a prescribed repo', () => {
