@@ -236,14 +236,26 @@ const DECORATION = /^(---|\.\.\.)$|^[─━═⎯]{3,}|^\d+\.\.\d+$|^\d+ (passin
  * runners put the reason) when it has some — the summary counts at the end of a run say little — else its end.
  * The output is read as plain text: a failure line painted red is still a failure line.
  */
+/** A line of a printed diff: `++x`/`--x` (uvu), `+ x`/`- x` (jest, node:assert). */
+const DIFF_LINE = /^(\+\+|--)(?![+-])\S|^[+-]\s\S/; // not TAP's `---` nor a `+++` header
+
 export function tellingOutput(output: string, max: number): string {
   const lines = plainText(output).split('\n').map((l) => l.trim());
   const picked: string[] = [];
   lines.forEach((line, i) => {
     if (!FAILURE_LINE.test(line)) return;
     if (!picked.includes(line)) picked.push(line);
-    const next = lines.slice(i + 1).find((l) => l !== '');
-    if (next && !FAILURE_LINE.test(next) && !DECORATION.test(next) && !picked.includes(next)) picked.push(next);
+    const rest = lines.slice(i + 1).filter((l) => l !== '');
+    const next = rest[0];
+    if (!next || FAILURE_LINE.test(next) || DECORATION.test(next) || picked.includes(next)) return;
+    picked.push(next);
+    // A diff (uvu's `++expected` / `--actual`, jest's `- Expected` / `+ Received`) reads only whole: its other side
+    // comes along, a few lines at most.
+    if (!DIFF_LINE.test(next)) return;
+    for (const more of rest.slice(1, 4)) {
+      if (!DIFF_LINE.test(more) || picked.includes(more)) break;
+      picked.push(more);
+    }
   });
   if (picked.length === 0) return flattenTail(output, max);
   const joined = picked.filter((l) => l !== '' && !/^at\s.+/.test(l)).join(' | ');

@@ -1,7 +1,7 @@
 // How a red command's output becomes a motif: plain text first (a runner's colours, hyperlinks and progress
 // redraws are for a terminal), then the lines that say what failed. The runner samples in
 // test/fixtures/runner-output are real output of node --test (spec reporter, FORCE_COLOR=1), vitest (coloured)
-// and the user-world fixture's runner, and jest, mocha and node-tap output in their formats (jest and mocha
+// uvu, and the user-world fixture's runner, and jest, mocha and node-tap output in their formats (jest and mocha
 // coloured as they print on a terminal).
 import fs from 'node:fs';
 import path from 'node:path';
@@ -63,6 +63,8 @@ describe('tellingOutput on the usual runners', () => {
     ['jest.txt', '● farewell › says goodbye', 'Received: "Bye, Ada."'],
     ['mocha.txt', '1) farewell | says goodbye:', "'Bye, Ada.' !== 'Goodbye, Ada!'"],
     ['tap.txt', 'not ok 1 - says goodbye', 'not ok 1 - should be equal'],
+    // uvu (dequal's runner, captured here): both sides of its diff, not only the first.
+    ['uvu.txt', 'FAIL  "says goodbye" | Expected values to be strictly equal:  (is)', '++true     (Expected) | --false    (Actual)'],
   ];
   for (const [file, named, why] of cases) {
     it(`names the failing test and why in ${file}`, () => {
