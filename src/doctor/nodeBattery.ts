@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { envelopeCard } from '../envelopeCatalog.js';
+import { childEnv, emptyDotEnv } from '../env.js';
 import { writeSchemaFile } from '../harness/pi.js';
 import { SOCLE } from '../harness/types.js';
 import { jsonModeArgs, rpcModeArgs } from '../pi/argv.js';
@@ -41,7 +42,7 @@ export interface BatteryOptions {
   pi: PiCommand;
   /** The factory folder whose `.pi` node is tested. */
   factoryRoot: string;
-  /** The cockpit's environment: only process basics pass (never a key: the model is scripted). */
+  /** The cockpit's environment: only its allowlist passes, never a key (the model is scripted). */
   env: NodeJS.ProcessEnv;
   timeoutMs?: number;
 }
@@ -52,7 +53,6 @@ const ENVELOPE = { status: 'success', summary: 'battery', changed_files: ['obs.t
 const BRIEF_MARKER = 'battery-brief-7c1e: the builder writes only under src/';
 const MISSION = 'battery mission 3f9a: keep this sentence verbatim through compaction [tape:compact]';
 const ADW_ID = 'b4773e11';
-const BASIC_ENV = ['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'LANG', 'LC_ALL', 'TMPDIR', 'TZ'];
 
 /** The node's extensions whose file exists in `factoryRoot`, in the node's order. */
 export function extensionsOnDisk(factoryRoot: string): string[] {
@@ -192,8 +192,8 @@ async function makeProject(scratch: string, opts: BatteryOptions, model: Scripte
   fs.mkdirSync(sessionDir, { recursive: true });
   // A short session has something to compact only when pi keeps few recent tokens (its default is 20k).
   const agent = makeAgentDir({ baseUrl: model.baseUrl, dir: path.join(scratch, 'agent'), settings: { compaction: { enabled: true, keepRecentTokens: 10 } } });
-  const env: NodeJS.ProcessEnv = {};
-  for (const key of BASIC_ENV) if (opts.env[key] !== undefined) env[key] = opts.env[key];
+  // The cockpit's allowlist with the vault closed (no key at all: the model is scripted), then the private agent dir.
+  const env: NodeJS.ProcessEnv = { ...childEnv({ real: opts.env, dotenv: emptyDotEnv(dir), profile: { keys: [] } }) };
   Object.assign(env, agent.env, {
     FACTORY_ENVELOPE_SCHEMA: schemaFile,
     FACTORY_EXPECTED: expected.join(','),

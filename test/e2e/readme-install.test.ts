@@ -7,7 +7,7 @@
 // would pull files from under other tests), the global prefix is the scratch one (npm_config_prefix), and
 // `cd ~/src/your-repo` goes to the test's repository. No `pi` is on PATH: the pinned pi the install brought
 // runs, unless the suite runs on another pi (FACTORY_PI), which is then the user's own pi.
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -16,6 +16,7 @@ import { factoryRoot } from '../../src/pi/resolve.js';
 import { makeAgentDir } from '../../src/scripted/agentDir.js';
 import { startScriptedModel, type ScriptedModel } from '../../src/scripted/server.js';
 import { call, report } from '../../src/scripted/tape.js';
+import { runToEnd } from '../helpers/cli.js';
 import { git, makeTempRepo, type TempRepo } from '../helpers/repo.js';
 
 const ROOT = factoryRoot();
@@ -42,23 +43,6 @@ const FILES = {
     "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { farewell } from '../src/farewell.js';\n\ntest('says goodbye by name', () => {\n  assert.equal(farewell('Ada'), 'Goodbye, Ada!');\n});\n",
   '.gitignore': 'node_modules/\n',
 };
-
-/** A command run to its end without blocking the event loop: the scripted model answers from this very process. */
-function runAsync(command: string, args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number }): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const guard = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs);
-    child.on('error', reject);
-    child.on('close', (status) => {
-      clearTimeout(guard);
-      resolve({ status, stdout, stderr });
-    });
-  });
-}
 
 const write = (content: string) => call('write', { path: 'src/farewell.js', content });
 const built = { status: 'success', summary: 'farewell added', changed_files: ['src/farewell.js'] };
@@ -134,9 +118,9 @@ describe('README: Use it in your repo', () => {
         outputs.push({ command: line, status: 0, stdout: '', stderr: '' });
         continue;
       }
-      const run = await runAsync('bash', ['--norc', '--noprofile', '-c', command], { cwd, env, timeoutMs: 420_000 });
-      outputs.push({ command: line, status: run.status, stdout: run.stdout, stderr: run.stderr });
-      if (run.status !== 0) break;
+      const run = await runToEnd('bash', ['--norc', '--noprofile', '-c', command], { cwd, env, timeoutMs: 420_000 });
+      outputs.push({ command: line, status: run.code, stdout: run.stdout, stderr: run.stderr });
+      if (run.code !== 0) break;
     }
     for (const [written] of substitutions) expect(outputs.map((o) => o.command), `README lost the line "${written}"`).toContain(written);
   }, 900_000);
@@ -186,8 +170,8 @@ describe('README: Use it in your repo', () => {
   });
 
   it('factory demo runs from the installed cockpit with no pi on PATH', async () => {
-    const demo = await runAsync('factory', ['demo'], { cwd: scratch, env, timeoutMs: 300_000 });
-    expect(demo.status, demo.stderr.slice(-3000)).toBe(0);
+    const demo = await runToEnd('factory', ['demo'], { cwd: scratch, env, timeoutMs: 300_000 });
+    expect(demo.code, demo.stderr.slice(-3000)).toBe(0);
     expect(demo.stderr).toMatch(/run green/);
     expect(demo.stdout).toBe(''); // no `git apply` proposal for a demo repo that is gone when the command ends
     execFileSync('factory', ['--version'], { env }); // the bin the install linked

@@ -1,4 +1,4 @@
-// Run the built CLI (`bin/factory.js` → dist/) as a user would, headless.
+// Run the built CLI (`bin/factory.js` → dist/) as a user would, headless — or any program to its end.
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { factoryRoot } from '../../src/pi/resolve.js';
@@ -20,9 +20,17 @@ export interface CliOptions {
 }
 
 export function runCli(args: string[], opts: CliOptions = {}): Promise<CliRun> {
+  return runToEnd(process.execPath, [FACTORY_BIN, ...args], { ...opts, cwd: opts.cwd ?? factoryRoot() });
+}
+
+/**
+ * Any program run to its end, its output collected, without blocking the event loop (a scripted model served
+ * from the test process must keep answering); killed after `timeoutMs` so a broken test fails instead of hanging.
+ */
+export function runToEnd(command: string, args: string[], opts: CliOptions = {}): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [FACTORY_BIN, ...args], {
-      cwd: opts.cwd ?? factoryRoot(),
+    const child = spawn(command, args, {
+      cwd: opts.cwd ?? process.cwd(),
       env: opts.env ?? process.env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -1,10 +1,8 @@
-// Shared by the battery (.pi/tests/battery.test.ts) and the prescription test: which node extensions are
-// on disk, and the environment that makes one pi run a full factory phase of the node.
-import type { PiEvent } from '../../../test/helpers/rig.js';
+// For the prescription test: which node extensions are on disk, and the environment that makes one pi run a
+// full factory phase of the node. (The battery's own probes live in src/doctor/nodeBattery.ts.)
 import type { NodeProject } from './node-rig.js';
 
 export { extensionsOnDisk } from '../../../src/doctor/nodeBattery.js';
-
 
 /** A factory phase environment that expects exactly the extensions on disk (so a silent one is missing). */
 export function phaseEnv(project: Pick<NodeProject, 'schemaFile' | 'dataDir'>, expected: string[], extra: Record<string, string> = {}): Record<string, string> {
@@ -17,17 +15,4 @@ export function phaseEnv(project: Pick<NodeProject, 'schemaFile' | 'dataDir'>, e
     FACTORY_DATA_DIR: project.dataDir,
     ...extra,
   };
-}
-
-/** Text of every message the model was sent in one request (to find what an extension injected). */
-export function requestText(body: { messages?: unknown[] } | undefined): string {
-  return JSON.stringify(body?.messages ?? []);
-}
-
-export function entriesOf(events: PiEvent[], customType: string): unknown[] {
-  return events
-    .filter((e) => e.type === 'entry_appended')
-    .map((e) => e.entry as { customType?: string; data?: unknown })
-    .filter((entry) => entry?.customType === customType)
-    .map((entry) => entry.data);
 }
