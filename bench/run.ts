@@ -21,7 +21,7 @@ async function main(): Promise<void> {
   if (wanted('p2')) {
     const p2 = await benchP2();
     console.log(
-      `P2 factory prompt ${p2.factoryMs.toFixed(0)} ms vs raw pi -p ${p2.piMs.toFixed(0)} ms: +${p2.overheadMs.toFixed(0)} ms (goal ≤ 150 ms) — ${verdictLine(p2.overheadMs <= 150)}`,
+      `P2 factory prompt ${p2.factoryMs.toFixed(0)} ms vs raw pi -p ${p2.piMs.toFixed(0)} ms: +${p2.overheadMs.toFixed(0)} ms, median of paired differences (goal ≤ 150 ms) — ${verdictLine(p2.overheadMs <= 150)}`,
     );
   }
   if (wanted('p3')) {

@@ -34,8 +34,12 @@ export function median(values: number[]): number {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
-/** Medians of two commands run alternately `runs` times each (after one warm-up of each). */
-export async function pair(a: Command, b: Command, runs: number): Promise<{ a: number; b: number }> {
+/**
+ * Medians of two commands run alternately `runs` times each (after one warm-up of each), and the median of the
+ * paired differences: each pair runs back to back on the same machine state, so `diff` estimates what `a` adds
+ * to `b` with far less noise than `a - b` (two medians of ~1 s runs that wander by tens of ms each).
+ */
+export async function pair(a: Command, b: Command, runs: number): Promise<{ a: number; b: number; diff: number }> {
   await wallMs(a);
   await wallMs(b);
   const as: number[] = [];
@@ -44,7 +48,7 @@ export async function pair(a: Command, b: Command, runs: number): Promise<{ a: n
     as.push(await wallMs(a));
     bs.push(await wallMs(b));
   }
-  return { a: median(as), b: median(bs) };
+  return { a: median(as), b: median(bs), diff: median(as.map((ms, i) => ms - bs[i]!)) };
 }
 
 export function verdictLine(ok: boolean): string {

@@ -303,8 +303,9 @@ async function attachRecorder({ run, workspace }: PreparedRun): Promise<{ close(
   run.subscribe(recorder.listener);
   let store: import('./trace/store.js').TraceStore | undefined;
   let storeReady: Promise<void> | undefined;
-  // Opened once pi is at work (its first activity) or a phase has ended, never on the path to the spawn itself:
-  // loading SQLite there would delay pi by ~20 ms. Events before it opens are ingested from the run log at close.
+  // Opened once pi is starting (an attempt begins: the spawn happens in that same tick, so setImmediate lands after
+  // it and SQLite loads while pi boots), at its first activity, or when a phase has ended; never on the path to the
+  // spawn itself: that would delay pi by ~20 ms. Events before it opens are ingested from the run log at close.
   const openStore = () =>
     (storeReady ??= new Promise<void>((resolve) => setImmediate(resolve))
       .then(() => import('./trace/store.js'))
@@ -315,14 +316,14 @@ async function attachRecorder({ run, workspace }: PreparedRun): Promise<{ close(
         warn(`trace store unavailable: ${errorMessage(error)} (the run log keeps everything)`);
       }));
   run.subscribe((event) => {
-    if (event.type === 'activity' || event.type === 'phase_ok' || event.type === 'phase_failed' || event.type === 'run_finished') void openStore();
+    if (event.type === 'attempt_started' || event.type === 'activity' || event.type === 'phase_ok' || event.type === 'phase_failed' || event.type === 'run_finished') void openStore();
     store?.recordEvent(event);
   });
   return {
     async close() {
       await recorder.close();
       await openStore();
-      store?.syncAll();
+      store?.syncRun(run.adwId);
       store?.close();
     },
   };

@@ -15,8 +15,16 @@ export type Prepared =
   | { kind: 'doctor'; ids: string[] }
   | { kind: 'print'; stdout: string; exit: number };
 
+/** The commands that open a workspace from `--cwd` (or the current folder) as their first step. */
+const WORKSPACE_COMMANDS = new Set(['prompt', 'build', 'bon', 'resume', 'runs', 'show']);
+
 // Each command's modules are imported when it runs: start-up pays only for the command at hand.
 export async function prepareCommand(command: string | undefined, args: string[], flags: CommandFlags, interactive = false): Promise<Prepared> {
+  if (command !== undefined && WORKSPACE_COMMANDS.has(command)) {
+    // git finds the top-level while the command's modules load (see prefetchWorkspaceRoot).
+    const { prefetchWorkspaceRoot } = await import('./paths.js');
+    prefetchWorkspaceRoot(flags.cwd ?? process.cwd());
+  }
   const { openWorkspace } = await import('./commands/workspace.js');
   switch (command) {
     case undefined:

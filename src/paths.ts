@@ -26,9 +26,32 @@ export function workspacePaths(root: string): WorkspacePaths {
   };
 }
 
+let prefetched: { dir: string; root: Promise<string> } | undefined;
+
+/**
+ * Starts the top-level probe now, before the modules of the command are loaded: git runs on the other core while
+ * Node compiles them (~14 ms off the path to a `factory prompt`'s pi spawn, bench P2). The next
+ * `resolveWorkspaceRoot` of the same folder takes this answer once; any other call probes afresh.
+ */
+export function prefetchWorkspaceRoot(dir: string): void {
+  const abs = path.resolve(dir);
+  const root = probeRoot(abs);
+  root.catch(() => undefined); // never an unhandled rejection when nothing takes it (a usage error came first)
+  prefetched = { dir: abs, root };
+}
+
 /** The git top-level of `dir`, or `dir` itself outside a work tree (git runs through the supervised spawner). */
 export async function resolveWorkspaceRoot(dir: string): Promise<string> {
   const abs = path.resolve(dir);
+  if (prefetched?.dir === abs) {
+    const { root } = prefetched;
+    prefetched = undefined;
+    return root;
+  }
+  return probeRoot(abs);
+}
+
+async function probeRoot(abs: string): Promise<string> {
   try {
     return (await topLevel(abs, { timeoutMs: 10_000 })) || abs;
   } catch (error) {

@@ -21,6 +21,7 @@ export class Ingestor {
   private readonly deleteHarness;
   private readonly insertSession;
   private readonly deleteSessions;
+  private readonly sessionsOfRun;
 
   constructor(
     private readonly db: Database.Database,
@@ -37,6 +38,7 @@ export class Ingestor {
       INSERT OR IGNORE INTO sessions (line_no, session_id, adw_id, phase, cwd, model, declared_at, reason)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
     this.deleteSessions = db.prepare('DELETE FROM sessions');
+    this.sessionsOfRun = db.prepare('SELECT DISTINCT session_id FROM sessions WHERE adw_id = ?');
   }
 
   private state(source: string): SourceState {
@@ -116,6 +118,20 @@ export class Ingestor {
     }
     let added = 0;
     for (const name of names) added += this.ingestHarnessFile(name);
+    return added;
+  }
+
+  /**
+   * The harness files of one run's sessions (as the ledger names them: primer, arms, retries, fallbacks).
+   * Call after ingestLedger. A session without a file (pi never started) adds nothing.
+   */
+  ingestHarnessOfRun(adwId: string): number {
+    const ids = this.sessionsOfRun.all(adwId) as { session_id: string }[];
+    let added = 0;
+    for (const { session_id: id } of ids) {
+      const name = `${id.replace(/[^A-Za-z0-9._-]/g, '_') || 'unknown-session'}.jsonl`; // as factory-obs names it
+      if (fs.existsSync(path.join(this.layout.harnessDir, name))) added += this.ingestHarnessFile(name);
+    }
     return added;
   }
 

@@ -307,13 +307,25 @@ class SqliteTraceStore implements TraceStore {
   }
 
   syncAll(): SyncReport {
+    return this.sync((c) => this.catchUp(c));
+  }
+
+  syncRun(adwId: string): SyncReport {
+    return this.sync((c) => {
+      const ledgerLines = c.ingestor.ingestLedger();
+      const harnessLines = c.ingestor.ingestHarnessOfRun(adwId);
+      return { ok: true, events: c.ingestor.ingestRun(adwId), harnessLines, ledgerLines };
+    });
+  }
+
+  private sync(catchUp: (c: Connection) => SyncReport): SyncReport {
     const failed: SyncReport = { ok: false, events: 0, harnessLines: 0, ledgerLines: 0 };
     if (this.closed) return failed;
     this.flush();
     // A degraded store tries again here; live numbering restarts from what the tables then hold.
     this.degradedFlag = false;
     this.seqs.clear();
-    const report = this.write((c) => this.catchUp(c), failed, true);
+    const report = this.write(catchUp, failed, true);
     if (report.ok && !this.degradedFlag) this.unavailableWarned = false;
     return this.degradedFlag ? failed : report;
   }

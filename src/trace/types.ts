@@ -24,7 +24,7 @@ export interface SyncReport {
 
 export interface TraceStore {
   readonly file: string;
-  /** True after a write failed (locked, unwritable), until a syncAll() succeeds. */
+  /** True after a write failed (locked, unwritable), until a syncAll() or syncRun() succeeds. */
   readonly degraded: boolean;
   /** Live path: cheap (a prepared insert, frequent events batched); never throws. */
   recordEvent(event: RunEvent): void;
@@ -38,6 +38,11 @@ export interface TraceStore {
   ingestLedger(): number;
   /** Ledger, harness traces and every run log: catches up after a degraded spell. Never throws. */
   syncAll(): SyncReport;
+  /**
+   * One run at its end: its log, the ledger and its own sessions' harness traces. A run's close costs the same
+   * whether the workspace holds ten runs or ten thousand (syncAll stats every file; readers call that). Never throws.
+   */
+  syncRun(adwId: string): SyncReport;
   /** Most recent first. Reads throw TraceStoreError when the database cannot be opened. */
   listRuns(limit?: number): RunRow[];
   /** The run's events in order, for replay through reduceRun; from the run log when the database has none. */

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { changedFiles, GitError, isWorkTree, parseStatusV2, topLevel, treeState } from '../../src/git.js';
+import { prefetchWorkspaceRoot, resolveWorkspaceRoot } from '../../src/paths.js';
 import { processesTagged } from '../helpers/factory.js';
 import { git, makeTempRepo, type TempRepo } from '../helpers/repo.js';
 
@@ -144,5 +145,28 @@ describe('topLevel and parseStatusV2', () => {
       dirty: ['new name.js', 'conflict.js'],
       untracked: ['new.txt'],
     });
+  });
+});
+
+describe('resolveWorkspaceRoot and its prefetch', () => {
+  it('answers the git top-level from a subfolder, the folder itself outside a work tree', async () => {
+    const r = repo();
+    expect(await resolveWorkspaceRoot(path.join(r.dir, 'src'))).toBe(r.dir);
+    const plain = tempDir();
+    expect(await resolveWorkspaceRoot(plain)).toBe(plain);
+  });
+
+  it('a prefetched answer is the probe\'s answer, taken once: the next call probes afresh', async () => {
+    const dir = tempDir();
+    const sub = path.join(dir, 'sub');
+    fs.mkdirSync(sub);
+    prefetchWorkspaceRoot(sub);
+    prefetchWorkspaceRoot(dir); // the latest prefetch wins; a folder it was not made for probes afresh
+    expect(await resolveWorkspaceRoot(sub)).toBe(sub);
+    expect(await resolveWorkspaceRoot(`${dir}/sub/..`)).toBe(dir); // the same folder spelled otherwise takes it
+    git(dir, 'init', '-q');
+    // Were either answer kept, these would still say "not a repo".
+    expect(await resolveWorkspaceRoot(sub)).toBe(dir);
+    expect(await resolveWorkspaceRoot(dir)).toBe(dir);
   });
 });

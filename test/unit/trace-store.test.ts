@@ -179,6 +179,30 @@ describe('trace store: idempotent ingestion', () => {
     expect(store.runEvents('aaaa0001')).toEqual(events);
   });
 
+  it('syncRun catches up one run (its log, the ledger, its own sessions) and leaves other runs to syncAll', async () => {
+    store = openTraceStore(ws.paths);
+    // Run A: logged only (the store opened late), two sessions of which one never wrote a harness file.
+    const a = buildRun('aaaa0001', 1_000);
+    await writeLogOnly(a);
+    declare(ws.paths, 'sess-a1', 'aaaa0001', 'build');
+    declare(ws.paths, 'sess-a2', 'aaaa0001', 'build', 'fallback');
+    appendHarness(ws.paths, 'sess-a1', `${obsLine('sess-a1', 'aaaa0001', 'build', 'session_start')}\n${obsLine('sess-a1', 'aaaa0001', 'build', 'tool_start')}\n`);
+    // Run B: an older run of the same workspace, not indexed yet.
+    const b = buildRun('bbbb0002', 500);
+    await writeLogOnly(b);
+    declare(ws.paths, 'sess-b', 'bbbb0002', 'prompt');
+    appendHarness(ws.paths, 'sess-b', `${obsLine('sess-b', 'bbbb0002', 'prompt', 'session_start')}\n`);
+
+    expect(store.syncRun('aaaa0001')).toEqual({ ok: true, events: a.length, harnessLines: 2, ledgerLines: 3 });
+    expect(store.listRuns(5).map((r) => r.adwId)).toEqual(['aaaa0001']);
+    expect(store.harnessRows('aaaa0001')).toHaveLength(2);
+    expect(store.harnessRows('bbbb0002')).toHaveLength(0);
+    expect(store.syncRun('aaaa0001')).toEqual({ ok: true, events: 0, harnessLines: 0, ledgerLines: 0 });
+    // What syncRun left alone, syncAll (the readers' catch-up) finds.
+    expect(store.syncAll()).toEqual({ ok: true, events: b.length, harnessLines: 1, ledgerLines: 0 });
+    expect(store.runEvents('bbbb0002')).toEqual(b);
+  });
+
   it('a grown harness file adds only its new lines; a torn last line waits until complete', () => {
     store = openTraceStore(ws.paths);
     const sid = 'sess-aaaa0001';
