@@ -1,21 +1,20 @@
-// adw_bon: best-of-N by clone. One pi RPC process reads the spec once (the primer, paid once); each arm is a
-// clone of the primed session that implements the spec and is judged by the gates; the harvest ranks the arms
-// (green, then cheapest, then fastest) and proposes the winner's patch. A red arm never stops the batch; a
-// failed clone does. The tree is harvested and reset after every arm, whatever happened to it.
+// adw_bon: best-of-N by clone. One live session of the harness (pi in RPC mode) reads the spec once (the primer,
+// paid once); each arm is a clone of the primed session that implements the spec and is judged by the gates; the
+// harvest ranks the arms (green, then cheapest, then fastest) and proposes the winner's patch. A red arm never
+// stops the batch; a failed clone does. The tree is harvested and reset after every arm, whatever happened to it.
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import { envelopeCard, loadEnvelopes } from '../src/envelopeCatalog.js';
-import { HarnessError, InfrastructureError, errorMessage, oneLine } from '../src/errors.js';
-import type { ArmRank, PhasePlan } from '../src/events.js';
-import { changedFilesExist, commandGate, correctionDetail, motif, type GateCommand, type GateReport } from '../src/gates.js';
-import type { Limits } from '../src/harness/types.js';
+import { HarnessError, InfrastructureError, errorMessage, oneLine, type FailureKind } from '../src/errors.js';
+import type { ArmRank } from '../src/events.js';
+import { correctionDetail, motif, type GateCommand, type GateReport } from '../src/gates.js';
+import { runGateList } from '../src/gateList.js';
+import type { AgentSession, Limits, LiveHarness, TurnOptions } from '../src/harness/types.js';
 import type { WorkspacePaths } from '../src/paths.js';
-import type { PiCommand } from '../src/pi/resolve.js';
-import { PiRpc } from '../src/pi/rpc.js';
-import { checkBon, type BonCheck } from '../src/bon/check.js';
+import { checkBon, MAX_ARMS, type BonCheck } from '../src/bon/check.js';
 import { armPatchFile, harvestPatch, keepArmRef, resetTree } from '../src/bon/patch.js';
 import { applyCommand, harvestFile, harvestJson, rankArms, winnerOf } from '../src/bon/rank.js';
-import { PhaseFailure, type Phase, type Run } from '../src/runner.js';
+import { PhaseFailure, planOf, type Phase, type Run } from '../src/runner.js';
 import { treeState } from '../src/git.js';
 
 export const ADW_NAME = 'adw_bon';
@@ -26,7 +25,8 @@ export interface BonAdwOptions {
   arms: number;
   /** Route per arm (arm k takes models[(k-1) % length]); the builder's route when empty. */
   models: string[];
-  pi: PiCommand;
+  /** The harness whose live sessions the primer and the arms run in. */
+  harness: LiveHarness;
   workspace: WorkspacePaths;
   cwd: string;
   /** Where the user started the command (the proposal's `git apply` must work from there). */
@@ -56,14 +56,10 @@ export function armAsk(spec: string): string {
   return `Implement the spec ${spec} now, without rereading it: you read it in the previous turn. Make the payload's tests pass.`;
 }
 
-function splitRoute(route: string): { provider: string; modelId: string } {
-  const slash = route.indexOf('/');
-  return { provider: route.slice(0, slash), modelId: route.slice(slash + 1) };
-}
-
-/** The live side of a best-of-N run: the RPC process, the primer, the arms, and what the keyboard asks of it. */
+/** The live side of a best-of-N run: the live session, the primer, the arms, and what the keyboard asks of it. */
 export class BonSession {
-  rpc?: PiRpc;
+  /** The harness's live session (one pi RPC process), reopened on the primer if it died. */
+  rpc?: AgentSession;
   check?: BonCheck;
   primerFile?: string;
   primer = { tokens: 0, cost: 0, sessionId: undefined as string | undefined };
@@ -83,20 +79,19 @@ export class BonSession {
   }
 
   armCount(): number {
-    return this.phases.filter((p) => p.name.startsWith('arm_')).length;
+    return this.phases.filter((p) => p.arm !== undefined).length;
   }
 
   /** `c`: one more arm cloned from the primer, before the harvest (up to 5). Returns a motif when refused. */
   addArm(): string | undefined {
     if (this.harvested) return 'the harvest is done: no more arms';
     const count = this.armCount();
-    if (count >= 5) return 'already 5 arms: the most a batch takes';
+    if (count >= MAX_ARMS) return `already ${MAX_ARMS} arms: the most a batch takes`;
     const arm = count + 1;
     const phase = armPhase(this, arm);
     const at = this.phases.findIndex((p) => p.name === 'harvest');
     this.phases.splice(at, 0, phase);
-    const plan: PhasePlan = { name: phase.name, kind: 'agent', attempts: 1, ...(phase.model ? { model: phase.model } : {}) };
-    this.run.emit({ type: 'phase_planned', adwId: this.run.adwId, ts: Date.now(), phase: plan, before: 'harvest' });
+    this.run.emit({ type: 'phase_planned', adwId: this.run.adwId, ts: Date.now(), phase: planOf(phase), before: 'harvest' });
     return undefined;
   }
 
@@ -114,8 +109,8 @@ export class BonSession {
     return controller.signal;
   }
 
-  /** The RPC process, reopened on the primer's session if an earlier arm's pi died. */
-  async ensureRpc(): Promise<PiRpc> {
+  /** The live session, reopened on the primer's session if an earlier arm's pi died. */
+  async ensureRpc(): Promise<AgentSession> {
     if (this.rpc?.alive) return this.rpc;
     await this.rpc?.close();
     if (!this.primer.sessionId) throw new InfrastructureError('no primer session to clone from');
@@ -134,25 +129,20 @@ export class BonSession {
   }
 }
 
-async function openRpc(session: BonSession, sessionId: string, phase: string): Promise<PiRpc> {
+async function openRpc(session: BonSession, sessionId: string, phase: string): Promise<AgentSession> {
   const { opts, run } = session;
   const card = await envelopeCard('BuildEnvelope');
   try {
-    return await PiRpc.open({
-      pi: opts.pi,
+    return await opts.harness.openSession({
+      sessionId,
       cwd: opts.cwd,
       workspace: opts.workspace,
-      flags: {
-        sessionId,
-        sessionDir: opts.workspace.sessionsDir,
-        model: opts.builderModel ?? session.modelOf(1),
-        thinking: opts.thinking,
-        tools: opts.tools ?? BON_TOOLS,
-      },
+      model: opts.builderModel ?? session.modelOf(1),
+      thinking: opts.thinking,
+      tools: opts.tools ?? BON_TOOLS,
       env: opts.env,
       identity: { adwId: run.adwId, phase, role: 'builder' },
       envelopeSchema: { title: card.title, schema: card.schema },
-      runTag: run.adwId,
       limits: opts.limits,
     });
   } catch (error) {
@@ -160,7 +150,7 @@ async function openRpc(session: BonSession, sessionId: string, phase: string): P
   }
 }
 
-function turnOptions(session: BonSession, phase: string, signal: AbortSignal, requestedModel?: string) {
+function turnOptions(session: BonSession, phase: string, signal: AbortSignal, requestedModel?: string): TurnOptions {
   const { run, opts } = session;
   return {
     onActivity: (activity: Parameters<Run['activity']>[1]) => run.activity(phase, activity),
@@ -220,7 +210,7 @@ function primePhase(session: BonSession): Phase {
         await resetTree(session.opts.cwd, { base: check.head, git: { env: session.opts.gateEnv, runTag: run.adwId } });
         throw new InfrastructureError(`the primer changed the tree (${touched.slice(0, 3).join(', ')}${touched.length > 3 ? ', …' : ''}): it must only read; the tree was reset`);
       }
-      session.primerFile = (await session.rpc.getState()).sessionFile;
+      session.primerFile = await session.rpc.sessionFile();
       // The primer writes nothing: its changed_files: [] is judged by the base envelope (no build invariant).
       const { parse, Envelope, EnvelopeError } = await envelopes;
       try {
@@ -233,20 +223,15 @@ function primePhase(session: BonSession): Phase {
   };
 }
 
-async function runGates(session: BonSession, run: Run, phase: string, changed: string[], signal: AbortSignal): Promise<GateReport[]> {
-  const reports: GateReport[] = [changedFilesExist({ changed_files: changed }, session.opts.cwd)];
-  for (const cmd of session.opts.payloadCommands) {
-    if (signal.aborted) break;
-    reports.push(await commandGate(cmd, { signal, runTag: run.adwId, env: session.opts.gateEnv })());
-  }
-  for (const r of reports) run.emit({ type: 'gate_result', adwId: run.adwId, ts: Date.now(), phase, gate: r.gate, ok: r.ok, motif: r.motif, seconds: r.seconds });
-  return reports;
+function runGates(session: BonSession, run: Run, phase: string, changed: string[], signal: AbortSignal): Promise<GateReport[]> {
+  return runGateList({ run, phase, cwd: session.opts.cwd, changedFiles: changed, commands: session.opts.payloadCommands, signal, env: session.opts.gateEnv });
 }
 
 export function armPhase(session: BonSession, arm: number): Phase {
   const name = `arm_${arm}`;
   return {
     name,
+    arm,
     kind: 'agent',
     optional: true,
     model: session.modelOf(arm),
@@ -258,6 +243,7 @@ export function armPhase(session: BonSession, arm: number): Phase {
       const rank: ArmRank = { arm, phase: name, model, green: false, tokens: 0, cost: 0, seconds: 0, patchBytes: 0 };
       session.arms.set(arm, rank);
       let failure: string | undefined;
+      let failureKind: FailureKind = 'verdict';
       let detail: string | undefined;
       try {
         const rpc = await session.ensureRpc();
@@ -273,7 +259,7 @@ export function armPhase(session: BonSession, arm: number): Phase {
           throw new InfrastructureError(`clone for ${name} failed: ${errorMessage(error)}`);
         }
         run.sessions[name] = cloned.sessionId;
-        if (model && model !== rpc.model) await rpc.setModel(splitRoute(model).provider, splitRoute(model).modelId);
+        if (model && model !== rpc.model) await rpc.switchModel(model);
         run.attemptStarted(name, 1, 1, { sessionId: cloned.sessionId, model });
         const card = await envelopeCard('BuildEnvelope');
         const envelopes = loadEnvelopes();
@@ -294,6 +280,7 @@ export function armPhase(session: BonSession, arm: number): Phase {
           if (envelope && !failure) {
             const reports = await runGates(session, run, name, envelope.changed_files, signal);
             failure = motif(reports) || undefined;
+            failureKind = 'gate';
             detail = correctionDetail(reports);
           }
         } catch (error) {
@@ -302,12 +289,15 @@ export function armPhase(session: BonSession, arm: number): Phase {
           rank.tokens = error.evidence.tokens ?? 0;
           rank.cost = error.evidence.cost ?? 0;
           const kind = error.evidence.kind;
+          failureKind = kind ?? 'error';
+          // The prefix is for people reading the motif; the board reads the kind.
           failure = kind === 'aborted' ? `aborted: ${error.message}` : kind === 'crashed' ? `crashed: ${error.message}` : error.message;
         }
       } catch (error) {
         // A failed clone stops the batch (after the finally below); anything else makes this arm red only.
         if (error instanceof InfrastructureError) throw error;
         failure = `crashed: ${errorMessage(error)}`;
+        failureKind = 'crashed';
       } finally {
         // Always: the arm's work becomes a patch and the tree goes back to the primer's HEAD for the next arm.
         const git = { env: session.opts.gateEnv, runTag: run.adwId };
@@ -329,7 +319,7 @@ export function armPhase(session: BonSession, arm: number): Phase {
       }
       if (failure) {
         rank.motif = oneLine(failure);
-        throw new PhaseFailure(rank.motif, detail);
+        throw new PhaseFailure(rank.motif, detail, failureKind);
       }
       rank.green = true;
       return { ...rank };

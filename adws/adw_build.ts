@@ -4,11 +4,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { agentPhase } from '../src/agentPhase.js';
-import { changedFilesExist, commandGate, correctionDetail, motif, type GateCommand, type GateReport } from '../src/gates.js';
+import { correctionDetail, motif, type GateCommand, type GateReport } from '../src/gates.js';
+import { runGateList } from '../src/gateList.js';
 import { isWorkTree, treeState, type TreeState } from '../src/git.js';
 import type { Harness, Limits } from '../src/harness/types.js';
 import type { WorkspacePaths } from '../src/paths.js';
 import { PhaseFailure, type Phase, type Run } from '../src/runner.js';
+import { checkSpecFile } from '../src/specFile.js';
 
 export const ADW_NAME = 'adw_build';
 
@@ -91,22 +93,13 @@ function checkPhase(opts: BuildAdwOptions): Phase {
     name: 'check',
     kind: 'code',
     async action(run): Promise<BuildCheck> {
-      const abs = path.resolve(opts.cwd, opts.specPath);
-      let stat: fs.Stats;
-      try {
-        stat = fs.statSync(abs);
-      } catch {
-        throw new PhaseFailure(`spec not found: ${opts.specPath} (looked for ${abs})`);
-      }
-      if (!stat.isFile()) throw new PhaseFailure(`spec is not a file: ${opts.specPath}`);
-      const text = fs.readFileSync(abs, 'utf8');
-      if (text.trim() === '') throw new PhaseFailure(`spec is empty: ${opts.specPath} (nothing to build)`);
+      const spec = checkSpecFile(opts.cwd, opts.specPath);
       const git = { runTag: run.adwId, env: opts.gateEnv };
       if (!(await isWorkTree(opts.cwd, git))) {
-        throw new PhaseFailure(`${opts.cwd} is not a git work tree: the build needs git to record its starting point`);
+        throw new PhaseFailure(`${opts.cwd} is not a git work tree: the build needs git to record its starting point`, undefined, 'check');
       }
       const tree = await treeState(opts.cwd, git);
-      return { spec: specForAgent(opts.cwd, opts.specPath), specBytes: stat.size, tree };
+      return { spec: specForAgent(opts.cwd, opts.specPath), specBytes: spec.bytes, tree };
     },
   };
 }
@@ -121,21 +114,19 @@ function gatesPhase(opts: BuildAdwOptions): Phase {
       if (envelope.status !== 'success') {
         throw new PhaseFailure(`the builder reports a failure: ${JSON.stringify(envelope.summary ?? '')}`);
       }
-      const record = (report: GateReport): GateReport => {
-        run.emit({ type: 'gate_result', adwId: run.adwId, ts: Date.now(), phase: 'gates', gate: report.gate, ok: report.ok, motif: report.motif, seconds: report.seconds });
-        return report;
-      };
-      const reports = [record(changedFilesExist(envelope, opts.cwd))];
-      for (const cmd of commandsFor(opts)) {
-        // Every command runs even after a red one: the screen shows each gate's verdict. Only Ctrl-C stops.
-        if (ctx.signal.aborted) break;
-        const gate = commandGate(cmd, { signal: ctx.signal, runTag: run.adwId, env: opts.gateEnv });
-        reports.push(record(await gate(envelope)));
-      }
+      const reports = await runGateList({
+        run,
+        phase: 'gates',
+        cwd: opts.cwd,
+        changedFiles: envelope.changed_files,
+        commands: commandsFor(opts),
+        signal: ctx.signal,
+        env: opts.gateEnv,
+      });
       // An interrupted gate list proves nothing, even when every gate that ran was green.
-      if (ctx.signal.aborted) throw new PhaseFailure('interrupted by the user');
+      if (ctx.signal.aborted) throw new PhaseFailure('interrupted by the user', undefined, 'interrupted');
       const why = motif(reports);
-      if (why) throw new PhaseFailure(why, correctionDetail(reports));
+      if (why) throw new PhaseFailure(why, correctionDetail(reports), 'gate');
       return reports;
     },
   };

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createDemoRepo } from '../src/demo.js';
 import { Envelope, schema } from '../src/envelopes.js';
-import { nodeEnv, writeSchemaFile } from '../src/harness/pi.js';
+import { nodeEnv, writeSchemaFile } from '../src/pi/launch.js';
 import { workspacePaths } from '../src/paths.js';
 import { jsonModeArgs } from '../src/pi/argv.js';
 import { factoryRoot, resolvePi } from '../src/pi/resolve.js';

@@ -4,7 +4,7 @@
 
 import React from 'react';
 import { Box, Text } from 'ink';
-import type { PhaseState, TailItem } from '../state/runStore.js';
+import { isLive, type PhaseState, type TailItem } from '../state/runStore.js';
 import { oneLine } from '../src/format.js';
 import { TOOL_GLYPH } from './theme.js';
 
@@ -54,12 +54,11 @@ export function tailLines(phase: PhaseState | undefined, height: number): TailLi
 export function ActivityTail({ phase, height }: { phase: PhaseState | undefined; height: number }): React.JSX.Element | null {
   if (phase === undefined) return null;
   const lines = tailLines(phase, height);
-  const live = phase.status === 'running' || phase.status === 'retrying';
   return (
     <Box flexDirection="column">
       <Text dimColor wrap="truncate-end">{`── ${phase.name} activity`}</Text>
       {lines.length === 0 ? (
-        <Text dimColor>{live ? '  waiting for the agent…' : '  no activity'}</Text>
+        <Text dimColor>{isLive(phase) ? '  waiting for the agent…' : '  no activity'}</Text>
       ) : (
         lines.map((line, index) => (
           <Text key={index} wrap="truncate-end" color={line.color} dimColor={line.dim}>

@@ -15,7 +15,7 @@
 
 import React from 'react';
 import { Box, Text } from 'ink';
-import type { ArmStatus, ArmView } from '../state/bonStore.js';
+import type { ArmStatus, ArmView, WhyFirstLine } from '../state/bonStore.js';
 import { formatCost, formatSeconds, formatTokens } from '../src/format.js';
 import { Spinner } from './Spinner.js';
 import { statusColor, statusGlyph, TOOL_GLYPH } from './theme.js';
@@ -143,8 +143,8 @@ export interface ArmsBoardProps {
   now: number;
   /** The primer's line, kept apart from the arms' figures (each arm's cost is its own). */
   primer?: string;
-  /** The one-line "why #1", once the harvest ranked the arms. */
-  why?: string;
+  /** The one-line "why #1", once the harvest ranked the arms: green when there is a winner. */
+  why?: WhyFirstLine;
 }
 
 export function ArmsBoard({ arms, selected, columns, now, primer, why }: ArmsBoardProps): React.JSX.Element {
@@ -167,8 +167,8 @@ export function ArmsBoard({ arms, selected, columns, now, primer, why }: ArmsBoa
         </Text>
       ) : null}
       {why !== undefined ? (
-        <Text wrap="truncate-end" bold color={why.startsWith('why') ? 'green' : 'red'}>
-          {why}
+        <Text wrap="truncate-end" bold color={why.green ? 'green' : 'red'}>
+          {why.text}
         </Text>
       ) : null}
     </Box>

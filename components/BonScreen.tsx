@@ -8,9 +8,8 @@
 import React, { useRef } from 'react';
 import { Box, Text } from 'ink';
 import { useStore } from 'zustand';
-import { bonModeOf, dispatchBonIntent, type BonController } from '../state/controller.js';
-import { whyFirst } from '../src/bon/rank.js';
-import { armsOf, primerLine, primerOf, selectedArm, type BonState, type BonStore } from '../state/bonStore.js';
+import { bonModeOf, dispatchBonIntent, type BonController } from '../state/bonIntents.js';
+import { armsOf, primerTextOf, proposalLine, selectedArm, whyFirstOf, type BonState, type BonStore } from '../state/bonStore.js';
 import { ArmsBoard, armsBoardHeight } from './ArmsBoard.js';
 import { DiffView } from './DiffView.js';
 import { KeyHelp } from './KeyHelp.js';
@@ -43,22 +42,11 @@ export interface BonViewProps {
   rows?: number;
 }
 
-/** The harvest's outcome under the board: where it is written and the exact command it proposes. */
-export function proposalLine(state: BonState): string | undefined {
-  const harvest = state.bon.harvest;
-  if (harvest === undefined) return undefined;
-  const apply = harvest.applyCommand !== undefined ? ` · proposal: ${harvest.applyCommand}` : '';
-  return `harvest: ${harvest.harvestFile}${apply}`;
-}
-
 export function BonView({ state, now, help, columns, rows }: BonViewProps): React.JSX.Element {
   const diff = state.bon.ui.diff;
   const arms = armsOf(state, now);
-  const harvest = state.bon.harvest;
-  const primer = primerOf(state);
-  const primerFigures = harvest?.primer ?? (primer !== undefined && primer.status !== 'pending' ? primer : undefined);
-  const primerText = primerFigures !== undefined ? primerLine(primerFigures, arms.length, harvest !== undefined) : undefined;
-  const why = harvest !== undefined ? whyFirst(harvest.ranking) : undefined;
+  const primerText = primerTextOf(state, arms.length);
+  const why = whyFirstOf(state);
   const proposal = proposalLine(state);
   const footer = (primerText !== undefined ? 1 : 0) + (why !== undefined ? 1 : 0);
   // A short terminal keeps the board (the arms are the point of this screen) and drops the graph.

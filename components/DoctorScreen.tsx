@@ -10,16 +10,18 @@
 import React from 'react';
 import { Box, Text } from 'ink';
 import { useStore } from 'zustand';
-import { STATUS_MARK } from '../src/doctor/report.js';
-import type { DoctorStatus } from '../src/doctor/types.js';
 import {
   dispatchDoctorIntent,
   doctorGroups,
+  doctorMark,
   doctorModeOf,
   doctorProgressLine,
+  doctorSpinning,
   doctorTone,
+  optionalNote,
   type DoctorController,
   type DoctorRow,
+  type DoctorStatus,
   type DoctorStore,
 } from '../state/doctorStore.js';
 import { KeyHelp } from './KeyHelp.js';
@@ -42,7 +44,6 @@ export const DOCTOR_STATUS_COLOR: Readonly<Record<DoctorStatus, string>> = {
   skipped: 'gray',
 };
 
-export const PLANNED_MARK = '○';
 export const WAITING_NOTE = 'waiting';
 const INDENT = '  ';
 /** The id column never takes more than this, nor more than a third of the terminal. */
@@ -62,14 +63,14 @@ function fit(text: string, width: number): string {
 
 function Mark({ row, now }: { row: DoctorRow; now: number }): React.JSX.Element {
   if (row.status === 'running') return <Spinner now={now} />;
-  if (row.status === 'pending') return <Text dimColor>{PLANNED_MARK}</Text>;
-  return <Text color={DOCTOR_STATUS_COLOR[row.status]}>{STATUS_MARK[row.status]}</Text>;
+  const mark = doctorMark(row);
+  if (row.status === 'pending') return <Text dimColor>{mark}</Text>;
+  return <Text color={DOCTOR_STATUS_COLOR[row.status]}>{mark}</Text>;
 }
 
 function CheckRow({ row, idWidth, now }: { row: DoctorRow; idWidth: number; now: number }): React.JSX.Element {
   const result = row.result;
-  // The headless rows say `(optional)` for an optional check that is not ok; the screen says the same.
-  const optional = result !== undefined && row.severity === 'optional' && result.status !== 'ok' ? ' (optional)' : '';
+  const optional = optionalNote(row);
   return (
     <>
       <Text wrap="truncate-end">
@@ -96,8 +97,7 @@ export function DoctorScreen({ store, controller }: DoctorScreenProps): React.JS
   const doctor = useStore(store);
   const { columns } = useTerminalSize();
   const mode = doctorModeOf(doctor);
-  const spinning = !doctor.closing && doctor.rows.some((row) => row.status === 'running');
-  const now = useClock(spinning, SPINNER_INTERVAL_MS);
+  const now = useClock(doctorSpinning(doctor), SPINNER_INTERVAL_MS);
 
   useKeymap(
     () => DOCTOR_KEYS[store.getState().via][doctorModeOf(store.getState())],

@@ -7,7 +7,7 @@
 import React, { useEffect } from 'react';
 import { Box, Text } from 'ink';
 import { useStore } from 'zustand';
-import { dispatchHomeIntent, homeModeOf, loadRuns, type HomeController } from '../state/controller.js';
+import { dispatchHomeIntent, homeModeOf, loadRuns, type HomeController } from '../state/homeIntents.js';
 import type { HomeStore } from '../state/homeStore.js';
 import { KeyHelp } from './KeyHelp.js';
 import { HOME_KEYS } from './keymap.js';

@@ -22,7 +22,7 @@
 
 import React from 'react';
 import { Box, Text } from 'ink';
-import type { PhaseState } from '../state/runStore.js';
+import { isLive, phaseSeconds, type PhaseState } from '../state/runStore.js';
 import { formatCost, formatSeconds, formatTokens, oneLine } from '../src/format.js';
 import { GateChips, gateChipsHeight, gateMotifLines } from './GateChips.js';
 import { Spinner } from './Spinner.js';
@@ -31,17 +31,8 @@ import { CONNECTOR, kindColor, statusColor, statusGlyph } from './theme.js';
 const BADGE_WIDTH = 5; // 'agent'
 const MAX_NAME_WIDTH = 24;
 
-/** Seconds to show for a phase: measured when finished, ticking from startedAt (after its earlier runs) while live. */
-export function phaseSeconds(phase: PhaseState, now: number): number | undefined {
-  if (phase.seconds !== undefined) return phase.seconds;
-  if (phase.startedAt === undefined) return undefined;
-  const end = phase.finishedAt ?? now;
-  return (phase.earlierSeconds ?? 0) + Math.max(0, (end - phase.startedAt) / 1000);
-}
-
 function showsAttempt(phase: PhaseState): boolean {
-  const live = phase.status === 'running' || phase.status === 'retrying';
-  return phase.attempts > 1 && phase.attempt > 0 && (live || phase.attempt > 1);
+  return phase.attempts > 1 && phase.attempt > 0 && (isLive(phase) || phase.attempt > 1);
 }
 
 /** The detail columns after the name, as plain strings (empty ones left out). */
@@ -102,8 +93,6 @@ function PhaseNode({ phase, now, nameWidth, last }: { phase: PhaseState; now: nu
   );
 }
 
-const ARM_PHASE = /^arm_\d+$/;
-
 /** Plan order cut into runs of single phases and groups of consecutive arms (drawn as parallel branches). */
 export type GraphSegment = { kind: 'phase'; phase: PhaseState } | { kind: 'arms'; arms: PhaseState[] };
 
@@ -111,7 +100,7 @@ export function graphSegments(phases: readonly PhaseState[]): GraphSegment[] {
   const segments: GraphSegment[] = [];
   for (const phase of phases) {
     const last = segments[segments.length - 1];
-    if (!ARM_PHASE.test(phase.name)) segments.push({ kind: 'phase', phase });
+    if (phase.arm === undefined) segments.push({ kind: 'phase', phase });
     else if (last?.kind === 'arms') last.arms.push(phase);
     else segments.push({ kind: 'arms', arms: [phase] });
   }

@@ -7,7 +7,7 @@
 import React from 'react';
 import { Box, Text } from 'ink';
 import { useStore } from 'zustand';
-import { dispatchRunIntent, runModeOf, type RunController } from '../state/controller.js';
+import { dispatchRunIntent, runModeOf, type RunController } from '../state/runIntents.js';
 import { currentPhaseOf, type RunState, type RunStore } from '../state/runStore.js';
 import { ActivityTail } from './ActivityTail.js';
 import { KeyHelp } from './KeyHelp.js';

@@ -9,7 +9,7 @@
 
 import React from 'react';
 import { Box, Text } from 'ink';
-import type { RunRow, RunRowStatus } from '../state/controller.js';
+import type { RunRow, RunRowStatus } from '../state/homeStore.js';
 import { formatAge, formatCost, formatTokens } from '../src/format.js';
 
 export const RUN_STATUS_STYLE: Readonly<Record<RunRowStatus, { glyph: string; color: string }>> = {

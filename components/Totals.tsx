@@ -2,14 +2,8 @@
 
 import React from 'react';
 import { Text } from 'ink';
-import type { RunState } from '../state/runStore.js';
+import { elapsedSeconds, type RunState } from '../state/runStore.js';
 import { formatCost, formatSeconds, formatTokens } from '../src/format.js';
-
-export function elapsedSeconds(totals: RunState['totals'], now: number): number {
-  if (totals.seconds !== undefined) return totals.seconds;
-  if (totals.startedAt === undefined) return 0;
-  return Math.max(0, ((totals.finishedAt ?? now) - totals.startedAt) / 1000);
-}
 
 export interface Outcome {
   text: string;

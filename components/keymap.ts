@@ -3,7 +3,9 @@
 // they can not drift apart. No other file compares key literals.
 
 import type { Key } from 'ink';
-import type { BonIntent, BonMode, HomeIntent, HomeMode, RunIntent, RunMode } from '../state/controller.js';
+import type { BonIntent, BonMode } from '../state/bonIntents.js';
+import type { HomeIntent, HomeMode } from '../state/homeIntents.js';
+import type { RunIntent, RunMode } from '../state/runIntents.js';
 import type { DoctorIntent, DoctorMode, DoctorVia } from '../state/doctorStore.js';
 
 /** A normalised key name: a printable character ('q'), or a named key ('escape', 'ctrl+c', 'left'…). */

@@ -2,14 +2,12 @@
 // later attempts, the envelope parsed from the typed gate (or the text fallback). Shared by every ADW.
 import { randomUUID } from 'node:crypto';
 import { envelopeCard, loadEnvelopes } from './envelopeCatalog.js';
-import { HarnessError, InfrastructureError } from './errors.js';
+import { HarnessError, InfrastructureError, isInfrastructure } from './errors.js';
 import type { Harness, Limits } from './harness/types.js';
 import type { WorkspacePaths } from './paths.js';
 import { PhaseFailure, type Phase, type Run } from './runner.js';
 
 /** Harness failures that a retry in the same session cannot mend: the node or the installation is at fault. */
-const NOT_RETRYABLE = new Set(['socle', 'version', 'resume', 'spawn', 'model_mismatch']);
-
 export interface AgentPhaseSpec {
   name: string;
   role: string;
@@ -74,14 +72,16 @@ export function agentPhase(spec: AgentPhaseSpec): Phase {
           signal: ctx.signal,
           onActivity: (activity) => run.activity(spec.name, activity),
           onUsage: ({ tokens, cost }) => run.liveUsage(spec.name, tokens, cost),
+          onFallback: (f) => run.emit({ type: 'fallback', adwId: run.adwId, ts: Date.now(), phase: spec.name, ...f }),
         });
       } catch (error) {
         if (!(error instanceof HarnessError)) throw error;
         run.charge(spec.name, error.evidence.tokens ?? 0, error.evidence.cost ?? 0);
-        if (NOT_RETRYABLE.has(error.evidence.kind ?? '')) throw new InfrastructureError(error.message);
-        // A tripped circuit breaker ends the phase: retrying would hand the agent a fresh budget.
-        if (error.evidence.kind === 'guard') throw new Error(error.message);
-        throw new PhaseFailure(error.message);
+        const kind = error.evidence.kind ?? 'error';
+        if (isInfrastructure(kind)) throw new InfrastructureError(error.message, kind);
+        // Not retried when the kind says another attempt cannot mend it (a tripped circuit breaker: a retry
+        // would hand the agent a fresh budget).
+        throw new PhaseFailure(error.message, undefined, kind);
       }
       run.charge(spec.name, result.tokens, result.cost);
       // A harness may continue under another id (an old claude CLI renames a resumed session): follow it.

@@ -7,7 +7,7 @@ import { UsageError } from './errors.js';
 
 type Spec = { type: 'string' } | { type: 'number'; default?: number } | { type: 'boolean'; default: boolean };
 
-export const FLAG_SPECS = {
+const FLAG_SPECS = {
   model: { type: 'string' },
   harness: { type: 'string' },
   retries: { type: 'number', default: 2 },
@@ -36,7 +36,7 @@ export type CliFlags = { [K in keyof Specs as HasDefault<Specs[K]> extends true 
   [K in keyof Specs as HasDefault<Specs[K]> extends true ? never : K]?: ValueOf<Specs[K]>;
 };
 
-export const KNOWN_FLAGS: ReadonlySet<string> = new Set(Object.keys(FLAG_SPECS));
+const KNOWN_FLAGS: ReadonlySet<string> = new Set(Object.keys(FLAG_SPECS));
 
 /** The first flag the CLI does not know (a `no-` prefix is a negation), or undefined. */
 export function unknownFlag(argv: string[]): string | undefined {

@@ -1,12 +1,44 @@
 // Error types that cross module boundaries. Each carries what the user needs to act on it in one line.
 
 /** A failure of the agent harness (pi could not run, died, stalled, or its verdict refused the attempt). */
+/**
+ * Why an attempt failed, as a type that travels on the failure events (never parsed back from a motif):
+ * - the answer was judged: `verdict` (no or invalid envelope, the agent reports a failure), `gate` (a payload
+ *   gate went red), `check` (a phase's own precondition: spec missing, tree dirty), `empty` (no answer at all);
+ * - the turn was stopped: `interrupted` (the user, before it ran), `aborted` (the user or an arm's abort),
+ *   `stalled` (no progress), `timeout` (the deadline), `guard` (a circuit breaker tripped);
+ * - the agent process: `crashed` / `exit` (pi died or exited mid-turn), `handled` (an extension took the prompt),
+ *   `model_error` (the provider failed the turn), `protocol` (output not understood), `refused`, `busy`, `clone`, `switch`, `model` (RPC commands);
+ * - the installation: `socle`, `version`, `model_mismatch`, `resume`, `spawn`, `infrastructure`;
+ * - anything else: `error`.
+ */
+export type FailureKind =
+  | 'verdict' | 'gate' | 'check' | 'empty'
+  | 'interrupted' | 'aborted' | 'stalled' | 'timeout' | 'guard'
+  | 'crashed' | 'exit' | 'handled' | 'model_error' | 'protocol' | 'refused' | 'busy' | 'clone' | 'switch' | 'model'
+  | 'socle' | 'version' | 'model_mismatch' | 'resume' | 'spawn' | 'infrastructure'
+  | 'error';
+
+const INFRASTRUCTURE: ReadonlySet<FailureKind> = new Set(['socle', 'version', 'model_mismatch', 'resume', 'spawn', 'infrastructure']);
+/** Failures another attempt cannot mend: the installation's, a tripped breaker (a retry would get a fresh budget). */
+const FINAL: ReadonlySet<FailureKind> = new Set([...INFRASTRUCTURE, 'guard']);
+
+/** Whether another attempt in the same live session may succeed. */
+export function isRetryable(kind: FailureKind): boolean {
+  return !FINAL.has(kind);
+}
+
+/** Whether the failure is the installation's (exit 2), not the workflow's (exit 1). */
+export function isInfrastructure(kind: FailureKind): boolean {
+  return INFRASTRUCTURE.has(kind);
+}
+
 export class HarnessError extends Error {
   override readonly name = 'HarnessError';
   constructor(
     message: string,
     readonly sessionId: string,
-    readonly evidence: { tokens?: number; cost?: number; stderrTail?: string; kind?: string } = {},
+    readonly evidence: { tokens?: number; cost?: number; stderrTail?: string; kind?: FailureKind } = {},
   ) {
     super(message);
   }
@@ -20,6 +52,12 @@ export class UsageError extends Error {
 /** The installation cannot run the workflow (pi missing, node broken, resume from another folder): exit 2. */
 export class InfrastructureError extends Error {
   override readonly name = 'InfrastructureError';
+  constructor(
+    message: string,
+    readonly kind: FailureKind = 'infrastructure',
+  ) {
+    super(message);
+  }
 }
 
 /** The user interrupted the run (Ctrl-C / SIGTERM): exit 130. */

@@ -1,5 +1,8 @@
 // Typed events emitted by the core. The TUI store, the headless printer and (later) the trace store
 // all consume this one union, so a new consumer never needs to reach into the runner.
+import type { FailureKind } from './errors.js';
+
+export type { FailureKind } from './errors.js';
 
 export type PhaseKind = 'agent' | 'code';
 
@@ -18,6 +21,8 @@ export interface PhasePlan {
   attempts: number;
   /** The model the phase is planned on, when known before it starts (a best-of-N arm). */
   model?: string;
+  /** The arm number of a best-of-N arm phase (the phase's name is for people: nothing parses it). */
+  arm?: number;
 }
 
 /** One arm of a best-of-N run as the harvest ranks it. */
@@ -50,19 +55,27 @@ export type RunEvent =
   | (Base & { type: 'activity'; phase: string; activity: Activity })
   /** Running figures of the attempt in flight (after each assistant message); earlier attempts are settled. */
   | (Base & { type: 'usage'; phase: string; tokens: number; cost: number })
-  | (Base & { type: 'attempt_failed'; phase: string; attempt: number; attempts: number; motif: string; willRetry: boolean })
+  | (Base & { type: 'attempt_failed'; phase: string; attempt: number; attempts: number; motif: string; failure?: FailureKind; willRetry: boolean })
   /** `result`: what the phase handed to the next ones (an envelope, a gate report): the trace keeps it for resume. */
   | (Base & { type: 'phase_ok'; phase: string; kind: PhaseKind; attempt: number; attempts: number; seconds: number; tokens: number; cost: number; sessionId?: string; result?: unknown })
   /** One zero-token gate of a code phase (changed files exist, a payload command exits 0). */
   | (Base & { type: 'gate_result'; phase: string; gate: string; ok: boolean; motif?: string; seconds: number })
-  | (Base & { type: 'phase_failed'; phase: string; kind: PhaseKind; attempts: number; motif: string; seconds: number; tokens: number; cost: number; sessionId?: string })
+  | (Base & { type: 'phase_failed'; phase: string; kind: PhaseKind; attempts: number; motif: string; failure?: FailureKind; seconds: number; tokens: number; cost: number; sessionId?: string })
   /** A phase added while the run goes (best-of-N: one more arm cloned from the primer), placed before `before`. */
   | (Base & { type: 'phase_planned'; phase: PhasePlan; before?: string })
   /** Best-of-N: an arm's patch, harvested from the work tree (then reset) whatever the arm's verdict. */
   | (Base & { type: 'arm_patch'; phase: string; arm: number; patchFile: string; bytes: number; files: string[] })
   /** Best-of-N: the ranking (green first, then cheapest, then fastest), the primer paid once, the proposal. */
   | (Base & { type: 'harvest'; ranking: ArmRank[]; winner?: number; primer: { tokens: number; cost: number; sessionId?: string }; harvestFile: string; applyCommand?: string })
-  | (Base & { type: 'run_finished'; exit: number; seconds: number; tokens: number; cost: number; failedPhase?: string; interrupted?: boolean });
+  | (Base & { type: 'run_finished'; exit: number; seconds: number; tokens: number; cost: number; failedPhase?: string; interrupted?: boolean })
+  /** The provider was down: the attempt is relaunched on `to` in the same session. */
+  | (Base & { type: 'fallback'; phase: string; from: string; to: string; reason: string })
+  /** The run's result, as printed on stdout (already masked): the disposed envelope. */
+  | (Base & { type: 'envelope'; envelope: unknown })
+  /** The run's result when it is a command to run: the verified apply of a best-of-N winner. */
+  | (Base & { type: 'proposal'; command: string })
+  /** An arm's patch was applied to the user's tree (--apply, or `p` on the board), or refused, and why. */
+  | (Base & { type: 'apply'; arm?: number; applied: boolean; line: string });
 
 export type RunEventType = RunEvent['type'];
 

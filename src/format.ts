@@ -31,7 +31,11 @@ export function formatSeconds(seconds: number): string {
   return `${Math.floor(whole / 3600)}h${String(Math.floor((whole % 3600) / 60)).padStart(2, '0')}m`;
 }
 
-/** Collapse a multi-line text to one line (the views truncate, they never wrap). */
+/**
+ * Collapse a multi-line text to one line (the views truncate, they never wrap).
+ * @deprecated `oneLine` of src/text.ts does the same and can fit the line by display width; this one stays while
+ * state/ and components/ import it from here (format.ts is on the headless start-up path, text.ts is not).
+ */
 export function oneLine(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
 }

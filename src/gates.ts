@@ -1,11 +1,12 @@
 // Gates: zero-token judges of what an agent left behind. Each returns a report (never throws for a red
 // verdict); `motif` turns the first red report into the one line that goes back to the agent as its
-// correction. Commands run through the supervised spawner: their own process group, the run tag, the kill
-// ladder on timeout or abort, so a hung test suite never outlives its gate.
+// correction. Commands are run to their end by the process helper: their own process group, the run tag, the
+// kill ladder on timeout or abort, so a hung test suite never outlives its gate.
 import fs from 'node:fs';
 import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
-import { spawnSupervised } from './process/supervisor.js';
+import { runToEnd } from './process/run.js';
+import { displayWidth, fit, fitStart } from './text.js';
 
 export interface GateReport {
   gate: string;
@@ -41,20 +42,16 @@ export interface ChangedFilesCarrier {
   changed_files?: readonly string[];
 }
 
-/** The bound of a motif: the runner keeps the first 300 characters of one line, so the tail must fit in. */
+/** The bound of a motif, in terminal columns: the runner keeps 300 of one line, so the tail must fit in. */
 export const MOTIF_MAX = 300;
 /** How much of a command's output is kept for the report (the trace keeps it, the motif quotes its end). */
 export const OUTPUT_TAIL_BYTES = 4096;
 const COMMAND_IN_MOTIF = 80;
 
-export const CHANGED_FILES_GATE = 'changed_files';
+const CHANGED_FILES_GATE = 'changed_files';
 
 function elapsed(start: number): number {
   return (performance.now() - start) / 1000;
-}
-
-function clip(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
 // Terminal escape sequences, as ECMA-48 frames them. Strings (OSC: titles, OSC 8 hyperlinks; DCS, SOS, PM, APC)
@@ -153,7 +150,7 @@ export function changedFilesExist(envelope: ChangedFilesCarrier, cwd: string): G
   if (refused.length === 0) return { gate: CHANGED_FILES_GATE, ok: true, seconds: elapsed(start) };
   const more = refused.length > 1 ? ` (and ${refused.length - 1} more)` : '';
   // The paths are the agent's words: they may carry control bytes.
-  return { gate: CHANGED_FILES_GATE, ok: false, motif: clip(plainText(`changed_files: ${refused[0]}${more}`), MOTIF_MAX), seconds: elapsed(start) };
+  return { gate: CHANGED_FILES_GATE, ok: false, motif: fit(plainText(`changed_files: ${refused[0]}${more}`), MOTIF_MAX), seconds: elapsed(start) };
 }
 
 /** How much raw output is kept for the tail: escape sequences can outweigh the text they paint. */
@@ -193,7 +190,7 @@ class OutputTail {
 }
 
 /**
- * The end of an output, flattened to one line of at most `max` characters. Stack frames are left out: they
+ * The end of an output, flattened to one line of at most `max` columns. Stack frames are left out: they
  * say where, not what, and the budget is small; the full tail stays in the report.
  */
 export function flattenTail(output: string, max: number): string {
@@ -202,23 +199,23 @@ export function flattenTail(output: string, max: number): string {
     .map((l) => l.trim())
     .filter((l) => l !== '' && !/^at\s.+/.test(l));
   const whole = lines.join(' | ');
-  if (whole.length <= max) return whole;
+  if (displayWidth(whole) <= max) return whole;
   const mark = '… | ';
   let kept: string[] = [];
-  let used = mark.length;
+  let used = displayWidth(mark);
   for (let i = lines.length - 1; i >= 0; i -= 1) {
-    const cost = lines[i]!.length + (kept.length > 0 ? 3 : 0);
+    const cost = displayWidth(lines[i]!) + (kept.length > 0 ? 3 : 0);
     if (used + cost > max) break;
     kept = [lines[i]!, ...kept];
     used += cost;
   }
   // Even the last line alone is too long: keep its end.
-  if (kept.length === 0) return `…${lines.at(-1)!.slice(-(max - 1))}`;
+  if (kept.length === 0) return fitStart(`…${lines.at(-1)!}`, max);
   return `${mark}${kept.join(' | ')}`;
 }
 
 function describeCommand(run: string): string {
-  return `\`${clip(run.replace(/\s+/g, ' ').trim(), COMMAND_IN_MOTIF)}\``;
+  return `\`${fit(run.replace(/\s+/g, ' ').trim(), COMMAND_IN_MOTIF)}\``;
 }
 
 /**
@@ -259,13 +256,13 @@ export function tellingOutput(output: string, max: number): string {
   });
   if (picked.length === 0) return flattenTail(output, max);
   const joined = picked.filter((l) => l !== '' && !/^at\s.+/.test(l)).join(' | ');
-  return joined.length <= max ? joined : `${joined.slice(0, max - 1)}…`;
+  return fit(joined, max);
 }
 
 /** The motif of a red command: the command, how it ended, then what its output says failed. */
 function commandMotif(run: string, how: string, output: string): string {
   const head = `${describeCommand(run)} ${how}`;
-  const room = MOTIF_MAX - head.length - 2;
+  const room = MOTIF_MAX - displayWidth(head) - 2;
   const tail = room > 20 ? tellingOutput(output, room) : '';
   return tail ? `${head}: ${tail}` : head;
 }
@@ -280,7 +277,7 @@ export function commandGate(cmd: GateCommand, opts: CommandGateOptions = {}): (e
     const start = performance.now();
     const gate = cmd.run;
     const cwd = path.resolve(cmd.cwd);
-    const red = (motif: string, outputTail?: string): GateReport => ({ gate, ok: false, motif: clip(plainText(motif), MOTIF_MAX), seconds: elapsed(start), outputTail });
+    const red = (motif: string, outputTail?: string): GateReport => ({ gate, ok: false, motif: fit(plainText(motif), MOTIF_MAX), seconds: elapsed(start), outputTail });
     if (opts.signal?.aborted) return red(`${describeCommand(cmd.run)} not run: interrupted by the user`);
     let isDir = false;
     try {
@@ -293,49 +290,30 @@ export function commandGate(cmd: GateCommand, opts: CommandGateOptions = {}): (e
 
     // --norc: node's stdio pipes are sockets, and bash sources ~/.bashrc when its stdin is a socket and SHLVL
     // is unset (the "started by rshd" rule); a gate must run the same in every environment.
-    const env = withoutColour(opts.env ?? process.env);
-    const child = spawnSupervised('bash', ['--norc', '--noprofile', '-c', cmd.run], { cwd, env, runTag: opts.runTag });
     const tail = new OutputTail();
-    let spawnError: Error | undefined;
-    child.child.on('error', (error) => (spawnError = error));
-    child.child.stdin.on('error', () => {}); // a command that never reads its stdin may close it first
-    child.child.stdin.end();
-    child.child.stdout.on('data', (d: Buffer) => tail.push(d));
-    child.child.stderr.on('data', (d: Buffer) => tail.push(d));
-    const streamsClosed = new Promise<void>((resolve) => child.child.once('close', () => resolve()));
-
-    let ended: 'timeout' | 'aborted' | undefined;
-    let killing: Promise<void> | undefined;
-    const stop = (why: 'timeout' | 'aborted'): void => {
-      if (ended) return;
-      ended = why;
-      killing = child.kill(opts.killGraceMs ?? 1000);
-    };
-    const timer = setTimeout(() => stop('timeout'), cmd.timeoutMs);
-    const onAbort = (): void => stop('aborted');
-    opts.signal?.addEventListener('abort', onAbort, { once: true });
-    let exit: { code: number | null; signal: NodeJS.Signals | null };
-    try {
-      exit = await child.exited;
-      // Output may still be in the pipes after the exit; a grandchild holding them open must not stall the gate.
-      await Promise.race([streamsClosed, new Promise((r) => setTimeout(r, 500).unref())]);
-      await killing; // the ladder's sweep of the tree is done before the verdict
-    } finally {
-      clearTimeout(timer);
-      opts.signal?.removeEventListener('abort', onAbort);
-    }
+    const out = await runToEnd('bash', ['--norc', '--noprofile', '-c', cmd.run], {
+      cwd,
+      env: withoutColour(opts.env ?? process.env),
+      runTag: opts.runTag,
+      timeoutMs: cmd.timeoutMs,
+      signal: opts.signal,
+      killGraceMs: opts.killGraceMs ?? 1000,
+      keepOutput: false, // only the tail is kept
+      maxOutputBytes: Infinity,
+      onOutput: (chunk) => tail.push(chunk),
+    });
     const output = tail.value();
-    if (ended === 'timeout') return red(commandMotif(cmd.run, `timed out after ${seconds(cmd.timeoutMs)} (its process group was ended)`, output), output);
-    if (ended === 'aborted') return red(`${describeCommand(cmd.run)} interrupted by the user (its process group was ended)`, output);
-    if (spawnError) return red(`${describeCommand(cmd.run)} could not start: ${spawnError.message}`, output);
-    if (exit.code === 0) return { gate, ok: true, seconds: elapsed(start), outputTail: output };
-    const how = exit.code !== null ? `exited ${exit.code}` : `was killed by ${exit.signal ?? 'a signal'}`;
+    if (out.timedOut) return red(commandMotif(cmd.run, `timed out after ${seconds(cmd.timeoutMs)} (its process group was ended)`, output), output);
+    if (out.aborted) return red(`${describeCommand(cmd.run)} interrupted by the user (its process group was ended)`, output);
+    if (out.spawnError) return red(`${describeCommand(cmd.run)} could not start: ${out.spawnError.message}`, output);
+    if (out.code === 0) return { gate, ok: true, seconds: elapsed(start), outputTail: output };
+    const how = out.code !== null ? `exited ${out.code}` : `was killed by ${out.signal ?? 'a signal'}`;
     return red(commandMotif(cmd.run, how, output), output);
   };
 }
 
 /** How much of a red gate's output the correction ask carries (the one-line motif is for logs and screen). */
-export const CORRECTION_TAIL = 1500;
+const CORRECTION_TAIL = 1500;
 
 /** The correction material: the first red gate's motif, then the tail of its output as it was printed. */
 export function correctionDetail(reports: readonly GateReport[]): string {
@@ -350,5 +328,5 @@ export function correctionDetail(reports: readonly GateReport[]): string {
 export function motif(reports: readonly GateReport[]): string {
   const red = reports.find((r) => !r.ok);
   if (!red) return '';
-  return clip(plainText(red.motif ?? `gate ${red.gate} failed`).replace(/\s*\n\s*/g, ' '), MOTIF_MAX);
+  return fit(plainText(red.motif ?? `gate ${red.gate} failed`).replace(/\s*\n\s*/g, ' '), MOTIF_MAX);
 }

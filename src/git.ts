@@ -1,8 +1,8 @@
 // Git, read-only, for the workflows: is this a work tree, what state is it in, which files changed. Every
-// call goes through the supervised spawner (own process group, run tag, kill ladder) with an argument
+// call is run to its end by the process helper (own process group, run tag, kill ladder) with an argument
 // vector, never a shell, and an environment that keeps git from prompting or taking optional locks.
 import fs from 'node:fs';
-import { spawnSupervised } from './process/supervisor.js';
+import { runToEnd } from './process/run.js';
 
 export class GitError extends Error {
   override readonly name = 'GitError';
@@ -60,29 +60,17 @@ function gitEnv(opts: GitRawOptions): NodeJS.ProcessEnv {
 export async function gitRaw(cwd: string, args: string[], opts: GitRawOptions = {}): Promise<GitRawOutput> {
   // A missing cwd would make spawn fail with ENOENT, which reads as "git is not installed".
   if (!isFolder(cwd)) throw new GitError(`not a folder: ${cwd}`);
-  const child = spawnSupervised('git', args, { cwd, env: gitEnv(opts), runTag: opts.runTag });
-  const out: Buffer[] = [];
-  const err: Buffer[] = [];
-  let spawnError: Error | undefined;
-  child.child.on('error', (error) => (spawnError = error));
-  child.child.stdin.on('error', () => {});
-  child.child.stdin.end();
-  child.child.stdout.on('data', (d: Buffer) => out.push(d));
-  child.child.stderr.on('data', (d: Buffer) => err.push(d));
-  const closed = new Promise<void>((resolve) => child.child.once('close', () => resolve()));
-  let killing: Promise<void> | undefined;
-  const timer = setTimeout(() => (killing = child.kill(500)), opts.timeoutMs ?? 30_000);
-  try {
-    const exit = await child.exited;
-    await Promise.race([closed, new Promise((r) => setTimeout(r, 500).unref())]);
-    const timedOut = killing !== undefined;
-    await killing;
-    if (spawnError) throw new GitError(`git could not start in ${cwd}: ${spawnError.message}`);
-    if (timedOut) throw new GitError(`git ${args[0]} timed out in ${cwd}`);
-    return { code: exit.code, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString('utf8') };
-  } finally {
-    clearTimeout(timer);
-  }
+  const out = await runToEnd('git', args, {
+    cwd,
+    env: gitEnv(opts),
+    runTag: opts.runTag,
+    timeoutMs: opts.timeoutMs ?? 30_000,
+    killGraceMs: 500,
+    maxOutputBytes: Infinity, // a binary patch is as long as it is
+  });
+  if (out.spawnError) throw new GitError(`git could not start in ${cwd}: ${out.spawnError.message}`);
+  if (out.timedOut) throw new GitError(`git ${args[0]} timed out in ${cwd}`);
+  return { code: out.code, stdout: out.stdout, stderr: out.stderr.toString('utf8') };
 }
 
 async function git(cwd: string, args: string[], opts: GitOptions = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {

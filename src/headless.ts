@@ -36,6 +36,10 @@ export function createLogFormatter(): (event: RunEvent) => string | undefined {
         return harvestLines(tag, event).join('\n');
       case 'phase_failed':
         return event.attempts === 0 ? `${tag} ${event.phase}: ${event.motif}` : undefined;
+      case 'apply':
+        return `${tag} ${event.line}`;
+      case 'fallback':
+        return `${tag} ${event.phase}: provider down (${event.reason}) — relaunching on ${event.to} in the same session`;
       case 'run_finished':
         if (event.interrupted) return `${tag} interrupted at phase ${event.failedPhase ?? '?'} — run stopped (cost so far ~${formatCost(event.cost)} $)`;
         if (event.exit === 0) return `${tag} run green — total cost ~${formatCost(event.cost)} $`;
@@ -71,4 +75,29 @@ export function headlessListener(sink: HeadlessSink, json: boolean): (event: Run
     const line = format(event);
     if (line !== undefined) sink.stderr.write(`${line}\n`);
   };
+}
+
+/**
+ * The headless front end: the log (or --json events) while the run executes; the lifecycle's ladder acts on the
+ * run, and its first rung says so on stderr.
+ */
+export async function runHeadless(
+  run: import('./runner.js').Run,
+  io: HeadlessSink,
+  json: boolean,
+  lifecycle: import('./lifecycle.js').Lifecycle,
+  execute: () => Promise<number>,
+): Promise<number> {
+  run.subscribe(headlessListener(io, json));
+  const detach = lifecycle.attach({
+    abort: () => run.abort(),
+    onRung: (rung) => {
+      if (rung === 1) io.stderr.write(`[${run.adwId}] interrupt: aborting the running turn (again to quit at once)\n`);
+    },
+  });
+  try {
+    return await execute();
+  } finally {
+    detach();
+  }
 }

@@ -38,7 +38,9 @@ export function planResume(adwId: string, events: RunEvent[], ledger: LedgerEntr
   const first = events[starts[0] ?? -1];
   if (!first || first.type !== 'run_started') return { ok: false, motif: `no recorded start for run ${adwId}` };
   if (!first.args) return { ok: false, motif: `run ${adwId} recorded no inputs: it cannot be rebuilt` };
-  const last = events.at(-1);
+  // The latest life of the run: its start or its end (outcome events such as the envelope or an apply come after
+  // the end and say nothing of it).
+  const last = events.findLast((e) => e.type === 'run_started' || e.type === 'run_finished');
   if (last?.type === 'run_finished' && last.exit === 0) return { ok: false, motif: `run ${adwId} is green: nothing to resume` };
   const carried = new Map<string, CarriedPhase>();
   const sessions = new Map<string, string>();

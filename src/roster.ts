@@ -8,32 +8,17 @@ import { UsageError, errorMessage } from './errors.js';
 import type { GateCommand } from './gates.js';
 import type { Limits } from './harness/types.js';
 import { route } from './routes.js';
+import { KNOWN_TOOLS, ROLE_PATTERN, type ThinkingLevel, type ToolName } from './rosterVocabulary.js';
 
 export const ROSTER_FILE = path.join('adws', 'adw_config', 'factory.config.yaml');
 export const BRIEFS_DIR = path.join('adws', 'adw_config', 'briefs');
 
-/** pi's thinking levels (pi 0.85.1 `--thinking` also accepts `max`, checked in its cli/args.js). */
-export const THINKING_LEVELS = ['off', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'] as const;
-/** pi's built-in tools a roster may list; `report_phase` is the factory's own and is always added by the core. */
-export const KNOWN_TOOLS = ['read', 'bash', 'edit', 'write', 'grep', 'find', 'ls'] as const;
-export const ROLE_PATTERN = /^[a-z][a-z0-9_-]*$/;
 /** The roles the workflows run: prompt → prompter; build and every best-of-N arm → builder. */
 export const WORKFLOW_ROLES = ['builder', 'prompter'] as const;
 
-// The keys each level of the YAML accepts (named in the motif of an unknown key).
-export const ROSTER_KEYS = ['gateway', 'harness', 'pi', 'fallback_model', 'payload', 'context', 'agents'] as const;
-export const CONTEXT_KEYS = ['prune_turns', 'prune_kb'] as const;
-export const PAYLOAD_KEYS = ['dir', 'commands'] as const;
-export const COMMAND_KEYS = ['run', 'timeout'] as const;
-export const AGENT_KEYS = ['model', 'thinking', 'tools', 'timeout', 'limits', 'auth', 'writable'] as const;
-export const LIMIT_KEYS = ['max_turns', 'max_tool_calls', 'max_cost_usd'] as const;
-export const AUTH_KEYS = ['keys', 'direct'] as const;
-
-export type ThinkingLevel = (typeof THINKING_LEVELS)[number];
-export type ToolName = (typeof KNOWN_TOOLS)[number];
 export type HarnessName = 'pi' | 'claude';
 
-export const DEFAULT_COMMAND_TIMEOUT_SECONDS = 600;
+const DEFAULT_COMMAND_TIMEOUT_SECONDS = 600;
 const DEFAULT_AGENT_TIMEOUT_SECONDS = 600;
 const READ_ONLY_TOOLS: ToolName[] = ['read', 'grep', 'find', 'ls', 'bash'];
 
@@ -137,7 +122,8 @@ function readRosterText(abs: string): string {
 function rosterCacheKey(abs: string, text: string): string {
   let build = '';
   try {
-    build = String(fs.statSync(new URL('./rosterSchema.js', import.meta.url)).mtimeMs);
+    // The validator is the schema and the roster's words it checks against.
+    build = ['./rosterSchema.js', './rosterVocabulary.js'].map((f) => fs.statSync(new URL(f, import.meta.url)).mtimeMs).join(':');
   } catch {
     build = 'source'; // running from src/ (tests): the key still covers path and text
   }
@@ -258,7 +244,7 @@ export function gateCommands(root: string, roster: Roster): GateCommand[] {
 }
 
 /** Where the cockpit's neutral briefs live (the fallback of a repository that has none, and what init copies). */
-export const DEFAULT_BRIEFS_DIR = path.join('templates', 'briefs');
+const DEFAULT_BRIEFS_DIR = path.join('templates', 'briefs');
 
 export interface BriefSource {
   file: string;

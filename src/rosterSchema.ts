@@ -1,11 +1,11 @@
 // The roster's zod schema and its one-line motifs. Kept apart from roster.ts on purpose: zod costs ~50 ms to
 // import, and a repository without a roster file must never pay it (roster.ts imports this module lazily).
 import * as z from 'zod';
+import { REPORT_TOOL } from './gate.js';
 import { formatPath, kindOf, lookup } from './zodIssues.js';
 import { isModelId } from './routes.js';
-import { AGENT_KEYS, AUTH_KEYS, COMMAND_KEYS, CONTEXT_KEYS, KNOWN_TOOLS, LIMIT_KEYS, PAYLOAD_KEYS, ROLE_PATTERN, ROSTER_KEYS, THINKING_LEVELS } from './roster.js';
+import { AGENT_KEYS, AUTH_KEYS, COMMAND_KEYS, CONTEXT_KEYS, KNOWN_TOOLS, LIMIT_KEYS, PAYLOAD_KEYS, ROLE_PATTERN, ROSTER_KEYS, THINKING_LEVELS } from './rosterVocabulary.js';
 
-const REPORT_TOOL = 'report_phase';
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const GATEWAY = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
@@ -46,7 +46,7 @@ const agent = z.strictObject({
   writable: z.array(z.string().refine((s) => s.trim() !== '' && !s.includes(','), { message: 'a path (no comma) expected' })).optional(),
 });
 
-export const RosterSchema = z.strictObject({
+const RosterSchema = z.strictObject({
   gateway: z
     .string()
     .refine((s) => s === '' || GATEWAY.test(s), { message: 'a provider name expected (e.g. openrouter), or "" for none' })
@@ -65,7 +65,6 @@ export const RosterSchema = z.strictObject({
 });
 
 export type RawRoster = z.infer<typeof RosterSchema>;
-
 
 /** The keys an object at `path` accepts, so an unknown key's motif can name the right ones. */
 function knownKeysAt(path: readonly PropertyKey[]): readonly string[] {

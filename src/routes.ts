@@ -14,7 +14,7 @@ export interface RouteOptions {
 }
 
 /** `provider/id`: at least one slash, no blanks. Registry ids and pi routes share this shape. */
-export const MODEL_ID_PATTERN = /^[^\s/]+\/\S+$/;
+const MODEL_ID_PATTERN = /^[^\s/]+\/\S+$/;
 
 export function isModelId(value: string): boolean {
   return MODEL_ID_PATTERN.test(value);

@@ -2,22 +2,31 @@
 // session, and stops at the first phase that fails for good. It knows nothing about pi or the screen: it
 // emits typed events and returns an exit code.
 import { randomBytes } from 'node:crypto';
-import { errorMessage, InfrastructureError, oneLine } from './errors.js';
-import type { Activity, PhaseKind, RunEvent, RunEventListener } from './events.js';
+import { errorMessage, HarnessError, InfrastructureError, isRetryable, oneLine, type FailureKind } from './errors.js';
+import type { Activity, PhaseKind, PhasePlan, RunEvent, RunEventListener } from './events.js';
 
 /**
  * A reasoned failure of one attempt: the runner decides whether to retry. The message is the one-line motif
  * (logs, screen); `detail`, when given, is the fuller material the correction ask carries (e.g. a failing
  * test's output tail).
  */
+/** A reasoned failure of an attempt: its motif, what to send back to the agent, and why, as a type. */
 export class PhaseFailure extends Error {
   override readonly name = 'PhaseFailure';
   constructor(
     message: string,
     readonly detail?: string,
+    readonly kind: FailureKind = 'verdict',
   ) {
     super(message);
   }
+}
+
+/** The typed reason of whatever an attempt threw. */
+export function failureKindOf(error: unknown): FailureKind {
+  if (error instanceof PhaseFailure || error instanceof InfrastructureError) return error.kind;
+  if (error instanceof HarnessError) return error.evidence.kind ?? 'error';
+  return 'error';
 }
 
 export interface AttemptContext {
@@ -49,6 +58,8 @@ export interface Phase {
   optional?: boolean;
   /** The model the phase is planned on, shown before it starts (a best-of-N arm). */
   model?: string;
+  /** A best-of-N arm's number (its name is for people; nothing parses it back). */
+  arm?: number;
   action: (run: Run, ctx: AttemptContext) => unknown | Promise<unknown>;
 }
 
@@ -142,6 +153,11 @@ export class Run {
   }
 }
 
+/** What the events say of a phase before it runs. */
+export function planOf(p: Phase): PhasePlan {
+  return { name: p.name, kind: p.kind, attempts: attemptsOf(p), ...(p.model ? { model: p.model } : {}), ...(p.arm !== undefined ? { arm: p.arm } : {}) };
+}
+
 function attemptsOf(phase: Phase): number {
   return phase.kind === 'agent' ? 1 + Math.max(0, phase.retries ?? 0) : 1;
 }
@@ -172,7 +188,7 @@ export async function execute(run: Run, phases: Phase[], resume?: ResumeOptions)
     });
     return exit;
   };
-  const plan = phases.map((p) => ({ name: p.name, kind: p.kind, attempts: attemptsOf(p), ...(p.model ? { model: p.model } : {}) }));
+  const plan = phases.map(planOf);
   run.emit({ type: 'run_started', adwId: run.adwId, ts: Date.now(), adwName: run.adwName, phases: plan, cwd: run.cwd, args: run.args });
   if (phases.length === 0) {
     run.emit({ type: 'phase_failed', adwId: run.adwId, ts: Date.now(), phase: '(none)', kind: 'code', attempts: 0, motif: 'no phases declared: an empty ADW is not an ADW', seconds: 0, tokens: 0, cost: 0 });
@@ -277,6 +293,7 @@ async function runPhase(run: Run, phase: Phase, progress: PhaseProgress, sendBac
   progress.continuation = undefined;
   let infrastructure = false;
   let retryable = true;
+  let failure: FailureKind | undefined;
   let shown: string | undefined;
   const first = phase.kind === 'agent' ? progress.used : 0;
   run.emit({ type: 'phase_started', adwId: run.adwId, ts: Date.now(), phase: phase.name, kind: phase.kind });
@@ -284,7 +301,7 @@ async function runPhase(run: Run, phase: Phase, progress: PhaseProgress, sendBac
     if (phase.kind === 'agent') progress.used = attempt + 1;
     if (phase.kind === 'code') run.attemptStarted(phase.name, attempt + 1, attempts);
     try {
-      if (run.interrupted) throw new PhaseFailure('interrupted by the user');
+      if (run.interrupted) throw new PhaseFailure('interrupted by the user', undefined, 'interrupted');
       const result = await phase.action(run, { attempt, attempts, lastMotif, signal: run.signal, continuation: attempt === first ? continuation : undefined });
       run.results[phase.name] = result;
       const f = run.figuresOf(phase.name);
@@ -306,14 +323,15 @@ async function runPhase(run: Run, phase: Phase, progress: PhaseProgress, sendBac
     } catch (error) {
       // A PhaseFailure is a reasoned, retryable failure; anything else fails the phase at once, reported
       // with its message (never a crash of the cockpit).
-      retryable = error instanceof PhaseFailure;
+      failure = failureKindOf(error);
+      retryable = error instanceof PhaseFailure && isRetryable(failure);
       infrastructure = error instanceof InfrastructureError;
       shown = oneLine(errorMessage(error)) || (error instanceof Error ? error.name : 'failed');
       lastMotif = (error instanceof PhaseFailure && error.detail) || shown;
     }
     const sentBack = retryable && sendBack && !run.interrupted;
     const willRetry = sentBack || (retryable && !run.interrupted && attempt + 1 < attempts);
-    run.emit({ type: 'attempt_failed', adwId: run.adwId, ts: Date.now(), phase: phase.name, attempt: attempt + 1, attempts, motif: shown, willRetry });
+    run.emit({ type: 'attempt_failed', adwId: run.adwId, ts: Date.now(), phase: phase.name, attempt: attempt + 1, attempts, motif: shown, failure, willRetry });
     if (sentBack) return { status: 'sent-back', motif: lastMotif };
     if (!willRetry) break;
   }
@@ -326,6 +344,7 @@ async function runPhase(run: Run, phase: Phase, progress: PhaseProgress, sendBac
     kind: phase.kind,
     attempts,
     motif: run.interrupted ? 'interrupted by the user' : shown ?? 'failed',
+    failure: run.interrupted ? 'interrupted' : failure,
     seconds: (performance.now() - clock) / 1000,
     tokens: f.tokens,
     cost: f.cost,

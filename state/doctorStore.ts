@@ -1,13 +1,19 @@
 // The doctor store: the checklist the cockpit draws while `runDoctor` streams. Checks are planned (○), start
-// (spinner) and resolve (✓ ! ✗ –) in any order; `reduceDoctor` is pure and the tests fold actions through it.
-// Every pass of the doctor carries a generation number, so a late callback of a pass the user already
-// re-ran can never repaint a row of the new pass. The doctor's own intents live here too (the store is
-// the only state the doctor screen has): `dispatchDoctorIntent` records what the key asked, then calls the
-// DoctorController that the composition root implements on top of src/doctor/run.ts.
+// (spinner) and resolve (✓ ! ✗ –) in any order. `reduceDoctor` is pure (the tests fold actions through it) and
+// returns, with the next state, what the core must do for an accepted key: run the doctor again, or leave.
+// Every pass of the doctor carries a generation number, so a late callback of a pass the user already re-ran can
+// never repaint a row of the new pass. The doctor's intents live here too (the store is the only state the doctor
+// screen has): `dispatchDoctorIntent` folds what the key asked, then runs the reducer's effect on the
+// DoctorController that the composition root implements on top of src/doctor/run.ts. The doctor's types and marks
+// are re-exported, so the views need nothing from src/doctor.
 
 import { createStore, type StoreApi } from 'zustand/vanilla';
-import { doctorCounts, doctorSummary } from '../src/doctor/report.js';
+import { doctorCounts, doctorSummary, STATUS_MARK } from '../src/doctor/report.js';
 import { DOCTOR_CATEGORIES, type DoctorCategory, type DoctorResult, type DoctorSeverity, type DoctorStatus } from '../src/doctor/types.js';
+import { errorText } from './errorText.js';
+import { stay, type Step } from './step.js';
+
+export type { DoctorCategory, DoctorResult, DoctorSeverity, DoctorStatus };
 
 /** What a row knows of its check before it resolves (a `DoctorCheck` fits: it has these fields). */
 export interface DoctorCheckInfo {
@@ -50,7 +56,13 @@ export type DoctorAction =
   | { type: 'finished'; generation: number; results: readonly DoctorResult[] }
   | { type: 'crashed'; generation: number; message: string }
   | { type: 'rerun' }
-  | { type: 'close' };
+  /** Leave the doctor; `quit`: Ctrl-C from the home's doctor, which quits the cockpit. */
+  | { type: 'close'; quit?: boolean };
+
+/** What the core must do for an accepted doctor action. */
+export type DoctorEffect = { type: 'rerun' } | { type: 'close' } | { type: 'quit' };
+
+export type DoctorStep = Step<DoctorState, DoctorEffect>;
 
 export function initialDoctorState(via: DoctorVia = 'command'): DoctorState {
   return { via, generation: 0, rows: [], finished: false, closing: false };
@@ -64,6 +76,8 @@ function info(check: DoctorCheckInfo): DoctorCheckInfo {
 function cleared(state: DoctorState): DoctorState {
   return { ...state, rows: state.rows.map((row) => ({ ...info(row), status: 'pending' })), finished: false, crash: undefined };
 }
+
+export const PLANNED_MARK = '○';
 
 export const RERUN_REFUSED = 'the doctor is still running: r once it is done';
 
@@ -80,45 +94,48 @@ function upsert(rows: readonly DoctorRow[], row: DoctorRow): DoctorRow[] {
   return next;
 }
 
-export function reduceDoctor(state: DoctorState, action: DoctorAction): DoctorState {
-  if (state.closing) return state;
+export function reduceDoctor(state: DoctorState, action: DoctorAction): DoctorStep {
+  if (state.closing) return stay(state);
   switch (action.type) {
     case 'begin':
-      if (action.generation <= state.generation) return state;
-      return { ...cleared(state), generation: action.generation };
+      if (action.generation <= state.generation) return stay(state);
+      return stay({ ...cleared(state), generation: action.generation });
     case 'planned':
-      if (action.generation !== state.generation) return state;
-      return {
+      if (action.generation !== state.generation) return stay(state);
+      return stay({
         ...state,
         rows: action.checks.map((check) => state.rows.find((row) => row.id === check.id && row.status !== 'pending') ?? { ...info(check), status: 'pending' }),
-      };
+      });
     case 'started': {
-      if (action.generation !== state.generation || state.finished) return state;
+      if (action.generation !== state.generation || state.finished) return stay(state);
       const existing = state.rows.find((row) => row.id === action.check.id);
       // A check that already resolved (a skipped one resolves before its neighbours start) keeps its mark.
-      if (existing !== undefined && existing.status !== 'pending') return state;
-      return { ...state, rows: upsert(state.rows, { ...info(action.check), status: 'running' }) };
+      if (existing !== undefined && existing.status !== 'pending') return stay(state);
+      return stay({ ...state, rows: upsert(state.rows, { ...info(action.check), status: 'running' }) });
     }
     case 'resolved':
-      if (action.generation !== state.generation || state.finished) return state;
-      return { ...state, rows: upsert(state.rows, resolvedRow(action.result)) };
+      if (action.generation !== state.generation || state.finished) return stay(state);
+      return stay({ ...state, rows: upsert(state.rows, resolvedRow(action.result)) });
     case 'finished': {
-      if (action.generation !== state.generation) return state;
+      if (action.generation !== state.generation) return stay(state);
       // The returned results are the truth of the pass: rows no callback reported are filled in, and rows
       // planned but not run (a selection narrower than the plan) are dropped.
       let rows: DoctorRow[] = state.rows.filter((row) => action.results.some((result) => result.id === row.id));
       for (const result of action.results) rows = upsert(rows, resolvedRow(result));
-      return { ...state, rows, finished: true };
+      return stay({ ...state, rows, finished: true });
     }
     case 'crashed':
-      if (action.generation !== state.generation) return state;
-      return { ...state, finished: true, crash: action.message };
+      if (action.generation !== state.generation) return stay(state);
+      return stay({ ...state, finished: true, crash: action.message });
     case 'rerun':
       // Checks share probes and the battery; two passes at once would race, so `r` waits for the end.
-      if (!state.finished) return { ...state, statusLine: RERUN_REFUSED };
-      return { ...cleared(state), statusLine: undefined };
+      if (!state.finished) return stay({ ...state, statusLine: RERUN_REFUSED });
+      return { state: { ...cleared(state), statusLine: undefined }, effect: { type: 'rerun' } };
     case 'close':
-      return { ...state, closing: true, statusLine: state.via === 'home' ? undefined : 'quitting…' };
+      return {
+        state: { ...state, closing: true, statusLine: state.via === 'home' ? undefined : 'quitting…' },
+        effect: { type: action.quit === true ? 'quit' : 'close' },
+      };
     default: {
       const unreachable: never = action;
       return unreachable;
@@ -146,6 +163,23 @@ export function doctorTone(state: Pick<DoctorState, 'rows'>): 'red' | 'yellow' |
   return 'green';
 }
 
+/** The mark a check's row wears: ○ while planned, ✓ ! ✗ – once resolved (as on stderr); undefined while it runs (a spinner). */
+export function doctorMark(row: Pick<DoctorRow, 'status'>): string | undefined {
+  if (row.status === 'running') return undefined;
+  if (row.status === 'pending') return PLANNED_MARK;
+  return STATUS_MARK[row.status];
+}
+
+/** What follows a resolved row's detail: `(optional)` for an optional check that is not ok, as the headless rows say. */
+export function optionalNote(row: Pick<DoctorRow, 'severity' | 'result'>): string {
+  return row.result !== undefined && row.severity === 'optional' && row.result.status !== 'ok' ? ' (optional)' : '';
+}
+
+/** Some check is running and the doctor is not closing: the spinners need the clock. */
+export function doctorSpinning(state: Pick<DoctorState, 'rows' | 'closing'>): boolean {
+  return !state.closing && state.rows.some((row) => row.status === 'running');
+}
+
 /** Rows grouped by category in display order (the order of report.ts, so screen and stderr agree). */
 export function doctorGroups(rows: readonly DoctorRow[]): Array<{ category: DoctorCategory; rows: DoctorRow[] }> {
   return DOCTOR_CATEGORIES.map((category) => ({ category, rows: rows.filter((row) => row.category === category) })).filter(
@@ -154,16 +188,21 @@ export function doctorGroups(rows: readonly DoctorRow[]): Array<{ category: Doct
 }
 
 export interface DoctorActions {
-  dispatch(action: DoctorAction): void;
+  /** Fold one action; returns what the core must do for it, when anything. */
+  dispatch(action: DoctorAction): DoctorEffect | undefined;
 }
 
 export type DoctorStoreState = DoctorState & DoctorActions;
 export type DoctorStore = StoreApi<DoctorStoreState>;
 
 export function createDoctorStore(initial: DoctorState = initialDoctorState()): DoctorStore {
-  return createStore<DoctorStoreState>()((set) => ({
+  return createStore<DoctorStoreState>()((set, get) => ({
     ...initial,
-    dispatch: (action) => set((state) => reduceDoctor(state, action)),
+    dispatch: (action) => {
+      const { state, effect } = reduceDoctor(get(), action);
+      set(state);
+      return effect;
+    },
   }));
 }
 
@@ -197,8 +236,7 @@ export async function runDoctorInto(
     dispatch({ type: 'finished', generation, results });
     return results;
   } catch (error) {
-    const text = (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ').trim();
-    dispatch({ type: 'crashed', generation, message: text || 'unknown error' });
+    dispatch({ type: 'crashed', generation, message: errorText(error) });
     return undefined;
   }
 }
@@ -228,29 +266,36 @@ export function doctorModeOf(state: Pick<DoctorState, 'closing' | 'finished'>): 
   return state.finished ? 'finished' : 'running';
 }
 
-/** Apply one doctor intent: the reducer decides, then the controller is called for what it accepted. */
-export function dispatchDoctorIntent(store: DoctorStore, controller: DoctorController, intent: DoctorIntent): void {
-  const { dispatch } = store.getState();
-  switch (intent) {
-    case 'rerun': {
-      const wasFinished = store.getState().finished;
-      dispatch({ type: 'rerun' });
-      // Only when the reducer accepted it: a pass was over and the rows are planned again.
-      if (wasFinished && !store.getState().finished) controller.rerun();
+/** Carry out what the doctor reducer asked for. */
+export function runDoctorEffect(controller: DoctorController, effect: DoctorEffect | undefined): void {
+  if (effect === undefined) return;
+  switch (effect.type) {
+    case 'rerun':
+      controller.rerun();
       return;
-    }
     case 'close':
-    case 'quit': {
-      const before = store.getState().closing;
-      dispatch({ type: 'close' });
-      if (before || !store.getState().closing) return;
-      if (intent === 'quit' && controller.quit !== undefined) controller.quit();
+      controller.close();
+      return;
+    case 'quit':
+      if (controller.quit !== undefined) controller.quit();
       else controller.close();
       return;
-    }
     default: {
-      const unreachable: never = intent;
-      throw new Error(`unknown doctor intent ${String(unreachable)}`);
+      const unreachable: never = effect;
+      throw new Error(`unknown doctor effect ${String(unreachable)}`);
     }
   }
+}
+
+const ACTION_OF: Readonly<Record<DoctorIntent, DoctorAction>> = {
+  rerun: { type: 'rerun' },
+  close: { type: 'close' },
+  quit: { type: 'close', quit: true },
+};
+
+/** Apply one doctor intent: the reducer decides, then its effect is run on the controller. */
+export function dispatchDoctorIntent(store: DoctorStore, controller: DoctorController, intent: DoctorIntent): void {
+  const action = ACTION_OF[intent];
+  if (action === undefined) throw new Error(`unknown doctor intent ${String(intent)}`);
+  runDoctorEffect(controller, store.getState().dispatch(action));
 }

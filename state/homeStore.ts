@@ -1,13 +1,25 @@
 // The home store: what the cockpit home knows — the recent runs, which one is selected, whether the list
-// or one run's replayed phase graph is on screen. `reduceHome` is pure (the tests fold actions through it);
-// the controller (state/controller.ts) turns key intents into actions and calls the core for what the
-// reducer accepted. A replay is the run's recorded events folded through the very `reduceRun` of the live
-// screen, so a replayed graph can not disagree with what was shown live.
+// or one run's replayed phase graph is on screen. `reduceHome` is pure (the tests fold actions through it) and
+// returns, with the next state, the one effect the core must carry out for an accepted action (read a run's
+// events, read the list again, resume, quit); the home's intents (homeIntents.ts) run it on the controller.
+// A replay is the run's recorded events folded through the very `reduceRun` of the live screen, so a replayed
+// graph can not disagree with what was shown live.
 
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { RunEvent } from '../src/events.js';
-import type { RunRow, RunRowStatus } from './controller.js';
-import { initialRunState, reduceRun, type RunState } from './runStore.js';
+import type { RunRow as TraceRunRow } from '../src/trace/queries.js';
+import { reduceRun } from './runReducer.js';
+import { initialRunState, type RunState } from './runState.js';
+import { stay, type Step } from './step.js';
+
+/**
+ * One line of the runs list: the fields of the trace store's row (src/trace/queries.ts, where it is declared
+ * once) that the home draws and replays with. The trace store's rows fit it as they are.
+ */
+export type RunRow = Pick<TraceRunRow, 'adwId' | 'adwName' | 'status' | 'phases' | 'tokens' | 'cost' | 'startedAt' | 'finishedAt'>;
+
+/** How a run ended, or that it still runs (as the trace store reports it). */
+export type RunRowStatus = RunRow['status'];
 
 export type HomeScreenName = 'list' | 'run';
 
@@ -44,6 +56,18 @@ export type HomeAction =
   | { type: 'back' }
   | { type: 'resume' }
   | { type: 'quit' };
+
+/** What the core must do for an accepted home action. */
+export type HomeEffect =
+  /** Read the opened run's events, to replay it. */
+  | { type: 'load_replay'; adwId: string }
+  /** Read the runs list again (a run that was live may have finished meanwhile). */
+  | { type: 'load_runs' }
+  /** Continue this failed or interrupted run live. */
+  | { type: 'resume'; adwId: string }
+  | { type: 'quit' };
+
+export type HomeStep = Step<HomeState, HomeEffect>;
 
 export function initialHomeState(): HomeState {
   return { rows: [], loaded: false, selected: 0, screen: 'list', quitting: false };
@@ -100,70 +124,77 @@ export function replayRun(events: readonly RunEvent[], row?: RunRow): RunState {
   return run;
 }
 
-export function reduceHome(state: HomeState, action: HomeAction): HomeState {
-  if (state.quitting) return state;
+export function reduceHome(state: HomeState, action: HomeAction): HomeStep {
+  if (state.quitting) return stay(state);
   switch (action.type) {
     case 'rows_loaded': {
       // The selection stays on the same run when the list is read again.
       const current = selectedRow(state)?.adwId;
       const kept = action.rows.findIndex((row) => row.adwId === current);
       const selected = kept >= 0 ? kept : clamp(state.selected, 0, Math.max(0, action.rows.length - 1));
-      return { ...state, rows: action.rows, loaded: true, loadError: undefined, selected };
+      return stay({ ...state, rows: action.rows, loaded: true, loadError: undefined, selected });
     }
 
     case 'rows_failed':
       // A list that was shown stays shown; the failure is said once, on the status line.
-      return state.loaded
-        ? { ...state, statusLine: `could not read the runs: ${action.message}` }
-        : { ...state, loaded: true, loadError: action.message };
+      return stay(
+        state.loaded
+          ? { ...state, statusLine: `could not read the runs: ${action.message}` }
+          : { ...state, loaded: true, loadError: action.message },
+      );
 
     case 'move': {
-      if (state.screen !== 'list' || state.rows.length === 0) return state;
+      if (state.screen !== 'list' || state.rows.length === 0) return stay(state);
       const selected = clamp(state.selected + action.by, 0, state.rows.length - 1);
-      return selected === state.selected ? state : { ...state, selected, statusLine: undefined };
+      return stay(selected === state.selected ? state : { ...state, selected, statusLine: undefined });
     }
 
     case 'open': {
       const row = selectedRow(state);
-      if (state.screen !== 'list' || row === undefined) return state;
-      return { ...state, screen: 'run', replay: { adwId: row.adwId }, statusLine: undefined };
+      if (state.screen !== 'list' || row === undefined) return stay(state);
+      return {
+        state: { ...state, screen: 'run', replay: { adwId: row.adwId }, statusLine: undefined },
+        effect: { type: 'load_replay', adwId: row.adwId },
+      };
     }
 
     case 'replay_loaded': {
       // A late answer for a run the user already left is dropped.
-      if (state.screen !== 'run' || state.replay?.adwId !== action.adwId) return state;
+      if (state.screen !== 'run' || state.replay?.adwId !== action.adwId) return stay(state);
       if (action.events.length === 0) {
-        return { ...state, screen: 'list', replay: undefined, statusLine: `no events recorded for ${action.adwId}` };
+        return stay({ ...state, screen: 'list', replay: undefined, statusLine: `no events recorded for ${action.adwId}` });
       }
       const row = state.rows.find((candidate) => candidate.adwId === action.adwId);
-      return { ...state, replay: { adwId: action.adwId, run: replayRun(action.events, row) } };
+      return stay({ ...state, replay: { adwId: action.adwId, run: replayRun(action.events, row) } });
     }
 
     case 'replay_failed':
-      if (state.screen !== 'run' || state.replay?.adwId !== action.adwId) return state;
-      return {
+      if (state.screen !== 'run' || state.replay?.adwId !== action.adwId) return stay(state);
+      return stay({
         ...state,
         screen: 'list',
         replay: undefined,
         statusLine: `could not replay ${action.adwId}: ${action.message}`,
-      };
+      });
 
     case 'back':
-      if (state.screen !== 'run') return state;
-      return { ...state, screen: 'list', replay: undefined, statusLine: undefined };
+      if (state.screen !== 'run') return stay(state);
+      // A run that was live may have finished meanwhile: the list is read again.
+      return { state: { ...state, screen: 'list', replay: undefined, statusLine: undefined }, effect: { type: 'load_runs' } };
 
     case 'resume': {
       const row = selectedRow(state);
-      if (row === undefined) return state;
+      if (row === undefined) return stay(state);
       if (!canResume(row)) {
-        return { ...state, statusLine: `${row.adwId} is ${row.status}: only a failed or interrupted run can be resumed` };
+        return stay({ ...state, statusLine: `${row.adwId} is ${row.status}: only a failed or interrupted run can be resumed` });
       }
-      if (state.resuming === row.adwId) return state;
-      return { ...state, resuming: row.adwId, statusLine: `resuming ${row.adwId}…` };
+      // Once per run.
+      if (state.resuming === row.adwId) return stay(state);
+      return { state: { ...state, resuming: row.adwId, statusLine: `resuming ${row.adwId}…` }, effect: { type: 'resume', adwId: row.adwId } };
     }
 
     case 'quit':
-      return { ...state, quitting: true, statusLine: 'quitting…' };
+      return { state: { ...state, quitting: true, statusLine: 'quitting…' }, effect: { type: 'quit' } };
 
     default: {
       const unreachable: never = action;
@@ -173,15 +204,20 @@ export function reduceHome(state: HomeState, action: HomeAction): HomeState {
 }
 
 export interface HomeActions {
-  dispatch(action: HomeAction): void;
+  /** Fold one action; returns what the core must do for it, when anything. */
+  dispatch(action: HomeAction): HomeEffect | undefined;
 }
 
 export type HomeStoreState = HomeState & HomeActions;
 export type HomeStore = StoreApi<HomeStoreState>;
 
 export function createHomeStore(initial: HomeState = initialHomeState()): HomeStore {
-  return createStore<HomeStoreState>()((set) => ({
+  return createStore<HomeStoreState>()((set, get) => ({
     ...initial,
-    dispatch: (action) => set((state) => reduceHome(state, action)),
+    dispatch: (action) => {
+      const { state, effect } = reduceHome(get(), action);
+      set(state);
+      return effect;
+    },
   }));
 }

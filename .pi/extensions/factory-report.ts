@@ -8,10 +8,11 @@
 // where pi's runtime cannot load.
 import { readFileSync } from 'node:fs';
 import type { ExtensionAPI } from '@earendil-works/pi-coding-agent';
+import { REPORT_TOOL } from '../lib/contract.js';
 import { joinSocle } from '../lib/socle.js';
 
 export const EXTENSION_NAME = 'factory-report';
-export const TOOL_NAME = 'report_phase';
+export const TOOL_NAME = REPORT_TOOL;
 export const SCHEMA_ENV = 'FACTORY_ENVELOPE_SCHEMA';
 
 /** The part of JSON Schema an envelope schema (zod's toJSONSchema) uses. */

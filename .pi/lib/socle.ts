@@ -3,8 +3,7 @@
 // variable would be private to each extension: the registry lives on globalThis under a Symbol.for key,
 // the one place all extensions of one process share.
 
-/** The five extensions every factory node must load (FACTORY_EXPECTED names them at run time). */
-export const SOCLE_NAMES = ['factory-report', 'factory-inventory', 'damage-control', 'factory-obs', 'factory-guard'] as const;
+export { SOCLE_NAMES } from './contract.js';
 
 const REGISTRY_KEY = Symbol.for('factory.socle.registry');
 

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { UsageError } from '../errors.js';
 import { isWorkTree, topLevel, treeState, type GitOptions } from '../git.js';
 import { PhaseFailure } from '../runner.js';
+import { checkSpecFile } from '../specFile.js';
 import { DATA_DIR, SPECS_DIR } from './patch.js';
 
 export const MIN_ARMS = 2;
@@ -70,32 +71,24 @@ function dirtyMotif(dirty: string[], untracked: string[]): string {
 
 export async function checkBon(opts: CheckBonOptions): Promise<BonCheck> {
   const problem = armsProblem(opts.arms);
-  if (problem) throw new PhaseFailure(problem);
-  if (!/^[A-Za-z0-9][A-Za-z0-9_-]*$/.test(opts.adwId)) throw new PhaseFailure(`not an adw id: ${JSON.stringify(opts.adwId)}`);
+  if (problem) throw new PhaseFailure(problem, undefined, 'check');
+  if (!/^[A-Za-z0-9][A-Za-z0-9_-]*$/.test(opts.adwId)) throw new PhaseFailure(`not an adw id: ${JSON.stringify(opts.adwId)}`, undefined, 'check');
 
-  const abs = path.resolve(opts.cwd, opts.specPath);
-  let stat: fs.Stats;
-  try {
-    stat = fs.statSync(abs);
-  } catch {
-    throw new PhaseFailure(`spec not found: ${opts.specPath} (looked for ${abs})`);
-  }
-  if (!stat.isFile()) throw new PhaseFailure(`spec is not a file: ${opts.specPath}`);
-  if (fs.readFileSync(abs, 'utf8').trim() === '') throw new PhaseFailure(`spec is empty: ${opts.specPath} (nothing to build)`);
+  const { abs, bytes } = checkSpecFile(opts.cwd, opts.specPath);
 
   if (!(await isWorkTree(opts.cwd, opts.git))) {
-    throw new PhaseFailure(`${opts.cwd} is not a git work tree: best-of-N harvests each arm as a git patch`);
+    throw new PhaseFailure(`${opts.cwd} is not a git work tree: best-of-N harvests each arm as a git patch`, undefined, 'check');
   }
   const root = await topLevel(opts.cwd, opts.git);
   const tree = await treeState(root, opts.git);
-  if (!tree.head) throw new PhaseFailure(`${root} has no commit yet: best-of-N needs a HEAD every arm starts from`);
+  if (!tree.head) throw new PhaseFailure(`${root} has no commit yet: best-of-N needs a HEAD every arm starts from`, undefined, 'check');
   // The factory's own runtime data (ledger, traces, caches) is not the user's change, ignored or not.
   const untracked = tree.untracked.filter((p) => !underSpecs(p) && !p.startsWith(`${DATA_DIR}/`) && p !== DATA_DIR);
-  if (tree.dirty.length > 0 || untracked.length > 0) throw new PhaseFailure(dirtyMotif(tree.dirty, untracked));
+  if (tree.dirty.length > 0 || untracked.length > 0) throw new PhaseFailure(dirtyMotif(tree.dirty, untracked), undefined, 'check');
 
   const bonDir = path.join(opts.dataDir, 'bon', opts.adwId);
   fs.mkdirSync(bonDir, { recursive: true });
   const rel = path.relative(opts.cwd, abs);
   const spec = rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : abs;
-  return { spec, specBytes: stat.size, head: tree.head, root, bonDir };
+  return { spec, specBytes: bytes, head: tree.head, root, bonDir };
 }

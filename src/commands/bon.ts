@@ -1,21 +1,18 @@
 // `factory bon <spec> [--arms N] [--models a,b,c] [--apply]`: best-of-N by clone in a workspace.
+import type { BonArgs } from '../../adws/registry.js';
 import fs from 'node:fs';
 import { ADW_NAME, BonSession, bonPhases, type BonAdwOptions } from '../../adws/adw_bon.js';
 import { validateArms } from '../bon/check.js';
 import { UsageError } from '../errors.js';
+import { createPiHarness } from '../harness/pi.js';
 import { factoryRoot, PiUnavailableError, resolvePi } from '../pi/resolve.js';
 import { gateCommands } from '../roster.js';
 import { routeModelFlag } from '../routes.js';
 import { Run } from '../runner.js';
-import { preparedRun, type PreparedRun } from './prepared.js';
+import { preparedRun, type PreparedBon } from './prepared.js';
 import { agentSetup, gateEnv, specFromInvocation, type CommandFlags, type Workspace } from './workspace.js';
 
-export interface BonArgs {
-  spec: string;
-  arms: number;
-  models: string[];
-  apply: boolean;
-}
+export type { BonArgs } from '../../adws/registry.js';
 
 export function bonArgs(spec: string | undefined, flags: CommandFlags & { arms?: number; models?: string; apply?: boolean }): BonArgs {
   if (!spec || !spec.trim()) throw new UsageError('missing spec: factory bon <spec.md> [--arms 3] [--models a,b,c]');
@@ -24,9 +21,7 @@ export function bonArgs(spec: string | undefined, flags: CommandFlags & { arms?:
   return { spec, arms, models, apply: Boolean(flags.apply) };
 }
 
-export interface PreparedBon extends PreparedRun {
-  session: BonSession;
-}
+export type { PreparedBon } from './prepared.js';
 
 export async function prepareBonRun(ws: Workspace, args: BonArgs, flags: CommandFlags, run = new Run(ADW_NAME, ws.root)): Promise<PreparedBon> {
   if (ws.harnessName !== 'pi') throw new UsageError('factory bon needs the pi harness (clones are a pi RPC feature)');
@@ -50,7 +45,7 @@ export async function prepareBonRun(ws: Workspace, args: BonArgs, flags: Command
     specPath: specFromInvocation(ws, args.spec),
     arms: args.arms,
     models,
-    pi,
+    harness: createPiHarness(pi),
     workspace: ws.paths,
     cwd: ws.root,
     invokedIn: ws.invokedIn,
@@ -72,26 +67,36 @@ export async function prepareBonRun(ws: Workspace, args: BonArgs, flags: Command
   };
   const prepared = preparedRun(ws, run, phases, output, () => session.close());
   let applied = false;
-  const finish = async (exit: number, report = (line: string) => void process.stderr.write(`${line}\n`)): Promise<number> => {
+  // The outcome is an `apply` event (the headless log, --json and the trace see it); `report` is for a screen.
+  const finish = async (exit: number, report?: (line: string) => void): Promise<number> => {
     if (!args.apply || exit !== 0) return exit;
     const outcome = await applyWinner(session, ws);
     applied = outcome.applied;
-    report(`[${run.adwId}] ${outcome.line}`);
+    report?.(outcome.line);
     return outcome.applied ? 0 : 1;
   };
-  return { ...prepared, session, finish };
+  return { ...prepared, kind: 'bon', session, finish };
 }
 
-/** Apply an arm's patch (the winner's by default) after verifying its paths and its gates on the current HEAD. */
+/**
+ * Apply an arm's patch (the winner's by default) after verifying its paths and its gates on the current HEAD.
+ * The outcome, applied or not, is an `apply` event of the run.
+ */
 export async function applyWinner(session: BonSession, ws: Workspace, arm?: number): Promise<{ applied: boolean; line: string }> {
+  const outcome = await verifyAndApply(session, ws, arm);
+  session.run.emit({ type: 'apply', adwId: session.run.adwId, ts: Date.now(), ...(outcome.arm !== undefined ? { arm: outcome.arm } : {}), applied: outcome.applied, line: outcome.line });
+  return { applied: outcome.applied, line: outcome.line };
+}
+
+async function verifyAndApply(session: BonSession, ws: Workspace, arm?: number): Promise<{ applied: boolean; line: string; arm?: number }> {
   const { applyVerified } = await import('../bon/apply.js');
   const ranked = [...session.arms.values()].filter((a) => a.green).sort((a, b) => a.cost - b.cost || a.seconds - b.seconds);
   const chosen = arm !== undefined ? session.arms.get(arm) : ranked[0];
-  if (!chosen?.patchFile) return { applied: false, line: arm !== undefined ? `arm ${arm} has no patch to apply` : 'no green arm to apply' };
+  if (!chosen?.patchFile) return { applied: false, arm, line: arm !== undefined ? `arm ${arm} has no patch to apply` : 'no green arm to apply' };
   const outcome = await applyVerified({ cwd: ws.root, patchFile: chosen.patchFile, gates: gateCommands(ws.root, ws.roster), env: gateEnv(ws), runTag: session.run.adwId });
   return outcome.applied
-    ? { applied: true, line: `applied arm ${chosen.arm} (${chosen.patchFile}) with git apply --index — review and commit it` }
-    : { applied: false, line: `arm ${chosen.arm} not applied: ${outcome.motif ?? 'refused'}` };
+    ? { applied: true, arm: chosen.arm, line: `applied arm ${chosen.arm} (${chosen.patchFile}) with git apply --index — review and commit it` }
+    : { applied: false, arm: chosen.arm, line: `arm ${chosen.arm} not applied: ${outcome.motif ?? 'refused'}` };
 }
 
 export function readArmPatch(session: BonSession, arm: number): string {

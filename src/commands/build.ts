@@ -1,4 +1,5 @@
 // `factory build <spec>`: adw_build in a workspace, judged by the roster's payload commands.
+import type { BuildArgs } from '../../adws/registry.js';
 import { ADW_NAME, buildPhases } from '../../adws/adw_build.js';
 import { UsageError } from '../errors.js';
 import { gateCommands } from '../roster.js';
@@ -6,12 +7,7 @@ import { Run } from '../runner.js';
 import { preparedRun, type PreparedRun } from './prepared.js';
 import { agentPhaseOptions, agentSetup, gateEnv, parseRetries, specFromInvocation, type CommandFlags, type Workspace } from './workspace.js';
 
-export interface BuildArgs {
-  spec: string;
-  model?: string;
-  retries: number;
-  harness?: string;
-}
+export type { BuildArgs } from '../../adws/registry.js';
 
 export function buildArgs(spec: string | undefined, flags: CommandFlags): BuildArgs {
   if (!spec || !spec.trim()) throw new UsageError('missing spec: factory build <spec.md>');

@@ -2,8 +2,10 @@
 import { redactDeep } from '../redact.js';
 import type { Phase, ResumeOptions, Run } from '../runner.js';
 import type { Workspace } from './workspace.js';
+import type { BonSession } from '../../adws/adw_bon.js';
 
-export interface PreparedRun {
+/** What every prepared run has; the front end branches on `kind`. */
+interface PreparedBase {
   run: Run;
   phases: Phase[];
   workspace: Workspace;
@@ -16,8 +18,21 @@ export interface PreparedRun {
   close(): Promise<void>;
 }
 
-export function preparedRun(ws: Workspace, run: Run, phases: Phase[], output: () => unknown, close: () => Promise<void> = async () => {}): PreparedRun {
+/** A run of phases (prompt, build, a resumed run): the run screen or the headless log. */
+export interface PreparedFlow extends PreparedBase {
+  kind: 'flow';
+}
+
+/** Best-of-N: the arms board, with the session its keys act on (abort or clone an arm, read a patch, apply). */
+export interface PreparedBon extends PreparedBase {
+  kind: 'bon';
+  session: BonSession;
+}
+
+export type PreparedRun = PreparedFlow | PreparedBon;
+
+export function preparedRun(ws: Workspace, run: Run, phases: Phase[], output: () => unknown, close: () => Promise<void> = async () => {}): PreparedFlow {
   // Every event is masked before the screen, the logs, --json or the trace see it.
   run.filter = (event) => redactDeep(ws.redact, event);
-  return { run, phases, workspace: ws, output: () => redactDeep(ws.redact, output()), close };
+  return { kind: 'flow', run, phases, workspace: ws, output: () => redactDeep(ws.redact, output()), close };
 }

@@ -1,16 +1,12 @@
 // `factory prompt "<ask>"`: adw_prompt in a workspace.
 import { ADW_NAME, promptPhases } from '../../adws/adw_prompt.js';
+import type { PromptArgs } from '../../adws/registry.js';
 import { UsageError } from '../errors.js';
 import { Run } from '../runner.js';
 import { agentPhaseOptions, agentSetup, parseRetries, type CommandFlags, type Workspace } from './workspace.js';
 import { preparedRun, type PreparedRun } from './prepared.js';
 
-export interface PromptArgs {
-  ask: string;
-  model?: string;
-  retries: number;
-  harness?: string;
-}
+export type { PromptArgs } from '../../adws/registry.js';
 
 export function promptArgs(ask: string, flags: CommandFlags): PromptArgs {
   if (!ask.trim()) throw new UsageError('empty ask: factory prompt "<what you want to know>"');

@@ -7,9 +7,9 @@ import { readLedger } from '../ledger.js';
 import { CONTINUE_ASK, planResume } from '../resume.js';
 import { Run } from '../runner.js';
 import { readRunLog, runLogPath } from '../trace/runLog.js';
-import { prepareBuildRun, type BuildArgs } from './build.js';
+import { prepareBuildRun } from './build.js';
 import type { PreparedRun } from './prepared.js';
-import { preparePromptRun, type PromptArgs } from './prompt.js';
+import { preparePromptRun } from './prompt.js';
 import type { CommandFlags, Workspace } from './workspace.js';
 
 /** Whether pi wrote the session file (it does so lazily, at the first assistant message). */
@@ -64,10 +64,10 @@ export async function prepareResumeRun(ws: Workspace, adwId: string | undefined,
   if (path.resolve(plan.cwd) !== path.resolve(ws.root)) {
     throw new UsageError(`run ${adwId} was born in ${plan.cwd}; resume it from there (here: ${ws.root})`);
   }
-  if (plan.adwName !== 'adw_prompt' && plan.adwName !== 'adw_build') {
-    throw new UsageError(`run ${adwId} is a ${plan.adwName || 'run of unknown kind'}: it cannot be resumed`);
-  }
-  const harness = typeof plan.args.harness === 'string' ? plan.args.harness : undefined;
+  const { readResumable } = await import('../../adws/registry.js');
+  const recorded = readResumable(plan.adwName, plan.args);
+  if ('motif' in recorded) throw new UsageError(`run ${adwId} is ${recorded.motif}`);
+  const harness = recorded.args.harness;
   if (harness !== undefined && harness !== ws.harnessName) {
     // Its sessions belong to that harness: continuing them on another would silently start over.
     if (flags.harness !== undefined) throw new UsageError(`run ${adwId} ran on ${harness}; it cannot be resumed on ${flags.harness}`);
@@ -82,17 +82,10 @@ export async function prepareResumeRun(ws: Workspace, adwId: string | undefined,
   run.charge(plan.phase, plan.spent.tokens, plan.spent.cost);
   if (plan.sessionId) run.sessions[plan.phase] = plan.sessionId;
   const resumedFlags = { ...flags, model: undefined };
-  let prepared: PreparedRun;
-  switch (plan.adwName) {
-    case 'adw_prompt':
-      prepared = await preparePromptRun(ws, plan.args as unknown as PromptArgs, resumedFlags, run);
-      break;
-    case 'adw_build':
-      prepared = await prepareBuildRun(ws, plan.args as unknown as BuildArgs, resumedFlags, run);
-      break;
-    default:
-      throw new UsageError(`run ${adwId} cannot be resumed`);
-  }
+  const prepared: PreparedRun =
+    recorded.adwName === 'adw_prompt'
+      ? await preparePromptRun(ws, recorded.args, resumedFlags, run)
+      : await prepareBuildRun(ws, recorded.args, resumedFlags, run);
   const continuation = plan.sessionId && sessionHasHistory(ws, plan.sessionId) ? CONTINUE_ASK : undefined;
   return { ...prepared, resume: { carried: plan.carried, phase: plan.phase, continuation } };
 }

@@ -1,9 +1,11 @@
 // `factory runs` and `factory show <adw_id>`: the trace store read back as plain text (or JSON). The runs list
 // is re-synced from the raw traces first, so a run recorded by a killed cockpit is there too.
 import { UsageError } from '../errors.js';
-import { formatAge, formatCost, formatSeconds, formatTokens } from '../format.js';
+import type { RunEvent } from '../events.js';
+import { formatCost, formatSeconds, formatTokens } from '../format.js';
 import type { WorkspacePaths } from '../paths.js';
 import type { PhaseRow, RunRow, TraceStore } from '../trace/store.js';
+import { printedCells, printTable } from './runsTable.js';
 
 export async function openSyncedStore(paths: WorkspacePaths): Promise<TraceStore> {
   const { openTraceStore } = await import('../trace/store.js');
@@ -12,18 +14,28 @@ export async function openSyncedStore(paths: WorkspacePaths): Promise<TraceStore
   return store;
 }
 
-function table(rows: string[][]): string {
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ').trimEnd()).join('\n');
-}
-
 export function formatRuns(rows: RunRow[], now = Date.now()): string {
   if (rows.length === 0) return 'no runs yet — try `factory demo` or `factory prompt "…"`\n';
-  const body = rows.map((r) => [r.adwId, r.adwName || '?', r.status, r.phases, formatTokens(r.tokens), formatCost(r.cost), formatAge(now - r.startedAt)]);
-  return `${table([['id', 'adw', 'status', 'phases', 'tokens', 'cost', 'age'], ...body])}\n`;
+  return `${printTable(printedCells(rows, now))}\n`;
 }
 
-export function formatShow(run: RunRow, phases: PhaseRow[], sessions: { sessionId: string; phase?: string; model?: string; reason?: string }[]): string {
+/** What a run did beyond its phases, as its events say: fallbacks, the proposal, applies (in order). */
+export function outcomeLines(events: readonly RunEvent[]): string[] {
+  const lines: string[] = [];
+  for (const e of events) {
+    if (e.type === 'fallback') lines.push(`${e.phase}: provider down (${e.reason}), relaunched on ${e.to}`);
+    else if (e.type === 'proposal') lines.push(`proposed: ${e.command}`);
+    else if (e.type === 'apply') lines.push(`${e.applied ? 'applied' : 'not applied'}: ${e.line}`);
+  }
+  return lines;
+}
+
+export function formatShow(
+  run: RunRow,
+  phases: PhaseRow[],
+  sessions: { sessionId: string; phase?: string; model?: string; reason?: string }[],
+  outcomes: string[] = [],
+): string {
   const lines = [
     `${run.adwId} · ${run.adwName} · ${run.status}${run.failedPhase ? ` at ${run.failedPhase}` : ''} · ${formatTokens(run.tokens)} tokens · ${formatCost(run.cost)}${run.cwd ? ` · ${run.cwd}` : ''}`,
     '',
@@ -38,12 +50,13 @@ export function formatShow(run: RunRow, phases: PhaseRow[], sessions: { sessionI
     formatCost(p.cost),
     p.sessionId ?? '',
   ]);
-  lines.push(table([['phase', 'kind', 'status', 'attempts', 'time', 'tokens', 'cost', 'session'], ...rows]));
+  lines.push(printTable([['phase', 'kind', 'status', 'attempts', 'time', 'tokens', 'cost', 'session'], ...rows]));
   for (const p of phases) if (p.motif) lines.push(`  ${p.name}: ${p.motif}`);
   if (sessions.length > 0) {
     lines.push('', 'sessions (ledger):');
     for (const s of sessions) lines.push(`  ${s.sessionId}  ${s.phase ?? '?'}  ${s.model ?? ''}${s.reason ? `  (${s.reason})` : ''}`);
   }
+  if (outcomes.length > 0) lines.push('', 'outcomes:', ...outcomes.map((o) => `  ${o}`));
   return `${lines.join('\n')}\n`;
 }
 
@@ -65,7 +78,8 @@ export async function showOutput(paths: WorkspacePaths, adwId: string | undefine
     if (!run) throw new UsageError(`no run ${adwId} in ${paths.dataDir}`);
     const phases = store.phaseRows(adwId);
     const sessions = store.sessionRows(adwId);
-    return json ? `${JSON.stringify({ run, phases, sessions })}\n` : formatShow(run, phases, sessions);
+    const outcomes = outcomeLines(store.runEvents(adwId));
+    return json ? `${JSON.stringify({ run, phases, sessions, outcomes })}\n` : formatShow(run, phases, sessions, outcomes);
   } finally {
     store.close();
   }

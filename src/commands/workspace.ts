@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { childEnv, loadDotEnv, secretEntries, type DotEnv } from '../env.js';
+import { NODE_ENV } from '../../.pi/lib/contract.js';
 import { UsageError } from '../errors.js';
 import { createPiHarness } from '../harness/pi.js';
 import type { Harness } from '../harness/types.js';
@@ -162,9 +163,9 @@ export async function agentPhaseOptions(ws: Workspace, setup: AgentSetup, retrie
 export function contextEnv(ws: Workspace, profile: AgentProfile): Record<string, string | undefined> {
   const { pruneTurns, pruneKb } = ws.roster.context;
   return {
-    FACTORY_WRITABLE: profile.writable?.join(','),
-    FACTORY_PRUNE_TURNS: pruneTurns === undefined ? undefined : String(pruneTurns),
-    FACTORY_PRUNE_KB: pruneKb === undefined ? undefined : String(pruneKb),
+    [NODE_ENV.writable]: profile.writable?.join(','),
+    [NODE_ENV.pruneTurns]: pruneTurns === undefined ? undefined : String(pruneTurns),
+    [NODE_ENV.pruneKb]: pruneKb === undefined ? undefined : String(pruneKb),
   };
 }
 

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { envelopeCard } from '../envelopeCatalog.js';
 import { childEnv, emptyDotEnv } from '../env.js';
-import { writeSchemaFile } from '../harness/pi.js';
+import { writeSchemaFile } from '../pi/launch.js';
 import { SOCLE } from '../harness/types.js';
 import { jsonModeArgs, rpcModeArgs } from '../pi/argv.js';
 import { installNode, NODE_EXTENSIONS } from '../pi/node.js';

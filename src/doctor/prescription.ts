@@ -10,7 +10,7 @@ import path from 'node:path';
 import { UsageError, errorMessage, oneLine } from '../errors.js';
 import { installNode, installStation, type PackageEntry } from '../pi/node.js';
 
-export const PRESCRIPTION_LAYERS = ['node', 'station'] as const;
+const PRESCRIPTION_LAYERS = ['node', 'station'] as const;
 
 /** `node` = the socle extensions only; `station` = the whole factory package. */
 export type PrescriptionLayer = (typeof PRESCRIPTION_LAYERS)[number];
@@ -51,7 +51,7 @@ export function parseLayer(value: unknown): PrescriptionLayer {
  * The work tree `dir` belongs to, found by walking up to a `.git` entry (a folder, or a file for a linked
  * worktree or a submodule) — a filesystem probe, so no git process is spawned for it.
  */
-export function gitWorkTreeOf(dir: string): string | undefined {
+function gitWorkTreeOf(dir: string): string | undefined {
   for (let current = dir; ; current = path.dirname(current)) {
     if (existsSync(path.join(current, '.git'))) return current;
     if (path.dirname(current) === current) return undefined;

@@ -2,18 +2,18 @@
 // Probes shared by several checks (pi --version, pi --list-models) are memoised per doctor run only, through
 // `shared(ctx, key, fn)`: runDoctor gives every run a fresh context object, so nothing outlives a run.
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { childEnv } from '../env.js';
-import { spawnSupervised } from '../process/supervisor.js';
+import { runToEnd } from '../process/run.js';
 import { checkPi, type PiCommand } from '../pi/resolve.js';
+import { lastLine } from '../text.js';
 import type { DoctorContext } from './types.js';
 
 const DEFAULT_PROBE_TIMEOUT_MS = 20_000;
 const OUTPUT_CAP = 1024 * 1024;
 
-export interface ProgramOutcome {
+interface ProbeOutcome {
   /** Exit code; null when killed by a signal or never started. */
   code: number | null;
   stdout: string;
@@ -21,52 +21,25 @@ export interface ProgramOutcome {
   timedOut: boolean;
   /** The program could not be started (ENOENT, EACCES …). */
   spawnError?: string;
-  ms: number;
 }
 
-/** Runs a program to its end through the supervisor (own group, killed on timeout), stdout and stderr drained. */
-export function runProgram(command: string, args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number }): Promise<ProgramOutcome> {
-  const started = performance.now();
-  // stdout goes to a file, not a pipe: pi ends `--list-models` with process.exit(), which can cut a long listing
-  // short on a socket pair (what Node gives a child as a pipe) — and a model missing from the list is a failed check.
-  const outDir = mkdtempSync(path.join(tmpdir(), 'factory-probe-'));
-  const outFile = path.join(outDir, 'stdout');
-  const outFd = openSync(outFile, 'w');
-  return new Promise((resolve) => {
-    let stderr = '';
-    let spawnError: string | undefined;
-    let timedOut = false;
-    let child: ReturnType<typeof spawnSupervised>;
-    try {
-      child = spawnSupervised(command, args, { cwd: opts.cwd, env: opts.env, stdoutFd: outFd });
-    } finally {
-      closeSync(outFd); // the child has its own copy
-    }
-    child.child.once('error', (error: NodeJS.ErrnoException) => {
-      spawnError = error.code ?? error.message;
-    });
-    child.child.stdin.end(); // nothing to say: a program waiting on stdin must see EOF, not hang
-    child.child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      if (stderr.length < OUTPUT_CAP) stderr += chunk;
-    });
-    const timer = setTimeout(() => {
-      timedOut = true;
-      void child.kill(500);
-    }, opts.timeoutMs);
-    // `exit` can come before stderr is drained; wait for `close` too, bounded (a grandchild may hold the pipe).
-    const drained = new Promise<void>((done) => child.child.once('close', () => done()));
-    void child.exited.then(async ({ code }) => {
-      await Promise.race([drained, new Promise((r) => setTimeout(r, 2000).unref())]);
-      clearTimeout(timer);
-      let stdout = '';
-      try {
-        stdout = readFileSync(outFile, 'utf8').slice(0, OUTPUT_CAP);
-      } finally {
-        rmSync(outDir, { recursive: true, force: true });
-      }
-      resolve({ code, stdout, stderr, timedOut, spawnError, ms: performance.now() - started });
-    });
+/**
+ * A probe's program run to its end in the workspace, with the env pi gets, ended on the probe timeout. Its stdout
+ * goes through a file: pi ends `--list-models` with process.exit(), which can cut a long listing short on a
+ * pipe — and a model missing from the list is a failed check.
+ */
+async function runProbe(ctx: DoctorContext, command: string, args: string[]): Promise<ProbeOutcome> {
+  const out = await runToEnd(command, args, {
+    cwd: ctx.root,
+    env: piProbeEnv(ctx),
+    timeoutMs: probeTimeout(ctx),
+    killGraceMs: 500,
+    drainMs: 2000,
+    stdoutToFile: true,
+    maxOutputBytes: OUTPUT_CAP,
   });
+  const spawnError = out.spawnError && (out.spawnError.code ?? out.spawnError.message);
+  return { code: out.code, stdout: out.stdout.toString('utf8'), stderr: out.stderr.toString('utf8'), timedOut: out.timedOut, spawnError };
 }
 
 /** Per-run memo of a shared probe (see the header). */
@@ -79,12 +52,12 @@ export function shared<T>(ctx: DoctorContext, key: string, fn: () => Promise<T>)
   return pending;
 }
 
-export function probeTimeout(ctx: DoctorContext): number {
+function probeTimeout(ctx: DoctorContext): number {
   return ctx.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS;
 }
 
 /** The environment pi gets when no auth profile closes the vault: what `--list-models` should see. */
-export function piProbeEnv(ctx: DoctorContext): Record<string, string> {
+function piProbeEnv(ctx: DoctorContext): Record<string, string> {
   return childEnv({ real: ctx.env, dotenv: ctx.dotenv });
 }
 
@@ -129,10 +102,10 @@ export function listModels(ctx: DoctorContext): Promise<ModelListing> {
   return shared(ctx, 'pi-list-models', async () => {
     if (ctx.pi instanceof Error) return { error: ctx.pi.message };
     const pi: PiCommand = ctx.pi;
-    const out = await runProgram(pi.command, [...pi.prefixArgs, '--list-models'], { cwd: ctx.root, env: piProbeEnv(ctx), timeoutMs: probeTimeout(ctx) });
+    const out = await runProbe(ctx, pi.command, [...pi.prefixArgs, '--list-models']);
     if (out.spawnError) return { error: `pi could not start (${out.spawnError}): ${pi.display}` };
     if (out.timedOut) return { error: `pi --list-models gave no answer within ${Math.round(probeTimeout(ctx) / 1000)} s` };
-    if (out.code !== 0) return { error: `pi --list-models failed (exit ${out.code ?? 'signal'}): ${lastLine(out.stderr || out.stdout)}` };
+    if (out.code !== 0) return { error: `pi --list-models failed (exit ${out.code ?? 'signal'}): ${lastErrorLine(out.stderr || out.stdout)}` };
     const models = parseModelList(out.stdout);
     return { routes: new Set(models.map((m) => `${m.provider}/${m.model}`)), count: models.length };
   });
@@ -140,10 +113,10 @@ export function listModels(ctx: DoctorContext): Promise<ModelListing> {
 
 /** `<program> --version` found on the allowed PATH: the first version-looking token of its answer. */
 export async function toolVersion(ctx: DoctorContext, command: string): Promise<{ version: string } | { error: string; missing: boolean }> {
-  const out = await runProgram(command, ['--version'], { cwd: ctx.root, env: piProbeEnv(ctx), timeoutMs: probeTimeout(ctx) });
+  const out = await runProbe(ctx, command, ['--version']);
   if (out.spawnError) return { error: `${command} not found (${out.spawnError})`, missing: out.spawnError === 'ENOENT' };
   if (out.timedOut) return { error: `${command} --version gave no answer`, missing: false };
-  if (out.code !== 0) return { error: `${command} --version failed (exit ${out.code ?? 'signal'}): ${lastLine(out.stderr || out.stdout)}`, missing: false };
+  if (out.code !== 0) return { error: `${command} --version failed (exit ${out.code ?? 'signal'}): ${lastErrorLine(out.stderr || out.stdout)}`, missing: false };
   const version = /\d+\.\d+(?:\.\d+)?/.exec(out.stdout)?.[0];
   return version ? { version } : { error: `${command} --version printed no version`, missing: false };
 }
@@ -172,8 +145,7 @@ export function sdkManifest(factoryRoot: string): { file: string; version?: stri
   }
 }
 
-export function lastLine(text: string): string {
-  const lines = text.split('\n').map((l) => l.trim()).filter(Boolean);
-  const line = lines.at(-1) ?? '';
-  return line.length > 160 ? `${line.slice(0, 157)}...` : line;
+/** The last line of an error output, short enough for a check's detail. */
+function lastErrorLine(text: string): string {
+  return lastLine(text, 160, { ellipsis: '...' });
 }

@@ -1,4 +1,5 @@
 // The doctor's outputs without a screen: headless rows for stderr and the `--json` document. Pure.
+import { displayWidth, pad } from '../text.js';
 import { DOCTOR_CATEGORIES, type DoctorResult, type DoctorStatus } from './types.js';
 
 export const STATUS_MARK: Record<DoctorStatus, string> = { ok: '✓', warn: '!', fail: '✗', skipped: '–' };
@@ -23,7 +24,7 @@ export function doctorSummary(results: DoctorResult[]): string {
 }
 
 /** Results grouped by category in display order, each group in the given order. */
-export function groupByCategory(results: DoctorResult[]): Array<{ category: DoctorResult['category']; results: DoctorResult[] }> {
+function groupByCategory(results: DoctorResult[]): Array<{ category: DoctorResult['category']; results: DoctorResult[] }> {
   return DOCTOR_CATEGORIES.map((category) => ({ category, results: results.filter((r) => r.category === category) })).filter((g) => g.results.length > 0);
 }
 
@@ -32,13 +33,13 @@ export function groupByCategory(results: DoctorResult[]): Array<{ category: Doct
  * is not ok), a `fix:` line under a warning or failure, and the summary last.
  */
 export function formatDoctorRows(results: DoctorResult[]): string[] {
-  const width = Math.max(0, ...results.map((r) => r.id.length));
+  const width = Math.max(0, ...results.map((r) => displayWidth(r.id)));
   const rows: string[] = [];
   for (const group of groupByCategory(results)) {
     rows.push(group.category);
     for (const r of group.results) {
       const optional = r.severity === 'optional' && r.status !== 'ok' ? ' (optional)' : '';
-      rows.push(`  ${STATUS_MARK[r.status]} ${r.id.padEnd(width)}  ${r.detail}${optional}`);
+      rows.push(`  ${STATUS_MARK[r.status]} ${pad(r.id, width)}  ${r.detail}${optional}`);
       if (r.fix) rows.push(`    ${' '.repeat(width)}  fix: ${r.fix}`);
     }
   }

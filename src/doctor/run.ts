@@ -1,5 +1,6 @@
 // Running the doctor: every selected check at once (the wall is the slowest probe, not the sum), each result
 // streamed the moment it resolves. A check that throws is a failed check, never a crashed doctor.
+import { oneLine } from '../text.js';
 import { doctorChecks } from './checks.js';
 import type { CheckResult, DoctorCheck, DoctorContext, DoctorResult } from './types.js';
 
@@ -31,10 +32,6 @@ function finish(check: DoctorCheck, outcome: CheckResult, ms: number): DoctorRes
   const result: DoctorResult = { id: check.id, category: check.category, severity: check.severity, title: check.title, status: outcome.status, detail: oneLine(outcome.detail), ms };
   if (outcome.fix && outcome.status !== 'ok' && outcome.status !== 'skipped') result.fix = oneLine(outcome.fix);
   return result;
-}
-
-function oneLine(text: string): string {
-  return text.replace(/\s*\r?\n\s*/g, ' ').trim();
 }
 
 /** Runs the selected checks concurrently; resolves with every result, in the checks' order. */

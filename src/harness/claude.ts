@@ -10,9 +10,10 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { HarnessError, errorMessage } from '../errors.js';
-import { declareSession, resumeRequiresCwd } from '../ledger.js';
-import { spawnSupervised } from '../process/supervisor.js';
+import { HarnessError, errorMessage, type FailureKind } from '../errors.js';
+import { declareSession } from '../ledger.js';
+import { guardAttempt } from '../pi/guards.js';
+import { launchAgent, StderrTail } from '../pi/launch.js';
 import {
   claudeArgs,
   claudeConfigDir,
@@ -22,10 +23,8 @@ import {
   thinkingBudget,
 } from './claudeDialect.js';
 import { withFallback } from './fallback.js';
-import { guardAttempt } from './guards.js';
 import type { Harness, HarnessRequest, HarnessResult } from './types.js';
 
-const STDERR_TAIL_BYTES = 8 * 1024;
 /** The answer is one JSON object; far more than this on stdout is not that object (and must not fill memory). */
 const STDOUT_LIMIT_BYTES = 32 * 1024 * 1024;
 
@@ -68,32 +67,29 @@ export async function runClaudeAttempt(command: string, request: HarnessRequest,
   const paths = request.workspace;
   const sessionId = request.sessionId ?? randomUUID();
   const cwd = path.resolve(request.cwd);
-  const origin = resumeRequiresCwd(sessionId, cwd, { ledgerFile: paths.ledgerFile, sessionDir: paths.sessionsDir });
-  if (!origin.allowed) throw new HarnessError(`resume refused: ${origin.motif}`, sessionId, { kind: 'resume' });
-  if (request.signal?.aborted) throw new HarnessError('interrupted before claude started', sessionId, { kind: 'aborted' });
-
-  // Translate first: a roster Claude Code cannot honour is refused before the ledger or any token.
-  let env: NodeJS.ProcessEnv;
-  let argv: string[];
   const configDir = claudeConfigDir(request.env ?? process.env);
-  let transcript = findClaudeTranscript(configDir, cwd, sessionId);
-  try {
-    env = claudeEnv(request);
-    argv = claudeArgs({
-      sessionId,
-      resume: transcript !== undefined,
-      model: request.model,
-      tools: request.tools,
-      maxTurns: request.limits?.maxTurns,
-    });
-  } catch (error) {
-    throw new HarnessError(`claude not started: ${errorMessage(error)}`, sessionId, { kind: 'spawn' });
-  }
-
-  declareSession(paths.ledgerFile, { sessionId, cwd, model: request.model, phase: request.identity.phase, adwId: request.identity.adwId, reason });
-
+  let transcript: string | undefined;
   const started = performance.now();
-  const proc = spawnSupervised(command, argv, { cwd, env, runTag: request.identity.adwId });
+  const proc = launchAgent(
+    { ...request, agent: 'claude', sessionId, cwd, reason, runTag: request.identity.adwId },
+    // Translate first: a roster Claude Code cannot honour is refused before the ledger or any token.
+    () => {
+      transcript = findClaudeTranscript(configDir, cwd, sessionId);
+      try {
+        const env = claudeEnv(request);
+        const argv = claudeArgs({
+          sessionId,
+          resume: transcript !== undefined,
+          model: request.model,
+          tools: request.tools,
+          maxTurns: request.limits?.maxTurns,
+        });
+        return { command, argv, env };
+      } catch (error) {
+        throw new HarnessError(`claude not started: ${errorMessage(error)}`, sessionId, { kind: 'spawn' });
+      }
+    },
+  );
   request.onActivity?.({
     kind: 'note',
     text: `claude ${transcript ? 'resumes' : 'opens'} session ${sessionId.slice(0, 8)} — json mode: figures come with the result`,
@@ -101,10 +97,10 @@ export async function runClaudeAttempt(command: string, request: HarnessRequest,
 
   const stdout: Buffer[] = [];
   let stdoutBytes = 0;
-  let stderrTail = '';
+  const stderr = new StderrTail();
   let spawnError: Error | undefined;
-  let stopped: { motif: string; kind: string } | undefined;
-  const stop = (motif: string, kind: string) => {
+  let stopped: { motif: string; kind: FailureKind } | undefined;
+  const stop = (motif: string, kind: FailureKind) => {
     if (stopped) return;
     stopped = { motif, kind };
     void proc.kill();
@@ -127,7 +123,7 @@ export async function runClaudeAttempt(command: string, request: HarnessRequest,
       stop(`no progress from claude for ${idleSeconds} s (no output, session transcript silent) — watchdog ended it`, 'stalled');
     }
   }, pollMs);
-  const disarm = guardAttempt(request, stop);
+  const guard = guardAttempt(request, stop);
 
   proc.child.on('error', (error) => {
     spawnError = error;
@@ -143,7 +139,7 @@ export async function runClaudeAttempt(command: string, request: HarnessRequest,
   });
   proc.child.stderr.on('data', (chunk: Buffer) => {
     lastProgress = performance.now();
-    stderrTail = (stderrTail + chunk.toString('utf8')).slice(-STDERR_TAIL_BYTES);
+    stderr.push(chunk);
   });
   // An early death closes stdin under our feet; the exit below reports it.
   proc.child.stdin.on('error', () => {});
@@ -153,7 +149,8 @@ export async function runClaudeAttempt(command: string, request: HarnessRequest,
   const exit = await proc.exited;
   await Promise.race([stdoutDone, new Promise((r) => setTimeout(r, 2000).unref())]);
   clearInterval(watchdog);
-  disarm();
+  guard.disarm();
+  const stderrTail = stderr.text;
   const seconds = (performance.now() - started) / 1000;
 
   if (spawnError) {

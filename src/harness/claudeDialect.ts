@@ -1,6 +1,7 @@
 // Claude Code's dialect, pure: the port's request translated into `claude -p --output-format json` flags and
 // environment, and its single JSON result read back into a verdict. No process here, so every rule is
 // testable dry; `claude.ts` does the spawning.
+import type { FailureKind } from '../errors.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -227,7 +228,7 @@ export interface ClaudeOutcome {
 
 export type ClaudeVerdict =
   | { ok: true; text: string; message: ClaudeResultMessage }
-  | { ok: false; kind: string; motif: string; message?: ClaudeResultMessage };
+  | { ok: false; kind: FailureKind; motif: string; message?: ClaudeResultMessage };
 
 const SESSION_TROUBLE = /no conversation found with session id|session id .* is already in use/i;
 
@@ -243,7 +244,7 @@ export function judgeClaude(outcome: ClaudeOutcome): ClaudeVerdict {
   const how = outcome.exitCode !== null ? `exit ${outcome.exitCode}` : `signal ${outcome.signal ?? 'unknown'}`;
   if (message) {
     const evidence = stdoutEvidence(message) || message.subtype || 'no reason given';
-    const fail = (kind: string, motif: string): ClaudeVerdict => ({ ok: false, kind, motif, message });
+    const fail = (kind: FailureKind, motif: string): ClaudeVerdict => ({ ok: false, kind, motif, message });
     if (SESSION_TROUBLE.test(evidence)) return fail('resume', `claude cannot continue the session: ${evidence}`);
     if (message.subtype === 'error_max_turns') return fail('guard', `claude stopped at its turn limit (${message.num_turns ?? '?'} turns)`);
     if (message.subtype === 'error_max_budget_usd') return fail('guard', `claude stopped at its budget limit: ${evidence}`);

@@ -35,6 +35,7 @@ export async function withFallback(
     if (reason === undefined || !fallback || fallback === request.model || request.signal?.aborted) throw error;
     const first = error as HarnessError;
     request.onActivity?.({ kind: 'note', text: `provider down (${reason}) — relaunching on ${fallback} in the same session` });
+    request.onFallback?.({ from: request.model ?? '(default)', to: fallback, reason });
     const relay = { ...request, sessionId: first.sessionId, model: fallback, prompt: fallbackAsk(reason) };
     try {
       const result = await attempt(relay, 'fallback');

@@ -2,67 +2,28 @@
 // incrementally (a huge tool output must never be buffered whole) by the pure reader, then judged by the pure
 // verdict. Every failure is a HarnessError carrying the session id chosen before the call.
 import { randomUUID } from 'node:crypto';
-import fs from 'node:fs';
 import path from 'node:path';
-import { HarnessError } from '../errors.js';
-import { declareSession, resumeRequiresCwd } from '../ledger.js';
-import { jsonModeArgs } from '../pi/argv.js';
+import { HarnessError, type FailureKind } from '../errors.js';
+import { guardAttempt, idleMotif } from '../pi/guards.js';
+import { launchPi, StderrTail } from '../pi/launch.js';
 import { LineSplitter } from '../pi/lines.js';
 import { StreamReader, toActivity } from '../pi/stream.js';
 import { verdict } from '../pi/verdict.js';
-import { piAcceptsNoMcp } from '../pi/piVersion.js';
 import { diagnoseStartFailure, PI_MIN_VERSION, type PiCommand } from '../pi/resolve.js';
-import { spawnSupervised } from '../process/supervisor.js';
 import { withFallback } from './fallback.js';
-import { guardAttempt } from './guards.js';
-import { SOCLE, type Harness, type HarnessRequest, type HarnessResult } from './types.js';
-
-const STDERR_TAIL_BYTES = 8 * 1024;
-
-/** Environment of the node: identity, limits and the gate's schema travel here, never in the prompt. */
-export function nodeEnv(request: Pick<HarnessRequest, 'env' | 'identity' | 'workspace' | 'limits'>, schemaFile: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {
-    ...(request.env ?? process.env),
-    FACTORY_ENVELOPE_SCHEMA: schemaFile,
-    FACTORY_EXPECTED: SOCLE.join(','),
-    FACTORY_PHASE: request.identity.phase,
-    FACTORY_ROLE: request.identity.role,
-    FACTORY_ADW_ID: request.identity.adwId,
-    FACTORY_DATA_DIR: request.workspace.dataDir,
-  };
-  const { limits } = request;
-  if (limits?.maxTurns !== undefined) env.FACTORY_MAX_TURNS = String(limits.maxTurns);
-  if (limits?.maxToolCalls !== undefined) env.FACTORY_MAX_TOOL_CALLS = String(limits.maxToolCalls);
-  if (limits?.maxCostUsd !== undefined) env.FACTORY_MAX_COST_USD = String(limits.maxCostUsd);
-  return env;
-}
-
-export function writeSchemaFile(schemasDir: string, title: string, schema: object): string {
-  if (!/^[A-Za-z0-9_-]+$/.test(title)) throw new Error(`envelope title is not a safe file name: ${title}`);
-  fs.mkdirSync(schemasDir, { recursive: true });
-  const file = path.join(schemasDir, `${title}.json`);
-  fs.writeFileSync(file, `${JSON.stringify(schema, null, 2)}\n`);
-  return file;
-}
+import { SOCLE, type HarnessRequest, type HarnessResult, type LiveHarness } from './types.js';
 
 function lastLine(text: string): string {
   return text.split('\n').map((l) => l.trim()).filter(Boolean).at(-1) ?? '';
 }
 
-/** The end of a child's stderr, bounded: evidence for a one-line motif without buffering it all. */
-export class StderrTail {
-  private buf = '';
-  push(chunk: Buffer | string): void {
-    this.buf += typeof chunk === 'string' ? chunk : chunk.toString('utf8');
-    if (this.buf.length > STDERR_TAIL_BYTES * 2) this.buf = this.buf.slice(-STDERR_TAIL_BYTES);
-  }
-  get text(): string {
-    return this.buf.slice(-STDERR_TAIL_BYTES);
-  }
-}
-
-export function createPiHarness(pi: PiCommand): Harness {
-  return { name: 'pi', run: (request) => withFallback(request, (r, reason) => runPiAttempt(pi, r, reason)) };
+export function createPiHarness(pi: PiCommand): LiveHarness {
+  return {
+    name: 'pi',
+    run: (request) => withFallback(request, (r, reason) => runPiAttempt(pi, r, reason)),
+    // Loaded on first use: a json-mode run never pays for the RPC client.
+    openSession: async (request) => (await import('./piSession.js')).openPiSession(pi, request),
+  };
 }
 
 /** One pi process. `reason` names why this start exists beyond the first (e.g. "fallback"), for the ledger. */
@@ -70,41 +31,26 @@ export async function runPiAttempt(pi: PiCommand, request: HarnessRequest, reaso
   const paths = request.workspace;
   const sessionId = request.sessionId ?? randomUUID();
   const cwd = path.resolve(request.cwd);
-  const resume = resumeRequiresCwd(sessionId, cwd, { ledgerFile: paths.ledgerFile, sessionDir: paths.sessionsDir });
-  if (!resume.allowed) throw new HarnessError(`resume refused: ${resume.motif}`, sessionId, { kind: 'resume' });
-  if (request.signal?.aborted) throw new HarnessError('interrupted before pi started', sessionId, { kind: 'aborted' });
-
-  const schemaFile = writeSchemaFile(paths.schemasDir, request.envelopeSchema.title, request.envelopeSchema.schema);
-  declareSession(paths.ledgerFile, { sessionId, cwd, model: request.model, phase: request.identity.phase, adwId: request.identity.adwId, reason });
-
-  const argv = [
-    ...pi.prefixArgs,
-    ...jsonModeArgs({
-      sessionId,
-      sessionDir: paths.sessionsDir,
-      model: request.model,
-      thinking: request.thinking,
-      tools: request.tools,
-      // Known from pi's package.json (or an earlier checkPi) without spawning it: no `pi --version` per attempt.
-      noMcp: piAcceptsNoMcp(pi),
-    }),
-  ];
   const started = performance.now();
-  const proc = spawnSupervised(pi.command, argv, {
+  const proc = launchPi({
+    ...request,
+    pi,
+    mode: 'json',
     cwd,
-    env: nodeEnv(request, schemaFile),
+    reason,
     runTag: request.identity.adwId,
+    flags: { sessionId, sessionDir: paths.sessionsDir, model: request.model, thinking: request.thinking, tools: request.tools },
   });
 
   const splitter = new LineSplitter();
   const reader = new StreamReader();
   const stderr = new StderrTail();
   let spawnError: Error | undefined;
-  let stopped: { motif: string; kind: string } | undefined;
+  let stopped: { motif: string; kind: FailureKind } | undefined;
   // 0, not -1: the user message's message_end (zero tokens) is not a usage report.
   let lastTokens = 0;
 
-  const stop = (motif: string, kind: string) => {
+  const stop = (motif: string, kind: FailureKind) => {
     if (stopped) return;
     stopped = { motif, kind };
     void proc.kill();
@@ -124,16 +70,13 @@ export async function runPiAttempt(pi: PiCommand, request: HarnessRequest, reaso
     }
   };
 
-  const idleSeconds = Math.round(request.idleTimeoutMs / 1000);
-  let idleTimer = setTimeout(() => stop(`no progress from pi for ${idleSeconds} s — watchdog ended it`, 'stalled'), request.idleTimeoutMs);
-  const disarm = guardAttempt(request, stop);
+  const guard = guardAttempt({ ...request, idle: { ms: request.idleTimeoutMs, motif: idleMotif(request.idleTimeoutMs, 'it') } }, stop);
 
   proc.child.on('error', (error) => {
     spawnError = error;
   });
   proc.child.stdout.on('data', (chunk: Buffer) => {
-    clearTimeout(idleTimer);
-    idleTimer = setTimeout(() => stop(`no progress from pi for ${idleSeconds} s — watchdog ended it`, 'stalled'), request.idleTimeoutMs);
+    guard.progress();
     feed(splitter.push(chunk));
   });
   proc.child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
@@ -145,8 +88,7 @@ export async function runPiAttempt(pi: PiCommand, request: HarnessRequest, reaso
   const exit = await proc.exited;
   await Promise.race([stdoutDone, new Promise((r) => setTimeout(r, 2000).unref())]);
   feed(splitter.end());
-  clearTimeout(idleTimer);
-  disarm();
+  guard.disarm();
 
   const summary = reader.summary;
   const seconds = (performance.now() - started) / 1000;

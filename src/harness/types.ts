@@ -1,20 +1,11 @@
-// The harness port: the single door to agents. Adapters (pi today, claude later) implement `Harness`.
+// The harness port: the single door to agents. Adapters (pi, claude) implement `Harness`; one that keeps a process
+// between turns (pi in RPC mode) also offers live sessions (`openSession`). The node contract's words (socle,
+// identity, limits, the judged answer) live below, with the pi client that speaks them; the port re-exports them.
 import type { Activity } from '../events.js';
 import type { WorkspacePaths } from '../paths.js';
+import type { AgentAnswer, Limits, PhaseIdentity, TurnOptions } from '../pi/contract.js';
 
-export const SOCLE = ['factory-report', 'factory-inventory', 'damage-control', 'factory-obs', 'factory-guard'] as const;
-
-export interface PhaseIdentity {
-  adwId: string;
-  phase: string;
-  role: string;
-}
-
-export interface Limits {
-  maxTurns?: number;
-  maxToolCalls?: number;
-  maxCostUsd?: number;
-}
+export { SOCLE, type AgentAnswer, type Limits, type PhaseIdentity, type TurnOptions } from '../pi/contract.js';
 
 export interface HarnessRequest {
   prompt: string;
@@ -42,17 +33,11 @@ export interface HarnessRequest {
   signal?: AbortSignal;
   onActivity?: (activity: Activity) => void;
   onUsage?: (figures: { tokens: number; cost: number }) => void;
+  /** The provider was down and the attempt relaunches on the fallback model (the same session). */
+  onFallback?: (fallback: { from: string; to: string; reason: string }) => void;
 }
 
-export interface HarnessResult {
-  sessionId: string;
-  /** The gate's envelope (a dict) when `report_phase` was called, else the final text. */
-  payload: Record<string, unknown> | string;
-  source: 'gate' | 'text';
-  tokens: number;
-  cost: number;
-  model?: string;
-  seconds: number;
+export interface HarnessResult extends AgentAnswer {
   /** Set when the attempt finished on the fallback model. */
   fallback?: { from: string; reason: string };
 }
@@ -60,4 +45,42 @@ export interface HarnessResult {
 export interface Harness {
   readonly name: string;
   run(request: HarnessRequest): Promise<HarnessResult>;
+  /** A live session (one process kept between turns, clones of it); only some harnesses have it. */
+  openSession?(request: SessionRequest): Promise<AgentSession>;
+}
+
+/** A harness that offers live sessions (pi, in RPC mode). */
+export type LiveHarness = Harness & Required<Pick<Harness, 'openSession'>>;
+
+/** What opening a live session takes: a request's launch fields, the first session's id chosen by the caller. */
+export type SessionRequest = Pick<HarnessRequest, 'cwd' | 'workspace' | 'model' | 'thinking' | 'tools' | 'envelopeSchema' | 'identity' | 'limits' | 'env'> & {
+  /** Declared in the ledger before the process starts. */
+  sessionId: string;
+};
+
+/**
+ * The session capability of the port: open → prompt / clone / switch session or model → close. A turn is aborted
+ * through its own signal (TurnOptions.signal). Every failure is a HarnessError naming the session.
+ */
+export interface AgentSession {
+  /** The current session: the one the next prompt goes to. */
+  readonly sessionId: string;
+  /** The current route (`provider/id`): the one opened with, or the last `switchModel`. */
+  readonly model: string | undefined;
+  /** False once the process is gone (it died, or was closed). */
+  readonly alive: boolean;
+  /** The agent process (what a test kills to see a crash handled). */
+  readonly pid: number;
+  /** One prompt in the current session, judged like an attempt; tokens and cost are this turn's own. */
+  prompt(message: string, opts: TurnOptions): Promise<AgentAnswer>;
+  /** A new session holding every message of the current one, made current and declared in the ledger. */
+  clone(opts?: { phase?: string }): Promise<{ sessionId: string; sessionFile: string }>;
+  /** The current session's file (to come back to it with `switchSession`). */
+  sessionFile(): Promise<string | undefined>;
+  /** Makes the session stored in this file current; answers the id it landed on. */
+  switchSession(sessionFile: string): Promise<{ sessionId: string }>;
+  /** The current session goes on with another route (`provider/id`). */
+  switchModel(route: string): Promise<void>;
+  /** Ends the process (a running turn is aborted first). Idempotent, safe in a finally. */
+  close(): Promise<void>;
 }

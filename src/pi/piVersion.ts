@@ -8,7 +8,7 @@
 //   3. unknown: version-gated flags are then left out (pi runs as it would by hand).
 import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { compareVersions, type PiCommand } from './resolve.js';
+import { compareVersions, type PiCommand } from './piCommand.js';
 
 const PI_PACKAGE = '@earendil-works/pi-coding-agent';
 

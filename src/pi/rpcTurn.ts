@@ -1,28 +1,18 @@
 // One turn of a pi RPC process: from `prompt` to `agent_settled`. It owns the turn's fresh StreamReader, its
-// watchdog and deadline, and the final judgement by the same verdict as json mode. Stopping a turn early
-// (watchdog, deadline, the user's signal, close) is asked of the process through `onStop` (RPC `abort`);
-// the reason recorded here then wins over whatever the aborted stream would say.
-import { HarnessError } from '../errors.js';
-import type { Activity } from '../events.js';
-import { SOCLE, type HarnessResult } from '../harness/types.js';
+// guard (the same deadline, interrupt and watchdog as json mode) and the final judgement by json mode's verdict.
+// Stopping a turn early (watchdog, deadline, the user's signal, close) is asked of the process through `onStop`
+// (RPC `abort`); the reason recorded here then wins over whatever the aborted stream would say.
+import { HarnessError, type FailureKind } from '../errors.js';
+import { SOCLE, type AgentAnswer, type TurnOptions } from './contract.js';
+import { guardAttempt, idleMotif, type AttemptGuard } from './guards.js';
 import { PI_MIN_VERSION } from './resolve.js';
 import { isTurnEnd } from './rpcProtocol.js';
 import { StreamReader, toActivity, type Inventory, type PiEvent } from './stream.js';
 import { verdict } from './verdict.js';
 
-export interface PromptOptions {
-  onActivity?: (activity: Activity) => void;
-  onUsage?: (figures: { tokens: number; cost: number }) => void;
-  /** Whole-turn deadline. */
-  timeoutMs: number;
-  /** No event from pi for this long → the turn is aborted. */
-  idleTimeoutMs: number;
-  signal?: AbortSignal;
-  /** The route the answer must come from; the process's current model when omitted. */
-  requestedModel?: string;
-}
+export type PromptOptions = TurnOptions;
 
-export type RpcTurnResult = Omit<HarnessResult, 'fallback'>;
+export type RpcTurnResult = AgentAnswer;
 
 export interface TurnContext {
   sessionId: string;
@@ -36,7 +26,7 @@ export class RpcTurn {
   readonly reader = new StreamReader();
   readonly settled: Promise<void>;
   /** Why the factory ended the turn early; undefined while it runs its course. */
-  stopped?: { motif: string; kind: string };
+  stopped?: { motif: string; kind: FailureKind };
   /** pi took the prompt without running the agent (`disposition: "handled"`). */
   handled = false;
   private readonly started = performance.now();
@@ -45,9 +35,8 @@ export class RpcTurn {
   // Starts at 0: a turn reports usage once an assistant message has cost something (the user message's own
   // message_end must not count as a turn on the board).
   private lastTokens = 0;
-  private idleTimer?: ReturnType<typeof setTimeout>;
-  private readonly deadline: ReturnType<typeof setTimeout>;
-  private readonly onSignal = () => this.stop('aborted by the user', 'aborted');
+  /** The shared deadline, interrupt and idle watchdog: any of them stops the turn. */
+  private readonly guard: AttemptGuard;
 
   constructor(
     readonly opts: PromptOptions,
@@ -57,18 +46,16 @@ export class RpcTurn {
       this.settle = resolve;
       this.reject = reject;
     });
-    this.armIdle();
-    this.deadline = setTimeout(
-      () => this.stop(`harness silent after ${Math.round(opts.timeoutMs / 1000)} s — request timeout`, 'timeout'),
-      opts.timeoutMs,
+    this.guard = guardAttempt(
+      { ...opts, abortMotif: 'aborted by the user', idle: { ms: opts.idleTimeoutMs, motif: idleMotif(opts.idleTimeoutMs, 'the turn') } },
+      (motif, kind) => this.stop(motif, kind),
     );
-    opts.signal?.addEventListener('abort', this.onSignal, { once: true });
   }
 
   /** One event of this turn (the raw line goes to the reader, exactly as json mode reads it). */
   take(line: string, event: PiEvent): void {
     this.reader.feed(line);
-    if (!this.stopped) this.armIdle();
+    if (!this.stopped) this.guard.progress();
     const activity = toActivity(event);
     if (activity) this.opts.onActivity?.(activity);
     if (event.type === 'message_end') {
@@ -86,10 +73,10 @@ export class RpcTurn {
   }
 
   /** Records why the turn is being ended and asks the process to abort it, once. */
-  stop(motif: string, kind: string): void {
+  stop(motif: string, kind: FailureKind): void {
     if (this.stopped) return;
     this.stopped = { motif, kind };
-    clearTimeout(this.idleTimer);
+    this.guard.disarm();
     this.onStop(this);
   }
 
@@ -108,9 +95,7 @@ export class RpcTurn {
   }
 
   dispose(): void {
-    clearTimeout(this.idleTimer);
-    clearTimeout(this.deadline);
-    this.opts.signal?.removeEventListener('abort', this.onSignal);
+    this.guard.disarm();
   }
 
   /** Tokens and cost so far, with the stderr tail: the evidence every HarnessError of this turn carries. */
@@ -158,11 +143,5 @@ export class RpcTurn {
       model: summary.model,
       seconds: (performance.now() - this.started) / 1000,
     };
-  }
-
-  private armIdle(): void {
-    clearTimeout(this.idleTimer);
-    const ms = this.opts.idleTimeoutMs;
-    this.idleTimer = setTimeout(() => this.stop(`no progress from pi for ${Math.round(ms / 1000)} s — watchdog ended the turn`, 'stalled'), ms);
   }
 }

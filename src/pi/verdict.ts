@@ -5,10 +5,11 @@
 // 4. a non-zero exit without text fails with stderr; 5. no text at all is 'empty'; 6. the text.
 // Last, an accepted result must come from the model that was asked for.
 
-import { compareVersions } from './resolve.js';
+import type { FailureKind } from '../errors.js';
+import { compareVersions } from './piCommand.js';
 import type { StreamSummary } from './stream.js';
 
-export type VerdictKind = 'socle' | 'version' | 'guard' | 'model_error' | 'aborted' | 'exit' | 'empty' | 'model_mismatch';
+export type VerdictKind = Extract<FailureKind, 'socle' | 'version' | 'guard' | 'model_error' | 'aborted' | 'exit' | 'empty' | 'model_mismatch'>;
 
 export type Verdict =
   | { ok: true; source: 'gate'; envelope: Record<string, unknown> }

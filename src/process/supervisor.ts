@@ -1,13 +1,13 @@
 // Every child the factory starts goes through here: its own process group (so pi's tools die with it), a run
 // tag in its environment (so a test can prove nothing is left), and one kill ladder. The registry lets the
-// composition root end every child on Ctrl-C, SIGTERM or SIGHUP of the cockpit.
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+// composition root end every child on Ctrl-C, SIGTERM or SIGHUP of the cockpit. Long-lived children (pi
+// sessions, harness runs) are spawned here; programs run to their end go through run.ts, which adopts them.
+import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
-import { Readable } from 'node:stream';
 
-export interface SupervisedChild {
-  readonly child: ChildProcessWithoutNullStreams;
+/** A child under supervision: its own process group, in the live set until it has exited and been swept. */
+export interface Supervised {
   readonly pid: number;
   /** Resolves once the process has exited (code or signal). */
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
@@ -15,20 +15,18 @@ export interface SupervisedChild {
   kill(graceMs?: number): Promise<void>;
 }
 
+export interface SupervisedChild extends Supervised {
+  readonly child: ChildProcessWithoutNullStreams;
+}
+
 export interface SpawnOptions {
   cwd: string;
   env: NodeJS.ProcessEnv;
   /** Tag written into the child's env as FACTORY_RUN_TAG. */
   runTag?: string;
-  /**
-   * A file descriptor to give the child as its stdout instead of a pipe (`child.stdout` is then an empty stream).
-   * Node's stdio "pipes" are socket pairs: a Node program that ends with process.exit() can lose the end of a
-   * long output written to one (pi --list-models does), never when it writes to a file.
-   */
-  stdoutFd?: number;
 }
 
-const live = new Set<SupervisedChild>();
+const live = new Set<Supervised>();
 
 function signalGroup(pid: number, signal: NodeJS.Signals): void {
   try {
@@ -89,21 +87,31 @@ function killPids(pids: number[]): void {
   }
 }
 
-export function spawnSupervised(command: string, args: string[], opts: SpawnOptions): SupervisedChild {
-  const env = { ...opts.env };
-  if (opts.runTag) env.FACTORY_RUN_TAG = opts.runTag;
-  // Inherited by every descendant, even one that left the process group and was adopted by init (pi's bash tool
-  // starts commands in sessions of their own): the sweep after the child ends finds them by it.
+/**
+ * The environment of a child to supervise: `env` with the run tag, and a spawn id of its own. The spawn id is
+ * inherited by every descendant, even one that left the process group and was adopted by init (pi's bash tool
+ * starts commands in sessions of their own): the sweep after the child ends finds them by it.
+ */
+export function supervisedEnv(base: NodeJS.ProcessEnv, runTag?: string): { env: NodeJS.ProcessEnv; spawnId: string } {
+  const env = { ...base };
+  if (runTag) env.FACTORY_RUN_TAG = runTag;
   const spawnId = randomUUID();
   env.FACTORY_SPAWN_ID = spawnId;
-  const child = spawn(command, args, {
-    cwd: opts.cwd,
-    env,
-    detached: true, // own process group: the kill ladder reaches grandchildren (bash tools)
-    stdio: ['pipe', opts.stdoutFd ?? 'pipe', 'pipe'],
-  }) as ChildProcessWithoutNullStreams;
-  // With a file for stdout there is no stream to read: an empty one keeps every reader's code the same.
-  if (!child.stdout) (child as { stdout: NodeJS.ReadableStream }).stdout = Readable.from([]);
+  return { env, spawnId };
+}
+
+/** What `adopt` gives the module that started the child (src/process/run.ts). */
+export interface Adopted extends Supervised {
+  /** Resolves once the child has exited and what it left behind was swept. */
+  readonly swept: Promise<void>;
+}
+
+/**
+ * Puts a child under supervision: it must have been spawned detached (its own process group) with the
+ * environment of `supervisedEnv(…, spawnId)`. It joins the live set (killAllChildren reaches it) until it has
+ * exited and its group and spawn id were swept.
+ */
+export function adopt(child: ChildProcess, spawnId: string): Adopted {
   let done = false;
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.once('error', () => {
@@ -116,13 +124,12 @@ export function spawnSupervised(command: string, args: string[], opts: SpawnOpti
     });
   });
   const pid = child.pid ?? -1;
-  const supervised: SupervisedChild = {
-    child,
+  const supervised: Adopted = {
     pid,
     exited,
     async kill(graceMs = 1500) {
       // The ladder: stdin closed (a well-behaved child ends on EOF), SIGTERM to the group, SIGKILL after the grace.
-      child.stdin.destroy();
+      child.stdin?.destroy();
       if (pid > 0) {
         const tree = done ? [] : descendants(pid);
         // Even after the leader exits, its group may hold orphans: always signal the group.
@@ -138,15 +145,30 @@ export function spawnSupervised(command: string, args: string[], opts: SpawnOpti
       }
       await exited;
     },
+    swept: exited.then(() => {
+      // The leader is gone; sweep its group and whatever still carries its spawn id (a tool's grandchild).
+      if (pid > 0) {
+        signalGroup(pid, 'SIGKILL');
+        killPids(processesWithEnv('FACTORY_SPAWN_ID', spawnId));
+      }
+      live.delete(supervised);
+    }),
   };
   live.add(supervised);
-  void exited.then(() => {
-    // The leader is gone; sweep its group and whatever still carries its spawn id (a tool's grandchild).
-    if (pid > 0) signalGroup(pid, 'SIGKILL');
-    killPids(processesWithEnv('FACTORY_SPAWN_ID', spawnId));
-    live.delete(supervised);
-  });
   return supervised;
+}
+
+/** Spawns a long-lived child under supervision (pi sessions, harness runs): its streams are the caller's to drive. */
+export function spawnSupervised(command: string, args: string[], opts: SpawnOptions): SupervisedChild {
+  const { env, spawnId } = supervisedEnv(opts.env, opts.runTag);
+  const child = spawn(command, args, {
+    cwd: opts.cwd,
+    env,
+    detached: true, // own process group: the kill ladder reaches grandchildren (bash tools)
+    stdio: ['pipe', 'pipe', 'pipe'],
+  }) as ChildProcessWithoutNullStreams;
+  const { pid, exited, kill } = adopt(child, spawnId);
+  return { child, pid, exited, kill };
 }
 
 /** End every live child (used by the lifecycle root on exit or a fatal signal). */
@@ -179,7 +201,7 @@ export function taggedProcesses(tag: string): number[] {
 }
 
 /** pids of live processes (Linux /proc) whose environment holds `name=value`, this process excluded. */
-export function processesWithEnv(name: string, value: string): number[] {
+function processesWithEnv(name: string, value: string): number[] {
   let entries: string[];
   try {
     entries = fs.readdirSync('/proc');

@@ -49,9 +49,9 @@ export const STAGES = {
       phases: [
         { name: 'check', kind: 'code', attempts: 1 },
         { name: 'prime', kind: 'agent', attempts: 1 },
-        { name: 'arm_1', kind: 'agent', attempts: 2 },
-        { name: 'arm_2', kind: 'agent', attempts: 2 },
-        { name: 'arm_3', kind: 'agent', attempts: 2 },
+        { name: 'arm_1', kind: 'agent', attempts: 2, arm: 1 },
+        { name: 'arm_2', kind: 'agent', attempts: 2, arm: 2 },
+        { name: 'arm_3', kind: 'agent', attempts: 2, arm: 3 },
         { name: 'harvest', kind: 'code', attempts: 1 },
       ],
     }),
@@ -80,7 +80,7 @@ export const STAGES = {
     ev('activity', 8000, { phase: 'arm_2', activity: { kind: 'tool_start', tool: 'write', detail: 'test/sum.test.js' } }),
     ev('usage', 11000, { phase: 'arm_2', tokens: 900, cost: 0.0018 }),
     ...gates(2, 11100, false),
-    ev('phase_failed', 12600, { phase: 'arm_2', kind: 'agent', attempts: 2, motif: RED_MOTIF, seconds: 5.1, tokens: 900, cost: 0.0018, sessionId: 'clone-2' }),
+    ev('phase_failed', 12600, { phase: 'arm_2', kind: 'agent', attempts: 2, motif: RED_MOTIF, failure: 'gate', seconds: 5.1, tokens: 900, cost: 0.0018, sessionId: 'clone-2' }),
     patch(2, 12650, 800, ['src/sum.js', 'test/sum.test.js']),
   ],
   /** arm_3 running: two turns in, a tool call under way. */

@@ -6,22 +6,27 @@ import {
   initialBonState,
   MAX_ARMS,
   primerLine,
+  primerTextOf,
+  proposalLine,
   reduceBonEvent,
   reduceBonUi,
   selectedArm,
+  whyFirstOf,
   type BonAction,
+  type BonEffect,
   type BonState,
 } from '../../state/bonStore.js';
 import { bonModeOf, dispatchBonIntent, type BonController, type BonIntent } from '../../state/controller.js';
 import { BON_KEYS, helpText, intentFor, keyLabel } from '../../components/keymap.js';
-import type { ArmRank, RunEvent } from '../../src/events.js';
+import type { ArmRank, FailureKind, RunEvent } from '../../src/events.js';
+import { foldSteps } from '../../state/step.js';
 import { ev, eventsThrough, RANKING, RED_MOTIF, samplePatch, STAGES, T0, type Stage } from '../helpers/bonEvents.js';
 
 function fold(events: readonly RunEvent[], state: BonState = initialBonState()): BonState {
   return events.reduce(reduceBonEvent, state);
 }
 const through = (stage: Stage) => fold(eventsThrough(stage));
-const ui = (state: BonState, ...actions: BonAction[]) => actions.reduce(reduceBonUi, state);
+const ui = (state: BonState, ...actions: BonAction[]) => foldSteps(reduceBonUi, actions, state).state;
 const arm = (state: BonState, k: number, now = T0 + 20_000) => {
   const view = armsOf(state, now).find((candidate) => candidate.arm === k);
   if (view === undefined) throw new Error(`no arm_${k}`);
@@ -81,18 +86,21 @@ describe('reduceBonEvent: the arms of a best-of-3', () => {
     expect(arm(through('arm2'), 2)).toMatchObject({ status: 'red', motif: RED_MOTIF, patch: { bytes: 800 } });
   });
 
-  it('an arm whose abort was asked ends "aborted"; a dead pi reads "crashed"', () => {
+  it('an arm whose abort was asked ends "aborted"; a dead pi reads "crashed" — from the failure kind, never the motif', () => {
     let state = through('arm3running');
     state = ui(state, { type: 'abort_arm' });
     expect(arm(state, 3)).toMatchObject({ status: 'running', aborting: true });
     state = fold([ev('phase_failed', 17000, { phase: 'arm_3', kind: 'agent', attempts: 2, motif: 'turn aborted by the user', seconds: 4.3, tokens: 1300, cost: 0.0027 })], state);
     expect(arm(state, 3)).toMatchObject({ status: 'aborted', aborting: false, motif: 'turn aborted by the user' });
 
-    const died = (motif: string) =>
-      arm(fold([ev('phase_failed', 17000, { phase: 'arm_3', kind: 'agent', attempts: 2, motif, seconds: 4.3, tokens: 1300, cost: 0.0027 })], through('arm3running')), 3).status;
-    expect(died('crashed: pi exited with signal SIGKILL')).toBe('crashed');
-    expect(died('pi exited mid-turn (code 1)')).toBe('crashed');
-    expect(died('no JSON object in the answer')).toBe('red');
+    const died = (motif: string, failure: FailureKind) =>
+      arm(fold([ev('phase_failed', 17000, { phase: 'arm_3', kind: 'agent', attempts: 2, motif, failure, seconds: 4.3, tokens: 1300, cost: 0.0027 })], through('arm3running')), 3).status;
+    expect(died('crashed: pi exited with signal SIGKILL', 'crashed')).toBe('crashed');
+    expect(died('pi exited mid-turn (code 1)', 'exit')).toBe('crashed');
+    expect(died('the turn ended', 'aborted')).toBe('aborted');
+    expect(died('no JSON object in the answer', 'verdict')).toBe('red');
+    // The words of a motif decide nothing: an agent may well write "crashed" in its own answer.
+    expect(died('crashed: the agent says so', 'verdict')).toBe('red');
   });
 
   it('attempt_failed with a retry keeps the arm running (its correction turn)', () => {
@@ -103,7 +111,7 @@ describe('reduceBonEvent: the arms of a best-of-3', () => {
   it('phase_planned inserts the cloned arm before harvest, once; without `before` it is appended', () => {
     let state = ui(through('arm3running'), { type: 'clone' });
     expect(state.bon.ui.pendingClones).toBe(1);
-    const planned = ev('phase_planned', 16600, { phase: { name: 'arm_4', kind: 'agent', attempts: 2 }, before: 'harvest' });
+    const planned = ev('phase_planned', 16600, { phase: { name: 'arm_4', kind: 'agent', attempts: 2, arm: 4 }, before: 'harvest' });
     state = fold([planned, planned], state);
     expect(state.phases.map((phase) => phase.name)).toEqual(['check', 'prime', 'arm_1', 'arm_2', 'arm_3', 'arm_4', 'harvest']);
     expect(state.bon.ui.pendingClones).toBe(0);
@@ -234,6 +242,63 @@ describe('reduceBonUi: selection, diff, abort, clone, apply', () => {
     // A red arm can be chosen, and the question says it is red.
     const red = ui(through('harvested'), { type: 'select', by: 1 }, { type: 'ask_apply' });
     expect(red.ui.statusLine).toBe("apply arm_2's patch (it is red)? y applies, n cancels");
+  });
+});
+
+describe('reduceBonUi effects: what the core is asked for, folded over a list of actions', () => {
+  const effects = (state: BonState, ...actions: BonAction[]): BonEffect[] => foldSteps(reduceBonUi, actions, state).effects;
+
+  it('the diff reads the selected arm\'s patch once it is opened, never for an arm without one', () => {
+    expect(effects(through('arm3running'), { type: 'open_diff' })).toEqual([]);
+    expect(effects(through('harvested'), { type: 'select', by: 1 }, { type: 'open_diff' }, { type: 'scroll', by: 1, page: 5 }, { type: 'close_diff' })).toEqual([
+      { type: 'read_patch', arm: 2 },
+    ]);
+  });
+
+  it('abort_arm asks once for the running arm; clone once per arm asked, none past the limit or the harvest', () => {
+    expect(effects(through('arm3running'), { type: 'abort_arm' }, { type: 'abort_arm' })).toEqual([{ type: 'abort_arm', arm: 3 }]);
+    expect(effects(through('arm2'), { type: 'abort_arm' })).toEqual([]);
+    expect(effects(through('arm3running'), { type: 'clone' }, { type: 'clone' }, { type: 'clone' })).toEqual([{ type: 'clone_arm' }, { type: 'clone_arm' }]);
+    expect(effects(through('harvested'), { type: 'clone' })).toEqual([]);
+  });
+
+  it('apply hands one arm over only on y after p; n, or y with nothing asked, hand nothing', () => {
+    const harvested = through('harvested');
+    expect(effects(harvested, { type: 'ask_apply' }, { type: 'cancel_apply' }, { type: 'confirm_apply' })).toEqual([]);
+    expect(effects(harvested, { type: 'ask_apply' }, { type: 'confirm_apply' }, { type: 'ask_apply' }, { type: 'confirm_apply' })).toEqual([{ type: 'apply', arm: 1 }]);
+    expect(effects(through('arm3done'), { type: 'ask_apply' }, { type: 'confirm_apply' })).toEqual([]);
+  });
+
+  it('a store dispatch returns the effect of the action it folded', () => {
+    const store = createBonStore(through('harvested'));
+    expect(store.getState().dispatch({ type: 'open_diff' })).toEqual({ type: 'read_patch', arm: 1 });
+    expect(store.getState().bon.ui.diff?.status).toBe('loading');
+    expect(store.getState().dispatch({ type: 'close_diff' })).toBeUndefined();
+  });
+});
+
+describe('bon selectors: what the board draws beside the arms', () => {
+  it('why #1 once the harvest ranked the arms, green only when the first arm is', () => {
+    expect(whyFirstOf(through('arm3done'))).toBeUndefined();
+    expect(whyFirstOf(through('harvested'))).toEqual({ text: whyFirst(RANKING), green: true });
+    const red = RANKING.map((rank) => ({ ...rank, green: false }));
+    const events = eventsThrough('harvested').map((event) => (event.type === 'harvest' ? { ...event, ranking: red, winner: undefined } : event));
+    expect(whyFirstOf(fold(events))).toMatchObject({ green: false, text: expect.stringMatching(/^no green arm/) });
+    const none = eventsThrough('harvested').map((event) => (event.type === 'harvest' ? { ...event, ranking: [], winner: undefined } : event));
+    expect(whyFirstOf(fold(none))).toEqual({ text: 'no arm ran: nothing to apply', green: false });
+  });
+
+  it('the primer line: none while it waits, its live figures, then the core account after the harvest', () => {
+    expect(primerTextOf(through('started'), 3)).toBeUndefined();
+    expect(primerTextOf(through('primed'), 3)).toBe('primer: 2.1k tokens, $0.0050, paid once');
+    expect(primerTextOf(through('harvested'), 3)).toBe(primerLine({ tokens: 2100, cost: 0.005 }, 3, true));
+  });
+
+  it('the proposal: where the harvest is written and the command it proposes', () => {
+    expect(proposalLine(through('arm3done'))).toBeUndefined();
+    expect(proposalLine(through('harvested'))).toBe(
+      'harvest: adws/adw_data/bon/b0b0b0b0/harvest.json · proposal: git apply --index adws/adw_data/bon/b0b0b0b0/arm-1.patch',
+    );
   });
 });
 

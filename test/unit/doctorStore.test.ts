@@ -12,20 +12,26 @@ import {
   createDoctorStore,
   dispatchDoctorIntent,
   doctorGroups,
+  doctorMark,
   doctorModeOf,
   doctorProgressLine,
+  doctorSpinning,
   doctorTone,
   initialDoctorState,
+  optionalNote,
+  PLANNED_MARK,
   reduceDoctor,
   RERUN_REFUSED,
   runDoctorInto,
   type DoctorAction,
   type DoctorCheckInfo,
   type DoctorController,
+  type DoctorEffect,
   type DoctorState,
   type DoctorStore,
 } from '../../state/doctorStore.js';
 import { createHomeStore } from '../../state/homeStore.js';
+import { foldSteps } from '../../state/step.js';
 
 const GIT: DoctorCheckInfo = { id: 'tools.git', category: 'tools', severity: 'required', title: 'git' };
 const CLAUDE: DoctorCheckInfo = { id: 'tools.claude', category: 'tools', severity: 'optional', title: 'claude' };
@@ -37,7 +43,7 @@ function result(check: DoctorCheckInfo, status: DoctorResult['status'], detail: 
 }
 
 function fold(actions: DoctorAction[], state: DoctorState = initialDoctorState()): DoctorState {
-  return actions.reduce(reduceDoctor, state);
+  return foldSteps(reduceDoctor, actions, state).state;
 }
 
 const statuses = (state: DoctorState) => Object.fromEntries(state.rows.map((row) => [row.id, row.status]));
@@ -110,16 +116,53 @@ describe('reduceDoctor', () => {
     );
     expect(statuses(state)).toEqual({ 'tools.git': 'pending' });
     expect(state.finished).toBe(false);
-    state = reduceDoctor(state, { type: 'crashed', generation: 2, message: 'roster unreadable' });
+    state = reduceDoctor(state, { type: 'crashed', generation: 2, message: 'roster unreadable' }).state;
     expect(state).toMatchObject({ finished: true, crash: 'roster unreadable' });
   });
 
   it('rerun is refused while a pass runs, and nothing moves once closing', () => {
     const running = fold([{ type: 'begin', generation: 1 }, { type: 'started', generation: 1, check: GIT }]);
-    expect(reduceDoctor(running, { type: 'rerun' })).toMatchObject({ statusLine: RERUN_REFUSED, finished: false });
-    const closed = reduceDoctor(running, { type: 'close' });
+    expect(reduceDoctor(running, { type: 'rerun' })).toEqual({ state: expect.objectContaining({ statusLine: RERUN_REFUSED, finished: false }) });
+    const closed = reduceDoctor(running, { type: 'close' }).state;
     expect(doctorModeOf(closed)).toBe('closing');
-    expect(reduceDoctor(closed, { type: 'resolved', generation: 1, result: result(GIT, 'ok', 'x') })).toBe(closed);
+    expect(reduceDoctor(closed, { type: 'resolved', generation: 1, result: result(GIT, 'ok', 'x') }).state).toBe(closed);
+  });
+});
+
+describe('reduceDoctor effects: what the core is asked for, folded over a list of actions', () => {
+  const effects = (actions: DoctorAction[], state: DoctorState = initialDoctorState()): DoctorEffect[] => foldSteps(reduceDoctor, actions, state).effects;
+  const done: DoctorAction[] = [{ type: 'begin', generation: 1 }, { type: 'finished', generation: 1, results: [result(GIT, 'ok', 'git 2.43')] }];
+
+  it('rerun only once a pass is over, once per pass', () => {
+    expect(effects([{ type: 'begin', generation: 1 }, { type: 'rerun' }])).toEqual([]);
+    expect(effects([...done, { type: 'rerun' }, { type: 'rerun' }])).toEqual([{ type: 'rerun' }]);
+  });
+
+  it('close (or quit, from the home) once; nothing after it', () => {
+    expect(effects([{ type: 'close' }, { type: 'close' }, { type: 'rerun' }])).toEqual([{ type: 'close' }]);
+    expect(effects([...done, { type: 'close', quit: true }, { type: 'close' }, { type: 'rerun' }])).toEqual([{ type: 'quit' }]);
+  });
+});
+
+describe('doctor selectors: what the checklist draws', () => {
+  it('the mark of a row: planned ○, none while it runs (a spinner), the headless mark once resolved', () => {
+    expect(doctorMark({ status: 'pending' })).toBe(PLANNED_MARK);
+    expect(doctorMark({ status: 'running' })).toBeUndefined();
+    expect(['ok', 'warn', 'fail', 'skipped'].map((status) => doctorMark({ status: status as DoctorResult['status'] }))).toEqual(['✓', '!', '✗', '–']);
+  });
+
+  it('(optional) after an optional check that is not ok, as the headless rows say', () => {
+    expect(optionalNote({ severity: 'optional', result: result(CLAUDE, 'warn', 'claude not found') })).toBe(' (optional)');
+    expect(optionalNote({ severity: 'optional', result: result(CLAUDE, 'ok', 'claude 1.0') })).toBe('');
+    expect(optionalNote({ severity: 'required', result: result(GIT, 'fail', 'git missing') })).toBe('');
+    expect(optionalNote({ severity: 'optional' })).toBe('');
+  });
+
+  it('the clock spins while a check runs, and stops once closing', () => {
+    const running = fold([{ type: 'begin', generation: 1 }, { type: 'started', generation: 1, check: GIT }]);
+    expect(doctorSpinning(running)).toBe(true);
+    expect(doctorSpinning(fold([{ type: 'close' }], running))).toBe(false);
+    expect(doctorSpinning(fold([{ type: 'resolved', generation: 1, result: result(GIT, 'ok', 'git') }], running))).toBe(false);
   });
 });
 

@@ -9,9 +9,11 @@ import {
   replayRun,
   selectedRow,
   type HomeAction,
+  type HomeEffect,
   type HomeState,
 } from '../../state/homeStore.js';
 import type { RunEvent } from '../../src/events.js';
+import { foldSteps } from '../../state/step.js';
 import { waitFor } from '../helpers/ink.js';
 
 const T0 = 1_700_000_000_000;
@@ -23,7 +25,7 @@ function row(adwId: string, status: RunRow['status'], extra: Partial<RunRow> = {
 const ROWS = [row('aaaa0001', 'green'), row('bbbb0002', 'failed'), row('cccc0003', 'interrupted'), row('dddd0004', 'running')];
 
 function fold(actions: HomeAction[], state: HomeState = initialHomeState()): HomeState {
-  return actions.reduce(reduceHome, state);
+  return foldSteps(reduceHome, actions, state).state;
 }
 
 const loaded = fold([{ type: 'rows_loaded', rows: ROWS }]);
@@ -134,6 +136,37 @@ describe('reduceHome: resume', () => {
     const quitting = fold([{ type: 'quit' }], loaded);
     expect(homeModeOf(quitting)).toBe('quitting');
     expect(fold([{ type: 'move', by: 1 }, { type: 'open' }, { type: 'resume' }], quitting)).toBe(quitting);
+  });
+});
+
+describe('reduceHome effects: what the core is asked for, folded over a list of actions', () => {
+  const effects = (actions: HomeAction[], state: HomeState = loaded): HomeEffect[] => foldSteps(reduceHome, actions, state).effects;
+
+  it('open reads the selected run\'s events; back reads the list again; neither when refused', () => {
+    expect(effects([{ type: 'move', by: 1 }, { type: 'open' }, { type: 'open' }, { type: 'back' }, { type: 'back' }])).toEqual([
+      { type: 'load_replay', adwId: 'bbbb0002' },
+      { type: 'load_runs' },
+    ]);
+    expect(effects([{ type: 'open' }], initialHomeState())).toEqual([]);
+  });
+
+  it('resume once for a run that stopped short, never for a green or a running one', () => {
+    expect(effects([{ type: 'resume' }, { type: 'move', by: 3 }, { type: 'resume' }])).toEqual([]);
+    expect(effects([{ type: 'move', by: 2 }, { type: 'resume' }, { type: 'resume' }, { type: 'move', by: -1 }, { type: 'resume' }])).toEqual([
+      { type: 'resume', adwId: 'cccc0003' },
+      { type: 'resume', adwId: 'bbbb0002' },
+    ]);
+  });
+
+  it('quit once; after it nothing more is asked', () => {
+    expect(effects([{ type: 'quit' }, { type: 'quit' }, { type: 'open' }, { type: 'resume' }])).toEqual([{ type: 'quit' }]);
+  });
+
+  it('a store dispatch returns the effect of the action it folded', () => {
+    const store = createHomeStore(loaded);
+    expect(store.getState().dispatch({ type: 'move', by: 1 })).toBeUndefined();
+    expect(store.getState().dispatch({ type: 'resume' })).toEqual({ type: 'resume', adwId: 'bbbb0002' });
+    expect(store.getState().resuming).toBe('bbbb0002');
   });
 });
 

@@ -51,6 +51,9 @@ describe('planResume', () => {
     expect(decision.ok && [decision.plan.phase, decision.plan.spent.tokens]).toEqual(['build', 9]);
     const green = [...failed.slice(0, 3), ev({ type: 'run_finished', exit: 0, seconds: 1, tokens: 0, cost: 0 })];
     expect(planResume(ID, green, [])).toEqual({ ok: false, motif: `run ${ID} is green: nothing to resume` });
+    // Outcome events after the end (the envelope, an apply) do not make a green run look unfinished.
+    const withOutcomes = [...green, ev({ type: 'envelope', envelope: { status: 'success' } }), ev({ type: 'apply', applied: true, line: 'applied' })];
+    expect(planResume(ID, withOutcomes, [])).toEqual({ ok: false, motif: `run ${ID} is green: nothing to resume` });
     expect(planResume(ID, [{ ...started, args: undefined } as RunEvent], [])).toMatchObject({ ok: false, motif: expect.stringMatching(/no inputs/) });
     expect(planResume(ID, [], [])).toMatchObject({ ok: false });
   });

@@ -2,7 +2,7 @@
 // (agent_settled with or without `aborted`, a prompt answered `disposition: "handled"` with no run at all).
 import { describe, expect, it } from 'vitest';
 import { HarnessError } from '../../src/errors.js';
-import { SOCLE } from '../../src/harness/types.js';
+import { SOCLE } from '../../src/pi/contract.js';
 import { RpcTurn, type TurnContext } from '../../src/pi/rpcTurn.js';
 import type { PiEvent } from '../../src/pi/stream.js';
 

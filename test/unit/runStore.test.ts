@@ -4,7 +4,10 @@ import {
   TAIL_LIMIT,
   createRunStore,
   currentPhaseOf,
+  elapsedSeconds,
   initialRunState,
+  isLive,
+  phaseSeconds,
   reduceRun,
   sumPhases,
   type RunState,
@@ -408,5 +411,32 @@ describe('planned models', () => {
     expect(phase(state, 'arm_1').model).toBe('scripted/beta');
     expect(phase(state, 'arm_2').model).toBe('scripted/gamma');
     expect(phase(state, 'prime').model).toBeUndefined();
+  });
+});
+
+describe('run selectors: the clocks and liveness the views draw', () => {
+  const prompt = (events: RunEvent[]) => phase(fold([started, ...events]), 'prompt');
+  const running = [ev('phase_started', 1000, { phase: 'prompt', kind: 'agent' }), ev('attempt_started', 1000, { phase: 'prompt', attempt: 1, attempts: 3 })];
+
+  it('a phase is live while it runs or retries, not before nor after', () => {
+    expect(isLive(prompt([]))).toBe(false);
+    expect(isLive(prompt(running))).toBe(true);
+    expect(isLive(prompt([...running, ev('attempt_failed', 2000, { phase: 'prompt', attempt: 1, attempts: 3, motif: 'no JSON', willRetry: true })]))).toBe(true);
+    expect(isLive(prompt([...running, ev('phase_ok', 3000, { phase: 'prompt', kind: 'agent', attempt: 1, attempts: 3, seconds: 2, tokens: 1, cost: 0 })]))).toBe(false);
+    expect(isLive(undefined)).toBe(false);
+  });
+
+  it('a phase clock: none before it starts, ticking from its start while live, then the measured seconds', () => {
+    expect(phaseSeconds(prompt([]), T0 + 5000)).toBeUndefined();
+    expect(phaseSeconds(prompt(running), T0 + 3500)).toBeCloseTo(2.5, 5);
+    const done = prompt([...running, ev('phase_ok', 3000, { phase: 'prompt', kind: 'agent', attempt: 1, attempts: 3, seconds: 2.2, tokens: 1, cost: 0 })]);
+    expect(phaseSeconds(done, T0 + 99_000)).toBe(2.2);
+  });
+
+  it('the run clock: zero before the start, ticking while it goes, the measured seconds once finished', () => {
+    expect(elapsedSeconds(initialRunState().totals, T0)).toBe(0);
+    expect(elapsedSeconds(fold([started]).totals, T0 + 4000)).toBe(4);
+    const finished = fold([started, ev('run_finished', 6000, { exit: 0, seconds: 5.9, tokens: 0, cost: 0 })]);
+    expect(elapsedSeconds(finished.totals, T0 + 99_000)).toBe(5.9);
   });
 });

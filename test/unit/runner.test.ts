@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InfrastructureError } from '../../src/errors.js';
+import { InfrastructureError, isInfrastructure, isRetryable, type FailureKind } from '../../src/errors.js';
 import type { RunEvent } from '../../src/events.js';
 import { execute, newAdwId, PhaseFailure, Run, type Phase } from '../../src/runner.js';
 
@@ -236,5 +236,48 @@ describe('execute', () => {
     ]);
     expect(exit2).toBe(2);
     expect(seen).not.toContain('never');
+  });
+});
+
+describe('typed failures', () => {
+  it('the kind travels on attempt_failed and phase_failed; a retryable kind is retried, a final one is not', async () => {
+    const failing = (kind: FailureKind): Phase => ({ name: 'build', kind: 'agent', retries: 2, action: () => Promise.reject(new PhaseFailure(`failed as ${kind}`, undefined, kind)) });
+
+    const retried = new Run('adw_x', '/tmp');
+    const a = collect(retried);
+    expect(await execute(retried, [failing('verdict')])).toBe(1);
+    expect(a.filter((e) => e.type === 'attempt_failed').map((e) => (e as { failure?: string }).failure)).toEqual(['verdict', 'verdict', 'verdict']);
+    expect(a.find((e) => e.type === 'phase_failed')).toMatchObject({ failure: 'verdict', motif: 'failed as verdict' });
+
+    const final = new Run('adw_x', '/tmp');
+    const b = collect(final);
+    expect(await execute(final, [failing('guard')])).toBe(1);
+    expect(b.filter((e) => e.type === 'attempt_failed')).toMatchObject([{ failure: 'guard', willRetry: false }]);
+
+    const infra = new Run('adw_x', '/tmp');
+    const c = collect(infra);
+    expect(await execute(infra, [{ name: 'build', kind: 'agent', retries: 2, action: () => Promise.reject(new InfrastructureError('pi too old', 'version')) }])).toBe(2);
+    expect(c.find((e) => e.type === 'phase_failed')).toMatchObject({ failure: 'version' });
+  });
+
+  it('isRetryable and isInfrastructure: the installation fails for good (exit 2), a tripped breaker is final, the rest retries', () => {
+    expect(['socle', 'version', 'model_mismatch', 'resume', 'spawn', 'infrastructure'].every((k) => isInfrastructure(k as FailureKind) && !isRetryable(k as FailureKind))).toBe(true);
+    expect(isRetryable('guard')).toBe(false);
+    expect(isInfrastructure('guard')).toBe(false);
+    for (const k of ['verdict', 'gate', 'empty', 'stalled', 'timeout', 'crashed', 'exit', 'model_error', 'aborted'] as FailureKind[]) expect(isRetryable(k)).toBe(true);
+  });
+
+  it('a phase plan carries the arm number of an arm phase, and only of one', async () => {
+    const run = new Run('adw_x', '/tmp');
+    const events = collect(run);
+    await execute(run, [
+      { name: 'prime', kind: 'code', action: () => 1 },
+      { name: 'arm_1', kind: 'code', arm: 1, action: () => 1 },
+    ]);
+    const started = events.find((e) => e.type === 'run_started') as Extract<RunEvent, { type: 'run_started' }>;
+    expect(started.phases).toEqual([
+      { name: 'prime', kind: 'code', attempts: 1 },
+      { name: 'arm_1', kind: 'code', attempts: 1, arm: 1 },
+    ]);
   });
 });

@@ -204,14 +204,14 @@ describe('BonScreen: the arms board of a best-of-3', () => {
     await ui.press('c');
     await ui.waitForFrame('cloning arm_4 from the primer…');
     expect(controller.calls).toEqual(['cloneArm']);
-    store.getState().apply({ ...ev('phase_planned', 0, { phase: { name: 'arm_4', kind: 'agent', attempts: 2 }, before: 'harvest' }), ts: Date.now() });
+    store.getState().apply({ ...ev('phase_planned', 0, { phase: { name: 'arm_4', kind: 'agent', attempts: 2, arm: 4 }, before: 'harvest' }), ts: Date.now() });
     await waitFor(() => ui.lines().some((line) => cells(line).length === 4 && line.includes('arm_4')), { describe: () => ui.lastFrame() });
     expect(cells(lineOf(ui, /arm_1 .*arm_4/))).toEqual(['arm_1', 'arm_2', '▸ arm_3', 'arm_4']);
     expect(cells(lineOf(ui, /✓ green/))[3]).toBe('○ pending');
     expect(lineOf(ui, /└─ ○ arm_4/)).toMatch(/^│ └─ ○ arm_4 +attempt|^│ └─ ○ arm_4$/);
 
     await ui.press('c');
-    store.getState().apply({ ...ev('phase_planned', 0, { phase: { name: 'arm_5', kind: 'agent', attempts: 2 }, before: 'harvest' }), ts: Date.now() });
+    store.getState().apply({ ...ev('phase_planned', 0, { phase: { name: 'arm_5', kind: 'agent', attempts: 2, arm: 5 }, before: 'harvest' }), ts: Date.now() });
     // Five arms on 100 columns: two rows, balanced (3 + 2).
     await waitFor(() => ui.lines().some((line) => cells(line).join(' ') === 'arm_4 arm_5'), { describe: () => ui.lastFrame() });
     await ui.press('c');

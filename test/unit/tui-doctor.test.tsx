@@ -3,12 +3,12 @@
 import chalk from 'chalk';
 import React from 'react';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { DoctorScreen, PLANNED_MARK } from '../../components/DoctorScreen.js';
+import { DoctorScreen } from '../../components/DoctorScreen.js';
 import { HomeScreen } from '../../components/HomeScreen.js';
 import { SPINNER_FRAMES } from '../../components/theme.js';
 import type { DoctorResult } from '../../src/doctor/types.js';
 import type { HomeController } from '../../state/controller.js';
-import { createDoctorStore, initialDoctorState, type DoctorCheckInfo, type DoctorController, type DoctorStore } from '../../state/doctorStore.js';
+import { createDoctorStore, initialDoctorState, PLANNED_MARK, type DoctorCheckInfo, type DoctorController, type DoctorStore } from '../../state/doctorStore.js';
 import { createHomeStore } from '../../state/homeStore.js';
 import { KEYS, renderInk, waitFor, type InkHarness } from '../helpers/ink.js';
 

@@ -1,7 +1,7 @@
 import React from 'react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RunScreen } from '../../components/RunScreen.js';
-import { phaseSeconds } from '../../components/PhaseGraph.js';
+import { phaseSeconds } from '../../state/runStore.js';
 import { spinnerFrame } from '../../components/Spinner.js';
 import { formatCost, formatSeconds, formatTokens } from '../../src/format.js';
 import { tailHeight } from '../../components/layout.js';

@@ -1,0 +1,48 @@
+// The command line's help text: what `factory --help` (and `factory` alone outside a terminal) prints.
+
+export const DESCRIPTION = 'factory — a terminal cockpit for AI Developer Workflows on the pi coding agent';
+
+export const HELP = `
+  Usage
+    $ factory                      the cockpit home: recent runs (enter replays, r resumes)
+    $ factory init [--into <repo>] set a repository up: the pi node, a roster whose gate is its test
+                                   command, neutral briefs, adws/adw_data/ ignored (merges, idempotent)
+    $ factory prompt "<ask>"       one ask through the typed gate (phases: prompt → dispose)
+    $ factory build <spec.md>      implement a spec, judged by the roster's payload gates (check → build → gates)
+    $ factory bon <spec.md>        best-of-N by clone: one primer, N arms judged by the gates, ranked
+                                   [--arms 3] [--models a,b,c] [--apply]
+    $ factory doctor [<id>…]       zero-token preflight of the workstation and the pi node
+                                   [--quick] [--strict] [--json]
+    $ factory doctor --layer node|station --into <repo>   install the factory's pi layer into another repo
+    $ factory runs                 recent runs from the trace
+    $ factory show <adw_id>        a run's phases, attempts, sessions and motifs
+    $ factory resume <adw_id>      continue a failed or interrupted run in its live session (same folder only)
+    $ factory demo [--dir <path>]  an offline run through the real pi and a scripted model (no key, no network)
+
+  Options
+    --model      model id (registry id, routed through the roster's gateway; provider/id)
+    --harness    pi (default) or claude
+    --retries    extra attempts of an agent phase, in the same live session (default 2)
+    --cwd        folder to work in (default: the current folder's git top-level)
+    --arms       bon: number of arms, 2 to 5 (default 3, or one per --models entry)
+    --models     bon: comma-separated models, one per arm (cycled)
+    --apply      bon: apply the verified winning patch without asking
+    --config     roster file (default adws/adw_config/factory.config.yaml)
+    --dir        demo: keep the demo repository in this folder
+    --no-ui      plain log lines on stderr, the result on stdout (also when CI is set or stdout is not a TTY)
+    --json       one JSON event per line on stdout
+    --version    print the version
+    --help       this help
+
+  Environment
+    FACTORY_PI              the pi executable to use (default: pi on PATH, else the bundled pi)
+    FACTORY_FALLBACK_MODEL  model route to relaunch on, in the same session, when the provider is down
+    .env                    provider keys, loaded once; an agent with an auth profile gets only its keys
+
+  Exit codes
+    0 green · 1 workflow failed · 2 infrastructure or usage · 130 interrupted
+`;
+
+export function helpText(): string {
+  return `\n  ${DESCRIPTION}\n${HELP.replace(/\s+$/, '')}\n\n`;
+}

@@ -1,0 +1,55 @@
+// The port's session capability over pi in RPC mode: one long-lived `pi --mode rpc` process (src/pi/rpc.ts) seen
+// as an AgentSession. Workflows (best-of-N) drive live sessions through this, never through the RPC client.
+import { PiRpc } from '../pi/rpc.js';
+import type { PiCommand } from '../pi/piCommand.js';
+import type { AgentSession, SessionRequest } from './types.js';
+
+/** `provider/id` → what pi's `set_model` takes. */
+function splitRoute(route: string): { provider: string; modelId: string } {
+  const slash = route.indexOf('/');
+  return { provider: route.slice(0, slash), modelId: route.slice(slash + 1) };
+}
+
+/** Opens `pi --mode rpc` on `request.sessionId` (declared before the spawn); resolves once pi answers. */
+export async function openPiSession(pi: PiCommand, request: SessionRequest): Promise<AgentSession> {
+  const rpc = await PiRpc.open({
+    pi,
+    cwd: request.cwd,
+    workspace: request.workspace,
+    flags: {
+      sessionId: request.sessionId,
+      sessionDir: request.workspace.sessionsDir,
+      model: request.model,
+      thinking: request.thinking,
+      tools: request.tools,
+    },
+    env: request.env,
+    identity: request.identity,
+    envelopeSchema: request.envelopeSchema,
+    runTag: request.identity.adwId,
+    limits: request.limits,
+  });
+  return {
+    get sessionId() {
+      return rpc.sessionId;
+    },
+    get model() {
+      return rpc.model;
+    },
+    get alive() {
+      return rpc.alive;
+    },
+    get pid() {
+      return rpc.pid;
+    },
+    prompt: (message, opts) => rpc.prompt(message, opts),
+    clone: (opts) => rpc.clone(opts),
+    sessionFile: async () => (await rpc.getState()).sessionFile,
+    switchSession: async (sessionFile) => ({ sessionId: (await rpc.switchSession(sessionFile)).sessionId }),
+    switchModel: (route) => {
+      const { provider, modelId } = splitRoute(route);
+      return rpc.setModel(provider, modelId);
+    },
+    close: () => rpc.close(),
+  };
+}

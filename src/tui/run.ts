@@ -1,0 +1,113 @@
+// A live run in a terminal: the run screen (phases, activity) for prompt/build/resume, the arms board for bon.
+// Each has one named controller; keys reach the core through it and the lifecycle's interrupt ladder.
+import type { PreparedBon } from '../commands/bon.js';
+import type { PreparedFlow } from '../commands/prepared.js';
+import { errorMessage } from '../errors.js';
+import type { Lifecycle, Rung } from '../lifecycle.js';
+import type { Run } from '../runner.js';
+import { overlayDoctor } from './doctor.js';
+import { importUi, mountScreen, type Mounted, type Ui } from './mount.js';
+
+interface UiPatchable {
+  getState(): { setUi(patch: { abortRequested?: boolean; quitting?: boolean; quitArmed?: boolean; statusLine?: string }): void };
+}
+
+/** A rung climbed by a signal shows on the screen as if the key had been pressed: one ladder, one picture. */
+function showRung(store: UiPatchable, statusAborting: string, statusQuitting: string) {
+  return (rung: Rung) => {
+    if (rung === 1) store.getState().setUi({ abortRequested: true, quitArmed: false, statusLine: statusAborting });
+    else if (rung >= 2) store.getState().setUi({ quitting: true, quitArmed: false, statusLine: statusQuitting });
+  };
+}
+
+/** The controller of the run screen: Ctrl-C climbs the ladder, a confirmed `q` quits, `d` opens the doctor. */
+export function runScreenController(lifecycle: Lifecycle, openDoctor: () => void) {
+  return { abort: () => lifecycle.interrupt(), quit: () => lifecycle.quit(), doctor: openDoctor };
+}
+
+export async function runFlowScreen(prepared: PreparedFlow, lifecycle: Lifecycle, execute: (run: Run) => Promise<number>): Promise<number> {
+  const [ui, { createRunStore }, { RunScreen }, { STATUS_ABORTING, STATUS_QUITTING }] = await Promise.all([
+    importUi(),
+    import('../../state/runStore.js'),
+    import('../../components/RunScreen.js'),
+    import('../../state/controller.js'),
+  ]);
+  const { run } = prepared;
+  const store = createRunStore();
+  run.subscribe((event) => store.getState().apply(event));
+  let mounted: Mounted | undefined;
+  const controller = runScreenController(lifecycle, () => mounted && overlayDoctor(ui, mounted, prepared.workspace.root));
+  const detach = lifecycle.attach({ abort: () => run.abort(), onRung: showRung(store, STATUS_ABORTING, STATUS_QUITTING) });
+  mounted = mountScreen(ui, lifecycle, ui.React.createElement(RunScreen, { store, controller }), store);
+  try {
+    const exit = await execute(run);
+    // The final frame stays on screen: unmount once it is drawn.
+    await mounted.settled();
+    return exit;
+  } finally {
+    await mounted.close();
+    detach();
+  }
+}
+
+/**
+ * `factory bon` in a terminal: the arms board, live; it stays once the harvest is in, so the arms can be compared
+ * (enter: the diff) and one applied (p), until q.
+ */
+export async function runBonScreen(prepared: PreparedBon, lifecycle: Lifecycle, execute: (run: Run) => Promise<number>): Promise<number> {
+  const [ui, { createBonStore }, { BonScreen }, { STATUS_ABORTING, STATUS_QUITTING }, { applyWinner, readArmPatch }] = await Promise.all([
+    importUi(),
+    import('../../state/bonStore.js'),
+    import('../../components/BonScreen.js'),
+    import('../../state/controller.js'),
+    import('../commands/bon.js'),
+  ]);
+  const { run, session, workspace } = prepared;
+  const store = createBonStore();
+  run.subscribe((event) => store.getState().apply(event));
+  let quit: () => void = () => {};
+  const quitting = new Promise<void>((resolve) => (quit = resolve));
+  const say = (statusLine: string) => store.getState().setUi({ statusLine });
+  let mounted: Mounted | undefined;
+  const controller = bonScreenController(lifecycle, prepared, say, { applyWinner, readArmPatch }, () => mounted && overlayDoctor(ui, mounted, workspace.root));
+  const detach = lifecycle.attach({ abort: () => run.abort(), quit: () => quit(), onRung: showRung(store, STATUS_ABORTING, STATUS_QUITTING) });
+  mounted = mountScreen(ui, lifecycle, ui.React.createElement(BonScreen, { store, controller }), store);
+  try {
+    let exit = await execute(run);
+    if (prepared.finish && !run.interrupted) {
+      say('applying the winner (--apply): checking its paths, then its gates on HEAD in a scratch worktree…');
+      exit = await prepared.finish(exit, say);
+    }
+    await quitting;
+    await mounted.settled();
+    return exit;
+  } finally {
+    await mounted.close();
+    detach();
+  }
+}
+
+type BonCommands = Pick<typeof import('../commands/bon.js'), 'applyWinner' | 'readArmPatch'>;
+
+/** The controller of the arms board: the run screen's keys, plus abort/clone an arm, read a patch, apply one. */
+export function bonScreenController(lifecycle: Lifecycle, prepared: PreparedBon, say: (line: string) => void, bon: BonCommands, openDoctor: () => void) {
+  const { session, workspace } = prepared;
+  return {
+    ...runScreenController(lifecycle, openDoctor),
+    abortArm: (arm: number) => session.abortArm(arm),
+    cloneArm: () => {
+      const refused = session.addArm();
+      if (refused) say(refused);
+    },
+    apply: (arm: number) => {
+      say(`applying arm ${arm}: checking its paths, then its gates on HEAD in a scratch worktree…`);
+      void bon.applyWinner(session, workspace, arm).then(
+        (outcome) => say(outcome.line),
+        (error: unknown) => say(`apply failed: ${errorMessage(error)}`),
+      );
+    },
+    readPatch: (arm: number) => bon.readArmPatch(session, arm),
+  };
+}
+
+export type { Ui };

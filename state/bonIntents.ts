@@ -1,0 +1,137 @@
+// The bon screen's intents (`factory bon`): the arms board, the diff view, apply with confirmation. A key's
+// intent becomes a board action (or, for the Ctrl-C / q machine, a run intent); the reducer decides, and the
+// effect it returns is run here on the BonController the core implements.
+
+import { errorText } from './errorText.js';
+import type { BonAction, BonEffect } from './bonReducer.js';
+import type { BonState } from './bonState.js';
+import type { BonStore } from './bonStore.js';
+import { dispatchRunIntent, runModeOf, type RunController, type RunIntent, type RunMode } from './runIntents.js';
+
+/** Implemented by the core (composition root) on top of the bon workflow and its RPC session. */
+export interface BonController extends RunController {
+  /** Abort arm `arm` (RPC abort): it ends red "aborted", the batch goes on. */
+  abortArm(arm: number): void;
+  /** Clone one more arm from the primer; the core announces it with `phase_planned`. */
+  cloneArm(): void;
+  /** Verify then apply arm `arm`'s patch (`git apply --index`). */
+  apply(arm: number): void;
+  /** The text of arm `arm`'s harvested patch. */
+  readPatch(arm: number): string | Promise<string>;
+}
+
+export type BonIntent =
+  | RunIntent
+  | 'left' | 'right' | 'diff' | 'abort-arm' | 'clone' | 'ask-apply' | 'apply' | 'cancel-apply'
+  | 'up' | 'down' | 'page-up' | 'page-down' | 'top' | 'bottom' | 'back'
+  /** Ctrl-C where the screen shows something else than the board: acts as on the run screen. */
+  | 'interrupt';
+
+/**
+ * The bon screen's input modes: the run screen's (running, aborting, confirm-quit, finished, quitting)
+ * plus `diff` (an arm's patch on screen) and `confirm-apply` (`p` asked, waiting for y/n).
+ */
+export type BonMode = RunMode | 'diff' | 'confirm-apply';
+
+export function bonModeOf(state: BonState): BonMode {
+  const run = runModeOf(state);
+  if (run === 'quitting') return run;
+  if (state.bon.ui.confirmApply !== undefined) return 'confirm-apply';
+  if (state.bon.ui.diff !== undefined) return 'diff';
+  return run;
+}
+
+/** Rows the diff view scrolls by for PgUp/PgDn and clamps to: the view's height, known to the screen. */
+export interface BonViewport {
+  page: number;
+}
+
+function readPatchInto(store: BonStore, controller: BonController, arm: number): void {
+  const { dispatch } = store.getState();
+  const failed = (error: unknown) => dispatch({ type: 'diff_failed', arm, message: errorText(error) });
+  try {
+    const text = controller.readPatch(arm);
+    if (typeof text === 'string') dispatch({ type: 'diff_loaded', arm, text });
+    else text.then((loaded) => dispatch({ type: 'diff_loaded', arm, text: loaded }), failed);
+  } catch (error) {
+    failed(error);
+  }
+}
+
+/** Carry out what the board reducer asked for. */
+export function runBonEffect(store: BonStore, controller: BonController, effect: BonEffect | undefined): void {
+  if (effect === undefined) return;
+  switch (effect.type) {
+    case 'read_patch':
+      readPatchInto(store, controller, effect.arm);
+      return;
+    case 'abort_arm':
+      controller.abortArm(effect.arm);
+      return;
+    case 'clone_arm':
+      controller.cloneArm();
+      return;
+    case 'apply':
+      controller.apply(effect.arm);
+      return;
+    default: {
+      const unreachable: never = effect;
+      throw new Error(`unknown bon effect ${String(unreachable)}`);
+    }
+  }
+}
+
+/** The board action of each board intent; PgUp/PgDn keep one line of the last page in view. */
+function boardAction(intent: Exclude<BonIntent, RunIntent | 'interrupt'>, view: BonViewport): BonAction {
+  switch (intent) {
+    case 'left':
+    case 'right':
+      return { type: 'select', by: intent === 'left' ? -1 : 1 };
+    case 'diff':
+      return { type: 'open_diff' };
+    case 'up':
+    case 'down':
+      return { type: 'scroll', by: intent === 'up' ? -1 : 1, page: view.page };
+    case 'page-up':
+    case 'page-down':
+      return { type: 'scroll', by: (intent === 'page-up' ? -1 : 1) * Math.max(1, view.page - 1), page: view.page };
+    case 'top':
+    case 'bottom':
+      return { type: 'scroll_to', to: intent, page: view.page };
+    case 'back':
+      return { type: 'close_diff' };
+    case 'abort-arm':
+      return { type: 'abort_arm' };
+    case 'clone':
+      return { type: 'clone' };
+    case 'ask-apply':
+      return { type: 'ask_apply' };
+    case 'cancel-apply':
+      return { type: 'cancel_apply' };
+    case 'apply':
+      return { type: 'confirm_apply' };
+    default: {
+      const unreachable: never = intent;
+      throw new Error(`unknown bon intent ${String(unreachable)}`);
+    }
+  }
+}
+
+/** Apply one bon intent: the pure reducers decide, then their effect is run on the controller. */
+export function dispatchBonIntent(store: BonStore, controller: BonController, intent: BonIntent, view: BonViewport): void {
+  switch (intent) {
+    case 'abort':
+    case 'confirm-quit':
+    case 'stay':
+    case 'quit':
+    case 'doctor':
+      dispatchRunIntent(store, controller, intent);
+      return;
+    case 'interrupt':
+      // The run screen's Ctrl-C: a first one aborts the running turn, a second one (or one after the end) quits.
+      dispatchRunIntent(store, controller, runModeOf(store.getState()) === 'running' ? 'abort' : 'quit');
+      return;
+    default:
+      runBonEffect(store, controller, store.getState().dispatch(boardAction(intent, view)));
+  }
+}

@@ -1,0 +1,155 @@
+// What the bon views derive from the bon state, as pure functions: the arms with everything the board shows,
+// which arm is selected or running, the primer's account, "why #1" and the harvest's proposal. The reducers use
+// the same ones, so what a key acts on is what the board highlights.
+
+import type { ArmRank } from '../src/events.js';
+import { primerLine as corePrimerLine, whyFirst } from '../src/bon/rank.js';
+import { formatCost, formatTokens, oneLine } from '../src/format.js';
+import { extrasOf, HARVEST_PHASE, PRIMER_PHASE, type ArmExtras, type ArmPatch, type BonState } from './bonState.js';
+import { isLive, phaseSeconds } from './runSelectors.js';
+import type { GateReport, PhaseState, RunState } from './runState.js';
+
+export type ArmStatus = 'pending' | 'running' | 'green' | 'red' | 'aborted' | 'crashed';
+
+export interface ArmView {
+  arm: number;
+  phase: string;
+  model?: string;
+  status: ArmStatus;
+  /** The abort was asked and the arm still runs. */
+  aborting: boolean;
+  turns: number;
+  tokens: number;
+  cost: number;
+  /** Measured when finished, ticking while running; undefined before it starts. */
+  seconds?: number;
+  patch?: ArmPatch;
+  gates: GateReport[];
+  motif?: string;
+  lastTool?: string;
+  /** 1-based place in the harvest ranking. */
+  rank?: number;
+  winner: boolean;
+}
+
+function statusOf(phase: PhaseState, extras: ArmExtras, rank: ArmRank | undefined): ArmStatus {
+  if (phase.status === 'pending' || phase.status === 'skipped') return 'pending';
+  if (isLive(phase)) return 'running';
+  if (phase.status === 'failed' || rank?.green === false || (phase.gates ?? []).some((gate) => !gate.ok)) {
+    if (extras.abortRequested || phase.failure === 'aborted' || phase.failure === 'interrupted') return 'aborted';
+    // A red gate is the arm's own failure, whatever its output says (`npm test` exited 1…).
+    if ((phase.gates ?? []).some((gate) => !gate.ok)) return 'red';
+    if (phase.failure === 'crashed' || phase.failure === 'exit') return 'crashed';
+    return 'red';
+  }
+  return 'green';
+}
+
+function redGateMotif(gates: readonly GateReport[]): string | undefined {
+  const red = gates.find((gate) => !gate.ok);
+  if (red === undefined) return undefined;
+  return red.motif ? oneLine(red.motif) : `${red.gate} failed`;
+}
+
+/** The arms in plan order, with everything the board shows. `now` drives the running arm's clock. */
+export function armsOf(state: BonState, now: number): ArmView[] {
+  const ranking = state.bon.harvest?.ranking ?? [];
+  const views: ArmView[] = [];
+  for (const phase of state.phases) {
+    const arm = phase.arm;
+    if (arm === undefined) continue;
+    const extras = extrasOf(state.bon, phase.name);
+    const rankIndex = ranking.findIndex((rank) => rank.arm === arm);
+    const rank = rankIndex === -1 ? undefined : ranking[rankIndex];
+    const status = statusOf(phase, extras, rank);
+    const gates = phase.gates ?? [];
+    const motif = status === 'green' || status === 'pending' || status === 'running'
+      ? undefined
+      : oneLine(phase.motif ?? rank?.motif ?? redGateMotif(gates) ?? (status === 'aborted' ? 'aborted' : 'red'));
+    views.push({
+      arm,
+      phase: phase.name,
+      model: phase.model ?? rank?.model,
+      status,
+      aborting: extras.abortRequested && status === 'running',
+      turns: extras.turns,
+      tokens: phase.tokens,
+      cost: phase.cost,
+      seconds: phaseSeconds(phase, now),
+      patch: extras.patch,
+      gates,
+      motif,
+      lastTool: extras.lastTool,
+      rank: rank ? rankIndex + 1 : undefined,
+      winner: state.bon.harvest?.winner === arm,
+    });
+  }
+  return views;
+}
+
+export function primerOf(state: RunState): PhaseState | undefined {
+  return state.phases.find((phase) => phase.name === PRIMER_PHASE);
+}
+
+/** The arm the board highlights and `p` / `enter` act on: chosen, else the winner, else the running one, else the first. */
+export function selectedArm(state: BonState): number | undefined {
+  const arms = state.phases.map((phase) => phase.arm).filter((arm): arm is number => arm !== undefined);
+  const chosen = state.bon.ui.selected;
+  if (chosen !== undefined && arms.includes(chosen)) return chosen;
+  const winner = state.bon.harvest?.winner;
+  if (winner !== undefined && arms.includes(winner)) return winner;
+  const running = state.phases.find((phase) => phase.arm !== undefined && isLive(phase));
+  if (running) return running.arm;
+  return arms[0];
+}
+
+/** The one arm running now (arms run one after another on the primer's pi process). */
+export function runningArm(state: BonState): number | undefined {
+  const phase = state.phases.find((p) => p.arm !== undefined && isLive(p));
+  return phase?.arm;
+}
+
+/** The harvest phase has begun or is over, or its event arrived: the arm list is closed. */
+export function harvestBegun(state: BonState): boolean {
+  if (state.bon.harvest !== undefined || state.exit !== undefined) return true;
+  const harvest = state.phases.find((phase) => phase.name === HARVEST_PHASE);
+  return harvest !== undefined && harvest.status !== 'pending';
+}
+
+/** The primer paid once (SPEC 3.7): live, its figures; after the harvest, the core's full account. */
+export function primerLine(primer: { tokens: number; cost: number }, arms: number, harvested: boolean): string {
+  if (!harvested || arms < 2) return `primer: ${formatTokens(primer.tokens)} tokens, ${formatCost(primer.cost)}, paid once`;
+  return corePrimerLine(primer, arms);
+}
+
+/**
+ * The primer's line under the board, once the primer has started: its live figures, or after the harvest the
+ * core's account. Undefined while the primer waits.
+ */
+export function primerTextOf(state: BonState, arms: number): string | undefined {
+  const harvest = state.bon.harvest;
+  const primer = primerOf(state);
+  const figures = harvest?.primer ?? (primer !== undefined && primer.status !== 'pending' ? primer : undefined);
+  return figures !== undefined ? primerLine(figures, arms, harvest !== undefined) : undefined;
+}
+
+/** The one-line "why #1" once the harvest ranked the arms; `green` when there is a winner to apply. */
+export interface WhyFirstLine {
+  text: string;
+  green: boolean;
+}
+
+export function whyFirstOf(state: BonState): WhyFirstLine | undefined {
+  const ranking = state.bon.harvest?.ranking;
+  if (ranking === undefined) return undefined;
+  // whyFirst explains a green first arm, and says there is nothing to apply otherwise.
+  return { text: whyFirst(ranking), green: ranking[0]?.green === true };
+}
+
+/** The harvest's outcome under the board: where it is written and the exact command it proposes. */
+export function proposalLine(state: BonState): string | undefined {
+  const harvest = state.bon.harvest;
+  if (harvest === undefined) return undefined;
+  const apply = harvest.applyCommand !== undefined ? ` · proposal: ${harvest.applyCommand}` : '';
+  return `harvest: ${harvest.harvestFile}${apply}`;
+}

@@ -1,0 +1,92 @@
+// The bon state: what the cockpit knows about a best-of-N run. It is the run store's state (phases, totals, the
+// Ctrl-C / q machine, folded by the very `reduceRun`) plus a bon slice: per-arm figures no PhaseState carries
+// (turns, patch, last tool call, an abort asked by `a`), the harvest, and the board's UI (selected arm, diff
+// view, apply confirmation, clones asked). Arms are the phases whose plan carries an arm number; the primer is the `prime`
+// phase. The reducers are in bonReducer.ts, what the views derive in bonSelectors.ts.
+
+import type { ArmRank } from '../src/events.js';
+import { initialRunState, type RunState } from './runState.js';
+
+/** The most arms a bon run may have (SPEC 3.7): `c` is refused at this count. One limit, the core's. */
+export { MAX_ARMS } from '../src/bon/check.js';
+export const PRIMER_PHASE = 'prime';
+export const HARVEST_PHASE = 'harvest';
+
+/** The arm number of the phase named `phase`, from its plan (`PhasePlan.arm`); undefined for any other phase. */
+export function armOfPhase(state: Pick<RunState, 'phases'>, phase: string): number | undefined {
+  return state.phases.find((p) => p.name === phase)?.arm;
+}
+
+export interface ArmPatch {
+  file: string;
+  bytes: number;
+  files: string[];
+}
+
+/** What the bon slice remembers of one arm beyond its PhaseState. */
+export interface ArmExtras {
+  /** Assistant messages so far (one `usage` event each), over all attempts. */
+  turns: number;
+  /** The last tool call started, as `tool detail`. */
+  lastTool?: string;
+  patch?: ArmPatch;
+  /** `a` asked the core to abort this arm: its red verdict reads "aborted". */
+  abortRequested: boolean;
+}
+
+export interface BonHarvest {
+  ranking: ArmRank[];
+  winner?: number;
+  primer: { tokens: number; cost: number; sessionId?: string };
+  harvestFile: string;
+  applyCommand?: string;
+}
+
+export interface DiffState {
+  arm: number;
+  status: 'loading' | 'ready' | 'failed';
+  lines: string[];
+  error?: string;
+  /** First line shown. */
+  offset: number;
+}
+
+export interface BonUi {
+  /** The arm the user chose with ←/→; undefined = the default (winner, else running arm, else the first). */
+  selected?: number;
+  diff?: DiffState;
+  /** The arm whose patch `p` asked to apply; `y` confirms. */
+  confirmApply?: number;
+  /** Arms asked for with `c` that no `phase_planned` has brought yet. */
+  pendingClones: number;
+  /** The arm whose apply was handed to the core. */
+  applying?: number;
+}
+
+export interface BonSlice {
+  arms: Record<string, ArmExtras>;
+  harvest?: BonHarvest;
+  ui: BonUi;
+}
+
+export interface BonState extends RunState {
+  bon: BonSlice;
+}
+
+export function initialBonSlice(): BonSlice {
+  return { arms: {}, ui: { pendingClones: 0 } };
+}
+
+export function initialBonState(): BonState {
+  return { ...initialRunState(), bon: initialBonSlice() };
+}
+
+/** What the bon slice knows of arm phase `phase` (nothing yet: no turn, no abort asked). */
+export function extrasOf(bon: BonSlice, phase: string): ArmExtras {
+  return bon.arms[phase] ?? { turns: 0, abortRequested: false };
+}
+
+/** The phase name of arm `arm`, as planned. */
+export function armPhase(state: Pick<RunState, 'phases'>, arm: number): string {
+  return state.phases.find((p) => p.arm === arm)?.name ?? `arm_${arm}`;
+}
