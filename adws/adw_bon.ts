@@ -7,41 +7,19 @@ import fs from 'node:fs';
 import { envelopeCard, loadEnvelopes } from '../src/envelopeCatalog.js';
 import { HarnessError, InfrastructureError, errorMessage, oneLine, type FailureKind } from '../src/errors.js';
 import type { ArmRank } from '../src/events.js';
-import { correctionDetail, motif, type GateCommand, type GateReport } from '../src/gates.js';
+import { correctionDetail, motif, type GateReport } from '../src/gates.js';
 import { runGateList } from '../src/gateList.js';
-import type { AgentSession, Limits, LiveHarness, TurnOptions } from '../src/harness/types.js';
-import type { WorkspacePaths } from '../src/paths.js';
-import { checkBon, MAX_ARMS, type BonCheck } from '../src/bon/check.js';
+import type { TurnOptions } from '../src/harness/types.js';
+import { checkBon } from '../src/bon/check.js';
+import type { BonSession } from '../src/bon/session.js';
 import { armPatchFile, harvestPatch, keepArmRef, resetTree } from '../src/bon/patch.js';
 import { applyCommand, harvestFile, harvestJson, rankArms, winnerOf } from '../src/bon/rank.js';
-import { PhaseFailure, planOf, type Phase, type Run } from '../src/runner.js';
+import { PhaseFailure, type Phase, type Run } from '../src/runner.js';
 import { treeState } from '../src/git.js';
 
 export const ADW_NAME = 'adw_bon';
-export const BON_TOOLS = ['read', 'bash', 'edit', 'write', 'grep', 'find', 'ls'];
-
-export interface BonAdwOptions {
-  specPath: string;
-  arms: number;
-  /** Route per arm (arm k takes models[(k-1) % length]); the builder's route when empty. */
-  models: string[];
-  /** The harness whose live sessions the primer and the arms run in. */
-  harness: LiveHarness;
-  workspace: WorkspacePaths;
-  cwd: string;
-  /** Where the user started the command (the proposal's `git apply` must work from there). */
-  invokedIn?: string;
-  builderModel?: string;
-  thinking?: string;
-  tools?: string[];
-  limits?: Limits;
-  payloadCommands: GateCommand[];
-  /** The agent's environment (vault rule applied); gates and git get `gateEnv`. */
-  env?: NodeJS.ProcessEnv;
-  gateEnv?: NodeJS.ProcessEnv;
-  timeoutMs?: number;
-  idleTimeoutMs?: number;
-}
+// The live session lives in src/bon/session.ts; re-exported for callers that take the workflow as a whole.
+export { BON_TOOLS, BonSession, type ArmPhaseFactory, type BonAdwOptions } from '../src/bon/session.js';
 
 export function primerAsk(spec: string): string {
   return [
@@ -54,100 +32,6 @@ export function primerAsk(spec: string): string {
 /** The arm's ask: the mission only — the builder's brief reaches the node through factory-context. */
 export function armAsk(spec: string): string {
   return `Implement the spec ${spec} now, without rereading it: you read it in the previous turn. Make the payload's tests pass.`;
-}
-
-/** The live side of a best-of-N run: the live session, the primer, the arms, and what the keyboard asks of it. */
-export class BonSession {
-  /** The harness's live session (one pi RPC process), reopened on the primer if it died. */
-  rpc?: AgentSession;
-  check?: BonCheck;
-  primerFile?: string;
-  primer = { tokens: 0, cost: 0, sessionId: undefined as string | undefined };
-  readonly arms = new Map<number, ArmRank>();
-  private readonly armAborts = new Map<number, AbortController>();
-  private harvested = false;
-  phases: Phase[] = [];
-
-  constructor(
-    readonly run: Run,
-    readonly opts: BonAdwOptions,
-  ) {}
-
-  modelOf(arm: number): string | undefined {
-    const { models } = this.opts;
-    return models.length > 0 ? models[(arm - 1) % models.length] : this.opts.builderModel;
-  }
-
-  armCount(): number {
-    return this.phases.filter((p) => p.arm !== undefined).length;
-  }
-
-  /** `c`: one more arm cloned from the primer, before the harvest (up to 5). Returns a motif when refused. */
-  addArm(): string | undefined {
-    if (this.harvested) return 'the harvest is done: no more arms';
-    const count = this.armCount();
-    if (count >= MAX_ARMS) return `already ${MAX_ARMS} arms: the most a batch takes`;
-    const arm = count + 1;
-    const phase = armPhase(this, arm);
-    const at = this.phases.findIndex((p) => p.name === 'harvest');
-    this.phases.splice(at, 0, phase);
-    this.run.emit({ type: 'phase_planned', adwId: this.run.adwId, ts: Date.now(), phase: planOf(phase), before: 'harvest' });
-    return undefined;
-  }
-
-  /** `a`: abort the arm's running turn (RPC abort); the arm ends red, the batch goes on. */
-  abortArm(arm: number): void {
-    this.armAborts.get(arm)?.abort();
-  }
-
-  armSignal(arm: number): AbortSignal {
-    const controller = new AbortController();
-    this.armAborts.set(arm, controller);
-    const runSignal = this.run.signal;
-    if (runSignal.aborted) controller.abort();
-    else runSignal.addEventListener('abort', () => controller.abort(), { once: true });
-    return controller.signal;
-  }
-
-  /** The live session, reopened on the primer's session if an earlier arm's pi died. */
-  async ensureRpc(): Promise<AgentSession> {
-    if (this.rpc?.alive) return this.rpc;
-    await this.rpc?.close();
-    if (!this.primer.sessionId) throw new InfrastructureError('no primer session to clone from');
-    this.rpc = await openRpc(this, this.primer.sessionId, 'prime');
-    return this.rpc;
-  }
-
-  async close(): Promise<void> {
-    const rpc = this.rpc;
-    this.rpc = undefined;
-    await rpc?.close();
-  }
-
-  markHarvested(): void {
-    this.harvested = true;
-  }
-}
-
-async function openRpc(session: BonSession, sessionId: string, phase: string): Promise<AgentSession> {
-  const { opts, run } = session;
-  const card = await envelopeCard('BuildEnvelope');
-  try {
-    return await opts.harness.openSession({
-      sessionId,
-      cwd: opts.cwd,
-      workspace: opts.workspace,
-      model: opts.builderModel ?? session.modelOf(1),
-      thinking: opts.thinking,
-      tools: opts.tools ?? BON_TOOLS,
-      env: opts.env,
-      identity: { adwId: run.adwId, phase, role: 'builder' },
-      envelopeSchema: { title: card.title, schema: card.schema },
-      limits: opts.limits,
-    });
-  } catch (error) {
-    throw new InfrastructureError(`pi could not start in RPC mode: ${errorMessage(error)}`);
-  }
 }
 
 function turnOptions(session: BonSession, phase: string, signal: AbortSignal, requestedModel?: string): TurnOptions {
@@ -190,7 +74,7 @@ function primePhase(session: BonSession): Phase {
       run.sessions.prime = sessionId;
       const model = session.opts.builderModel ?? session.modelOf(1);
       run.attemptStarted('prime', 1, 1, { sessionId, model });
-      session.rpc = await openRpc(session, sessionId, 'prime');
+      session.rpc = await session.open(sessionId, 'prime');
       const card = await envelopeCard('BuildEnvelope');
       const envelopes = loadEnvelopes();
       let result;
@@ -356,6 +240,5 @@ function harvestPhase(session: BonSession): Phase {
 
 export function bonPhases(session: BonSession): Phase[] {
   const arms = Array.from({ length: session.opts.arms }, (_, i) => armPhase(session, i + 1));
-  session.phases = [checkPhase(session), primePhase(session), ...arms, harvestPhase(session)];
-  return session.phases;
+  return session.plan([checkPhase(session), primePhase(session), ...arms, harvestPhase(session)], armPhase);
 }

@@ -24,6 +24,7 @@ import {
   type DoctorStatus,
   type DoctorStore,
 } from '../state/doctorStore.js';
+import { displayWidth, fitCell } from '../src/text.js';
 import { KeyHelp } from './KeyHelp.js';
 import { DOCTOR_KEYS } from './keymap.js';
 import { Spinner } from './Spinner.js';
@@ -49,16 +50,10 @@ const INDENT = '  ';
 /** The id column never takes more than this, nor more than a third of the terminal. */
 const ID_MAX = 28;
 
-/** Width of the id column: the longest id, capped so the detail keeps room on a narrow terminal. */
+/** Width of the id column in display columns: the longest id, capped so the detail keeps room on a narrow terminal. */
 export function idColumnWidth(ids: readonly string[], columns: number): number {
-  const longest = Math.max(0, ...ids.map((id) => [...id].length));
+  const longest = Math.max(0, ...ids.map(displayWidth));
   return Math.max(4, Math.min(longest, ID_MAX, Math.floor(columns / 3)));
-}
-
-/** Cut to `width` with an ellipsis, then pad: ids line up even when one is too long. */
-function fit(text: string, width: number): string {
-  const chars = [...text];
-  return (chars.length > width ? `${chars.slice(0, Math.max(0, width - 1)).join('')}…` : text).padEnd(width);
 }
 
 function Mark({ row, now }: { row: DoctorRow; now: number }): React.JSX.Element {
@@ -75,7 +70,7 @@ function CheckRow({ row, idWidth, now }: { row: DoctorRow; idWidth: number; now:
     <>
       <Text wrap="truncate-end">
         {INDENT}
-        <Mark row={row} now={now} /> {fit(row.id, idWidth)}
+        <Mark row={row} now={now} /> {fitCell(row.id, idWidth)}
         {'  '}
         {result !== undefined ? (
           <Text>

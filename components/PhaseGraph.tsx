@@ -23,7 +23,8 @@
 import React from 'react';
 import { Box, Text } from 'ink';
 import { isLive, phaseSeconds, type PhaseState } from '../state/runStore.js';
-import { formatCost, formatSeconds, formatTokens, oneLine } from '../src/format.js';
+import { formatCost, formatSeconds, formatTokens } from '../src/format.js';
+import { displayWidth, fitCell, oneLine, pad } from '../src/text.js';
 import { GateChips, gateChipsHeight, gateMotifLines } from './GateChips.js';
 import { Spinner } from './Spinner.js';
 import { CONNECTOR, kindColor, statusColor, statusGlyph } from './theme.js';
@@ -68,7 +69,7 @@ function Glyph({ phase, now }: { phase: PhaseState; now: number }): React.JSX.El
 
 function PhaseNode({ phase, now, nameWidth, last }: { phase: PhaseState; now: number; nameWidth: number; last: boolean }) {
   const muted = phase.status === 'pending' || phase.status === 'skipped';
-  const name = phase.name.length > nameWidth ? `${phase.name.slice(0, nameWidth - 1)}…` : phase.name.padEnd(nameWidth);
+  const name = fitCell(phase.name, nameWidth);
   const details = phaseDetails(phase, now);
   const motif = motifLine(phase);
   const rail = last ? ' ' : CONNECTOR;
@@ -136,7 +137,7 @@ function ArmBranches({ arms, now, nameWidth, more }: { arms: PhaseState[]; now: 
               <Text color="gray">{branchPrefix(index, arms.length, more)}</Text>
               <Glyph phase={phase} now={now} />{' '}
               <Text bold={!muted} dimColor={muted}>
-                {phase.name.padEnd(nameWidth)}
+                {pad(phase.name, nameWidth)}
               </Text>
               {details.length > 0 ? <Text dimColor={muted}>{`  ${details.join('  ')}`}</Text> : null}
             </Text>
@@ -154,7 +155,7 @@ function ArmBranches({ arms, now, nameWidth, more }: { arms: PhaseState[]; now: 
 }
 
 export function PhaseGraph({ phases, now }: { phases: readonly PhaseState[]; now: number }): React.JSX.Element {
-  const nameWidth = Math.min(MAX_NAME_WIDTH, Math.max(1, ...phases.map((phase) => phase.name.length)));
+  const nameWidth = Math.min(MAX_NAME_WIDTH, Math.max(1, ...phases.map((phase) => displayWidth(phase.name))));
   const segments = graphSegments(phases);
   return (
     <Box flexDirection="column">

@@ -31,15 +31,6 @@ export function formatSeconds(seconds: number): string {
   return `${Math.floor(whole / 3600)}h${String(Math.floor((whole % 3600) / 60)).padStart(2, '0')}m`;
 }
 
-/**
- * Collapse a multi-line text to one line (the views truncate, they never wrap).
- * @deprecated `oneLine` of src/text.ts does the same and can fit the line by display width; this one stays while
- * state/ and components/ import it from here (format.ts is on the headless start-up path, text.ts is not).
- */
-export function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
-}
-
 /** 40 s → "40 s ago", 200 s → "3 min ago", 5 h → "5 h ago", 3 days → "3 d ago". */
 export function formatAge(ms: number): string {
   const seconds = Math.max(0, Math.floor(ms / 1000));

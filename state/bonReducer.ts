@@ -4,7 +4,7 @@
 // screen's intents (bonIntents.ts) run it on the controller.
 
 import type { RunEvent } from '../src/events.js';
-import { oneLine } from '../src/format.js';
+import { oneLine } from '../src/text.js';
 import { armsOf, harvestBegun, runningArm, selectedArm } from './bonSelectors.js';
 import { armOfPhase, armPhase, extrasOf, initialBonSlice, MAX_ARMS, type ArmExtras, type BonSlice, type BonState, type BonUi } from './bonState.js';
 import { reduceRun } from './runReducer.js';

@@ -4,7 +4,8 @@
 
 import type { ArmRank } from '../src/events.js';
 import { primerLine as corePrimerLine, whyFirst } from '../src/bon/rank.js';
-import { formatCost, formatTokens, oneLine } from '../src/format.js';
+import { formatCost, formatTokens } from '../src/format.js';
+import { oneLine } from '../src/text.js';
 import { extrasOf, HARVEST_PHASE, PRIMER_PHASE, type ArmExtras, type ArmPatch, type BonState } from './bonState.js';
 import { isLive, phaseSeconds } from './runSelectors.js';
 import type { GateReport, PhaseState, RunState } from './runState.js';

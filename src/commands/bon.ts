@@ -1,7 +1,8 @@
 // `factory bon <spec> [--arms N] [--models a,b,c] [--apply]`: best-of-N by clone in a workspace.
 import type { BonArgs } from '../../adws/registry.js';
 import fs from 'node:fs';
-import { ADW_NAME, BonSession, bonPhases, type BonAdwOptions } from '../../adws/adw_bon.js';
+import { ADW_NAME, bonPhases } from '../../adws/adw_bon.js';
+import { BonSession, type BonAdwOptions } from '../bon/session.js';
 import { validateArms } from '../bon/check.js';
 import { UsageError } from '../errors.js';
 import { createPiHarness } from '../harness/pi.js';
@@ -60,23 +61,26 @@ export async function prepareBonRun(ws: Workspace, args: BonArgs, flags: Command
   };
   const session = new BonSession(run, opts);
   const phases = bonPhases(session);
-  // The proposal on stdout — unless --apply already applied it (running it again would fail).
+  // The proposal on stdout — unless a patch was applied already (--apply, or `p` on the board): proposing the
+  // winner's patch on top of an applied one would fail, or stack two arms' work.
   const output = () => {
     const harvest = run.results.harvest as { apply_command?: string | null } | undefined;
-    return applied ? undefined : (harvest?.apply_command ?? undefined);
+    return appliedIn.has(session) ? undefined : (harvest?.apply_command ?? undefined);
   };
   const prepared = preparedRun(ws, run, phases, output, () => session.close());
-  let applied = false;
   // The outcome is an `apply` event (the headless log, --json and the trace see it); `report` is for a screen.
   const finish = async (exit: number, report?: (line: string) => void): Promise<number> => {
     if (!args.apply || exit !== 0) return exit;
+    report?.('applying the winner (--apply): checking its paths, then its gates on HEAD in a scratch worktree…');
     const outcome = await applyWinner(session, ws);
-    applied = outcome.applied;
     report?.(outcome.line);
     return outcome.applied ? 0 : 1;
   };
   return { ...prepared, kind: 'bon', session, finish };
 }
+
+/** The bon sessions whose tree has received an arm's patch. */
+const appliedIn = new WeakSet<BonSession>();
 
 /**
  * Apply an arm's patch (the winner's by default) after verifying its paths and its gates on the current HEAD.
@@ -84,6 +88,7 @@ export async function prepareBonRun(ws: Workspace, args: BonArgs, flags: Command
  */
 export async function applyWinner(session: BonSession, ws: Workspace, arm?: number): Promise<{ applied: boolean; line: string }> {
   const outcome = await verifyAndApply(session, ws, arm);
+  if (outcome.applied) appliedIn.add(session);
   session.run.emit({ type: 'apply', adwId: session.run.adwId, ts: Date.now(), ...(outcome.arm !== undefined ? { arm: outcome.arm } : {}), applied: outcome.applied, line: outcome.line });
   return { applied: outcome.applied, line: outcome.line };
 }

@@ -2,7 +2,7 @@
 import { redactDeep } from '../redact.js';
 import type { Phase, ResumeOptions, Run } from '../runner.js';
 import type { Workspace } from './workspace.js';
-import type { BonSession } from '../../adws/adw_bon.js';
+import type { BonSession } from '../bon/session.js';
 
 /** What every prepared run has; the front end branches on `kind`. */
 interface PreparedBase {

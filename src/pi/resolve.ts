@@ -1,12 +1,12 @@
 // Finding a pi that can actually run. pi 0.85 needs Node >= 22.19 while the factory itself runs on
 // Node 20, so "pi" may be a plain executable (FACTORY_PI, PATH) or the bundled CLI run by a Node 22.
 
-import { execFile } from 'node:child_process';
 import { accessSync, constants, existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compareVersions, type PiCommand } from './piCommand.js';
 import { rememberPiVersion } from './piVersion.js';
+import { runToEnd } from '../process/run.js';
 
 export { compareVersions, type PiCommand } from './piCommand.js';
 
@@ -228,47 +228,28 @@ function lastLine(text: string): string {
  * Comparing the version with PI_MIN_VERSION is left to the caller (the doctor reports it as its own check). The
  * answer is remembered for this very file (piVersion.ts), so a later spawn can gate version-specific flags.
  */
-export function checkPi(cmd: PiCommand, opts: CheckPiOptions = {}): Promise<{ version: string }> {
+export async function checkPi(cmd: PiCommand, opts: CheckPiOptions = {}): Promise<{ version: string }> {
   const timeoutMs = opts.timeoutMs ?? 15_000;
-  return new Promise((resolvePromise, reject) => {
-    execFile(
-      cmd.command,
-      [...cmd.prefixArgs, '--version'],
-      { env: opts.env ?? process.env, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024, encoding: 'utf8', windowsHide: true },
-      (error, stdout, stderr) => {
-        if (error) {
-          const e = error as NodeJS.ErrnoException & { killed?: boolean; signal?: string | null; code?: string | number | null };
-          if (e.code === 'ENOENT') {
-            reject(new PiUnavailableError('not_found', `pi not found at ${cmd.display}: ${INSTALL_HINT}`));
-            return;
-          }
-          if (e.code === 'EACCES') {
-            reject(new PiUnavailableError('not_executable', `pi at ${cmd.display} is not executable: chmod +x it or set FACTORY_PI`));
-            return;
-          }
-          if (e.killed || e.signal === 'SIGTERM') {
-            reject(new PiUnavailableError('timeout', `pi --version gave no answer within ${Math.round(timeoutMs / 1000)} s (${cmd.display}): check that pi starts by hand`));
-            return;
-          }
-          // An old Node dies at load: pi 0.85 imports `globSync`, which Node 20 lacks.
-          const tooOld = diagnoseStartFailure(stderr);
-          if (tooOld) {
-            reject(new PiUnavailableError('node_too_old', tooOld));
-            return;
-          }
-          const exit = typeof e.code === 'number' ? `exit ${e.code}` : (e.signal ?? 'failed');
-          const evidence = lastLine(stderr) || lastLine(stdout) || e.message.split('\n')[0] || '';
-          reject(new PiUnavailableError('failed', `pi --version failed (${exit}) with ${cmd.display}: ${evidence} — reinstall pi or set FACTORY_PI`));
-          return;
-        }
-        const version = /\b(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?)\b/.exec(stdout)?.[1];
-        if (!version) {
-          reject(new PiUnavailableError('no_version', `pi --version printed no version (${cmd.display}): is FACTORY_PI really pi?`));
-          return;
-        }
-        rememberPiVersion(cmd, version); // later spawns in this process may gate flags on it, at no cost
-        resolvePromise({ version });
-      },
-    );
-  });
+  // Through the one run-to-end helper: under the supervisor like every child (its group swept, killAllChildren
+  // reaching it), with the output bounded.
+  const out = await runToEnd(cmd.command, [...cmd.prefixArgs, '--version'], { env: opts.env ?? process.env, timeoutMs, maxOutputBytes: 16 * 1024 * 1024 });
+  const stdout = out.stdout.toString('utf8');
+  const stderr = out.stderr.toString('utf8');
+  if (out.spawnError?.code === 'ENOENT') throw new PiUnavailableError('not_found', `pi not found at ${cmd.display}: ${INSTALL_HINT}`);
+  if (out.spawnError?.code === 'EACCES') throw new PiUnavailableError('not_executable', `pi at ${cmd.display} is not executable: chmod +x it or set FACTORY_PI`);
+  if (out.timedOut) {
+    throw new PiUnavailableError('timeout', `pi --version gave no answer within ${Math.round(timeoutMs / 1000)} s (${cmd.display}): check that pi starts by hand`);
+  }
+  if (out.spawnError || out.code !== 0) {
+    // An old Node dies at load: pi 0.85 imports `globSync`, which Node 20 lacks.
+    const tooOld = diagnoseStartFailure(stderr);
+    if (tooOld) throw new PiUnavailableError('node_too_old', tooOld);
+    const exit = out.code !== null ? `exit ${out.code}` : (out.signal ?? 'failed');
+    const evidence = lastLine(stderr) || lastLine(stdout) || out.spawnError?.message.split('\n')[0] || '';
+    throw new PiUnavailableError('failed', `pi --version failed (${exit}) with ${cmd.display}: ${evidence} — reinstall pi or set FACTORY_PI`);
+  }
+  const version = /\b(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?)\b/.exec(stdout)?.[1];
+  if (!version) throw new PiUnavailableError('no_version', `pi --version printed no version (${cmd.display}): is FACTORY_PI really pi?`);
+  rememberPiVersion(cmd, version); // later spawns in this process may gate flags on it, at no cost
+  return { version };
 }

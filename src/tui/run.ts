@@ -74,10 +74,8 @@ export async function runBonScreen(prepared: PreparedBon, lifecycle: Lifecycle, 
   mounted = mountScreen(ui, lifecycle, ui.React.createElement(BonScreen, { store, controller }), store);
   try {
     let exit = await execute(run);
-    if (prepared.finish && !run.interrupted) {
-      say('applying the winner (--apply): checking its paths, then its gates on HEAD in a scratch worktree…');
-      exit = await prepared.finish(exit, say);
-    }
+    // --apply: the winner is verified and applied while the board stays (the follow-up says what it does).
+    if (prepared.finish && !run.interrupted) exit = await prepared.finish(exit, say);
     await quitting;
     await mounted.settled();
     return exit;

@@ -127,7 +127,8 @@ describe('the factory on a user-world repo (npm test, its own runner, node_modul
 
     // --apply: verified in a scratch tree, applied with --index.
     expect(exit, said.join('\n')).toBe(0);
-    expect(said).toEqual([expect.stringMatching(/applied arm 2 \(.*arm-2\.patch\) with git apply --index/)]);
+    // What the follow-up tells a screen: what it is doing, then how it ended.
+    expect(said).toEqual([expect.stringMatching(/^applying the winner \(--apply\)/), expect.stringMatching(/applied arm 2 \(.*arm-2\.patch\) with git apply --index/)]);
     expect(git(b.dir, 'status', '--porcelain')).toBe(`A  ${FAREWELL}\n`);
     // Only the patch's file differs: no cache entry, no link, nothing of the scratch tree in node_modules.
     expect(checksumDiff(before!, treeChecksum(b.dir))).toEqual([FAREWELL]);

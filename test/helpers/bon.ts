@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { BonSession } from '../../adws/adw_bon.js';
+import type { BonSession } from '../../src/bon/session.js';
 import { prepareBonRun, type PreparedBon } from '../../src/commands/bon.js';
 import { openWorkspace, type CommandFlags } from '../../src/commands/workspace.js';
 import { createDemoRepo, DEMO_MODELS } from '../../src/demo.js';

@@ -3,7 +3,8 @@
 import chalk from 'chalk';
 import React from 'react';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { DoctorScreen } from '../../components/DoctorScreen.js';
+import stringWidth from 'string-width';
+import { DoctorScreen, idColumnWidth } from '../../components/DoctorScreen.js';
 import { HomeScreen } from '../../components/HomeScreen.js';
 import { SPINNER_FRAMES } from '../../components/theme.js';
 import type { DoctorResult } from '../../src/doctor/types.js';
@@ -130,6 +131,25 @@ describe('DoctorScreen', () => {
     await ui.waitForFrame('q/esc back to runs · ctrl-c quit');
     await ui.press(KEYS.escape);
     await waitFor(() => controller.calls.includes('close'), { describe: () => ui.lastFrame() });
+  });
+
+  it('sizes the id column by display width, so wide ids line up their details', async () => {
+    expect(idColumnWidth(['tools.git', '構築.チェック'], 120)).toBe(13);
+    expect(idColumnWidth(['構築.チェック'], 30)).toBe(10);
+    const WIDE: DoctorCheckInfo = { id: '構築.チェック', category: 'tools', severity: 'required', title: 'wide' };
+    const EMOJI: DoctorCheckInfo = { id: 'tools.🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀', category: 'tools', severity: 'required', title: 'emoji' };
+    const store = createDoctorStore();
+    const ui = await mount(store, recorder(), { columns: 80 });
+    const { dispatch } = store.getState();
+    dispatch({ type: 'begin', generation: 1 });
+    dispatch({ type: 'planned', generation: 1, checks: [GIT, WIDE, EMOJI] });
+    dispatch({ type: 'finished', generation: 1, results: [GIT, WIDE, EMOJI].map((c) => result(c, 'ok', 'detail here')) });
+    await ui.waitForFrame('detail here');
+    expect(ui.lines().every((line) => stringWidth(line) <= 80)).toBe(true);
+    const rows = ui.lines().filter((l) => l.endsWith('detail here'));
+    expect(rows).toHaveLength(3);
+    expect(new Set(rows.map((l) => stringWidth(l.slice(0, l.indexOf('detail here')))))).toEqual(new Set([4 + 26 + 2]));
+    expect(rows.some((l) => l.includes('…'))).toBe(true);
   });
 
   it('truncates every line on a narrow terminal instead of wrapping', async () => {

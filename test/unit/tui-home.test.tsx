@@ -4,8 +4,11 @@ import path from 'node:path';
 import React from 'react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EMPTY_HINT, HomeScreen, REPLAY_NOTE } from '../../components/HomeScreen.js';
-import { fitCell, layoutColumns, windowStart } from '../../components/RunsTable.js';
+import stringWidth from 'string-width';
+import { windowStart } from '../../components/RunsTable.js';
+import { screenColumns } from '../../src/commands/runsTable.js';
 import { formatAge } from '../../src/format.js';
+import { fitCell } from '../../src/text.js';
 import type { HomeController, RunRow } from '../../state/controller.js';
 import { createHomeStore } from '../../state/homeStore.js';
 import type { RunEvent } from '../../src/events.js';
@@ -130,6 +133,33 @@ describe('HomeScreen: the runs list', () => {
     await waitFor(() => controller.calls.includes('quit'));
   });
 
+  it('keeps the columns aligned, by display width, when a name has CJK characters or emoji', async () => {
+    const wide: RunRow[] = [
+      ...ROWS,
+      { adwId: 'dddd0004', adwName: '構築ワークフロー日本語', status: 'failed', phases: '1/3', tokens: 2_000, cost: 0.01, startedAt: NOW - 5 * MIN },
+      { adwId: 'eeee0005', adwName: '🚀 launch 🚀🚀🚀🚀🚀', status: 'running', phases: '0/2', tokens: 0, cost: 0, startedAt: NOW - 40_000 },
+      { adwId: 'ffff0006', adwName: '構築', status: 'green', phases: '2/2', tokens: 900, cost: 0.002, startedAt: NOW - 2 * MIN },
+    ];
+    for (const columns of [100, 60, 40]) {
+      const ui = await mount(recorder(wide), { columns });
+      await ui.waitForFrame('ffff0006');
+      expect(ui.lines().every((line) => stringWidth(line) <= columns), ui.lastFrame()).toBe(true);
+      const header = lineOf(ui, /^\s+id\s+ADW/);
+      const rows = ui.lines().filter((l) => /[a-f]{4}000\d/.test(l));
+      expect(rows).toHaveLength(6);
+      // Each status starts in the header's status column, whatever the width of the name before it.
+      const statusAt = stringWidth(header.slice(0, header.indexOf('status')));
+      expect(rows.map((l) => stringWidth(l.slice(0, l.search(/[●✓✗■!] /)))), ui.lastFrame()).toEqual(rows.map(() => statusAt));
+      if (header.includes('age')) {
+        const ageAt = stringWidth(header.slice(0, header.indexOf('age')));
+        expect(rows.map((l) => stringWidth(l.slice(0, l.search(/\d+ (s|min|h|d) ago$/)))), ui.lastFrame()).toEqual(rows.map(() => ageAt));
+      }
+      mounted?.unmount();
+      mounted = undefined;
+    }
+    expect(fitCell('構築ワークフロー日本語', 20)).toBe('構築ワークフロー日… '); // a tenth character would not fit: one blank pads it
+  });
+
   it('drops columns on a narrow terminal instead of wrapping rows', async () => {
     const ui = await mount(recorder(), { columns: 50 });
     await ui.waitForFrame('bbbb0002');
@@ -218,10 +248,10 @@ describe('runs table pieces', () => {
   });
 
   it('columns drop figures first; id and status always stay; ADW takes the room left', () => {
-    expect(layoutColumns(120).map((c) => c.key)).toEqual(['id', 'adw', 'status', 'phases', 'tokens', 'cost', 'age']);
-    expect(layoutColumns(120).find((c) => c.key === 'adw')?.width).toBe(20);
-    expect(layoutColumns(70).map((c) => c.key)).toEqual(['id', 'adw', 'status', 'phases', 'cost', 'age']);
-    expect(layoutColumns(30).map((c) => c.key)).toEqual(['id', 'status']);
+    expect(screenColumns(120).map((c) => c.key)).toEqual(['id', 'adw', 'status', 'phases', 'tokens', 'cost', 'age']);
+    expect(screenColumns(120).find((c) => c.key === 'adw')?.width).toBe(20);
+    expect(screenColumns(70).map((c) => c.key)).toEqual(['id', 'adw', 'status', 'phases', 'cost', 'age']);
+    expect(screenColumns(30).map((c) => c.key)).toEqual(['id', 'status']);
   });
 
   it('cells are cut with an ellipsis and padded to their alignment', () => {

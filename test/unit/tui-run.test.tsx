@@ -1,4 +1,5 @@
 import React from 'react';
+import stringWidth from 'string-width';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RunScreen } from '../../components/RunScreen.js';
 import { phaseSeconds } from '../../state/runStore.js';
@@ -190,6 +191,30 @@ describe('RunScreen layout', () => {
     ui.resize(120);
     await ui.waitForFrame('factory · adw_prompt · a1b2c3d4 · /home/someone/projects/a-rather-long/payload-repo');
     expect(ui.lines().length).toBe(wideRows);
+  });
+
+  it('lines phase details up by display width when phase names have CJK characters or emoji', async () => {
+    const store = createRunStore();
+    const send = feeder(store);
+    const phases = [
+      { name: '構築', kind: 'agent' as const, attempts: 1 },
+      { name: 'ワークフローの長い名前フェーズ', kind: 'agent' as const, attempts: 1 },
+      { name: '🚀 ship', kind: 'code' as const, attempts: 1 },
+      { name: 'check', kind: 'code' as const, attempts: 1 },
+    ];
+    send('run_started', { adwName: 'adw_構築', cwd: '/home/開発/プロジェクト🚀', phases });
+    phases.forEach(({ name, kind }, i) => {
+      send('phase_started', { phase: name, kind });
+      send('phase_ok', { phase: name, kind, attempt: 1, attempts: 1, seconds: i + 1, tokens: 0, cost: 0 });
+    });
+    const ui = await mount(store, recorder(), { columns: 60 });
+    await ui.waitForFrame('4.0s');
+    expect(ui.lines().every((line) => stringWidth(line) <= 60), ui.lastFrame()).toBe(true);
+    const nodes = ui.lines().filter((l) => /^✓ (agent|code) /.test(l));
+    expect(nodes).toHaveLength(4);
+    // The longest name is cut at 24 columns; every detail starts after the same 24-column name cell.
+    expect(nodes[1]).toContain('ワークフローの長い名前…');
+    expect(new Set(nodes.map((l) => stringWidth(l.slice(0, l.search(/\d\.\ds/)))))).toEqual(new Set([2 + 6 + 24 + 2]));
   });
 
   it('bounds the activity tail to the terminal height, newest lines kept', async () => {

@@ -1,0 +1,143 @@
+// The live side of a best-of-N run: one live session of the harness (pi in RPC mode) that the primer and the arms
+// run in, the arms' ranks, an abort per arm, and what the board's keys ask of it (abort an arm, clone one more).
+// It knows no workflow: the phases, and how one more arm's phase is built, come from the ADW that plans the batch.
+import type { ArmRank } from '../events.js';
+import { envelopeCard } from '../envelopeCatalog.js';
+import { errorMessage, InfrastructureError } from '../errors.js';
+import type { GateCommand } from '../gates.js';
+import type { AgentSession, Limits, LiveHarness } from '../harness/types.js';
+import type { WorkspacePaths } from '../paths.js';
+import { planOf, type Phase, type Run } from '../runner.js';
+import { MAX_ARMS, type BonCheck } from './check.js';
+
+export const BON_TOOLS = ['read', 'bash', 'edit', 'write', 'grep', 'find', 'ls'];
+
+export interface BonAdwOptions {
+  specPath: string;
+  arms: number;
+  /** Route per arm (arm k takes models[(k-1) % length]); the builder's route when empty. */
+  models: string[];
+  /** The harness whose live sessions the primer and the arms run in. */
+  harness: LiveHarness;
+  workspace: WorkspacePaths;
+  cwd: string;
+  /** Where the user started the command (the proposal's `git apply` must work from there). */
+  invokedIn?: string;
+  builderModel?: string;
+  thinking?: string;
+  tools?: string[];
+  limits?: Limits;
+  payloadCommands: GateCommand[];
+  /** The agent's environment (vault rule applied); gates and git get `gateEnv`. */
+  env?: NodeJS.ProcessEnv;
+  gateEnv?: NodeJS.ProcessEnv;
+  timeoutMs?: number;
+  idleTimeoutMs?: number;
+}
+
+/** How the workflow builds arm N's phase: injected by the ADW, so that `c` clones an arm the way the plan does. */
+export type ArmPhaseFactory = (session: BonSession, arm: number) => Phase;
+
+/** The live side of a best-of-N run: the live session, the primer, the arms, and what the keyboard asks of it. */
+export class BonSession {
+  /** The harness's live session (one pi RPC process), reopened on the primer if it died. */
+  rpc?: AgentSession;
+  check?: BonCheck;
+  primerFile?: string;
+  primer = { tokens: 0, cost: 0, sessionId: undefined as string | undefined };
+  readonly arms = new Map<number, ArmRank>();
+  private readonly armAborts = new Map<number, AbortController>();
+  private harvested = false;
+  private armPhase?: ArmPhaseFactory;
+  phases: Phase[] = [];
+
+  constructor(
+    readonly run: Run,
+    readonly opts: BonAdwOptions,
+  ) {}
+
+  /** The workflow's phases, and the factory `addArm` builds one more arm's phase with. */
+  plan(phases: Phase[], armPhase: ArmPhaseFactory): Phase[] {
+    this.phases = phases;
+    this.armPhase = armPhase;
+    return phases;
+  }
+
+  modelOf(arm: number): string | undefined {
+    const { models } = this.opts;
+    return models.length > 0 ? models[(arm - 1) % models.length] : this.opts.builderModel;
+  }
+
+  armCount(): number {
+    return this.phases.filter((p) => p.arm !== undefined).length;
+  }
+
+  /** `c`: one more arm cloned from the primer, before the harvest (up to 5). Returns a motif when refused. */
+  addArm(): string | undefined {
+    if (this.harvested) return 'the harvest is done: no more arms';
+    if (!this.armPhase) return 'the batch is not planned yet: no arm to add';
+    const count = this.armCount();
+    if (count >= MAX_ARMS) return `already ${MAX_ARMS} arms: the most a batch takes`;
+    const arm = count + 1;
+    const phase = this.armPhase(this, arm);
+    const at = this.phases.findIndex((p) => p.name === 'harvest');
+    this.phases.splice(at, 0, phase);
+    this.run.emit({ type: 'phase_planned', adwId: this.run.adwId, ts: Date.now(), phase: planOf(phase), before: 'harvest' });
+    return undefined;
+  }
+
+  /** `a`: abort the arm's running turn (RPC abort); the arm ends red, the batch goes on. */
+  abortArm(arm: number): void {
+    this.armAborts.get(arm)?.abort();
+  }
+
+  armSignal(arm: number): AbortSignal {
+    const controller = new AbortController();
+    this.armAborts.set(arm, controller);
+    const runSignal = this.run.signal;
+    if (runSignal.aborted) controller.abort();
+    else runSignal.addEventListener('abort', () => controller.abort(), { once: true });
+    return controller.signal;
+  }
+
+  /** Open a live session of the harness on `sessionId` (the builder's route, tools and envelope). */
+  async open(sessionId: string, phase: string): Promise<AgentSession> {
+    const { opts, run } = this;
+    const card = await envelopeCard('BuildEnvelope');
+    try {
+      return await opts.harness.openSession({
+        sessionId,
+        cwd: opts.cwd,
+        workspace: opts.workspace,
+        model: opts.builderModel ?? this.modelOf(1),
+        thinking: opts.thinking,
+        tools: opts.tools ?? BON_TOOLS,
+        env: opts.env,
+        identity: { adwId: run.adwId, phase, role: 'builder' },
+        envelopeSchema: { title: card.title, schema: card.schema },
+        limits: opts.limits,
+      });
+    } catch (error) {
+      throw new InfrastructureError(`pi could not start in RPC mode: ${errorMessage(error)}`);
+    }
+  }
+
+  /** The live session, reopened on the primer's session if an earlier arm's pi died. */
+  async ensureRpc(): Promise<AgentSession> {
+    if (this.rpc?.alive) return this.rpc;
+    await this.rpc?.close();
+    if (!this.primer.sessionId) throw new InfrastructureError('no primer session to clone from');
+    this.rpc = await this.open(this.primer.sessionId, 'prime');
+    return this.rpc;
+  }
+
+  async close(): Promise<void> {
+    const rpc = this.rpc;
+    this.rpc = undefined;
+    await rpc?.close();
+  }
+
+  markHarvested(): void {
+    this.harvested = true;
+  }
+}
