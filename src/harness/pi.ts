@@ -7,7 +7,7 @@ import { HarnessError, type FailureKind } from '../errors.js';
 import { guardAttempt, idleMotif } from '../pi/guards.js';
 import { launchPi, StderrTail } from '../pi/launch.js';
 import { LineSplitter } from '../pi/lines.js';
-import { StreamReader, toActivity } from '../pi/stream.js';
+import { TurnObserver } from '../pi/stream.js';
 import { verdict } from '../pi/verdict.js';
 import { diagnoseStartFailure, PI_MIN_VERSION, type PiCommand } from '../pi/resolve.js';
 import { withFallback } from './fallback.js';
@@ -43,12 +43,11 @@ export async function runPiAttempt(pi: PiCommand, request: HarnessRequest, reaso
   });
 
   const splitter = new LineSplitter();
-  const reader = new StreamReader();
+  const observer = new TurnObserver(request);
+  const reader = observer.reader;
   const stderr = new StderrTail();
   let spawnError: Error | undefined;
   let stopped: { motif: string; kind: FailureKind } | undefined;
-  // 0, not -1: the user message's message_end (zero tokens) is not a usage report.
-  let lastTokens = 0;
 
   const stop = (motif: string, kind: FailureKind) => {
     if (stopped) return;
@@ -56,18 +55,7 @@ export async function runPiAttempt(pi: PiCommand, request: HarnessRequest, reaso
     void proc.kill();
   };
   const feed = (lines: string[]) => {
-    for (const line of lines) {
-      const event = reader.feed(line);
-      if (!event) continue;
-      const activity = toActivity(event);
-      if (activity) request.onActivity?.(activity);
-      if (event.type !== 'message_end') continue; // usage only moves there; summaries are snapshots, not free
-      const { tokens, cost } = reader.summary;
-      if (tokens !== lastTokens) {
-        lastTokens = tokens;
-        request.onUsage?.({ tokens, cost });
-      }
-    }
+    for (const line of lines) observer.take(line);
   };
 
   const guard = guardAttempt({ ...request, idle: { ms: request.idleTimeoutMs, motif: idleMotif(request.idleTimeoutMs, 'it') } }, stop);

@@ -7,7 +7,7 @@ import { SOCLE, type AgentAnswer, type TurnOptions } from './contract.js';
 import { guardAttempt, idleMotif, type AttemptGuard } from './guards.js';
 import { PI_MIN_VERSION } from './resolve.js';
 import { isTurnEnd } from './rpcProtocol.js';
-import { StreamReader, toActivity, type Inventory, type PiEvent } from './stream.js';
+import { StreamReader, TurnObserver, type Inventory, type PiEvent } from './stream.js';
 import { verdict } from './verdict.js';
 
 export type PromptOptions = TurnOptions;
@@ -23,7 +23,8 @@ export interface TurnContext {
 }
 
 export class RpcTurn {
-  readonly reader = new StreamReader();
+  private readonly observer: TurnObserver;
+  readonly reader: StreamReader;
   readonly settled: Promise<void>;
   /** Why the factory ended the turn early; undefined while it runs its course. */
   stopped?: { motif: string; kind: FailureKind };
@@ -32,9 +33,6 @@ export class RpcTurn {
   private readonly started = performance.now();
   private settle!: () => void;
   private reject!: (error: Error) => void;
-  // Starts at 0: a turn reports usage once an assistant message has cost something (the user message's own
-  // message_end must not count as a turn on the board).
-  private lastTokens = 0;
   /** The shared deadline, interrupt and idle watchdog: any of them stops the turn. */
   private readonly guard: AttemptGuard;
 
@@ -42,6 +40,10 @@ export class RpcTurn {
     readonly opts: PromptOptions,
     private readonly onStop: (turn: RpcTurn) => void,
   ) {
+    // A turn reports usage once an assistant message has cost something (the user message's own message_end
+    // must not count as a turn on the board): the observer's rule, shared with json mode.
+    this.observer = new TurnObserver(opts);
+    this.reader = this.observer.reader;
     this.settled = new Promise<void>((resolve, reject) => {
       this.settle = resolve;
       this.reject = reject;
@@ -54,17 +56,8 @@ export class RpcTurn {
 
   /** One event of this turn (the raw line goes to the reader, exactly as json mode reads it). */
   take(line: string, event: PiEvent): void {
-    this.reader.feed(line);
     if (!this.stopped) this.guard.progress();
-    const activity = toActivity(event);
-    if (activity) this.opts.onActivity?.(activity);
-    if (event.type === 'message_end') {
-      const { tokens, cost } = this.reader.summary;
-      if (tokens !== this.lastTokens) {
-        this.lastTokens = tokens;
-        this.opts.onUsage?.({ tokens, cost });
-      }
-    }
+    this.observer.take(line, event);
     if (isTurnEnd(event)) this.settle();
   }
 

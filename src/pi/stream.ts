@@ -268,3 +268,35 @@ export function toActivity(event: PiEvent): Activity | undefined {
       return undefined;
   }
 }
+
+/**
+ * One attempt's (or one RPC turn's) events observed the one way json mode and RPC share: every line to the reader
+ * (its summary judges the turn), an activity line for each event that has one, and the usage reported once per
+ * change, at `message_end` only (usage moves there; summaries are snapshots, not free).
+ */
+export class TurnObserver {
+  readonly reader = new StreamReader();
+  // 0, not -1: the user message's message_end (zero tokens) is not a usage report.
+  private lastTokens = 0;
+
+  constructor(
+    private readonly sinks: { onActivity?: (activity: Activity) => void; onUsage?: (figures: { tokens: number; cost: number }) => void },
+  ) {}
+
+  /** Feed one raw line; `known` is the event when the caller has parsed the line already (RPC framing). */
+  take(line: string, known?: PiEvent): PiEvent | undefined {
+    const read = this.reader.feed(line);
+    const event = known ?? read;
+    if (!event) return undefined;
+    const activity = toActivity(event);
+    if (activity) this.sinks.onActivity?.(activity);
+    if (event.type === 'message_end') {
+      const { tokens, cost } = this.reader.summary;
+      if (tokens !== this.lastTokens) {
+        this.lastTokens = tokens;
+        this.sinks.onUsage?.({ tokens, cost });
+      }
+    }
+    return event;
+  }
+}

@@ -4,7 +4,7 @@
 // `tool_execution_end.durationMs`, none of which may move a figure.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { StreamReader, argsDetail, readStream, toActivity, type PiEvent } from '../../src/pi/stream.js';
+import { StreamReader, TurnObserver, argsDetail, readStream, toActivity, type PiEvent } from '../../src/pi/stream.js';
 
 type FixtureDir = 'pi' | 'pi-1.6';
 
@@ -277,4 +277,25 @@ describe('factory-guard trips', () => {
     expect(readStream([JSON.stringify(trip)]).guardTrip).toBe('factory-guard tripped — turn limit reached');
     expect(readStream(['{"type":"agent_end"}']).guardTrip).toBeUndefined();
   });
+});
+
+describe('TurnObserver (json mode and RPC observe a turn the same way)', () => {
+  for (const dir of ['pi', 'pi-1.6'] as const) {
+    it(`on a recorded ${dir} stream: activity for each event that has one, usage once per change, at message_end only`, () => {
+      const activities: string[] = [];
+      const usage: number[] = [];
+      const observer = new TurnObserver({ onActivity: (a) => activities.push(a.kind), onUsage: (u) => usage.push(u.tokens) });
+      const lines = fixture('gate', dir).filter((l) => l.trim() !== '');
+      for (const l of lines) observer.take(l);
+      const expected = events('gate', dir).map(toActivity).filter((a) => a !== undefined).map((a) => a!.kind);
+      expect(activities).toEqual(expected);
+      expect(usage.length).toBeGreaterThan(0);
+      expect(new Set(usage).size).toBe(usage.length); // never the same figure twice
+      expect(usage.at(-1)).toBe(observer.reader.summary.tokens);
+      // A repeated message_end with unchanged figures reports nothing more.
+      const end = lines.filter((l) => l.includes('"message_end"')).at(-1)!;
+      observer.take(end);
+      expect(usage.at(-1)).toBe(observer.reader.summary.tokens);
+    });
+  }
 });
