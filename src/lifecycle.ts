@@ -10,6 +10,8 @@
 //   rung 3  forcing — any second request: every child ends at once (SIGKILL to their process groups) while the run's
 //           cleanup still runs; a hard exit 130 after a grace backs it up should that cleanup hang
 //
+// With nothing attached (a command still preparing, a printing command), any request ends the process at once.
+//
 // No React here: the TUI and the headless front end both use it.
 
 export type Rung = 0 | 1 | 2 | 3;
@@ -85,6 +87,13 @@ export class Lifecycle {
   }
 
   private climb(to: Rung): void {
+    if (!this.target) {
+      // Nothing runs or waits yet (a command still preparing, a probe, a print): nothing to wind down, so the
+      // interrupt means what it means to any command line program — stop now, children first.
+      this.opts.killAllChildrenSync();
+      (this.opts.exit ?? process.exit)(130);
+      return;
+    }
     if (to <= this.rungValue && to !== 3) return;
     const from = this.rungValue;
     this.rungValue = to;

@@ -82,6 +82,16 @@ describe('lifecycle: the interrupt ladder', () => {
     expect(kills()).toBe(1);
   });
 
+  it('with nothing attached (a command still preparing), the first request ends the process at once, children first', () => {
+    const { lifecycle, exits, kills } = rig({ forceGraceMs: 60_000 });
+    lifecycle.interrupt();
+    expect(kills()).toBe(1);
+    expect(exits).toEqual([130]);
+    const other = rig({ forceGraceMs: 60_000 });
+    other.lifecycle.quit();
+    expect(other.exits).toEqual([130]);
+  });
+
   it('a new target starts the ladder again; a detached one is no longer reached', () => {
     const { lifecycle, log, target } = rig({ forceGraceMs: 60_000 });
     const detach = lifecycle.attach(target);
