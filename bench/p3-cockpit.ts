@@ -111,7 +111,7 @@ function event(type: RunEvent['type'], payload: Record<string, unknown>): RunEve
 }
 
 function startRun(store: BonStore): void {
-  const arms = Array.from({ length: ARMS }, (_, i) => ({ name: `arm_${i + 1}`, kind: 'agent', attempts: 1 }));
+  const arms = Array.from({ length: ARMS }, (_, i) => ({ name: `arm_${i + 1}`, kind: 'agent', attempts: 1, arm: i + 1 }));
   const apply = (e: RunEvent) => store.getState().apply(e);
   apply(event('run_started', { adwName: 'adw_bon', cwd: '/bench/payload', phases: [{ name: 'check', kind: 'code', attempts: 1 }, { name: 'prime', kind: 'agent', attempts: 1 }, ...arms, { name: 'harvest', kind: 'code', attempts: 1 }] }));
   apply(event('phase_started', { phase: 'check', kind: 'code' }));
