@@ -7,8 +7,7 @@ import fs from 'node:fs';
 import { envelopeCard, loadEnvelopes } from '../src/envelopeCatalog.js';
 import { HarnessError, InfrastructureError, errorMessage, oneLine, type FailureKind } from '../src/errors.js';
 import type { ArmRank } from '../src/events.js';
-import { correctionDetail, motif, type GateReport } from '../src/gates.js';
-import { runGateList } from '../src/gateList.js';
+import type { GateListVerdict } from '../src/gateList.js';
 import type { TurnOptions } from '../src/harness/types.js';
 import { checkBon } from '../src/bon/check.js';
 import type { BonSession } from '../src/bon/session.js';
@@ -107,7 +106,8 @@ function primePhase(session: BonSession): Phase {
   };
 }
 
-function runGates(session: BonSession, run: Run, phase: string, changed: string[], signal: AbortSignal): Promise<GateReport[]> {
+async function runGates(session: BonSession, run: Run, phase: string, changed: string[], signal: AbortSignal): Promise<GateListVerdict> {
+  const { runGateList } = await import('../src/gateList.js');
   return runGateList({ run, phase, cwd: session.opts.cwd, changedFiles: changed, commands: session.opts.payloadCommands, signal, env: session.opts.gateEnv });
 }
 
@@ -162,10 +162,10 @@ export function armPhase(session: BonSession, arm: number): Phase {
           }
           if (envelope && envelope.status !== 'success') failure = `the arm reports a failure: ${JSON.stringify(envelope.summary)}`;
           if (envelope && !failure) {
-            const reports = await runGates(session, run, name, envelope.changed_files, signal);
-            failure = motif(reports) || undefined;
+            const verdict = await runGates(session, run, name, envelope.changed_files, signal);
+            failure = verdict.motif;
             failureKind = 'gate';
-            detail = correctionDetail(reports);
+            detail = verdict.detail;
           }
         } catch (error) {
           if (!(error instanceof HarnessError)) throw error;

@@ -4,8 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { agentPhase } from '../src/agentPhase.js';
-import { correctionDetail, motif, type GateCommand, type GateReport } from '../src/gates.js';
-import { runGateList } from '../src/gateList.js';
+import type { GateCommand, GateReport } from '../src/gates.js';
 import { isWorkTree, treeState, type TreeState } from '../src/git.js';
 import type { Harness, Limits } from '../src/harness/types.js';
 import type { WorkspacePaths } from '../src/paths.js';
@@ -114,7 +113,8 @@ function gatesPhase(opts: BuildAdwOptions): Phase {
       if (envelope.status !== 'success') {
         throw new PhaseFailure(`the builder reports a failure: ${JSON.stringify(envelope.summary ?? '')}`);
       }
-      const reports = await runGateList({
+      const { runGateList } = await import('../src/gateList.js');
+      const { reports, motif: why, detail } = await runGateList({
         run,
         phase: 'gates',
         cwd: opts.cwd,
@@ -125,8 +125,7 @@ function gatesPhase(opts: BuildAdwOptions): Phase {
       });
       // An interrupted gate list proves nothing, even when every gate that ran was green.
       if (ctx.signal.aborted) throw new PhaseFailure('interrupted by the user', undefined, 'interrupted');
-      const why = motif(reports);
-      if (why) throw new PhaseFailure(why, correctionDetail(reports), 'gate');
+      if (why) throw new PhaseFailure(why, detail, 'gate');
       return reports;
     },
   };

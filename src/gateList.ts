@@ -1,7 +1,8 @@
 // The payload gates of one change, as a build and a best-of-N arm both judge it: the changed files must exist,
 // then every gate command runs (even after a red one: the screen shows each verdict) until the run is interrupted.
-// Each verdict is an event the moment it is known.
-import { changedFilesExist, commandGate, type GateCommand, type GateReport } from './gates.js';
+// Each verdict is an event the moment it is known. Loaded by the gate phases when they run, not at start-up: the
+// gates measure motifs by display width, and string-width costs tens of milliseconds to load.
+import { changedFilesExist, commandGate, correctionDetail, motif, type GateCommand, type GateReport } from './gates.js';
 import type { Run } from './runner.js';
 
 export interface GateListOptions {
@@ -15,7 +16,15 @@ export interface GateListOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-export async function runGateList(opts: GateListOptions): Promise<GateReport[]> {
+export interface GateListVerdict {
+  reports: GateReport[];
+  /** The one-line motif of the red gates; undefined when all are green. */
+  motif: string | undefined;
+  /** What goes back to the agent: the red gates' output. */
+  detail: string;
+}
+
+export async function runGateList(opts: GateListOptions): Promise<GateListVerdict> {
   const { run, phase } = opts;
   const record = (report: GateReport): GateReport => {
     run.emit({ type: 'gate_result', adwId: run.adwId, ts: Date.now(), phase, gate: report.gate, ok: report.ok, motif: report.motif, seconds: report.seconds });
@@ -26,5 +35,5 @@ export async function runGateList(opts: GateListOptions): Promise<GateReport[]> 
     if (opts.signal.aborted) break;
     reports.push(record(await commandGate(cmd, { signal: opts.signal, runTag: run.adwId, env: opts.env })({ changed_files: opts.changedFiles })));
   }
-  return reports;
+  return { reports, motif: motif(reports) || undefined, detail: correctionDetail(reports) };
 }
