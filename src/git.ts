@@ -48,9 +48,41 @@ function isFolder(dir: string): boolean {
   }
 }
 
+/**
+ * The factory's own git never runs a program the repository names. An agent's bash can write `.git/hooks/*` or
+ * `.git/config`; the factory's checkout, reset, add and commit would then run them with the user's whole
+ * environment. So every git call disables hooks and each configuration that starts a program: the fsmonitor, the
+ * pager, the editor, credential/ssh/askpass helpers, external diff, commit signing.
+ */
+export const SAFE_GIT_CONFIG: readonly string[] = [
+  'core.hooksPath=/dev/null',
+  'core.fsmonitor=false',
+  'core.pager=cat',
+  'core.editor=true',
+  'sequence.editor=true',
+  'core.askPass=',
+  'core.sshCommand=false',
+  'credential.helper=',
+  'diff.external=',
+  'commit.gpgSign=false',
+  'tag.gpgSign=false',
+].flatMap((setting) => ['-c', setting]);
+
 function gitEnv(opts: GitRawOptions): NodeJS.ProcessEnv {
-  // No prompt (a hung credential helper), no optional lock (a status must not fight the user's own git).
-  return { ...(opts.env ?? process.env), GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C', ...opts.extraEnv };
+  // No prompt (a hung credential helper), no optional lock (a status must not fight the user's own git), and no
+  // program named by the environment either (the same list as SAFE_GIT_CONFIG, for what env can override).
+  const env: NodeJS.ProcessEnv = {
+    ...(opts.env ?? process.env),
+    GIT_TERMINAL_PROMPT: '0',
+    GIT_OPTIONAL_LOCKS: '0',
+    LC_ALL: 'C',
+    GIT_PAGER: 'cat',
+    GIT_EDITOR: 'true',
+    GIT_SEQUENCE_EDITOR: 'true',
+    ...opts.extraEnv,
+  };
+  for (const name of ['GIT_EXTERNAL_DIFF', 'GIT_ASKPASS', 'SSH_ASKPASS', 'GIT_SSH', 'GIT_SSH_COMMAND']) delete env[name];
+  return env;
 }
 
 /**
@@ -60,7 +92,7 @@ function gitEnv(opts: GitRawOptions): NodeJS.ProcessEnv {
 export async function gitRaw(cwd: string, args: string[], opts: GitRawOptions = {}): Promise<GitRawOutput> {
   // A missing cwd would make spawn fail with ENOENT, which reads as "git is not installed".
   if (!isFolder(cwd)) throw new GitError(`not a folder: ${cwd}`);
-  const out = await runToEnd('git', args, {
+  const out = await runToEnd('git', [...SAFE_GIT_CONFIG, ...args], {
     cwd,
     env: gitEnv(opts),
     runTag: opts.runTag,

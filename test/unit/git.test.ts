@@ -1,9 +1,10 @@
 // Git helpers on real temp repositories (the real git, no stand-in).
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { changedFiles, GitError, isWorkTree, parseStatusV2, topLevel, treeState } from '../../src/git.js';
+import { changedFiles, GitError, gitRaw, isWorkTree, parseStatusV2, topLevel, treeState } from '../../src/git.js';
 import { prefetchWorkspaceRoot, resolveWorkspaceRoot } from '../../src/paths.js';
 import { processesTagged } from '../helpers/factory.js';
 import { git, makeTempRepo, type TempRepo } from '../helpers/repo.js';
@@ -168,5 +169,35 @@ describe('resolveWorkspaceRoot and its prefetch', () => {
     // Were either answer kept, these would still say "not a repo".
     expect(await resolveWorkspaceRoot(sub)).toBe(dir);
     expect(await resolveWorkspaceRoot(dir)).toBe(dir);
+  });
+});
+
+describe('the factory\'s git runs no program the repository names', () => {
+  it('hooks and the fsmonitor an agent could plant in .git never run under the factory\'s git; plain git does run them', async () => {
+    const r = repo();
+    const marks = tempDir();
+    // What a hostile arm could write with bash: a post-checkout hook and an fsmonitor hook, each leaving a mark.
+    const hook = (name: string) => {
+      const file = path.join(r.dir, '.git', 'hooks', name);
+      fs.writeFileSync(file, `#!/bin/sh\necho ran >> ${JSON.stringify(path.join(marks, name))}\n`, { mode: 0o755 });
+      return file;
+    };
+    hook('post-checkout');
+    hook('pre-commit');
+    const monitor = hook('fsmonitor-watchman');
+    git(r.dir, 'config', 'core.fsmonitor', monitor);
+    git(r.dir, 'config', 'core.pager', `sh -c 'echo ran >> ${path.join(marks, 'pager')}; cat'`);
+    fs.writeFileSync(path.join(r.dir, 'src/a.js'), 'changed\n');
+
+    await treeState(r.dir);
+    expect((await gitRaw(r.dir, ['checkout', '--', '.'])).code).toBe(0);
+    expect((await gitRaw(r.dir, ['log', '-1', '--oneline'])).code).toBe(0);
+    expect((await gitRaw(r.dir, ['commit', '-q', '--allow-empty', '-m', 'factory'])).code).toBe(0);
+    expect(fs.readdirSync(marks)).toEqual([]);
+
+    // The control: the same repository under plain git runs them (so the test above can fail).
+    spawnSync('git', ['checkout', '--', '.'], { cwd: r.dir });
+    spawnSync('git', ['commit', '-q', '--allow-empty', '-m', 'user'], { cwd: r.dir, env: { ...process.env, GIT_AUTHOR_NAME: 'u', GIT_AUTHOR_EMAIL: 'u@x', GIT_COMMITTER_NAME: 'u', GIT_COMMITTER_EMAIL: 'u@x' } });
+    expect(fs.readdirSync(marks).sort()).toEqual(expect.arrayContaining(['post-checkout', 'pre-commit']));
   });
 });
