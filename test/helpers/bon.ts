@@ -103,21 +103,4 @@ export function armRefs(dir: string, adwId: string): string[] {
   return git(dir, 'for-each-ref', '--format=%(refname)', `refs/factory/${adwId}/`).split('\n').filter(Boolean);
 }
 
-export async function until(what: string, test: () => boolean, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!test()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
-/** Whether a pid is alive (signal 0). */
-/** Whether a process still runs: a zombie (killed, waiting for its reaper to collect it) counts as dead. */
-export function alive(pid: number): boolean {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
-}
+export { alive, until } from './processes.js';

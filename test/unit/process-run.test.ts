@@ -1,27 +1,13 @@
 // The run-to-end helper on real processes: what ends a program early (timeout, cancel, output limit) ends its
 // whole process group through the supervisor's ladder, a program deaf to SIGTERM is killed after the grace, and
 // nothing it started is left behind.
-import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { runToEnd } from '../../src/process/run.js';
+import { alive, until } from '../helpers/processes.js';
 import { killAllChildren, liveChildren } from '../../src/process/supervisor.js';
 
-function alive(pid: number): boolean {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return !/^\d+ \(.*\) Z/.test(stat); // a zombie is dead, only not yet reaped
-  } catch {
-    return false;
-  }
-}
-
-async function waitFor(check: () => boolean, ms = 5000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+/** Polls until `check()` holds (5 s at most). */
+const waitFor = (check: () => boolean, ms = 5000) => until('the condition', check, ms);
 
 /** A shell that starts a `sleep` in its group, prints the sleep's pid, then waits (on it, or forever). */
 const WITH_GRANDCHILD = 'sleep 600 & echo $!; wait';

@@ -1,25 +1,11 @@
 // The kill ladder on real processes: a leader that ignores SIGTERM and a grandchild in a process group of its
 // own (as pi's bash tool starts commands) must both be gone after kill().
-import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { descendants, liveChildren, spawnSupervised } from '../../src/process/supervisor.js';
+import { alive, until } from '../helpers/processes.js';
 
-function alive(pid: number): boolean {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return !/^\d+ \(.*\) Z/.test(stat); // a zombie is dead, only not yet reaped
-  } catch {
-    return false;
-  }
-}
-
-async function waitFor(check: () => boolean, ms = 5000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+/** Polls until `check()` holds (5 s at most). */
+const waitFor = (check: () => boolean, ms = 5000) => until('the condition', check, ms);
 
 describe('spawnSupervised', () => {
   it('ends a stubborn leader and a grandchild that left its process group', async () => {
