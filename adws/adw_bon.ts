@@ -4,14 +4,16 @@
 // stops the batch; a failed clone does. The tree is harvested and reset after every arm, whatever happened to it.
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
+import path from 'node:path';
 import { envelopeCard, loadEnvelopes } from '../src/envelopeCatalog.js';
 import { HarnessError, InfrastructureError, errorMessage, oneLine, type FailureKind } from '../src/errors.js';
 import type { ArmRank } from '../src/events.js';
 import type { GateListVerdict } from '../src/gateList.js';
 import type { TurnOptions } from '../src/harness/types.js';
 import { checkBon } from '../src/bon/check.js';
+import { gitDirMotif, restoreGitDir, snapshotGitDir } from '../src/bon/gitGuard.js';
 import type { BonSession } from '../src/bon/session.js';
-import { armPatchFile, harvestPatch, keepArmRef, resetTree } from '../src/bon/patch.js';
+import { armPatchFile, harvestPatch, keepArmRef, readSealed, resetTree } from '../src/bon/patch.js';
 import { applyCommand, harvestFile, harvestJson, rankArms, winnerOf } from '../src/bon/rank.js';
 import { PhaseFailure, type Phase, type Run } from '../src/runner.js';
 import { treeState } from '../src/git.js';
@@ -58,6 +60,7 @@ function checkPhase(session: BonSession): Phase {
         adwId: run.adwId,
         git: { env: session.opts.gateEnv, runTag: run.adwId },
       });
+      session.gitSnapshot = await snapshotGitDir(session.check.root, { env: session.opts.gateEnv, runTag: run.adwId });
       return session.check;
     },
   };
@@ -86,6 +89,9 @@ function primePhase(session: BonSession): Phase {
       }
       run.charge('prime', result.tokens, result.cost);
       session.primer = { tokens: result.tokens, cost: result.cost, sessionId };
+      // A job the primer left running would write into arm 1's tree: it ends with the primer's turn.
+      const trespassed = trespass(await endTurn(session, run));
+      if (trespassed) throw new InfrastructureError(`the primer ${trespassed}`);
       // The primer reads only: anything it wrote would land in arm 1's patch and in no other arm's.
       const after = await treeState(session.opts.cwd, { env: session.opts.gateEnv, runTag: run.adwId });
       const touched = [...after.dirty, ...after.untracked.filter((p) => !p.startsWith('specs/') && !p.startsWith('adws/adw_data/'))];
@@ -111,6 +117,51 @@ async function runGates(session: BonSession, run: Run, phase: string, changed: s
   return runGateList({ run, phase, cwd: session.opts.cwd, changedFiles: changed, commands: session.opts.payloadCommands, signal, env: session.opts.gateEnv });
 }
 
+/**
+ * The end of an agent's turn, before any gate, test runner or git of ours reads the repository: the processes
+ * its tools left running are ended, and what it changed under `.git` is undone (./gitGuard.ts).
+ */
+interface TurnEnd {
+  strays: number[];
+  /** What it changed under .git, undone. */
+  gitChanges: string[];
+  /** Earlier arms' patches it rewrote, put back. */
+  patchChanges: string[];
+}
+
+async function endTurn(session: BonSession, run: Run): Promise<TurnEnd> {
+  const strays = (await session.rpc?.endToolProcesses().catch(() => [])) ?? [];
+  const snapshot = session.gitSnapshot;
+  const gitChanges = snapshot ? await restoreGitDir(session.check!.root, snapshot, { env: session.opts.gateEnv, runTag: run.adwId }) : [];
+  return { strays, gitChanges, patchChanges: restoreSealed(session) };
+}
+
+/** Why a turn that reached past its own work is red (one line), or undefined. */
+function trespass(end: TurnEnd): string | undefined {
+  const parts: string[] = [];
+  if (end.gitChanges.length > 0) parts.push(gitDirMotif(end.gitChanges));
+  if (end.patchChanges.length > 0) parts.push(`it rewrote earlier arms' sealed patches (${end.patchChanges.join(', ')}): an agent may not; put back`);
+  return parts.length > 0 ? parts.join('; ') : undefined;
+}
+
+/** The earlier arms' patches this turn rewrote or removed, each put back from its sealed bytes. */
+function restoreSealed(session: BonSession): string[] {
+  const changed: string[] = [];
+  for (const { file, bytes } of session.sealed.values()) {
+    let now: Buffer | undefined;
+    try {
+      now = fs.readFileSync(file);
+    } catch {
+      now = undefined;
+    }
+    if (now?.equals(bytes)) continue;
+    changed.push(path.basename(file));
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, bytes);
+  }
+  return changed;
+}
+
 export function armPhase(session: BonSession, arm: number): Phase {
   const name = `arm_${arm}`;
   return {
@@ -129,6 +180,7 @@ export function armPhase(session: BonSession, arm: number): Phase {
       let failure: string | undefined;
       let failureKind: FailureKind = 'verdict';
       let detail: string | undefined;
+      let ended: TurnEnd | undefined;
       try {
         const rpc = await session.ensureRpc();
         if (rpc.sessionId !== session.primer.sessionId) {
@@ -149,6 +201,7 @@ export function armPhase(session: BonSession, arm: number): Phase {
         const envelopes = loadEnvelopes();
         try {
           const result = await rpc.prompt(`${armAsk(check.spec)}\n\n${card.contract}`, turnOptions(session, name, signal, model));
+          ended = await endTurn(session, run);
           run.charge(name, result.tokens, result.cost);
           rank.tokens = result.tokens;
           rank.cost = result.cost;
@@ -161,6 +214,8 @@ export function armPhase(session: BonSession, arm: number): Phase {
             failure = `envelope refused: ${error.message}`;
           }
           if (envelope && envelope.status !== 'success') failure = `the arm reports a failure: ${JSON.stringify(envelope.summary)}`;
+          // An arm that reached into .git is red whatever its gates would say; its gates never run on it.
+          failure = trespass(ended) ?? failure;
           if (envelope && !failure) {
             const verdict = await runGates(session, run, name, envelope.changed_files, signal);
             failure = verdict.motif;
@@ -183,7 +238,11 @@ export function armPhase(session: BonSession, arm: number): Phase {
         failure = `crashed: ${errorMessage(error)}`;
         failureKind = 'crashed';
       } finally {
-        // Always: the arm's work becomes a patch and the tree goes back to the primer's HEAD for the next arm.
+        // Always: what the arm started ends with it (a background job would write into the next arm's patch),
+        // then the arm's work becomes a patch and the tree goes back to the primer's HEAD for the next arm.
+        const late = await endTurn(session, run).catch((): TurnEnd => ({ strays: [], gitChanges: [], patchChanges: [] }));
+        if (!ended) failure = trespass(late) ?? failure;
+        const strays = [...(ended?.strays ?? []), ...late.strays];
         const git = { env: session.opts.gateEnv, runTag: run.adwId };
         let harvest;
         try {
@@ -198,8 +257,10 @@ export function armPhase(session: BonSession, arm: number): Phase {
         }
         rank.patchFile = harvest.patchFile;
         rank.patchBytes = harvest.bytes;
+        rank.patchSha256 = harvest.sha256;
+        session.sealed.set(arm, { file: harvest.patchFile, bytes: fs.readFileSync(harvest.patchFile) });
         rank.seconds = (performance.now() - started) / 1000;
-        run.emit({ type: 'arm_patch', adwId: run.adwId, ts: Date.now(), phase: name, arm, patchFile: harvest.patchFile, bytes: harvest.bytes, files: harvest.files });
+        run.emit({ type: 'arm_patch', adwId: run.adwId, ts: Date.now(), phase: name, arm, patchFile: harvest.patchFile, bytes: harvest.bytes, sha256: harvest.sha256, files: harvest.files, ...(strays.length > 0 ? { strays: strays.length } : {}) });
       }
       if (failure) {
         rank.motif = oneLine(failure);
@@ -220,6 +281,15 @@ function harvestPhase(session: BonSession): Phase {
       await session.close();
       const check = session.check!;
       const arms = [...session.arms.values()];
+      // A patch whose bytes changed after its harvest (a later arm wrote it) was never judged: it cannot win.
+      for (const arm of arms) {
+        if (!arm.green || !arm.patchFile || !arm.patchSha256) continue;
+        const sealed = readSealed(arm.patchFile, arm.patchSha256, path.basename(arm.patchFile));
+        if ('motif' in sealed) {
+          arm.green = false;
+          arm.motif = sealed.motif.replace(/^patch refused: /, '');
+        }
+      }
       const ranked = rankArms(arms);
       const winner = winnerOf(ranked);
       const json = harvestJson({ adwId: run.adwId, arms, primer: session.primer, spec: check.spec, head: check.head, cwd: session.opts.cwd, now: Date.now() });
@@ -230,7 +300,7 @@ function harvestPhase(session: BonSession): Phase {
         if (arm.arm === winner?.arm || !arm.patchFile || arm.patchBytes === 0) continue;
         await keepArmRef(session.opts.cwd, run.adwId, arm.arm, arm.patchFile, { git: { env: session.opts.gateEnv, runTag: run.adwId } });
       }
-      const command = winner?.patchFile ? applyCommand(winner.patchFile, session.opts.cwd, session.opts.invokedIn) : undefined;
+      const command = winner?.patchFile ? applyCommand(run.adwId) : undefined;
       run.emit({ type: 'harvest', adwId: run.adwId, ts: Date.now(), ranking: ranked, winner: winner?.arm, primer: session.primer, harvestFile: file, applyCommand: command });
       if (!winner) throw new PhaseFailure(`no green arm — see ${file}`);
       return json;

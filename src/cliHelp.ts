@@ -11,6 +11,8 @@ export const HELP = `
     $ factory build <spec.md>      implement a spec, judged by the roster's payload gates (check → build → gates)
     $ factory bon <spec.md>        best-of-N by clone: one primer, N arms judged by the gates, ranked
                                    [--arms 3] [--models a,b,c] [--apply]
+    $ factory apply <adw_id> [arm] apply a bon run's sealed patch (the winner's, or the arm named) after its
+                                   paths, modes and gates are checked again on the current HEAD
     $ factory doctor [<id>…]       zero-token preflight of the workstation and the pi node
                                    [--quick] [--strict] [--json]
     $ factory doctor --layer node|station --into <repo>   install the factory's pi layer into another repo

@@ -16,7 +16,7 @@ export type Prepared =
   | { kind: 'print'; stdout: string; exit: number };
 
 /** The commands that open a workspace from `--cwd` (or the current folder) as their first step. */
-const WORKSPACE_COMMANDS = new Set(['prompt', 'build', 'bon', 'resume', 'runs', 'show']);
+const WORKSPACE_COMMANDS = new Set(['prompt', 'build', 'bon', 'apply', 'resume', 'runs', 'show']);
 
 // Each command's modules are imported when it runs: start-up pays only for the command at hand.
 export async function prepareCommand(command: string | undefined, args: string[], flags: CommandFlags, interactive = false): Promise<Prepared> {
@@ -45,6 +45,12 @@ export async function prepareCommand(command: string | undefined, args: string[]
       const { bonArgs, prepareBonRun } = await import('./commands/bon.js');
       const input = bonArgs(args[0], flags);
       return { kind: 'run', prepared: await prepareBonRun(await openWorkspace(flags), input, flags) };
+    }
+    case 'apply': {
+      const { applyArgs, applyOutput } = await import('./commands/apply.js');
+      const input = applyArgs(args);
+      const done = await applyOutput(await openWorkspace(flags), input, flags.json);
+      return { kind: 'print', stdout: done.stdout, exit: done.exit };
     }
     case 'resume': {
       if (args.length !== 1) throw new UsageError('usage: factory resume <adw_id>');

@@ -39,6 +39,8 @@ export interface ArmRank {
   seconds: number;
   patchFile?: string;
   patchBytes: number;
+  /** The patch's seal (sha256 of its bytes at harvest). */
+  patchSha256?: string;
 }
 
 interface Base {
@@ -64,7 +66,7 @@ export type RunEvent =
   /** A phase added while the run goes (best-of-N: one more arm cloned from the primer), placed before `before`. */
   | (Base & { type: 'phase_planned'; phase: PhasePlan; before?: string })
   /** Best-of-N: an arm's patch, harvested from the work tree (then reset) whatever the arm's verdict. */
-  | (Base & { type: 'arm_patch'; phase: string; arm: number; patchFile: string; bytes: number; files: string[] })
+  | (Base & { type: 'arm_patch'; phase: string; arm: number; patchFile: string; bytes: number; sha256?: string; files: string[]; strays?: number })
   /** Best-of-N: the ranking (green first, then cheapest, then fastest), the primer paid once, the proposal. */
   | (Base & { type: 'harvest'; ranking: ArmRank[]; winner?: number; primer: { tokens: number; cost: number; sessionId?: string }; harvestFile: string; applyCommand?: string })
   | (Base & { type: 'run_finished'; exit: number; seconds: number; tokens: number; cost: number; failedPhase?: string; interrupted?: boolean })

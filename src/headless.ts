@@ -31,7 +31,10 @@ export function createLogFormatter(): (event: RunEvent) => string | undefined {
       case 'phase_planned':
         return `${tag} ${event.phase.name} added (${event.phase.kind})`;
       case 'arm_patch':
-        return `${tag} ${event.phase}: patch ${event.bytes} bytes, ${event.files.length} file(s) — ${event.patchFile}`;
+        return (
+          `${tag} ${event.phase}: patch ${event.bytes} bytes, ${event.files.length} file(s) — ${event.patchFile}` +
+          (event.strays ? `\n${tag} ${event.phase}: ended ${event.strays} process(es) its tools left running` : '')
+        );
       case 'harvest':
         return harvestLines(tag, event).join('\n');
       case 'phase_failed':

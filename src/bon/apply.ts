@@ -1,14 +1,19 @@
 // Applying an arm's patch to the user's tree, verified. A patch is agent output: it is read as hostile until
-// proven otherwise. Its paths are checked before git sees it (no `..`, no absolute path, nothing in `.git/`, no
-// write through a symlink, no symlink created), `git apply --check` must accept it, and the gates must be green
-// on the current HEAD with the patch applied in a scratch worktree (which shares the user's installed packages
-// but writes nothing into the user's tree: ./scratchDependencies.ts). Only then `git apply --index` in the tree.
+// proven otherwise. Its bytes must be the ones sealed at harvest (sha256), and from then on only a private copy
+// is used, so nothing can swap the file between the checks and the apply. Its paths are checked by our reading
+// and by git's (no `..`, no absolute path, nothing in `.git/`, no write through a symlink, no symlink or
+// submodule in any mode spelling), `git apply --check` must accept it, and the gates must be green on the
+// current HEAD with the patch applied in a scratch worktree (which shares the user's installed packages but
+// writes nothing into the user's tree: ./scratchDependencies.ts), where git's own index says what it did.
+// Only then `git apply --index` in the tree.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { oneLine } from '../errors.js';
 import { topLevel, type GitOptions } from '../git.js';
 import { commandGate, motif as gatesMotif, type GateCommand, type GateReport } from '../gates.js';
+import { readSealed } from './patch.js';
+import { appliedSpecialEntry, gitPatchFacts } from './patchGit.js';
 import { parsePatchHeaders, type PatchPath } from './patchText.js';
 import { dependencyFolders, provideDependencies, type ScratchDependencies } from './scratchDependencies.js';
 import { gitx, gitxOk, gitxText, gitMotif } from './gitx.js';
@@ -47,33 +52,48 @@ function symlinkOnTheWay(root: string, rel: string): string | undefined {
 
 export interface VerifyOptions {
   git?: GitOptions;
+  /** The seal recorded at harvest: bytes that hash otherwise are refused. */
+  sha256?: string;
+  /** How the patch is named in motifs (when `patchFile` is a private copy). */
+  label?: string;
+}
+
+/** Why a path is refused in the tree at `root` (ours then the symlink check), or undefined. */
+function refusalInTree(root: string, p: PatchPath): string | undefined {
+  const refused = pathRefusal(p);
+  if (refused) return `patch refused: ${refused}`;
+  const link = symlinkOnTheWay(root, p.path);
+  if (link === undefined) return undefined;
+  const how = link === p.path ? 'is a symlink in the tree' : `goes through the symlink ${link}`;
+  return `patch refused: ${JSON.stringify(p.path)} ${how}`;
 }
 
 /**
- * Refuses a patch whose paths are unsafe (one line naming the first bad path), then asks
- * `git apply --check --index` at the work tree's root. Never changes the tree or the index.
+ * Refuses a patch whose bytes are not the sealed ones or whose paths or modes are unsafe (one line naming the
+ * first bad one, by our reading of the headers, then by git's), then asks `git apply --check --index` at the
+ * work tree's root. Never changes the tree or the index.
  */
 export async function verifyPatch(cwd: string, patchFile: string, opts: VerifyOptions = {}): Promise<PatchVerdict> {
-  let text: string;
-  try {
-    text = fs.readFileSync(patchFile, 'utf8');
-  } catch {
-    return { ok: false, motif: `patch refused: ${patchFile} cannot be read` };
-  }
-  if (text.trim() === '') return { ok: false, motif: `patch refused: ${patchFile} is empty (the arm changed nothing)` };
+  const label = opts.label ?? patchFile;
+  const sealed = readSealed(patchFile, opts.sha256, label);
+  if ('motif' in sealed) return { ok: false, motif: sealed.motif };
+  const text = sealed.bytes.toString('utf8');
+  if (text.trim() === '') return { ok: false, motif: `patch refused: ${label} is empty (the arm changed nothing)` };
   const headers = parsePatchHeaders(text);
-  if (headers.paths.length === 0) return { ok: false, motif: `patch refused: ${patchFile} has no file header (not a patch)` };
+  if (headers.paths.length === 0) return { ok: false, motif: `patch refused: ${label} has no file header (not a patch)` };
   const root = await topLevel(cwd, opts.git);
   for (const p of headers.paths) {
-    const refused = pathRefusal(p);
-    if (refused) return { ok: false, motif: `patch refused: ${refused}` };
-    const link = symlinkOnTheWay(root, p.path);
-    if (link !== undefined) {
-      const how = link === p.path ? 'is a symlink in the tree' : `goes through the symlink ${link}`;
-      return { ok: false, motif: `patch refused: ${JSON.stringify(p.path)} ${how}` };
-    }
+    const refused = refusalInTree(root, p);
+    if (refused) return { ok: false, motif: refused };
   }
-  if (headers.symlinkCreated) return { ok: false, motif: `patch refused: it makes ${JSON.stringify(headers.symlinkCreated)} a symlink` };
+  if (headers.symlinkCreated) return { ok: false, motif: `patch refused: it makes ${JSON.stringify(headers.symlinkCreated)} a symlink or submodule (${oneLine(headers.specialMode ?? '', 80)})` };
+  const facts = await gitPatchFacts(root, path.resolve(patchFile), opts.git);
+  if ('motif' in facts) return { ok: false, motif: oneLine(`patch refused: ${facts.motif}`) };
+  for (const name of facts.paths) {
+    const refused = refusalInTree(root, { raw: name, path: name, source: 'git apply --numstat' });
+    if (refused) return { ok: false, motif: refused };
+  }
+  if (facts.specialMode) return { ok: false, motif: oneLine(`patch refused: git reads a symlink or submodule in it (${facts.specialMode})`) };
   const check = await gitx(root, ['apply', '--check', '--index', '--', path.resolve(patchFile)], opts.git);
   if (check.code !== 0) return { ok: false, motif: oneLine(`patch does not apply: ${gitMotif(check)}`) };
   return { ok: true, paths: [...new Set(headers.paths.map((p) => p.path))] };
@@ -82,6 +102,8 @@ export async function verifyPatch(cwd: string, patchFile: string, opts: VerifyOp
 export interface ApplyOptions {
   cwd: string;
   patchFile: string;
+  /** The seal recorded at harvest; every way to apply passes it. */
+  sha256?: string;
   /** The payload's gate commands; a relative `cwd` is taken from `cwd`. Run in the scratch worktree. */
   gates: GateCommand[];
   /** The gates' environment; defaults to the cockpit's. */
@@ -118,12 +140,24 @@ const NO_HOOKS = ['-c', 'core.hooksPath=/dev/null'];
  * applies it with `--index` in the real tree only when every gate is green and HEAD has not moved meanwhile.
  */
 export async function applyVerified(opts: ApplyOptions): Promise<ApplyResult> {
-  const verdict = await verifyPatch(opts.cwd, opts.patchFile, { git: opts.git });
+  const sealed = readSealed(opts.patchFile, opts.sha256);
+  if ('motif' in sealed) return { applied: false, motif: sealed.motif, gates: [] };
+  // From here on, only a private copy of the sealed bytes (mode 0600, in a folder of our own) is read.
+  const scratch = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'factory-apply-')));
+  const patch = path.join(scratch, 'sealed.patch');
+  fs.writeFileSync(patch, sealed.bytes, { mode: 0o600 });
+  try {
+    return await applyCopy(opts, patch, scratch);
+  } finally {
+    fs.rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+async function applyCopy(opts: ApplyOptions, patch: string, scratch: string): Promise<ApplyResult> {
+  const verdict = await verifyPatch(opts.cwd, patch, { git: opts.git, label: opts.patchFile });
   if (!verdict.ok) return { applied: false, motif: verdict.motif, gates: [] };
   const root = await topLevel(opts.cwd, opts.git);
-  const patch = path.resolve(opts.patchFile);
   const head = await gitxText(root, ['rev-parse', '--verify', 'HEAD^{commit}'], opts.git);
-  const scratch = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'factory-apply-')));
   const worktree = path.join(scratch, 'tree');
   let dependencies: ScratchDependencies | undefined;
   const reports: GateReport[] = [];
@@ -134,6 +168,9 @@ export async function applyVerified(opts: ApplyOptions): Promise<ApplyResult> {
     added = true;
     const inScratch = await gitx(worktree, ['apply', '--index', '--', patch], opts.git);
     if (inScratch.code !== 0) return { applied: false, motif: oneLine(`patch does not apply on HEAD: ${gitMotif(inScratch)}`), gates: [] };
+    // The last word is git's own index: no gate runs on, and no user tree receives, a symlink or submodule.
+    const special = await appliedSpecialEntry(worktree, opts.git);
+    if (special) return { applied: false, motif: oneLine(`patch refused: ${special}`), gates: [] };
     const mapped = opts.gates.map((g) => ({ gate: g, cwd: mapIntoWorktree(root, worktree, opts.cwd, g.cwd) }));
     // The gates need the user's installed packages, and must write nothing into the user's tree: each
     // node_modules is a scratch folder of links to the user's packages, its caches the scratch tree's own.
@@ -157,7 +194,6 @@ export async function applyVerified(opts: ApplyOptions): Promise<ApplyResult> {
         await gitx(root, ['worktree', 'prune'], opts.git).catch(() => undefined);
       }
     }
-    fs.rmSync(scratch, { recursive: true, force: true });
   }
   if (opts.signal?.aborted) return { applied: false, motif: 'interrupted by the user: the patch was not applied', gates: reports };
   const red = gatesMotif(reports);

@@ -1,6 +1,7 @@
 // An arm's work as a patch: harvested from the work tree, kept as a ref, and the tree put back to HEAD for the
 // next arm. The reset is the dangerous half: it must remove what the arm created and NOTHING the user owns,
 // so `git clean` never gets `-x` (ignored files — `.env`, `node_modules`, `adws/adw_data` — are the user's).
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,6 +12,26 @@ import { gitx, gitxOk, gitxText, gitMotif } from './gitx.js';
 export const SPECS_DIR = 'specs';
 /** The factory's own runtime data: normally git-ignored, excluded here too so a repo that forgot to ignore it does not lose its ledger and patches at the first reset. */
 export const DATA_DIR = 'adws/adw_data';
+
+/** The seal of a patch: the sha256 of its bytes, hex. */
+export function patchDigest(bytes: Buffer | string): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+/** The patch's bytes, or why they are refused (unreadable, or not the sealed ones). */
+export function readSealed(patchFile: string, sha256?: string, label = patchFile): { bytes: Buffer } | { motif: string } {
+  let bytes: Buffer;
+  try {
+    bytes = fs.readFileSync(patchFile);
+  } catch {
+    return { motif: `patch refused: ${label} cannot be read` };
+  }
+  if (sha256 !== undefined) {
+    const found = patchDigest(bytes);
+    if (found !== sha256) return { motif: `patch refused: ${label} changed since it was harvested (sealed sha256 ${sha256.slice(0, 12)}…, now ${found.slice(0, 12)}…)` };
+  }
+  return { bytes };
+}
 
 /** `bon/<adw_id>/arm-<k>.patch`. */
 export function armPatchFile(bonDir: string, arm: number): string {
@@ -26,6 +47,8 @@ export interface HarvestOptions {
 export interface Harvest {
   patchFile: string;
   bytes: number;
+  /** The seal: sha256 of the bytes written, hex. Every way to apply refuses a file that no longer hashes so. */
+  sha256: string;
   /** Repo-relative paths the patch touches (a rename names both). */
   files: string[];
 }
@@ -64,7 +87,7 @@ export async function harvestPatch(cwd: string, patchFile: string, opts: Harvest
     fs.mkdirSync(path.dirname(patchFile), { recursive: true });
     fs.writeFileSync(patchFile, patch);
     const files = names.toString('utf8').split('\0').filter((f) => f !== '');
-    return { patchFile, bytes: patch.length, files };
+    return { patchFile, bytes: patch.length, sha256: patchDigest(patch), files };
   } finally {
     await gitxOk(root, ['reset', '-q'], opts.git);
   }

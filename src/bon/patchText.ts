@@ -13,9 +13,37 @@ export interface PatchPath {
 
 export interface PatchHeaders {
   paths: PatchPath[];
-  /** A path the patch makes a symlink (new file or new mode 120000), if any. */
+  /** A path whose mode line names a symlink or a submodule (in any spelling git parses), if any. */
   symlinkCreated?: string;
+  /** The first such mode line, as written (for the motif). */
+  specialMode?: string;
 }
+
+/** git's mode bits for a symlink and a submodule (gitlink); the type is `mode & 0o170000`. */
+const S_IFMT = 0o170000;
+const S_IFLNK = 0o120000;
+const S_IFGITLINK = 0o160000;
+
+/**
+ * The file type of a mode as git reads it: `strtoul(…, 8)` on leading octal digits, so `120777`, `0120000` and
+ * `1120000` are all symlinks. Only the last six digits can reach the type bits. undefined: not a mode git takes.
+ */
+export function modeType(text: string): number | undefined {
+  const digits = /^[0-7]+/.exec(text.trimStart())?.[0];
+  if (!digits) return undefined;
+  return parseInt(digits.slice(-6), 8) & S_IFMT;
+}
+
+/** Whether a mode (as written) is one an arm may never create or change: a symlink or a submodule. */
+export function isSpecialMode(text: string): boolean {
+  const type = modeType(text);
+  return type === S_IFLNK || type === S_IFGITLINK;
+}
+
+/** The header lines that name paths, in every spelling git's apply.c accepts (`rename old` = `rename from`). */
+const MOVED = /^(rename from|rename to|rename old|rename new|copy from|copy to) (.*)$/;
+/** The header lines that carry a mode; `index <a>..<b> <mode>` sets both modes when present. */
+const MODED = /^(old mode|new mode|deleted file mode|new file mode) (.*)$|^index [0-9a-fA-F]+\.\.[0-9a-fA-F]+ (.*)$/;
 
 const ESCAPES: Record<string, number> = { a: 7, b: 8, t: 9, n: 10, v: 11, f: 12, r: 13, '"': 34, '\\': 92 };
 
@@ -82,10 +110,11 @@ function gitLineNames(rest: string): string[] {
   return rest.split(' ');
 }
 
-/** Every path named by the patch's headers, in order, and whether it creates a symlink. */
+/** Every path named by the patch's headers, in order, and the first mode line naming a symlink or submodule. */
 export function parsePatchHeaders(text: string): PatchHeaders {
   const paths: PatchPath[] = [];
   let symlinkCreated: string | undefined;
+  let specialMode: string | undefined;
   let current: string | undefined;
   let oldLeft = 0;
   let newLeft = 0;
@@ -122,10 +151,14 @@ export function parsePatchHeaders(text: string): PatchHeaders {
       const name = headerName(line.slice(4));
       if (name !== '/dev/null') add(name, line.slice(0, 3), true);
     } else {
-      const moved = /^(rename from|rename to|copy from|copy to) (.*)$/.exec(line);
+      const moved = MOVED.exec(line);
+      const moded = moved ? null : MODED.exec(line);
       if (moved) add(unquote(moved[2]!)?.value ?? moved[2]!, moved[1]!, false);
-      else if (/^(new file mode|new mode) 120000$/.test(line)) symlinkCreated ??= current ?? '(unknown path)';
+      else if (moded && isSpecialMode(moded[2] ?? moded[3]!) && symlinkCreated === undefined) {
+        symlinkCreated = current ?? '(unknown path)';
+        specialMode = line;
+      }
     }
   }
-  return { paths, symlinkCreated };
+  return { paths, symlinkCreated, specialMode };
 }

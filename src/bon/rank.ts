@@ -63,24 +63,13 @@ export function primerLine(primer: PrimerFigures, armsCount: number): string {
   );
 }
 
-/** A path as a shell word: bare when it is plain, single-quoted otherwise. */
-function shellWord(text: string): string {
-  return /^[A-Za-z0-9_./@%+=:,-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
-}
-
 /**
- * The exact command the harvest proposes, with the patch path relative to `cwd` (the repository root) when it
- * lies inside it. Typed in a subfolder (`invokedIn`), a plain `git apply` would look for the patch there and
- * skip every path outside that folder: the command then names the root with `git -C`.
+ * The exact command the harvest proposes: `factory apply <adw_id>`, which applies the sealed winner the way the
+ * board's `p` does (seal, paths and modes, gates on HEAD in a scratch worktree). A raw `git apply` would take the
+ * patch file as it is on disk, unverified; `factory apply` finds the repository root from any subfolder.
  */
-export function applyCommand(patchFile: string, cwd?: string, invokedIn?: string): string {
-  let shown = patchFile;
-  if (cwd) {
-    const rel = path.relative(cwd, patchFile);
-    if (rel && !rel.startsWith('..') && !path.isAbsolute(rel)) shown = rel;
-  }
-  const root = cwd && invokedIn && path.resolve(invokedIn) !== path.resolve(cwd) ? `-C ${shellWord(path.relative(invokedIn, cwd) || '.')} ` : '';
-  return `git ${root}apply --index ${shellWord(shown)}`;
+export function applyCommand(adwId: string, arm?: number): string {
+  return `factory apply ${adwId}${arm !== undefined ? ` ${arm}` : ''}`;
 }
 
 /** `bon/<adw_id>/harvest.json`. */
@@ -100,6 +89,8 @@ export interface HarvestArmJson {
   seconds: number;
   patch_file: string | null;
   patch_bytes: number;
+  /** sha256 of the patch's bytes when it was harvested: `factory apply` refuses a file that hashes otherwise. */
+  patch_sha256: string | null;
 }
 
 /** The shape of `bon/<adw_id>/harvest.json` (snake_case, like the trace). */
@@ -149,10 +140,11 @@ export function harvestJson(input: HarvestInput): HarvestJson {
       seconds: a.seconds,
       patch_file: a.patchFile ?? null,
       patch_bytes: a.patchBytes,
+      patch_sha256: a.patchSha256 ?? null,
     })),
     winner: winner?.arm ?? null,
     why: whyFirst(ranked),
-    apply_command: winner?.patchFile ? applyCommand(winner.patchFile, input.cwd) : null,
+    apply_command: winner?.patchFile ? applyCommand(input.adwId) : null,
     created_at: new Date(input.now).toISOString(),
   };
 }

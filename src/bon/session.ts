@@ -9,6 +9,7 @@ import type { AgentSession, Limits, LiveHarness } from '../harness/types.js';
 import type { WorkspacePaths } from '../paths.js';
 import { planOf, type Phase, type Run } from '../runner.js';
 import { MAX_ARMS, type BonCheck } from './check.js';
+import type { GitDirSnapshot } from './gitGuard.js';
 
 export const BON_TOOLS = ['read', 'bash', 'edit', 'write', 'grep', 'find', 'ls'];
 
@@ -21,8 +22,6 @@ export interface BonAdwOptions {
   harness: LiveHarness;
   workspace: WorkspacePaths;
   cwd: string;
-  /** Where the user started the command (the proposal's `git apply` must work from there). */
-  invokedIn?: string;
   builderModel?: string;
   thinking?: string;
   tools?: string[];
@@ -43,6 +42,10 @@ export class BonSession {
   /** The harness's live session (one pi RPC process), reopened on the primer if it died. */
   rpc?: AgentSession;
   check?: BonCheck;
+  /** The user's `.git` as it was before any agent ran (./gitGuard.ts). */
+  gitSnapshot?: GitDirSnapshot;
+  /** Each harvested patch's sealed bytes: a later agent that rewrites one is caught and the bytes put back. */
+  readonly sealed = new Map<number, { file: string; bytes: Buffer }>();
   primerFile?: string;
   primer = { tokens: 0, cost: 0, sessionId: undefined as string | undefined };
   readonly arms = new Map<number, ArmRank>();

@@ -7,7 +7,7 @@ import { validateArms } from '../bon/check.js';
 import { UsageError } from '../errors.js';
 import { createPiHarness } from '../harness/pi.js';
 import { factoryRoot, PiUnavailableError, resolvePi } from '../pi/resolve.js';
-import { gateCommands } from '../roster.js';
+import { gateCommands, roleConfig } from '../roster.js';
 import { routeModelFlag } from '../routes.js';
 import { Run } from '../runner.js';
 import { preparedRun, type PreparedBon } from './prepared.js';
@@ -27,7 +27,7 @@ export type { PreparedBon } from './prepared.js';
 export async function prepareBonRun(ws: Workspace, args: BonArgs, flags: CommandFlags, run = new Run(ADW_NAME, ws.root)): Promise<PreparedBon> {
   if (ws.harnessName !== 'pi') throw new UsageError('factory bon needs the pi harness (clones are a pi RPC feature)');
   const setup = agentSetup(ws, 'builder', flags);
-  const direct = ws.roster.agents.builder?.auth?.direct ?? false;
+  const direct = roleConfig(ws.roster, 'builder')?.auth?.direct ?? false;
   const models = args.models.map((m) => {
     const routed = routeModelFlag(m, { gateway: ws.roster.gateway, direct });
     if ('motif' in routed) throw new UsageError(routed.motif.replace('--model', '--models'));
@@ -49,7 +49,6 @@ export async function prepareBonRun(ws: Workspace, args: BonArgs, flags: Command
     harness: createPiHarness(pi),
     workspace: ws.paths,
     cwd: ws.root,
-    invokedIn: ws.invokedIn,
     builderModel: models[0] ?? setup.profile.route,
     thinking: setup.profile.thinking,
     tools: setup.profile.tools,
@@ -98,7 +97,7 @@ async function verifyAndApply(session: BonSession, ws: Workspace, arm?: number):
   const ranked = [...session.arms.values()].filter((a) => a.green).sort((a, b) => a.cost - b.cost || a.seconds - b.seconds);
   const chosen = arm !== undefined ? session.arms.get(arm) : ranked[0];
   if (!chosen?.patchFile) return { applied: false, arm, line: arm !== undefined ? `arm ${arm} has no patch to apply` : 'no green arm to apply' };
-  const outcome = await applyVerified({ cwd: ws.root, patchFile: chosen.patchFile, gates: gateCommands(ws.root, ws.roster), env: gateEnv(ws), runTag: session.run.adwId });
+  const outcome = await applyVerified({ cwd: ws.root, patchFile: chosen.patchFile, sha256: chosen.patchSha256, gates: gateCommands(ws.root, ws.roster), env: gateEnv(ws), runTag: session.run.adwId });
   return outcome.applied
     ? { applied: true, arm: chosen.arm, line: `applied arm ${chosen.arm} (${chosen.patchFile}) with git apply --index — review and commit it` }
     : { applied: false, arm: chosen.arm, line: `arm ${chosen.arm} not applied: ${outcome.motif ?? 'refused'}` };

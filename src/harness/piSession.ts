@@ -51,5 +51,6 @@ export async function openPiSession(pi: PiCommand, request: SessionRequest): Pro
       return rpc.setModel(provider, modelId);
     },
     close: () => rpc.close(),
+    endToolProcesses: () => rpc.endToolProcesses(),
   };
 }

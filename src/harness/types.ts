@@ -83,4 +83,9 @@ export interface AgentSession {
   switchModel(route: string): Promise<void>;
   /** Ends the process (a running turn is aborted first). Idempotent, safe in a finally. */
   close(): Promise<void>;
+  /**
+   * Ends every process the agent's tools started and left running (background jobs, `setsid` daemons and
+   * their children), the agent itself excepted; resolves with their pids once they are gone.
+   */
+  endToolProcesses(): Promise<number[]>;
 }

@@ -316,6 +316,11 @@ export class PiRpc {
     return this.closing;
   }
 
+  /** Ends every process pi's tools started that is still running (background and setsid jobs); pi stays. */
+  endToolProcesses(): Promise<number[]> {
+    return this.proc.endStrays();
+  }
+
   // ---------------------------------------------------------------------------------------------
 
   private turnContext(sessionId: string) {

@@ -13,6 +13,12 @@ export interface Supervised {
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** SIGTERM the group, then SIGKILL it after `graceMs` if it is still alive. */
   kill(graceMs?: number): Promise<void>;
+  /**
+   * Ends everything the child started that is still alive — its descendants and every process carrying its
+   * spawn id (a background or `setsid` job adopted by init) — and leaves the child itself running. Resolves
+   * with the pids ended, once they are gone.
+   */
+  endStrays(): Promise<number[]>;
 }
 
 export interface SupervisedChild extends Supervised {
@@ -55,16 +61,12 @@ export function descendants(pid: number): number[] {
   const children = new Map<number, number[]>();
   for (const entry of entries) {
     if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-      // The command name (field 2) may hold spaces and parentheses: parse after its closing parenthesis.
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      const list = children.get(ppid) ?? [];
-      list.push(Number(entry));
-      children.set(ppid, list);
-    } catch {
-      // exited meanwhile
-    }
+    const fields = statFields(Number(entry));
+    if (!fields) continue; // exited meanwhile
+    const ppid = Number(fields[1]);
+    const list = children.get(ppid) ?? [];
+    list.push(Number(entry));
+    children.set(ppid, list);
   }
   const found: number[] = [];
   const queue = [pid];
@@ -145,6 +147,7 @@ export function adopt(child: ChildProcess, spawnId: string): Adopted {
       }
       await exited;
     },
+    endStrays: () => endStrays(pid, spawnId),
     swept: exited.then(() => {
       // The leader is gone; sweep its group and whatever still carries its spawn id (a tool's grandchild).
       if (pid > 0) {
@@ -158,6 +161,59 @@ export function adopt(child: ChildProcess, spawnId: string): Adopted {
   return supervised;
 }
 
+const STRAY_ROUNDS = 5;
+const STRAY_WAIT_MS = 1000;
+
+/**
+ * SIGKILLs every descendant of `leader` and every process carrying `spawnId`, the leader excepted, in rounds
+ * (a job that forks while it is being ended is caught by the next round), then waits until they are gone.
+ * By what the child started, never by name: another program of the user's with the same name is not touched.
+ */
+async function endStrays(leader: number, spawnId: string): Promise<number[]> {
+  const ended = new Set<number>();
+  if (leader <= 0) return [];
+  for (let round = 0; round < STRAY_ROUNDS; round += 1) {
+    const found = [...new Set([...descendants(leader), ...processesWithEnv('FACTORY_SPAWN_ID', spawnId)])].filter((p) => p !== leader && !ended.has(p));
+    if (found.length === 0) break;
+    for (const p of found) {
+      signalGroupOf(p, leader);
+      ended.add(p);
+    }
+    killPids(found);
+  }
+  const deadline = Date.now() + STRAY_WAIT_MS;
+  const alive = () => [...ended].some((p) => isRunning(p));
+  while (alive() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  return [...ended];
+}
+
+/** The fields of /proc/<pid>/stat after the command name (state, ppid, pgrp, session…), or undefined. */
+function statFields(pid: number): string[] | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) may hold spaces and parentheses: split after its closing parenthesis.
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return undefined;
+  }
+}
+
+/** SIGKILL the process group a stray leads (its own jobs), never the group of the leader itself. */
+function signalGroupOf(pid: number, leader: number): void {
+  if (pid === leader || Number(statFields(pid)?.[2]) !== pid) return;
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // gone meanwhile
+  }
+}
+
+/** Alive and not a zombie (a zombie is dead: only its parent's wait is missing). */
+function isRunning(pid: number): boolean {
+  const state = statFields(pid)?.[0];
+  return state !== undefined && state !== 'Z';
+}
+
 /** Spawns a long-lived child under supervision (pi sessions, harness runs): its streams are the caller's to drive. */
 export function spawnSupervised(command: string, args: string[], opts: SpawnOptions): SupervisedChild {
   const { env, spawnId } = supervisedEnv(opts.env, opts.runTag);
@@ -167,8 +223,8 @@ export function spawnSupervised(command: string, args: string[], opts: SpawnOpti
     detached: true, // own process group: the kill ladder reaches grandchildren (bash tools)
     stdio: ['pipe', 'pipe', 'pipe'],
   }) as ChildProcessWithoutNullStreams;
-  const { pid, exited, kill } = adopt(child, spawnId);
-  return { child, pid, exited, kill };
+  const { pid, exited, kill, endStrays: strays } = adopt(child, spawnId);
+  return { child, pid, exited, kill, endStrays: strays };
 }
 
 /** End every live child (used by the lifecycle root on exit or a fatal signal). */
@@ -187,12 +243,8 @@ export function liveChildren(): number {
 
 /** The parent pid of a live process (Linux /proc), or undefined. */
 export function parentOf(pid: number): number | undefined {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-  } catch {
-    return undefined;
-  }
+  const fields = statFields(pid);
+  return fields ? Number(fields[1]) : undefined;
 }
 
 /** pids of live processes (Linux /proc) whose environment carries FACTORY_RUN_TAG=<tag>, this process excluded. */

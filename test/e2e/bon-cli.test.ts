@@ -72,10 +72,11 @@ describe('factory bon, headless, on the demo payload', () => {
     expect(table[2]).toMatch(/#3 arm 1 scripted\/alpha — red: `node --test` exited 1/);
     expect(out.stderr).toMatch(/primer: [\d.]+k? tokens, \$[\d.]+, paid once/);
     expect(out.stderr).toMatch(/run green/);
-    // The proposal, alone on stdout, names a patch that holds beta's file.
-    const command = `git apply --index adws/adw_data/bon/${id}/arm-2.patch`;
-    expect(out.stdout).toBe(`${command}\n`);
+    // The proposal, alone on stdout: factory apply, the sealed and verified way; the patch holds beta's file.
+    expect(out.stdout).toBe(`factory apply ${id}\n`);
     expect(fs.readFileSync(path.join(b.repo, `adws/adw_data/bon/${id}/arm-2.patch`), 'utf8')).toContain('+  return `Goodbye, ${name}!`;');
+    const harvest = JSON.parse(fs.readFileSync(path.join(b.repo, `adws/adw_data/bon/${id}/harvest.json`), 'utf8')) as { arms: { arm: number; patch_sha256: string }[] };
+    for (const arm of harvest.arms) expect(arm.patch_sha256).toMatch(/^[0-9a-f]{64}$/);
     // Nothing applied, the tree back at HEAD; one primer and three arms asked the model (alpha: primer + arm 1).
     expect(git(b.repo, 'status', '--porcelain')).toBe('');
     expect(b.model.requestsFor('model:alpha')).toHaveLength(4);
@@ -102,7 +103,7 @@ describe('factory bon, headless, on the demo payload', () => {
     expect(finished.exit).toBe(0);
     expect(last.adwId).toBe(finished.adwId);
     expect(last.command).toBe(harvest?.applyCommand);
-    expect(last.command).toBe(`git apply --index adws/adw_data/bon/${finished.adwId}/arm-2.patch`);
+    expect(last.command).toBe(`factory apply ${finished.adwId}`);
   });
 
   it('--json: one usage event per assistant message of each arm (what the board counts as turns)', async () => {
@@ -129,6 +130,37 @@ describe('factory bon, headless, on the demo payload', () => {
     expect(git(b.repo, 'diff', '--cached', '--name-only')).toBe('src/farewell.js\n');
     expect(fs.readFileSync(path.join(b.repo, 'src/farewell.js'), 'utf8')).toBe(BETA_FILE);
     // The index and the work tree agree: nothing but the applied file differs from HEAD.
+    expect(git(b.repo, 'status', '--porcelain')).toBe('A  src/farewell.js\n');
+  });
+
+  it('factory apply <adw_id>: the proposal applies the sealed winner; a rewritten patch is refused and nothing moves', async () => {
+    const b = bench!;
+    const out = await bon(b);
+    expect(out.code, out.stderr).toBe(0);
+    const id = out.stdout.trim().split(' ')[2]!;
+    const patch = path.join(b.repo, `adws/adw_data/bon/${id}/arm-2.patch`);
+    const sealed = fs.readFileSync(patch, 'utf8');
+    // Tampered after the harvest (as a later arm or any process could): refused by the seal, exit 1.
+    fs.writeFileSync(patch, `${sealed}diff --git a/evil.txt b/evil.txt\nnew file mode 100644\n--- /dev/null\n+++ b/evil.txt\n@@ -0,0 +1 @@\n+pwned\n`);
+    const refused = await runCli(['apply', id], { cwd: path.join(b.repo, 'src'), env: b.env, timeoutMs: 60_000 });
+    expect(refused.code, refused.stderr).toBe(1);
+    expect(refused.stdout).toMatch(/^arm 2 not applied: patch refused: .*arm-2\.patch changed since it was harvested/);
+    expect(git(b.repo, 'status', '--porcelain')).toBe('');
+    // The sealed bytes back: applied from a subfolder (factory finds the root), staged, recorded in the run.
+    fs.writeFileSync(patch, sealed);
+    const applied = await runCli(['apply', id], { cwd: path.join(b.repo, 'src'), env: b.env, timeoutMs: 60_000 });
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(applied.stdout).toMatch(/^applied arm 2 \(.*arm-2\.patch\) with git apply --index/);
+    expect(git(b.repo, 'status', '--porcelain')).toBe('A  src/farewell.js\n');
+    const shown = await runCli(['show', id], { cwd: b.repo, env: b.env, timeoutMs: 30_000 });
+    expect(shown.stdout).toMatch(/arm 2 not applied: patch refused/);
+    expect(shown.stdout).toMatch(/applied arm 2/);
+    // Bad input: one line, exit 2, nothing written.
+    for (const args of [['apply'], ['apply', '../etc'], ['apply', id, 'x'], ['apply', 'ffffffff']]) {
+      const bad = await runCli(args, { cwd: b.repo, env: b.env, timeoutMs: 30_000 });
+      expect({ args, code: bad.code }).toEqual({ args, code: 2 });
+      expect(bad.stderr.trim().split('\n')).toHaveLength(1);
+    }
     expect(git(b.repo, 'status', '--porcelain')).toBe('A  src/farewell.js\n');
   });
 });

@@ -81,7 +81,7 @@ describe('factory bon through the real pi', () => {
     expect(harvest.winner).toBe(2);
     expect(harvest.ranking[0]!.cost).toBeLessThan(harvest.ranking[1]!.cost);
     const bonDir = path.join(bench.paths.dataDir, 'bon', run.adwId);
-    expect(harvest.applyCommand).toBe(`git apply --index adws/adw_data/bon/${run.adwId}/arm-2.patch`);
+    expect(harvest.applyCommand).toBe(`factory apply ${run.adwId}`);
     expect(prepared.output()).toBe(harvest.applyCommand);
 
     // harvest.json: the same ranking, the primer paid once, the proposal.

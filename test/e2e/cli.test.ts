@@ -133,7 +133,7 @@ describe('factory demo', () => {
       const r = await runCli(['demo', '--dir', dir, '--no-ui'], { env: { ...process.env, ...(await cliChildEnv()), CI: 'true' } });
       expect(r.code, r.stderr).toBe(0);
       const adwId = /^\[([0-9a-f]{8})\]/.exec(r.stderr)![1]!;
-      expect(r.stdout.trim()).toBe(`git apply --index adws/adw_data/bon/${adwId}/arm-2.patch`);
+      expect(r.stdout.trim()).toBe(`factory apply ${adwId}`);
       expect(r.stderr).toMatch(/arm_1 \(agent, attempt 1\/1\): failed — `node --test` exited 1: not ok 1 - says goodbye by name/);
       expect(r.stderr).toMatch(/#1 arm 2 scripted\/beta — green/);
       expect(r.stderr).toMatch(/#2 arm 3 scripted\/gamma — green/);

@@ -165,7 +165,7 @@ describe('README: Use it in your repo', () => {
   it('the best-of-3 ranks the two green arms first and proposes the winner; the tree is untouched', () => {
     const bon = result('factory bon');
     expect(bon.stderr).toMatch(/#3 arm 1 openrouter\/anthropic\/claude-sonnet-4\.5 — red: `npm test` exited 1/);
-    expect(bon.stdout.trim()).toMatch(/^git apply --index adws\/adw_data\/bon\/[0-9a-f]{8}\/arm-[23]\.patch$/);
+    expect(bon.stdout.trim()).toMatch(/^factory apply [0-9a-f]{8}$/);
     expect(git(repo.dir, 'status', '--porcelain')).toBe('?? specs/\n');
   });
 

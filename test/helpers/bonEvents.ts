@@ -103,7 +103,7 @@ export const STAGES = {
       winner: 1,
       primer: { tokens: 2100, cost: 0.005, sessionId: 'primer-1' },
       harvestFile: `${BON_DIR}/harvest.json`,
-      applyCommand: `git apply --index ${BON_DIR}/arm-1.patch`,
+      applyCommand: `factory apply ${BON_ADW}`,
     }),
     ev('phase_ok', 18950, { phase: 'harvest', kind: 'code', attempt: 1, attempts: 1, seconds: 0.15, tokens: 0, cost: 0 }),
     ev('run_finished', 19000, { exit: 0, seconds: 19, tokens: 2100 + 1100 + 900 + 1600, cost: 0.005 + 0.0021 + 0.0018 + 0.0034 }),

@@ -53,13 +53,9 @@ describe('primerLine', () => {
 });
 
 describe('applyCommand and harvestJson', () => {
-  it('proposes the exact command, relative to the folder when the patch is inside it, quoted when needed', () => {
-    expect(applyCommand('/r/adws/adw_data/bon/abcd1234/arm-2.patch', '/r')).toBe('git apply --index adws/adw_data/bon/abcd1234/arm-2.patch');
-    // Typed in a subfolder, the command still applies at the root (a plain git apply would skip paths outside it).
-    expect(applyCommand('/r/adws/adw_data/bon/abcd1234/arm-2.patch', '/r', '/r/src/lib')).toBe('git -C ../.. apply --index adws/adw_data/bon/abcd1234/arm-2.patch');
-    expect(applyCommand('/r/adws/adw_data/bon/abcd1234/arm-2.patch', '/r', '/r')).toBe('git apply --index adws/adw_data/bon/abcd1234/arm-2.patch');
-    expect(applyCommand('/elsewhere/arm-2.patch', '/r')).toBe('git apply --index /elsewhere/arm-2.patch');
-    expect(applyCommand("/my repo/it's.patch")).toBe(`git apply --index '/my repo/it'\\''s.patch'`);
+  it('proposes factory apply (the sealed, verified way), never a raw git apply of a file on disk', () => {
+    expect(applyCommand('abcd1234')).toBe('factory apply abcd1234');
+    expect(applyCommand('abcd1234', 3)).toBe('factory apply abcd1234 3');
   });
 
   it('writes the ranked arms, the winner, the primer and the proposal', () => {
@@ -76,7 +72,7 @@ describe('applyCommand and harvestJson', () => {
       adw_id: 'abcd1234',
       winner: 2,
       why: 'why #1: arm_2 is the only green arm (1 red)',
-      apply_command: 'git apply --index adws/adw_data/bon/abcd1234/arm-2.patch',
+      apply_command: 'factory apply abcd1234',
       primer: { tokens: 5000, cost_usd: 0.002, session_id: 's-1' },
       created_at: '2025-01-02T03:04:05.000Z',
     });

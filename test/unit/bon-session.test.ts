@@ -22,6 +22,7 @@ function fakeSession(sessionId: string, alive = true): AgentSession & { closed: 
     sessionFile: () => Promise.resolve(undefined),
     switchSession: () => Promise.reject(new Error('not in this test')),
     switchModel: () => Promise.resolve(),
+    endToolProcesses: () => Promise.resolve([]),
     async close() {
       this.closed += 1;
     },

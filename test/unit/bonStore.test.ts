@@ -131,7 +131,7 @@ describe('reduceBonEvent: the arms of a best-of-3', () => {
     ]);
     expect(selectedArm(state)).toBe(1);
     expect(state.bon.harvest?.primer).toEqual({ tokens: 2100, cost: 0.005, sessionId: 'primer-1' });
-    expect(state.bon.harvest?.applyCommand).toBe('git apply --index adws/adw_data/bon/b0b0b0b0/arm-1.patch');
+    expect(state.bon.harvest?.applyCommand).toBe('factory apply b0b0b0b0');
     // Totals count the primer once plus each arm's own figures.
     expect(state.totals.tokens).toBe(2100 + 1100 + 900 + 1600);
   });
@@ -297,7 +297,7 @@ describe('bon selectors: what the board draws beside the arms', () => {
   it('the proposal: where the harvest is written and the command it proposes', () => {
     expect(proposalLine(through('arm3done'))).toBeUndefined();
     expect(proposalLine(through('harvested'))).toBe(
-      'harvest: adws/adw_data/bon/b0b0b0b0/harvest.json · proposal: git apply --index adws/adw_data/bon/b0b0b0b0/arm-1.patch',
+      'harvest: adws/adw_data/bon/b0b0b0b0/harvest.json · proposal: factory apply b0b0b0b0',
     );
   });
 });

@@ -127,7 +127,7 @@ describe('BonScreen: the arms board of a best-of-3', () => {
     expect(cells(lineOf(ui, /arm_1 .*arm_2 .*arm_3/))).toEqual(['▸ #1 arm_1 ★ winner', '#3 arm_2', '#2 arm_3']);
     expect(ui.lastFrame()).toContain('why #1: arm_1 (scripted/fast) is green and cheapest: $0.0021 vs $0.0034 for arm_3 (-38%) (1 red)');
     expect(ui.lastFrame()).toContain('primer: 2.1k tokens, $0.0050, paid once — cold it would have been paid 3 times: ~4.2k more tokens');
-    expect(lineOf(ui, /^harvest:/)).toMatch(/^harvest: adws\/adw_data\/bon\/b0b0b0b0\/harvest\.json · proposal: git apply --index adws/);
+    expect(lineOf(ui, /^harvest:/)).toMatch(/^harvest: adws\/adw_data\/bon\/b0b0b0b0\/harvest\.json · proposal: factory apply b0b0b0b0$/);
     expect(ui.lastFrame()).toContain('run green (exit 0)');
     // The selected column is drawn cyan, the others gray.
     expect(ui.rawFrame()).toMatch(/\u001B\[36m╭/);

@@ -1,0 +1,102 @@
+// `factory apply <adw_id> [arm]`: apply a finished best-of-N run's patch (the winner's, or the arm named), the
+// way the board's `p` and `--apply` do: the sealed bytes only (the sha256 harvest.json recorded when the arms
+// had ended), paths and modes checked, the gates green on the current HEAD in a scratch worktree, then
+// `git apply --index`. The outcome joins the run's log as an `apply` event, so `factory show` tells it.
+import fs from 'node:fs';
+import path from 'node:path';
+import { UsageError, errorMessage } from '../errors.js';
+import type { RunEvent } from '../events.js';
+import { gateCommands } from '../roster.js';
+import { armPatchFile } from '../bon/patch.js';
+import { harvestFile } from '../bon/rank.js';
+import { runLogPath } from '../trace/runLog.js';
+import { gateEnv, type Workspace } from './workspace.js';
+
+const ADW_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+const SHA256 = /^[0-9a-f]{64}$/;
+
+export interface ApplyArgs {
+  adwId: string;
+  arm?: number;
+}
+
+/** The command's arguments, or a UsageError (exit 2) naming what is wrong. Pure. */
+export function applyArgs(args: string[]): ApplyArgs {
+  if (args.length < 1 || args.length > 2) throw new UsageError('usage: factory apply <adw_id> [arm]');
+  const [adwId, armText] = args as [string, string | undefined];
+  if (!ADW_ID.test(adwId)) throw new UsageError(`not an adw id: ${JSON.stringify(adwId)}`);
+  if (armText === undefined) return { adwId };
+  const arm = /^[1-9]\d?$/.test(armText) ? Number(armText) : NaN;
+  if (!Number.isInteger(arm)) throw new UsageError(`not an arm number: ${JSON.stringify(armText)} (arms are 1, 2, 3…)`);
+  return { adwId, arm };
+}
+
+interface SealedArm {
+  arm: number;
+  green: boolean;
+  patchFile: string;
+  sha256: string;
+}
+
+/** The arm to apply, as harvest.json seals it; a UsageError for anything missing, malformed or out of place. */
+export function sealedArm(bonDir: string, harvest: unknown, args: ApplyArgs): SealedArm {
+  const file = harvestFile(bonDir);
+  if (harvest === null || typeof harvest !== 'object' || Array.isArray(harvest)) throw new UsageError(`${file} is not a harvest record`);
+  const record = harvest as { adw_id?: unknown; winner?: unknown; arms?: unknown };
+  if (record.adw_id !== args.adwId) throw new UsageError(`${file} belongs to another run (${JSON.stringify(record.adw_id)})`);
+  const wanted = args.arm ?? record.winner;
+  if (typeof wanted !== 'number') throw new UsageError(`run ${args.adwId} has no green arm to apply: name one (factory apply ${args.adwId} <arm>)`);
+  const arms = Array.isArray(record.arms) ? (record.arms as unknown[]) : [];
+  const entry = arms.find((a): a is Record<string, unknown> => a !== null && typeof a === 'object' && (a as { arm?: unknown }).arm === wanted);
+  if (!entry) throw new UsageError(`run ${args.adwId} has no arm ${wanted}`);
+  if (typeof entry.patch_file !== 'string' || entry.patch_bytes === 0) throw new UsageError(`arm ${wanted} of run ${args.adwId} has no patch to apply`);
+  // harvest.json is a file on disk: it may only point at the arm's own patch in the run's own folder.
+  const expected = armPatchFile(bonDir, wanted);
+  if (path.resolve(entry.patch_file) !== path.resolve(expected)) throw new UsageError(`${file} names a patch outside the run's folder for arm ${wanted}: refused`);
+  if (typeof entry.patch_sha256 !== 'string' || !SHA256.test(entry.patch_sha256)) {
+    throw new UsageError(`arm ${wanted} of run ${args.adwId} has no seal (sha256) in ${file}: it was harvested by an older factory; run the spec again`);
+  }
+  return { arm: wanted, green: entry.green === true, patchFile: expected, sha256: entry.patch_sha256 };
+}
+
+function readHarvest(bonDir: string, adwId: string): unknown {
+  const file = harvestFile(bonDir);
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch {
+    throw new UsageError(`no harvest for run ${adwId} (${file} is missing): factory apply takes the id of a finished factory bon run`);
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new UsageError(`${file} is not valid JSON: ${errorMessage(error)}`);
+  }
+}
+
+/** The outcome joins the run's log; the trace index picks it up at its next sync. */
+function recordApply(ws: Workspace, adwId: string, event: RunEvent): void {
+  const file = runLogPath(ws.paths, adwId);
+  if (fs.existsSync(file)) fs.appendFileSync(file, `${JSON.stringify(event)}\n`);
+}
+
+export async function applyOutput(ws: Workspace, args: ApplyArgs, json = false): Promise<{ stdout: string; exit: number }> {
+  const bonDir = path.join(ws.paths.dataDir, 'bon', args.adwId);
+  const chosen = sealedArm(bonDir, readHarvest(bonDir, args.adwId), args);
+  const { applyVerified } = await import('../bon/apply.js');
+  const outcome = await applyVerified({
+    cwd: ws.root,
+    patchFile: chosen.patchFile,
+    sha256: chosen.sha256,
+    gates: gateCommands(ws.root, ws.roster),
+    env: gateEnv(ws),
+    runTag: args.adwId,
+  });
+  const shown = path.relative(ws.invokedIn, chosen.patchFile) || chosen.patchFile;
+  const line = outcome.applied
+    ? `applied arm ${chosen.arm} (${shown}) with git apply --index — review and commit it`
+    : `arm ${chosen.arm} not applied: ${outcome.motif ?? 'refused'}`;
+  recordApply(ws, args.adwId, { type: 'apply', adwId: args.adwId, ts: Date.now(), arm: chosen.arm, applied: outcome.applied, line });
+  const stdout = json ? `${JSON.stringify({ adw_id: args.adwId, arm: chosen.arm, applied: outcome.applied, line, gates: outcome.gates })}\n` : `${line}\n`;
+  return { stdout, exit: outcome.applied ? 0 : 1 };
+}
