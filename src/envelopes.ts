@@ -4,6 +4,8 @@
 // so the ask can never drift from the check.
 
 import { z } from 'zod';
+import { depthOf, nestedDeeperThan, objectSpans } from './envelopeScan.js';
+import { clip, oneLine } from './errors.js';
 import { formatPath, kindOf, lookup } from './zodIssues.js';
 
 import { REPORT_TOOL } from './gate.js';
@@ -20,6 +22,34 @@ export class EnvelopeError extends Error {
     this.name = 'EnvelopeError';
   }
 }
+
+/**
+ * How much of an answer's end the text fallback reads. The envelope ends the answer and a real one is a few
+ * thousand characters, so 256 Ki characters leave room for a large envelope and prose after it, while a model
+ * that wrote junk up to its token limit costs one bounded scan on the cockpit's main thread.
+ */
+export const ENVELOPE_SCAN_MAX_CHARS = 256 * 1024;
+
+/**
+ * Deepest nesting of objects and arrays an envelope may have. Real envelopes use two or three levels; past 64,
+ * recursive readers (JSON.stringify, zod, pretty-printing) start to cost more than the envelope is worth, and
+ * far past it they overflow the stack.
+ */
+export const ENVELOPE_MAX_DEPTH = 64;
+
+/** Spans the text fallback tries before giving up: a real answer needs one, two with a brace in trailing prose. */
+export const ENVELOPE_MAX_CANDIDATES = 32;
+
+/** Characters the tries may read in all (a try reads up to its span's length): a few windows, then give up. */
+const PARSE_BUDGET_CHARS = 4 * ENVELOPE_SCAN_MAX_CHARS;
+
+/**
+ * Most characters of JSON the handoff carries into the next ask (~8k tokens): a real envelope is far smaller,
+ * and the next agent's context is not the place for a runaway one.
+ */
+export const HANDOFF_MAX_CHARS = 32 * 1024;
+
+const TOO_DEEP = `envelope: nested deeper than ${ENVELOPE_MAX_DEPTH} levels`;
 
 /** An envelope type: a title (the schema title and file name), a loose zod object, an optional invariant. */
 export interface EnvelopeType<T = Record<string, unknown>> {
@@ -127,13 +157,49 @@ export function correction(motif: string, type: EnvelopeType<unknown>): string {
   return `Your previous answer was refused: ${motif}\n\n${contract(type)}`;
 }
 
-/** The handoff block that carries the previous phase's envelope into the next ask. */
+/** The handoff block that carries the previous phase's envelope into the next ask, at most HANDOFF_MAX_CHARS of it. */
 export function handoff(previous: Record<string, unknown>): string {
-  return `### previous_envelope\n\n${JSON.stringify(previous, null, 2)}`;
+  return `### previous_envelope\n\n${bounded(handoffJson(previous), HANDOFF_MAX_CHARS)}`;
+}
+
+/**
+ * Pretty JSON when it fits the handoff, compact JSON otherwise, so that an envelope whose compact JSON fits is
+ * always handed over whole. Pretty-printing repeats the indentation on every line, so its size grows with the
+ * depth: it is only tried when its worst size (each value on a line indented to the full depth) is a few
+ * handoffs, and nothing is stringified that is too deep to stringify without a stack overflow.
+ */
+function handoffJson(previous: Record<string, unknown>): string {
+  try {
+    const depth = depthOf(previous, ENVELOPE_MAX_DEPTH);
+    if (depth > ENVELOPE_MAX_DEPTH) return `(not shown: the previous envelope is nested deeper than ${ENVELOPE_MAX_DEPTH} levels)`;
+    const compact = JSON.stringify(previous) as string | undefined;
+    if (compact === undefined) return '(not shown: the previous envelope is not JSON)';
+    if (compact.length * (2 * depth + 2) > 4 * HANDOFF_MAX_CHARS) return compact;
+    const pretty = JSON.stringify(previous, null, 2);
+    return pretty.length <= HANDOFF_MAX_CHARS ? pretty : compact;
+  } catch (error) {
+    return `(not shown: the previous envelope cannot be written as JSON: ${thrownMotif(error)})`;
+  }
+}
+
+/** `text` cut to `max` characters (never inside a surrogate pair), the cut announced on a line of its own. */
+function bounded(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const high = text.charCodeAt(max - 1);
+  const cut = high >= 0xd800 && high <= 0xdbff ? max - 1 : max;
+  return `${text.slice(0, cut)}\n… (truncated: ${cut} of ${text.length} characters)`;
 }
 
 // ---------- parse ----------
 
+/** How long a received value may be in a motif: enough to recognise it, never a whole answer. */
+const SHOWN_MAX = 80;
+
+/** The value as JSON, clipped; JSON.stringify leaves NEL and U+2028/9 raw, so they are escaped to keep one line. */
+function shown(value: unknown): string {
+  const json = JSON.stringify(value) ?? kindOf(value);
+  return clip(json.replace(/[\u0085\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`), SHOWN_MAX);
+}
 
 function describeIssue(issue: z.core.$ZodIssue, data: unknown): string {
   const where = formatPath(issue.path, 'envelope');
@@ -141,17 +207,33 @@ function describeIssue(issue: z.core.$ZodIssue, data: unknown): string {
   if (!found || value === undefined) return `${where}: required field missing`;
   if (issue.code === 'invalid_type') return `${where}: ${issue.expected} expected, ${kindOf(value)} received`;
   if (issue.code === 'invalid_value') {
-    return `${where}: one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')} expected, ${JSON.stringify(value)} received`;
+    return `${where}: one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')} expected, ${shown(value)} received`;
   }
   return `${where}: ${issue.message}`;
 }
 
-/** Validates an envelope: a dict (from the gate) directly, a text through extraction. Throws EnvelopeError. */
+/**
+ * Validates an envelope: a dict (from the gate) directly, a text through extraction. Throws EnvelopeError and
+ * nothing else, whatever the payload: anything thrown inside (a stack overflow, a throwing getter, an invariant
+ * gone wrong) becomes a one-line motif, since the caller turns motifs into a correction ask.
+ */
 export function parse<T>(payload: unknown, type: EnvelopeType<T>): T {
+  try {
+    return validate(payload, type);
+  } catch (error) {
+    if (error instanceof EnvelopeError) throw error;
+    throw new EnvelopeError(`envelope could not be checked: ${thrownMotif(error)}`);
+  }
+}
+
+function validate<T>(payload: unknown, type: EnvelopeType<T>): T {
   const data = typeof payload === 'string' ? extractEnvelopeObject(payload) : payload;
   if (data === null || typeof data !== 'object' || Array.isArray(data)) {
     throw new EnvelopeError(`envelope: object expected, ${kindOf(data)} received`);
   }
+  // Before zod: what passes here is shallow enough for any recursive reader after it (zod, the trace's
+  // JSON.stringify, the handoff).
+  if (depthOf(data, ENVELOPE_MAX_DEPTH) > ENVELOPE_MAX_DEPTH) throw new EnvelopeError(TOO_DEEP);
   const result = type.zod.safeParse(data);
   if (!result.success) throw new EnvelopeError(result.error.issues.map((issue) => describeIssue(issue, data)).join('; '));
   const broken = type.invariant?.(result.data);
@@ -159,10 +241,20 @@ export function parse<T>(payload: unknown, type: EnvelopeType<T>): T {
   return result.data;
 }
 
+function thrownMotif(error: unknown): string {
+  try {
+    return oneLine(error instanceof Error ? `${error.name}: ${error.message}` : String(error), SHOWN_MAX) || 'unknown error';
+  } catch {
+    return 'unknown error';
+  }
+}
+
 /**
- * Text fallback: the last balanced top-level JSON object of the text that parses. Each candidate is
- * scanned from its own `{` with a fresh string state, so quotes and braces in prose before it cannot
- * shift it; a candidate that parses is skipped whole (its inner objects are not top-level).
+ * Text fallback: the last balanced top-level JSON object of the text that parses, read from the answer's last
+ * ENVELOPE_SCAN_MAX_CHARS characters. One scan lists every balanced `{…}` span (see objectSpans); they are tried
+ * by decreasing end, which meets the last top-level object that parses first (an enclosing span ends later and
+ * is tried before its inner objects, which only count when it does not parse). The tries are bounded in number
+ * and in characters read, so the whole costs a small multiple of the text's length, whatever the text.
  */
 export function extractEnvelopeObject(text: string): Record<string, unknown> {
   for (const marker of LEAKED_TOOL_CALL_MARKERS) {
@@ -170,38 +262,22 @@ export function extractEnvelopeObject(text: string): Record<string, unknown> {
       throw new EnvelopeError(`${REPORT_TOOL} was written as text (${marker.trim()}) instead of being called`);
     }
   }
-  let found: Record<string, unknown> | undefined;
-  let start = text.indexOf('{');
-  while (start !== -1) {
-    const end = matchingBrace(text, start);
-    let next = start + 1;
-    if (end !== -1) {
-      const value = tryParse(text.slice(start, end + 1));
-      if (value !== undefined) {
-        found = value;
-        next = end + 1;
-      }
+  const cut = text.length > ENVELOPE_SCAN_MAX_CHARS;
+  const window = cut ? text.slice(text.length - ENVELOPE_SCAN_MAX_CHARS) : text;
+  const { opens, closes, count } = objectSpans(window);
+  let budget = PARSE_BUDGET_CHARS;
+  for (let k = count - 1, tried = 0; k >= 0; k--, tried++) {
+    const start = opens[k]!;
+    const end = closes[k]!;
+    if (tried === ENVELOPE_MAX_CANDIDATES || end - start + 1 > budget) {
+      throw new EnvelopeError(`no JSON object in the answer (stopped after ${tried} candidates that do not parse)`);
     }
-    start = text.indexOf('{', next);
+    budget -= end - start + 1;
+    if (nestedDeeperThan(window, start, end, ENVELOPE_MAX_DEPTH)) throw new EnvelopeError(TOO_DEEP);
+    const value = tryParse(window.slice(start, end + 1));
+    if (value !== undefined) return value;
   }
-  if (!found) throw new EnvelopeError('no JSON object in the answer');
-  return found;
-}
-
-/** Index of the `}` closing the `{` at `open`, skipping JSON strings and their escapes; -1 if unclosed. */
-function matchingBrace(text: string, open: number): number {
-  let depth = 0;
-  let inString = false;
-  for (let i = open; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c /* \ */) i++;
-      else if (c === 0x22 /* " */) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x7b /* { */) depth++;
-    else if (c === 0x7d /* } */ && --depth === 0) return i;
-  }
-  return -1;
+  throw new EnvelopeError(cut ? `no JSON object in the last ${ENVELOPE_SCAN_MAX_CHARS} characters of the answer` : 'no JSON object in the answer');
 }
 
 function tryParse(candidate: string): Record<string, unknown> | undefined {

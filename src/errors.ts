@@ -16,10 +16,10 @@ export type FailureKind =
   | 'verdict' | 'gate' | 'check' | 'empty'
   | 'interrupted' | 'aborted' | 'stalled' | 'timeout' | 'guard'
   | 'crashed' | 'exit' | 'handled' | 'model_error' | 'protocol' | 'refused' | 'busy' | 'clone' | 'switch' | 'model'
-  | 'socle' | 'version' | 'model_mismatch' | 'resume' | 'spawn' | 'infrastructure'
+  | 'socle' | 'version' | 'model_mismatch' | 'resume' | 'spawn' | 'auth' | 'infrastructure'
   | 'error';
 
-const INFRASTRUCTURE: ReadonlySet<FailureKind> = new Set(['socle', 'version', 'model_mismatch', 'resume', 'spawn', 'infrastructure']);
+const INFRASTRUCTURE: ReadonlySet<FailureKind> = new Set(['socle', 'version', 'model_mismatch', 'resume', 'spawn', 'auth', 'infrastructure']);
 /** Failures another attempt cannot mend: the installation's, a tripped breaker (a retry would get a fresh budget). */
 const FINAL: ReadonlySet<FailureKind> = new Set([...INFRASTRUCTURE, 'guard']);
 
@@ -70,9 +70,34 @@ export function errorMessage(error: unknown): string {
   return String(error);
 }
 
-/** First line of a message, trimmed: motifs are one line. */
+/**
+ * Every line break Unicode knows: CRLF, LF, VT, FF, CR, NEL (U+0085), LINE and PARAGRAPH SEPARATOR (U+2028/9).
+ * A terminal or a log reader may break a line on any of them, so a motif must hold none.
+ */
+export const LINE_BREAK = /\r\n|[\n\v\f\r\u0085\u2028\u2029]/;
+
+/**
+ * At most `max` code points of `text`, the last one an ellipsis when it is cut. Counted in code points, not
+ * UTF-16 units, so a cut never splits a surrogate pair (a lone surrogate is not valid UTF-8 in a file or a tty).
+ */
+export function clip(text: string, max: number): string {
+  // A string of at most `max` units has at most `max` code points: the common case costs nothing.
+  if (text.length <= max) return text;
+  if (max < 1) return '';
+  let at = 0;
+  let keep = 0;
+  for (let count = 0; at < text.length; count += 1) {
+    if (count === max - 1) keep = at;
+    if (count === max) return `${text.slice(0, keep)}…`;
+    const unit = text.charCodeAt(at);
+    const pair = unit >= 0xd800 && unit <= 0xdbff && at + 1 < text.length && (text.charCodeAt(at + 1) & 0xfc00) === 0xdc00;
+    at += pair ? 2 : 1;
+  }
+  return text;
+}
+
+/** First non-blank line of a message, trimmed and clipped to `max` code points: motifs are one line. */
 export function oneLine(text: string, max = 300): string {
-  const first = text.split(/\r?\n/).find((l) => l.trim() !== '') ?? '';
-  const trimmed = first.trim();
-  return trimmed.length > max ? `${trimmed.slice(0, max - 1)}…` : trimmed;
+  const first = text.split(LINE_BREAK).find((l) => l.trim() !== '') ?? '';
+  return clip(first.trim(), max);
 }

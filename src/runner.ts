@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { errorMessage, HarnessError, InfrastructureError, isRetryable, oneLine, type FailureKind } from './errors.js';
 import type { Activity, PhaseKind, PhasePlan, RunEvent, RunEventListener } from './events.js';
+import { addCosts, addCounts, finiteCost, finiteCount } from './numbers.js';
 
 /**
  * A reasoned failure of one attempt: the runner decides whether to retry. The message is the one-line motif
@@ -128,16 +129,17 @@ export class Run {
 
   /** Book the final figures of one attempt (successful or not) to its phase and to the run. */
   charge(phase: string, tokens: number, cost: number): void {
+    // Clamped sums: the figures come from an agent's stream, and one bad value must not poison the run's total.
     const f = this.phaseFigures(phase);
-    f.tokens += tokens;
-    f.cost += cost;
-    this.tokens += tokens;
-    this.cost += cost;
+    f.tokens = addCounts(f.tokens, tokens);
+    f.cost = addCosts(f.cost, cost);
+    this.tokens = addCounts(this.tokens, tokens);
+    this.cost = addCosts(this.cost, cost);
   }
 
   /** Live figures of the attempt in flight (not yet charged); consumers add them to the phase's settled figures. */
   liveUsage(phase: string, tokens: number, cost: number): void {
-    this.emit({ type: 'usage', adwId: this.adwId, ts: Date.now(), phase, tokens, cost });
+    this.emit({ type: 'usage', adwId: this.adwId, ts: Date.now(), phase, tokens: finiteCount(tokens), cost: finiteCost(cost) });
   }
 
   activity(phase: string, activity: Activity): void {

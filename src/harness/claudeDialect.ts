@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { oneLine } from '../errors.js';
 import { REPORT_TOOL } from '../gate.js';
+import { addCounts, finiteCost } from '../numbers.js';
 
 /**
  * pi tool names → Claude Code's. Claude Code has no dedicated `find`/`ls` tool: Glob covers both (and dedup
@@ -170,16 +171,12 @@ export function readClaudeOutput(stdout: string): ClaudeResultMessage | undefine
   return undefined;
 }
 
-function count(value: unknown): number {
-  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : 0;
-}
-
 /** Tokens (input + output + cache writes + cache reads) and cost of the call, as Claude Code billed them. */
 export function claudeFigures(message: ClaudeResultMessage | undefined): { tokens: number; cost: number } {
   const usage = message?.usage ?? {};
-  const tokens =
-    count(usage.input_tokens) + count(usage.output_tokens) + count(usage.cache_creation_input_tokens) + count(usage.cache_read_input_tokens);
-  return { tokens, cost: count(message?.total_cost_usd) };
+  // Clamped sums: four huge figures must not add up to Infinity.
+  const tokens = addCounts(addCounts(usage.input_tokens, usage.output_tokens), addCounts(usage.cache_creation_input_tokens, usage.cache_read_input_tokens));
+  return { tokens, cost: finiteCost(message?.total_cost_usd) };
 }
 
 function errorText(value: unknown): string {

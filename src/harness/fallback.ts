@@ -2,6 +2,7 @@
 // failed or the watchdog fired), relaunch once on the fallback model in the SAME session, so the work done so
 // far is kept. The relay is declared in the ledger like any start; both calls' tokens and cost add up.
 import { HarnessError } from '../errors.js';
+import { addCosts, addCounts } from '../numbers.js';
 import type { HarnessRequest, HarnessResult } from './types.js';
 
 const OUTAGE = /\b(429|500|502|503|504)\b|rate.?limit|too many requests|overloaded|capacity|unavailable|no endpoints|internal server error/i;
@@ -41,16 +42,16 @@ export async function withFallback(
       const result = await attempt(relay, 'fallback');
       return {
         ...result,
-        tokens: result.tokens + (first.evidence.tokens ?? 0),
-        cost: result.cost + (first.evidence.cost ?? 0),
+        tokens: addCounts(result.tokens, first.evidence.tokens),
+        cost: addCosts(result.cost, first.evidence.cost),
         fallback: { from: request.model ?? '(default)', reason },
       };
     } catch (second) {
       if (second instanceof HarnessError) {
         throw new HarnessError(`${second.message} (after a fallback from ${request.model ?? 'the default model'}: ${reason})`, second.sessionId, {
           ...second.evidence,
-          tokens: (second.evidence.tokens ?? 0) + (first.evidence.tokens ?? 0),
-          cost: (second.evidence.cost ?? 0) + (first.evidence.cost ?? 0),
+          tokens: addCounts(second.evidence.tokens, first.evidence.tokens),
+          cost: addCosts(second.evidence.cost, first.evidence.cost),
         });
       }
       throw second;

@@ -2,8 +2,10 @@
 // Pure: it is fed lines and keeps the figures the verdict and the cockpit need, so it can be tested dry
 // on captured streams. A line that is not a JSON event is counted and skipped, never fatal.
 
+import { clip, LINE_BREAK } from '../errors.js';
 import type { Activity } from '../events.js';
 import { REPORT_TOOL } from '../gate.js';
+import { addCosts, addCounts } from '../numbers.js';
 
 /** One parsed event of the stream; only `type` is trusted, every other field is read defensively. */
 export type PiEvent = { type: string } & Record<string, unknown>;
@@ -188,8 +190,9 @@ export class StreamReader {
     const text = textOf(message);
     if (text.trim() !== '') this.text = text;
     const usage = isObj(message.usage) ? message.usage : {};
-    this.tokens += num(usage.totalTokens);
-    this.cost += num(isObj(usage.cost) ? usage.cost.total : undefined);
+    // Clamped sums: a negative, NaN or overflowing figure from the stream must not shrink or poison the total.
+    this.tokens = addCounts(this.tokens, usage.totalTokens);
+    this.cost = addCosts(this.cost, isObj(usage.cost) ? usage.cost.total : undefined);
     this.stopReason = str(message.stopReason) ?? this.stopReason;
     // The error belongs to the message that carries it: a later successful message (after pi's own
     // retry) clears it, so a stale error never becomes the evidence of a green turn.
@@ -220,14 +223,18 @@ export function readStream(lines: Iterable<string>): StreamSummary {
 
 const DETAIL_MAX = 100;
 
-/** One display line: whitespace (newlines included) collapsed, truncated with an ellipsis. */
+/**
+ * One display line: whitespace collapsed, truncated with an ellipsis (in code points). `\s` covers every line
+ * break but NEL (U+0085), which is added so that no line break of any kind reaches the cockpit.
+ */
 export function oneLine(text: string, max = DETAIL_MAX): string {
-  const flat = text.replace(/\s+/gu, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+  const flat = text.replace(/[\s\u0085]+/gu, ' ').trim();
+  return clip(flat, max);
 }
 
+/** The first non-blank line, a line ending at any Unicode line break, not only LF. */
 function firstLine(text: string, max = DETAIL_MAX): string {
-  const line = text.split('\n').find((l) => l.trim() !== '') ?? '';
+  const line = text.split(LINE_BREAK).find((l) => l.trim() !== '') ?? '';
   return oneLine(line, max);
 }
 
@@ -245,15 +252,21 @@ export function argsDetail(args: unknown): string {
   }
 }
 
+/** The tool's name as one line: it comes from the model's tool call, so it may hold anything. */
+function toolName(event: PiEvent): string {
+  const name = str(event.toolName);
+  return name === undefined ? '?' : oneLine(name);
+}
+
 /** Maps a stream event to a line of live activity for the cockpit; undefined for the rest. */
 export function toActivity(event: PiEvent): Activity | undefined {
   switch (event.type) {
     case 'tool_execution_start':
-      return { kind: 'tool_start', tool: str(event.toolName) ?? '?', detail: argsDetail(event.args) };
+      return { kind: 'tool_start', tool: toolName(event), detail: argsDetail(event.args) };
     case 'tool_execution_end':
       return {
         kind: 'tool_end',
-        tool: str(event.toolName) ?? '?',
+        tool: toolName(event),
         isError: event.isError === true,
         detail: firstLine(textOf(event.result)),
       };

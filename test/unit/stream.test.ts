@@ -4,6 +4,7 @@
 // `tool_execution_end.durationMs`, none of which may move a figure.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { MAX_COST, MAX_TOKENS } from '../../src/numbers.js';
 import { StreamReader, TurnObserver, argsDetail, readStream, toActivity, type PiEvent } from '../../src/pi/stream.js';
 
 type FixtureDir = 'pi' | 'pi-1.6';
@@ -216,6 +217,16 @@ describe('StreamReader', () => {
     expect(before.tokens).toBe(5);
     expect(reader.summary.tokens).toBe(12);
   });
+
+  it('figures stay finite and non-negative: a negative, junk or overflowing usage never poisons the totals', () => {
+    // Raw lines, not JSON.stringify: `1e400` is what a stream can say and JSON.parse reads it as Infinity.
+    const usage = (tokens: string, cost: string) => `{"type":"message_end","message":{"role":"assistant","content":[],"usage":{"totalTokens":${tokens},"cost":{"total":${cost}}}}}`;
+    const s = readStream([usage('100', '0.5'), usage('-40', '-0.25'), usage('"12"', 'null'), usage('1e400', '1e400'), usage('1e308', '1e308')]);
+    expect(s.tokens).toBe(MAX_TOKENS);
+    expect(s.cost).toBe(MAX_COST);
+    const small = readStream([usage('100', '0.5'), usage('-40', '-0.25'), usage('"12"', '"0.1"')]);
+    expect(small).toMatchObject({ tokens: 100, cost: 0.5 });
+  });
 });
 
 describe('toActivity', () => {
@@ -251,6 +262,22 @@ describe('toActivity', () => {
     expect(detail.endsWith('…')).toBe(true);
     const text = toActivity({ type: 'message_end', message: { role: 'assistant', content: [{ type: 'text', text: '\n\nfirst line\nsecond' }] } });
     expect(text).toEqual({ kind: 'text', text: 'first line' });
+  });
+
+  it('no line break of any kind reaches an activity, and cuts fall between code points', () => {
+    const breaks = ['\r', '\v', '\f', '\u0085', '\u2028', '\u2029'];
+    for (const brk of breaks) {
+      const start = toActivity({ type: 'tool_execution_start', toolName: `ba${brk}sh`, args: { command: `echo 1${brk}echo 2` } });
+      expect(start).toEqual({ kind: 'tool_start', tool: 'ba sh', detail: 'echo 1 echo 2' });
+      const text = toActivity({ type: 'message_end', message: { role: 'assistant', content: `first${brk}second` } });
+      expect(text).toEqual({ kind: 'text', text: 'first' });
+      const end = toActivity({ type: 'tool_execution_end', toolName: 'bash', result: { content: `${brk}out${brk}more` } });
+      expect(end?.kind === 'tool_end' && end.detail).toBe('out');
+    }
+    const emoji = toActivity({ type: 'tool_execution_start', toolName: 'bash', args: { command: '😀'.repeat(150) } });
+    const detail = emoji?.kind === 'tool_start' ? emoji.detail : '';
+    expect([...detail]).toHaveLength(100);
+    expect(detail).toBe(`${'😀'.repeat(99)}…`);
   });
 
   it('ignores events without a display (updates, user messages, empty assistant text)', () => {
