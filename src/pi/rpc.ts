@@ -5,7 +5,7 @@
 // names the session. stderr goes to a file (a pipe nobody reads would stall pi) with a tail kept in memory.
 import fs from 'node:fs';
 import path from 'node:path';
-import { HarnessError } from '../errors.js';
+import { HarnessError, oneLine } from '../errors.js';
 import { declareSession } from '../ledger.js';
 import type { WorkspacePaths } from '../paths.js';
 import type { SupervisedChild } from '../process/supervisor.js';
@@ -15,6 +15,7 @@ import { launchPi, StderrTail } from './launch.js';
 import { LineSplitter } from './lines.js';
 import type { PiCommand } from './piCommand.js';
 import { diagnoseStartFailure } from './resolve.js';
+import { missingKeyMotif, missingKeyProvider } from './providerKeys.js';
 import {
   classifyLine,
   encodeCommand,
@@ -277,8 +278,10 @@ export class PiRpc {
       await Promise.all([accepted, turn.settled]);
     } catch (error) {
       if (error instanceof HarnessError && error.evidence.kind === 'refused') {
-        // pi refused the prompt before accepting it: no turn will come.
-        throw new HarnessError(`prompt refused by pi: ${error.message}`, sessionId, { kind: 'refused' });
+        // pi refused the prompt before accepting it: no turn will come. No key is the installation's (exit 2).
+        const keyless = missingKeyProvider(error.message);
+        if (keyless) throw new HarnessError(missingKeyMotif(keyless), sessionId, { kind: 'auth' });
+        throw new HarnessError(`prompt refused by pi: ${oneLine(error.message)}`, sessionId, { kind: 'refused' });
       }
       throw turn.failure(error, this.turnContext(sessionId));
     } finally {

@@ -5,11 +5,12 @@
 // 4. a non-zero exit without text fails with stderr; 5. no text at all is 'empty'; 6. the text.
 // Last, an accepted result must come from the model that was asked for.
 
-import type { FailureKind } from '../errors.js';
+import { clip, type FailureKind } from '../errors.js';
 import { compareVersions } from './piCommand.js';
+import { isKeyRejection, missingKeyMotif, missingKeyProvider, rejectedKeyMotif } from './providerKeys.js';
 import type { StreamSummary } from './stream.js';
 
-export type VerdictKind = Extract<FailureKind, 'socle' | 'version' | 'guard' | 'model_error' | 'aborted' | 'exit' | 'empty' | 'model_mismatch'>;
+export type VerdictKind = Extract<FailureKind, 'auth' | 'socle' | 'version' | 'guard' | 'model_error' | 'aborted' | 'exit' | 'empty' | 'model_mismatch'>;
 
 export type Verdict =
   | { ok: true; source: 'gate'; envelope: Record<string, unknown> }
@@ -29,8 +30,8 @@ export interface VerdictContext {
 
 /** Collapses a (possibly multi-line) evidence text to one line of bounded length. */
 function line(text: string, max = 300): string {
-  const flat = text.replace(/\s+/gu, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+  // \s has no U+0085 (NEL): named apart, so every Unicode line break becomes a space.
+  return clip(text.replace(/[\s\u0085]+/gu, ' ').trim(), max);
 }
 
 /** The last non-empty lines of stderr, most telling at the end. */
@@ -65,7 +66,24 @@ function socleRefusal(summary: StreamSummary, ctx: VerdictContext): Verdict | un
   return undefined;
 }
 
+/**
+ * A missing or refused provider key, said first: pi stops before loading any extension when it has no key, so
+ * the socle check would otherwise blame the node. The provider's own words are left out: a 401 may quote the key.
+ */
+function keyRefusal(summary: StreamSummary, ctx: VerdictContext): Verdict | undefined {
+  const missing = missingKeyProvider(ctx.stderrTail);
+  if (missing && !summary.envelope) return { ok: false, kind: 'auth', motif: missingKeyMotif(missing) };
+  if (summary.stopReason === 'error' && summary.errorMessage && isKeyRejection(summary.errorMessage)) {
+    const provider = ctx.requestedModel?.split('/')[0] || 'the provider';
+    const status = /\b(401|403)\b/.exec(summary.errorMessage)?.[1];
+    return { ok: false, kind: 'auth', motif: rejectedKeyMotif(provider, status) };
+  }
+  return undefined;
+}
+
 function outcome(summary: StreamSummary, ctx: VerdictContext): Verdict {
+  const key = keyRefusal(summary, ctx);
+  if (key) return key;
   const refused = socleRefusal(summary, ctx);
   if (refused) return refused;
   if (summary.envelope) return { ok: true, source: 'gate', envelope: summary.envelope };

@@ -214,3 +214,24 @@ describe('verdict on pi 1.x aborts (agent_settled.aborted)', () => {
     expect(verdict(summary({ text: 'done', stopReason: 'stop', settledAborted: false }), ctx())).toMatchObject({ ok: true, source: 'text' });
   });
 });
+
+describe('verdict: the provider key, said first (issue 10 point 6)', () => {
+  const PI_NO_KEY = 'No API key found for openrouter.\n\nUse /login to log into a provider via OAuth or API key. See:\n  /x/docs/providers.md\n';
+
+  it('no key: pi stops before loading the node; the motif names the variable, not the extensions (exit 2)', () => {
+    const v = verdict(summary({ inventory: undefined, lines: 1 }), ctx({ exitCode: 1, stderrTail: PI_NO_KEY, requestedModel: 'openrouter/anthropic/claude-sonnet-4.5' }));
+    expect(v).toEqual({ ok: false, kind: 'auth', motif: 'no API key for openrouter: put OPENROUTER_API_KEY in .env (or in the environment), then `factory doctor`' });
+    const anthropic = verdict(summary({ inventory: undefined }), ctx({ exitCode: 1, stderrTail: 'No API key found for anthropic.' }));
+    expect(anthropic).toMatchObject({ kind: 'auth', motif: expect.stringContaining('put ANTHROPIC_API_KEY in .env') });
+    expect(verdict(summary({ inventory: undefined }), ctx({ exitCode: 1, stderrTail: 'No API key found for google.' }))).toMatchObject({ motif: expect.stringContaining('GEMINI_API_KEY') });
+  });
+
+  it('a rejected key: the provider and the variable, never the provider text (it may quote the key)', () => {
+    const secret = 'sk-or-v1-0123456789abcdef0123456789abcdef';
+    const v = verdict(summary({ stopReason: 'error', errorMessage: `401 {"error":{"message":"Invalid API key: ${secret}"}}` }), ctx({ requestedModel: 'openrouter/z-ai/glm-5.3' }));
+    expect(v).toEqual({ ok: false, kind: 'auth', motif: 'the openrouter API key was rejected (401): check OPENROUTER_API_KEY in .env, then `factory doctor`' });
+    expect(JSON.stringify(v)).not.toContain(secret);
+    // Any other provider error stays a model error (retried, or a fallback).
+    expect(verdict(summary({ stopReason: 'error', errorMessage: '529 overloaded' }), ctx())).toMatchObject({ kind: 'model_error' });
+  });
+});
