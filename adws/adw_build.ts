@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { agentPhase } from '../src/agentPhase.js';
+import { gitDirMotif, restoreGitDir, snapshotGitDir, type GitDirSnapshot } from '../src/bon/gitGuard.js';
 import type { GateCommand, GateReport } from '../src/gates.js';
 import { isWorkTree, treeState, type TreeState } from '../src/git.js';
 import type { Harness, Limits } from '../src/harness/types.js';
@@ -87,7 +88,12 @@ export function buildAsk(opts: BuildAdwOptions, check: BuildCheck): string {
   return opts.brief && opts.brief.trim() ? `${opts.brief.trim()}\n\n${mission}` : mission;
 }
 
-function checkPhase(opts: BuildAdwOptions): Phase {
+/** The user's .git before the builder ran: kept here, not in the phase's result (which the trace records). */
+interface GitWatch {
+  snapshot?: GitDirSnapshot;
+}
+
+function checkPhase(opts: BuildAdwOptions, watch: GitWatch): Phase {
   return {
     name: 'check',
     kind: 'code',
@@ -98,17 +104,24 @@ function checkPhase(opts: BuildAdwOptions): Phase {
         throw new PhaseFailure(`${opts.cwd} is not a git work tree: the build needs git to record its starting point`, undefined, 'check');
       }
       const tree = await treeState(opts.cwd, git);
+      watch.snapshot = await snapshotGitDir(opts.cwd, git);
       return { spec: specForAgent(opts.cwd, opts.specPath), specBytes: spec.bytes, tree };
     },
   };
 }
 
-function gatesPhase(opts: BuildAdwOptions): Phase {
+function gatesPhase(opts: BuildAdwOptions, watch: GitWatch): Phase {
   return {
     name: 'gates',
     kind: 'code',
     judges: 'build',
     async action(run, ctx): Promise<GateReport[]> {
+      // Before any gate or test runner reads the repository: what the builder changed under .git is undone, and a
+      // builder that reached there is not sent back to try again ('guard' is final).
+      if (watch.snapshot) {
+        const changes = await restoreGitDir(opts.cwd, watch.snapshot, { runTag: run.adwId, env: opts.gateEnv });
+        if (changes.length > 0) throw new PhaseFailure(gitDirMotif(changes), undefined, 'guard');
+      }
       const envelope = run.results.build as BuildOutcome;
       if (envelope.status !== 'success') {
         throw new PhaseFailure(`the builder reports a failure: ${JSON.stringify(envelope.summary ?? '')}`);
@@ -132,8 +145,9 @@ function gatesPhase(opts: BuildAdwOptions): Phase {
 }
 
 export function buildPhases(opts: BuildAdwOptions): Phase[] {
+  const watch: GitWatch = {};
   return [
-    checkPhase(opts),
+    checkPhase(opts, watch),
     agentPhase({
       name: 'build',
       role: 'builder',
@@ -152,6 +166,6 @@ export function buildPhases(opts: BuildAdwOptions): Phase[] {
       idleTimeoutMs: opts.idleTimeoutMs ?? 3 * 60_000,
       env: opts.env,
     }),
-    gatesPhase(opts),
+    gatesPhase(opts, watch),
   ];
 }

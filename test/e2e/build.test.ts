@@ -167,4 +167,24 @@ describe('adw_build through the real pi', () => {
     expect(failed.motif).toBe('the builder reports a failure: "the spec contradicts the test"');
     expect(ofType(events, 'gate_result')).toEqual([]);
   });
+
+  it('a builder that plants a hook in .git (through a program the node cannot read) is red, not retried; the hook is gone', async () => {
+    const plant = `node -e "const d=['.g','it'].join('');require('fs').writeFileSync(d+'/hooks/pre-commit','#!/bin/sh\\ntouch hook-ran\\n',{mode:0o755})"`;
+    bench = await promptBench(
+      { default: [call('bash', { command: plant }), call('write', { path: 'src/add.js', content: buildFixture('add.fixed.js') }), report(built('add fixed'))] },
+      payloadFiles('add'),
+    );
+    const hooks = () => fs.readdirSync(path.join(bench!.repo.dir, '.git/hooks')).sort();
+    const before = hooks();
+    const { exit, events } = await runBuild(bench, { retries: 2, payloadCommands: [NODE_TEST], gateEnv: GATE_ENV });
+    expect(exit).toBe(1);
+    const failed = ofType(events, 'phase_failed')[0]!;
+    expect(failed.phase).toBe('gates');
+    expect(failed.motif).toBe("it changed the repository's .git (.git/hooks/pre-commit (added)): an agent may not; undone");
+    // Final: not sent back for another attempt, and no gate ran on a repository an agent had reached into.
+    expect(ofType(events, 'attempt_started').filter((e) => e.phase === 'build')).toHaveLength(1);
+    expect(ofType(events, 'gate_result')).toEqual([]);
+    expect(hooks()).toEqual(before);
+    expect(fs.existsSync(path.join(bench.repo.dir, 'hook-ran'))).toBe(false);
+  });
 });
