@@ -262,6 +262,12 @@ export function armPhase(session: BonSession, arm: number): Phase {
         rank.seconds = (performance.now() - started) / 1000;
         run.emit({ type: 'arm_patch', adwId: run.adwId, ts: Date.now(), phase: name, arm, patchFile: harvest.patchFile, bytes: harvest.bytes, sha256: harvest.sha256, files: harvest.files, ...(strays.length > 0 ? { strays: strays.length } : {}) });
       }
+      // A green arm whose patch no way to apply would accept (a symlink, a path out of the tree) cannot win.
+      if (!failure && rank.patchFile && rank.patchBytes > 0) {
+        const { verifyPatch } = await import('../src/bon/apply.js');
+        const verdict = await verifyPatch(session.opts.cwd, rank.patchFile, { sha256: rank.patchSha256, git: { env: session.opts.gateEnv, runTag: run.adwId } });
+        if (!verdict.ok) failure = `its patch could never be applied — ${verdict.motif}`;
+      }
       if (failure) {
         rank.motif = oneLine(failure);
         throw new PhaseFailure(rank.motif, detail, failureKind);

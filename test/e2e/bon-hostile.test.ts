@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { applyOutput } from '../../src/commands/apply.js';
 import { applyWinner } from '../../src/commands/bon.js';
 import { openWorkspace } from '../../src/commands/workspace.js';
 import { call, report, type Tapes } from '../../src/scripted/tape.js';
@@ -85,5 +86,38 @@ describe('factory bon with hostile arms (real pi, scripted model)', () => {
     expect(applied).toMatchObject({ applied: true });
     expect(treeStatus(b.dir)).toBe('A  src/farewell.js\n');
     expect(dotGit(b.dir)).toEqual(before);
+  }, 120_000);
+
+  it('an arm whose patch makes a symlink is red at harvest, and factory apply refuses it; nothing lands in the tree', async () => {
+    const link = `node -e "require('fs').symlinkSync('/etc/passwd','src/passwd')"`;
+    bench = await bonBench({
+      'model:alpha': [
+        call('read', { path: 'specs/farewell.md' }),
+        report({ status: 'success', summary: 'Plan: add src/farewell.js.', changed_files: [] }),
+        call('bash', { command: link }),
+        call('write', write),
+        report(built),
+      ],
+      'model:beta': [call('write', write), report(built)],
+    });
+    const b = bench;
+    const outcome = await runBon(b, { models: ['scripted/alpha', 'scripted/beta'] });
+    expect(outcome.exit).toBe(0);
+    const adwId = outcome.prepared.run.adwId;
+    // Its gates were green, but a patch no way to apply accepts cannot win: arm 1 is red, arm 2 the winner.
+    const harvest = outcome.events.find((e) => e.type === 'harvest');
+    expect(harvest).toMatchObject({ winner: 2 });
+    expect(harvest?.type === 'harvest' && harvest.ranking.find((r) => r.arm === 1)).toMatchObject({ green: false, motif: expect.stringMatching(/^its patch could never be applied — patch refused: it makes "src\/passwd" a symlink/) });
+    const patch = fs.readFileSync(path.join(b.paths.dataDir, 'bon', adwId, 'arm-1.patch'), 'utf8');
+    expect(patch).toMatch(/new file mode 120000/); // harvested as it was: the seal is valid, the content is not
+    const ws = await openWorkspace({ retries: 2, ui: false, json: false }, { env: b.env, cwd: b.dir });
+    const refused = await applyOutput(ws, { adwId, arm: 1 });
+    expect(refused.exit).toBe(1);
+    expect(refused.stdout).toMatch(/^arm 1 not applied: patch refused: .*"src\/passwd" a symlink/);
+    expect(treeStatus(b.dir)).toBe('');
+    expect(fs.existsSync(path.join(b.dir, 'src/passwd'))).toBe(false);
+    const applied = await applyOutput(ws, { adwId, arm: 2 });
+    expect(applied).toMatchObject({ exit: 0 });
+    expect(treeStatus(b.dir)).toBe('A  src/farewell.js\n');
   }, 120_000);
 });
