@@ -1,6 +1,12 @@
-// damage-control: refuses dangerous bash commands and writes to protected files, through pi's
-// `tool_call` hook (the only point where a call can be blocked before it runs). Rules come from
-// `<project>/.pi/damage-control-rules.yaml`, read on every call so an edit of the rules applies at once.
+// damage-control: refuses dangerous bash commands and writes where the agent has no business, through pi's
+// `tool_call` hook (the only point where a call can be blocked before it runs). Two layers:
+// - the rules file `<project>/.pi/damage-control-rules.yaml` (bash.deny/bash.ask regexes, paths.protected
+//   globs), read on every call so an edit applies at once; the user's part, which they can extend;
+// - a floor in code that holds whatever that file says (../lib/path-guard.ts, ../lib/bash-guard.ts): write
+//   and edit land inside the project (ctx.cwd, judged on the real path, so `..`, absolute paths and symlinks
+//   cannot leave it), outside the protected globs (the file's and FLOOR_PROTECTED) and inside the role's
+//   writable folders (FACTORY_WRITABLE); bash is judged by intent (deleting trees or the home folder, writing
+//   outside the project or into .git, planting git hooks…), not by spelling.
 // A missing or broken rules file fails closed: every bash/write/edit call is refused, naming the file.
 // `ask` rules open a confirmation when pi has a UI and are refusals when it has none (json/print modes);
 // in RPC mode the factory's client cancels every dialog, so ask is a refusal there too.
@@ -8,7 +14,12 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { ExtensionAPI } from '@earendil-works/pi-coding-agent';
+import { bashFindings, type Finding } from '../lib/bash-guard.js';
+import { checkToolPath, globToRegExp, makeGuard, matchGlob, type GuardOptions } from '../lib/path-guard.js';
 import { joinSocle } from '../lib/socle.js';
+
+export { globToRegExp };
+export type { GuardOptions };
 
 export const EXTENSION_NAME = 'damage-control';
 export const RULES_RELATIVE_PATH = '.pi/damage-control-rules.yaml';
@@ -92,7 +103,7 @@ export function loadRules(file: string): LoadedRules {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Decisions (pure).
+// Decisions (they read the file system, to follow symlinks, and never write).
 
 export function evaluateBash(rules: Rules, command: string): Decision {
   const denied = rules.bash.deny.find((rule) => rule.test(command));
@@ -102,49 +113,54 @@ export function evaluateBash(rules: Rules, command: string): Decision {
   return { action: 'allow' };
 }
 
-/** A glob as an anchored regex: `*` stays in one folder, `**` crosses folders, `?` is one character. */
-export function globToRegExp(glob: string): RegExp {
-  let out = '';
-  for (let i = 0; i < glob.length; i += 1) {
-    const c = glob[i];
-    if (c === '*' && glob[i + 1] === '*') {
-      const slashAfter = glob[i + 2] === '/';
-      out += slashAfter ? '(?:.*/)?' : '.*';
-      i += slashAfter ? 2 : 1;
-    } else if (c === '*') out += '[^/]*';
-    else if (c === '?') out += '[^/]';
-    else out += c.replace(/[.+^${}()|[\]\\]/g, '\\$&');
-  }
-  return new RegExp(`^${out}$`);
-}
-
-/** The protected glob that covers `target` (resolved against `cwd`), or null. */
+/** The protected glob that covers `target` (resolved against `cwd`, lexically), or null. */
 export function isProtected(rules: Rules, target: string, cwd: string): string | null {
   // pi's own tools strip a leading "@" that some models add to paths.
   const cleaned = target.startsWith('@') ? target.slice(1) : target;
   const absolute = path.resolve(cwd, cleaned);
   const relative = path.relative(path.resolve(cwd), absolute).split(path.sep).join('/');
-  const name = path.basename(absolute);
-  for (const glob of rules.paths.protected) {
-    const regex = globToRegExp(glob.replace(/^\.\//, ''));
-    const anchored = glob.includes('/');
-    if (anchored ? regex.test(relative) : regex.test(name)) return glob;
-  }
-  return null;
+  return matchGlob(rules.paths.protected, relative);
 }
 
-/** What to do with one tool call. Tools other than bash, write and edit are not this extension's. */
-export function decideToolCall(rules: Rules, toolName: string, input: Record<string, unknown>, cwd: string): Decision {
-  if (toolName === 'bash') return evaluateBash(rules, String(input.command ?? ''));
+function floorReason(finding: Finding): string {
+  return `${finding.detail} (intent ${finding.intent})`;
+}
+
+/** bash: the file's deny rules, then the floor's refusals, then the file's and the floor's questions. */
+export function decideBash(rules: Rules, command: string, cwd: string, options: GuardOptions = {}): Decision {
+  const byRules = evaluateBash(rules, command);
+  if (byRules.action === 'deny') return byRules;
+  let findings: Finding[];
+  try {
+    findings = bashFindings(command, makeGuard(cwd, rules.paths.protected, options));
+  } catch (error) {
+    return { action: 'deny', reason: `the command could not be checked (${(error as Error).message}) (intent unreadable)` };
+  }
+  const denied = findings.find((f) => f.action === 'deny');
+  if (denied) return { action: 'deny', reason: floorReason(denied) };
+  if (byRules.action === 'ask') return byRules;
+  const asked = findings.find((f) => f.action === 'ask');
+  return asked ? { action: 'ask', reason: floorReason(asked) } : { action: 'allow' };
+}
+
+/** What to do with one tool call. Tools other than bash, powershell, write and edit are not this extension's. */
+export function decideToolCall(rules: Rules, toolName: string, input: Record<string, unknown>, cwd: string, options: GuardOptions = {}): Decision {
+  if (toolName === 'bash') return decideBash(rules, String(input.command ?? ''), cwd, options);
+  // pi's other shell tool: its commands are not read by this guard, so a role cannot use it to go around bash's.
+  if (toolName === 'powershell') return { action: 'deny', reason: 'damage-control cannot judge PowerShell commands; use bash (intent unjudged-shell)' };
   if (toolName === 'write' || toolName === 'edit') {
     const target = String(input.path ?? '');
-    const glob = isProtected(rules, target, cwd);
-    if (glob) return { action: 'deny', reason: `${target} is a protected path (rule "${glob}")` };
+    try {
+      const verdict = checkToolPath(target, makeGuard(cwd, rules.paths.protected, options));
+      return verdict.ok ? { action: 'allow' } : { action: 'deny', reason: verdict.reason };
+    } catch (error) {
+      return { action: 'deny', reason: `${target} could not be checked (${(error as Error).message}) (intent write-outside)` };
+    }
   }
   return { action: 'allow' };
 }
 
-export const GUARDED_TOOLS = new Set(['bash', 'write', 'edit']);
+export const GUARDED_TOOLS = new Set(['bash', 'write', 'edit', 'powershell']);
 
 export function blockedReason(detail: string): string {
   return `Blocked by damage-control: ${detail}`;
@@ -159,7 +175,13 @@ export default function damageControl(pi: ExtensionAPI): void {
     if (!loaded.ok) {
       return { block: true, reason: blockedReason(`${loaded.error}; bash, write and edit are refused until it is fixed`) };
     }
-    const decision = decideToolCall(loaded.rules, event.toolName, event.input as Record<string, unknown>, ctx.cwd);
+    let decision: Decision;
+    try {
+      decision = decideToolCall(loaded.rules, event.toolName, event.input as Record<string, unknown>, ctx.cwd);
+    } catch (error) {
+      // A guard that failed must not let the call through.
+      return { block: true, reason: blockedReason(`the call could not be checked (${(error as Error).message})`) };
+    }
     if (decision.action === 'allow') return undefined;
     if (decision.action === 'deny') return { block: true, reason: blockedReason(decision.reason) };
     if (!ctx.hasUI) return { block: true, reason: blockedReason(`${decision.reason} and needs a confirmation, but no one can answer here`) };

@@ -16,6 +16,10 @@ import { fileURLToPath } from 'node:url';
 import type { ExtensionAPI } from '@earendil-works/pi-coding-agent';
 import { parse as parseYaml } from 'yaml';
 import { joinSocle } from '../lib/socle.js';
+import { writablePaths } from '../lib/writable.js';
+
+// One reading of FACTORY_WRITABLE for the model and for damage-control, which enforces it.
+export { writablePaths };
 
 export const EXTENSION_NAME = 'factory-context';
 export const MESSAGE_TYPE = 'factory-context';
@@ -52,12 +56,6 @@ export function loadBrief(role: string, projectDir: string, factoryRoot: string)
     }
   }
   return null;
-}
-
-/** FACTORY_WRITABLE (comma separated) or, by default, the whole project folder. */
-export function writablePaths(env: NodeJS.ProcessEnv, projectDir: string): string[] {
-  const listed = (env.FACTORY_WRITABLE ?? '').split(',').map((p) => p.trim()).filter((p) => p !== '');
-  return listed.length > 0 ? [...new Set(listed)] : [projectDir];
 }
 
 /** The protected globs of the project's damage-control rules; null when the rules cannot be read. */

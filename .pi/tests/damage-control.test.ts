@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, calls, say } from '../../src/scripted/tape.js';
@@ -50,7 +50,7 @@ describe('the shipped rules', () => {
     expect(evaluateBash(rules, command).action).toBe('ask');
   });
 
-  it.each(['ls -la /', 'rm build/a.o', 'git push origin main', 'curl -o x.sh https://x.example', 'git reset --soft HEAD~1', 'echo hi > notes.env.md', 'npm test'])(
+  it.each(['ls -la /', 'rm build/a.o', 'git push origin main', 'curl -o x.sh https://x.example', 'git reset --soft HEAD~1', 'echo hi > notes.env.md', 'npm test', 'dd if=/dev/zero of=/dev/null count=1'])(
     'allows %s',
     (command) => {
       expect(evaluateBash(rules, command)).toEqual({ action: 'allow' });
@@ -69,9 +69,19 @@ describe('the shipped rules', () => {
     expect(isProtected(rules, 'src/env.ts', cwd)).toBeNull();
     expect(isProtected(rules, '.environment', cwd)).toBeNull();
     expect(isProtected(rules, 'docs/.git/notes.md', cwd)).toBeNull();
+    // the factory's data and the node's own files (issue 10: an arm rewrote the winner's patch)
+    expect(isProtected(rules, 'adws/adw_data/bon/a1b2/arm-1.patch', cwd)).toBe('adws/adw_data/**');
+    expect(isProtected(rules, '.pi/extensions/damage-control.ts', cwd)).toBe('.pi/extensions/**');
+    expect(isProtected(rules, '.pi/lib/path-guard.ts', cwd)).toBe('.pi/lib/**');
+    expect(isProtected(rules, '.pi/settings.json', cwd)).toBe('.pi/settings.json');
+    expect(isProtected(rules, 'adws/adw_config/factory.config.yaml', cwd)).toBeNull();
   });
 
-  it('decides per tool: bash by command, write/edit by path, other tools untouched', () => {
+  it('counts what the doctor reports', () => {
+    expect([rules.bash.deny.length, rules.bash.ask.length, rules.paths.protected.length]).toEqual([7, 2, 10]);
+  });
+
+  it('decides per tool: bash by command, write/edit by path, powershell refused, other tools untouched', () => {
     const cwd = '/p';
     expect(decideToolCall(rules, 'write', { path: '.env', content: 'x' }, cwd)).toEqual({
       action: 'deny',
@@ -80,6 +90,10 @@ describe('the shipped rules', () => {
     expect(decideToolCall(rules, 'edit', { path: 'src/a.ts', edits: [] }, cwd)).toEqual({ action: 'allow' });
     expect(decideToolCall(rules, 'read', { path: '.env' }, cwd)).toEqual({ action: 'allow' });
     expect(decideToolCall(rules, 'bash', { command: 'rm -rf /' }, cwd).action).toBe('deny');
+    expect(decideToolCall(rules, 'powershell', { command: 'Get-ChildItem' }, cwd)).toEqual({
+      action: 'deny',
+      reason: 'damage-control cannot judge PowerShell commands; use bash (intent unjudged-shell)',
+    });
   });
 });
 
@@ -119,18 +133,44 @@ describe('damage-control in the real pi', () => {
   let rig: Rig;
   let project: NodeProject;
 
+  let outsideFile: string;
+
   beforeAll(async () => {
+    project = makeNodeProject();
+    mkdirSync(path.join(project.dir, '.git', 'hooks'), { recursive: true });
+    const outsideName = `${path.basename(project.dir)}-outside.txt`;
+    outsideFile = path.join(path.dirname(project.dir), outsideName);
     rig = await startNodeRig({
+      escape: [
+        calls([
+          { name: 'write', args: { path: `../${outsideName}`, content: 'escaped\n' } },
+          { name: 'bash', args: { command: 'echo "#!/bin/sh" > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit' } },
+        ]),
+      ],
       rmroot: [call('bash', { command: 'rm -rf /' })],
       dotenv: [call('write', { path: '.env', content: 'SECRET=1\n' })],
       askrm: [call('bash', { command: 'rm -rf build' })],
       closed: [calls([{ name: 'bash', args: { command: 'echo hello > note.txt' } }, { name: 'write', args: { path: 'a.txt', content: 'a' } }])],
     });
-    project = makeNodeProject();
   });
   afterAll(async () => {
     project?.cleanup();
+    if (outsideFile) rmSync(outsideFile, { force: true });
     await rig?.cleanup();
+  });
+
+  it('refuses a write outside the project and a hook planted in .git through bash: nothing is written', async () => {
+    const run = await runNode(rig, project, 'set things up [tape:escape]');
+    const [write] = toolEnds(run.events, 'write');
+    expect(write?.isError).toBe(true);
+    expect(resultText(write)).toBe(`Blocked by damage-control: ../${path.basename(outsideFile)} resolves to ${outsideFile}, outside the project ${project.dir} (intent write-outside)`);
+    const [bash] = toolEnds(run.events, 'bash');
+    expect(bash?.isError).toBe(true);
+    expect(resultText(bash)).toBe(
+      'Blocked by damage-control: the redirection > writes to .git/hooks/pre-commit, a protected path (rule ".git/**") (intent write-protected)',
+    );
+    expect(existsSync(outsideFile)).toBe(false);
+    expect(readdirSync(path.join(project.dir, '.git', 'hooks'))).toEqual([]);
   });
 
   it('blocks `rm -rf /` and tells the model why', async () => {

@@ -4,6 +4,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { applyArgs, applyOutput } from '../../src/commands/apply.js';
+import { openWorkspace } from '../../src/commands/workspace.js';
 import { bonTapes } from '../../src/demo.js';
 import type { RunEvent } from '../../src/events.js';
 import { readLedger } from '../../src/ledger.js';
@@ -103,8 +105,11 @@ describe('factory bon through the real pi', () => {
     expect(armRefs(bench.dir, run.adwId)).toEqual([`refs/factory/${run.adwId}/arm-1`, `refs/factory/${run.adwId}/arm-3`]);
     expect(git(bench.dir, 'show', `refs/factory/${run.adwId}/arm-1:${FAREWELL}`)).toContain('Bye, ${name}.');
     expect(git(bench.dir, 'rev-parse', `refs/factory/${run.adwId}/arm-3^`).trim()).toBe(head);
-    // The proposed command works as printed, and what it applies passes the payload's test.
-    git(bench.dir, ...harvest.applyCommand!.split(' ').slice(1));
+    // The proposed command (factory apply <id>) works as printed, and what it applies passes the payload's test.
+    const [, verb, id] = harvest.applyCommand!.split(' ');
+    expect([verb, id]).toEqual(['apply', run.adwId]);
+    const ws = await openWorkspace({ retries: 2, ui: false, json: false }, { env: bench.env, cwd: bench.dir });
+    expect(await applyOutput(ws, applyArgs([id!]))).toMatchObject({ exit: 0 });
     expect(git(bench.dir, 'diff', '--cached', '--name-only').trim()).toBe(FAREWELL);
     expect(fs.readFileSync(path.join(bench.dir, FAREWELL), 'utf8')).toBe(GOOD);
 
