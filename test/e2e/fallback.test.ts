@@ -44,8 +44,8 @@ describe('provider-outage fallback', () => {
     bench = await promptBench({ 'model:alpha': [fail(401, { times: Infinity })], 'model:beta': [report(GOOD)] });
     withFallback(bench, 'scripted/beta');
     const { exit, events } = await runPrompt(bench, 'Which files?', { retries: 0 });
-    expect(exit).toBe(1);
-    expect(ofType(events, 'phase_failed')[0]!.motif).toMatch(/401/);
+    expect(exit).toBe(2);
+    expect(ofType(events, 'phase_failed')[0]!.motif).toMatch(/API key was rejected \(401\)/);
     expect(bench.rig.model.requests.some((r) => r.body.model === 'beta')).toBe(false);
     expect(readLedger(bench.paths.ledgerFile)).toHaveLength(1);
   });

@@ -101,13 +101,21 @@ describe('adw_prompt through the real pi', () => {
   });
 
   it('fails with the provider message when the model errors although pi exits 0', async () => {
-    bench = await promptBench({ default: [fail(401, { times: Infinity })] });
+    bench = await promptBench({ default: [fail(529, { times: Infinity })] });
     const { exit, events } = await runPrompt(bench, 'Which files?', { retries: 0 });
     expect(exit).toBe(1);
     const failed = ofType(events, 'phase_failed')[0]!;
     expect(failed.phase).toBe('prompt');
-    expect(failed.motif).toMatch(/401/);
-    expect(failed.motif).toMatch(/Invalid API key/);
+    expect(failed.motif).toMatch(/^model error: .*529/);
+  });
+
+  it('a key the provider rejects (401) is the installation\'s: exit 2, the variable named, not the provider text', async () => {
+    bench = await promptBench({ default: [fail(401, { times: Infinity })] });
+    const { exit, events } = await runPrompt(bench, 'Which files?', { retries: 2 });
+    expect(exit).toBe(2);
+    const failed = ofType(events, 'phase_failed')[0]!;
+    expect(failed.motif).toBe('the scripted API key was rejected (401): check SCRIPTED_API_KEY in .env, then `factory doctor`');
+    expect(ofType(events, 'attempt_started').filter((e) => e.phase === 'prompt')).toHaveLength(1); // never retried
   });
 
   it('ends a stalled stream with the watchdog and leaves no process behind', async () => {
