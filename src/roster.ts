@@ -1,14 +1,18 @@
 // The roster (`adws/adw_config/factory.config.yaml`): which model does what, with which tools, budget and keys.
-// Start-up matters: `yaml` (~20 ms) and `zod` (~50 ms, via rosterSchema.ts) are imported only when a roster
-// file is actually read, so a repository without one never loads either.
+// Start-up matters: `yaml` (~20 ms, via rosterYaml.ts) and `zod` (~50 ms, via rosterSchema.ts) are imported only
+// when a roster file is actually read, so a repository without one never loads either.
+// Role names are user-chosen keys: every map here is a null-prototype object and every lookup is own-only, so
+// `agents.constructor` is undefined unless a roster defines it (and rosterYaml.ts refuses to let one).
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { UsageError, errorMessage } from './errors.js';
+import { UsageError, errorMessage, oneLine } from './errors.js';
 import type { GateCommand } from './gates.js';
 import type { Limits } from './harness/types.js';
 import { route } from './routes.js';
-import { KNOWN_TOOLS, ROLE_PATTERN, type ThinkingLevel, type ToolName } from './rosterVocabulary.js';
+import type { RawRoster } from './rosterSchema.js';
+import { KNOWN_TOOLS, MAX_ROSTER_BYTES, ROLE_PATTERN, type ThinkingLevel, type ToolName } from './rosterVocabulary.js';
+import { quote, UNSAFE_CHARS } from './zodIssues.js';
 
 export const ROSTER_FILE = path.join('adws', 'adw_config', 'factory.config.yaml');
 export const BRIEFS_DIR = path.join('adws', 'adw_config', 'briefs');
@@ -23,10 +27,10 @@ const DEFAULT_AGENT_TIMEOUT_SECONDS = 600;
 const READ_ONLY_TOOLS: ToolName[] = ['read', 'grep', 'find', 'ls', 'bash'];
 
 /** What a role gets when the roster says nothing about it: the prompter explores, the builder edits. */
-const ROLE_DEFAULTS: Record<string, { tools: ToolName[]; timeoutSeconds: number }> = {
+const ROLE_DEFAULTS: Record<string, { tools: ToolName[]; timeoutSeconds: number }> = Object.assign(Object.create(null), {
   prompter: { tools: READ_ONLY_TOOLS, timeoutSeconds: 600 },
   builder: { tools: [...KNOWN_TOOLS], timeoutSeconds: 1800 },
-};
+});
 
 export interface PayloadCommand {
   run: string;
@@ -89,29 +93,48 @@ export function rosterPath(root: string, override?: string): string {
 
 /** What applies when a repository has no roster: no gateway (ids are pi routes), pi, no payload gate. */
 export function defaultRoster(): Roster {
-  return { gateway: '', harness: 'pi', payload: { dir: '.', commands: [] }, context: {}, agents: {} };
+  return { gateway: '', harness: 'pi', payload: { dir: '.', commands: [] }, context: {}, agents: Object.create(null) };
 }
 
-function yamlMotif(error: unknown): string {
-  const e = error as { message?: string; linePos?: Array<{ line: number; col: number }> };
-  const first = (e.message ?? errorMessage(error)).split('\n')[0]?.replace(/ at line \d+, column \d+:?\s*$/, '').trim();
-  const at = e.linePos?.[0];
-  return at ? `YAML syntax error at line ${at.line}, column ${at.col}: ${first}` : `YAML syntax error: ${first}`;
+/** A role as the roster wrote it, or undefined: own entries only, whatever the map's prototype. */
+export function roleConfig(roster: Roster, role: string): AgentConfig | undefined {
+  return Object.hasOwn(roster.agents, role) ? roster.agents[role] : undefined;
+}
+
+/** The file as a motif names it: quoted when its path holds a character that would break the line. */
+function named(abs: string): string {
+  return UNSAFE_CHARS.test(abs) ? quote(abs) : abs;
 }
 
 /** Reads, parses and validates a roster file. Throws RosterError (one line) on any problem. */
 export async function loadRoster(file: string): Promise<Roster> {
   const abs = path.resolve(file);
-  return parseRoster(abs, readRosterText(abs));
+  return (await rosterParser())(abs, readRosterText(abs));
 }
 
+/** The file's text, read no further than the size bound: `--config` may name a device or a huge log. */
 function readRosterText(abs: string): string {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  let fd: number | undefined;
   try {
-    return fs.readFileSync(abs, 'utf8');
+    fd = fs.openSync(abs, 'r');
+    for (;;) {
+      const chunk = Buffer.alloc(64 * 1024);
+      const n = fs.readSync(fd, chunk, 0, chunk.length, null);
+      if (n === 0) break;
+      chunks.push(chunk.subarray(0, n));
+      total += n;
+      if (total > MAX_ROSTER_BYTES) throw new RosterError(`${named(abs)}: larger than ${MAX_ROSTER_BYTES / 1024} KB, which no roster needs: is this the roster file?`);
+    }
   } catch (error) {
+    if (error instanceof RosterError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
-    throw new RosterError(code === 'ENOENT' ? `roster not found: ${abs}` : `${abs}: unreadable (${code ?? errorMessage(error)})`);
+    throw new RosterError(code === 'ENOENT' ? `roster not found: ${named(abs)}` : `${named(abs)}: unreadable (${code ?? oneLine(errorMessage(error))})`);
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
   }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /**
@@ -122,8 +145,8 @@ function readRosterText(abs: string): string {
 function rosterCacheKey(abs: string, text: string): string {
   let build = '';
   try {
-    // The validator is the schema and the roster's words it checks against.
-    build = ['./rosterSchema.js', './rosterVocabulary.js'].map((f) => fs.statSync(new URL(f, import.meta.url)).mtimeMs).join(':');
+    // The validator is the YAML reader (bounds, key checks), the schema and the roster's words they check against.
+    build = ['./rosterYaml.js', './rosterSchema.js', './rosterVocabulary.js'].map((f) => fs.statSync(new URL(f, import.meta.url)).mtimeMs).join(':');
   } catch {
     build = 'source'; // running from src/ (tests): the key still covers path and text
   }
@@ -135,11 +158,12 @@ async function loadRosterCached(abs: string, cacheFile: string): Promise<Roster>
   const key = rosterCacheKey(abs, text);
   try {
     const cached = JSON.parse(fs.readFileSync(cacheFile, 'utf8')) as { key?: string; roster?: Roster };
-    if (cached.key === key && cached.roster) return cached.roster;
+    // JSON.parse builds ordinary objects: the agents map gets its null prototype back.
+    if (cached.key === key && cached.roster) return { ...cached.roster, agents: Object.assign(Object.create(null), cached.roster.agents) };
   } catch {
     // no cache yet, or an unreadable one: validate
   }
-  const roster = await parseRoster(abs, text);
+  const roster = (await rosterParser())(abs, text);
   try {
     fs.mkdirSync(path.dirname(cacheFile), { recursive: true });
     const tmp = `${cacheFile}.${process.pid}.tmp`;
@@ -151,18 +175,23 @@ async function loadRosterCached(abs: string, cacheFile: string): Promise<Roster>
   return roster;
 }
 
-async function parseRoster(abs: string, text: string): Promise<Roster> {
-  const [{ parse }, { validateRoster }] = await Promise.all([import('yaml'), import('./rosterSchema.js')]);
-  let data: unknown;
-  try {
-    data = parse(text);
-  } catch (error) {
-    throw new RosterError(`${abs}: ${yamlMotif(error)}`);
-  }
-  const checked = validateRoster(data ?? {}); // an empty file is an empty roster: the defaults apply
-  if (!checked.ok) throw new RosterError(`${abs}: ${checked.motif}`);
-  const raw = checked.roster;
-  const agents: Record<string, AgentConfig> = {};
+/**
+ * The roster parser, once yaml and zod are loaded: `(file, text)` → a Roster, or a RosterError of one line (never
+ * a raw TypeError or RangeError). Synchronous, so that the fuzz suite drives thousands of texts in little time.
+ */
+export async function rosterParser(): Promise<(abs: string, text: string) => Roster> {
+  const [{ readRosterYaml }, { validateRoster }] = await Promise.all([import('./rosterYaml.js'), import('./rosterSchema.js')]);
+  return (abs, text) => {
+    const read = readRosterYaml(text);
+    if (!read.ok) throw new RosterError(`${named(abs)}: ${read.motif}`);
+    const checked = validateRoster(read.data ?? Object.create(null)); // an empty file is an empty roster: the defaults apply
+    if (!checked.ok) throw new RosterError(`${named(abs)}: ${checked.motif}`);
+    return toRoster(abs, checked.roster);
+  };
+}
+
+function toRoster(abs: string, raw: RawRoster): Roster {
+  const agents: Record<string, AgentConfig> = Object.create(null);
   for (const [role, a] of Object.entries(raw.agents ?? {})) {
     const limits: Limits = {};
     if (a.limits?.max_turns !== undefined) limits.maxTurns = a.limits.max_turns;
@@ -209,8 +238,8 @@ export async function loadRosterIfPresent(root: string, override?: string): Prom
  * `direct` flag.
  */
 export function agentFor(roster: Roster, role: string, overrides: { model?: string } = {}): AgentProfile {
-  const written = roster.agents[role] ?? {};
-  const defaults = ROLE_DEFAULTS[role] ?? { tools: READ_ONLY_TOOLS, timeoutSeconds: DEFAULT_AGENT_TIMEOUT_SECONDS };
+  const written = roleConfig(roster, role) ?? {};
+  const defaults = (Object.hasOwn(ROLE_DEFAULTS, role) ? ROLE_DEFAULTS[role] : undefined) ?? { tools: READ_ONLY_TOOLS, timeoutSeconds: DEFAULT_AGENT_TIMEOUT_SECONDS };
   const direct = written.auth?.direct ?? false;
   const model = overrides.model ?? written.model;
   return {

@@ -2,9 +2,9 @@
 // import, and a repository without a roster file must never pay it (roster.ts imports this module lazily).
 import * as z from 'zod';
 import { REPORT_TOOL } from './gate.js';
-import { formatPath, kindOf, lookup } from './zodIssues.js';
+import { formatPath, kindOf, lookup, quote, shown } from './zodIssues.js';
 import { isModelId } from './routes.js';
-import { AGENT_KEYS, AUTH_KEYS, COMMAND_KEYS, CONTEXT_KEYS, KNOWN_TOOLS, LIMIT_KEYS, PAYLOAD_KEYS, ROLE_PATTERN, ROSTER_KEYS, THINKING_LEVELS } from './rosterVocabulary.js';
+import { AGENT_KEYS, AUTH_KEYS, COMMAND_KEYS, CONTEXT_KEYS, KNOWN_TOOLS, LIMIT_KEYS, PAYLOAD_KEYS, RESERVED_NAMES, ROLE_PATTERN, ROSTER_KEYS, THINKING_LEVELS } from './rosterVocabulary.js';
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const GATEWAY = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
@@ -42,7 +42,8 @@ const agent = z.strictObject({
   limits: z
     .strictObject({ max_turns: positiveInt.optional(), max_tool_calls: positiveInt.optional(), max_cost_usd: z.number().positive().optional() })
     .optional(),
-  auth: z.strictObject({ keys: z.array(z.string().regex(ENV_NAME)).optional(), direct: z.boolean().optional() }).optional(),
+  // Key names index the environment (`env[name]`): one an object inherits would read a member, not a variable.
+  auth: z.strictObject({ keys: z.array(z.string().regex(ENV_NAME).refine((s) => !RESERVED_NAMES.has(s))).optional(), direct: z.boolean().optional() }).optional(),
   writable: z.array(z.string().refine((s) => s.trim() !== '' && !s.includes(','), { message: 'a path (no comma) expected' })).optional(),
 });
 
@@ -86,12 +87,15 @@ function describeIssue(issue: z.core.$ZodIssue, data: unknown): string {
   const last = path.at(-1);
   const parent = path.at(-2);
   if (issue.code === 'unrecognized_keys') {
-    const keys = issue.keys.map((k) => JSON.stringify(k)).join(', ');
+    const keys = issue.keys.map((k) => shown(k)).join(', ');
     const known = knownKeysAt(path);
     return `${where}: unknown key${issue.keys.length > 1 ? 's' : ''} ${keys}${known.length ? ` (known: ${known.join(', ')})` : ''}`;
   }
   if (issue.code === 'invalid_key' && path[0] === 'agents') {
-    return `${where}: role names are lower-case words (letters, digits, - and _), got ${JSON.stringify(last)}`;
+    return `${where}: role names are lower-case words (letters, digits, - and _), got ${shown(String(last))}`;
+  }
+  if (path[0] === 'agents' && parent === 'keys' && typeof value === 'string' && RESERVED_NAMES.has(value)) {
+    return `${where}: ${quote(value)} is a reserved name (it collides with JavaScript object internals), not an environment variable`;
   }
   // Never echo what sits in auth.keys: someone may have pasted a key's value where its NAME belongs.
   if (path[0] === 'agents' && parent === 'keys' && typeof value === 'string') {
@@ -100,13 +104,13 @@ function describeIssue(issue: z.core.$ZodIssue, data: unknown): string {
   if (!found || value === undefined) return `${where}: required field missing`;
   if (issue.code === 'invalid_value' && parent === 'tools') {
     if (value === REPORT_TOOL) return `${where}: report_phase is added by the factory, do not list it`;
-    return `${where}: unknown tool ${JSON.stringify(value)} (known: ${KNOWN_TOOLS.join(', ')})`;
+    return `${where}: unknown tool ${shown(value)} (known: ${KNOWN_TOOLS.join(', ')})`;
   }
   if (issue.code === 'invalid_value' && last === 'thinking') {
-    return `${where}: unknown thinking level ${JSON.stringify(value)} (known: ${THINKING_LEVELS.join(', ')})`;
+    return `${where}: unknown thinking level ${shown(value)} (known: ${THINKING_LEVELS.join(', ')})`;
   }
   if (issue.code === 'invalid_value') {
-    return `${where}: one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')} expected, ${JSON.stringify(value)} received`;
+    return `${where}: one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')} expected, ${shown(value)} received`;
   }
   if (issue.code === 'invalid_type') {
     if (path[0] === 'payload' && parent === 'commands') return `${where}: a command string or {run, timeout} expected, ${kindOf(value)} received`;
@@ -114,10 +118,10 @@ function describeIssue(issue: z.core.$ZodIssue, data: unknown): string {
     return `${where}: ${expected} expected, ${kindOf(value)} received`;
   }
   if (issue.code === 'too_small' || issue.code === 'too_big') {
-    if (issue.code === 'too_small' && Number(issue.minimum) === 0) return `${where}: a positive number expected, got ${JSON.stringify(value)}`;
-    return `${where}: ${issue.message.replace(/^Too (small|big): expected number to be /, 'must be ')}, got ${JSON.stringify(value)}`;
+    if (issue.code === 'too_small' && Number(issue.minimum) === 0) return `${where}: a positive number expected, got ${shown(value)}`;
+    return `${where}: ${issue.message.replace(/^Too (small|big): expected number to be /, 'must be ')}, got ${shown(value)}`;
   }
-  if (issue.code === 'custom') return `${where}: ${issue.message}, got ${JSON.stringify(value)}`;
+  if (issue.code === 'custom') return `${where}: ${issue.message}, got ${shown(value)}`;
   return `${where}: ${issue.message}`;
 }
 

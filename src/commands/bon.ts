@@ -7,7 +7,7 @@ import { validateArms } from '../bon/check.js';
 import { UsageError } from '../errors.js';
 import { createPiHarness } from '../harness/pi.js';
 import { factoryRoot, PiUnavailableError, resolvePi } from '../pi/resolve.js';
-import { gateCommands } from '../roster.js';
+import { gateCommands, roleConfig } from '../roster.js';
 import { routeModelFlag } from '../routes.js';
 import { Run } from '../runner.js';
 import { preparedRun, type PreparedBon } from './prepared.js';
@@ -27,7 +27,7 @@ export type { PreparedBon } from './prepared.js';
 export async function prepareBonRun(ws: Workspace, args: BonArgs, flags: CommandFlags, run = new Run(ADW_NAME, ws.root)): Promise<PreparedBon> {
   if (ws.harnessName !== 'pi') throw new UsageError('factory bon needs the pi harness (clones are a pi RPC feature)');
   const setup = agentSetup(ws, 'builder', flags);
-  const direct = ws.roster.agents.builder?.auth?.direct ?? false;
+  const direct = roleConfig(ws.roster, 'builder')?.auth?.direct ?? false;
   const models = args.models.map((m) => {
     const routed = routeModelFlag(m, { gateway: ws.roster.gateway, direct });
     if ('motif' in routed) throw new UsageError(routed.motif.replace('--model', '--models'));

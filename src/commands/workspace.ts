@@ -11,7 +11,7 @@ import type { Harness } from '../harness/types.js';
 import { resolveWorkspaceRoot, workspacePaths, type WorkspacePaths } from '../paths.js';
 import { factoryRoot, PiUnavailableError, resolvePi } from '../pi/resolve.js';
 import { createRedactor, type Redactor } from '../redact.js';
-import { agentFor, briefFor, fallbackRoute, loadRosterIfPresent, type AgentProfile, type Roster } from '../roster.js';
+import { agentFor, briefFor, fallbackRoute, loadRosterIfPresent, roleConfig, type AgentProfile, type Roster } from '../roster.js';
 import { routeModelFlag } from '../routes.js';
 
 export interface CommandFlags {
@@ -125,7 +125,7 @@ export function specFromInvocation(ws: Pick<Workspace, 'root' | 'invokedIn'>, sp
 }
 
 export function agentSetup(ws: Workspace, role: string, flags: CommandFlags): AgentSetup {
-  const written = ws.roster.agents[role];
+  const written = roleConfig(ws.roster, role);
   let model: string | undefined;
   if (flags.model !== undefined) {
     const routed = routeModelFlag(flags.model, { gateway: ws.roster.gateway, direct: written?.auth?.direct ?? false });
