@@ -300,7 +300,8 @@ function harvestPhase(session: BonSession): Phase {
       const winner = winnerOf(ranked);
       const json = harvestJson({ adwId: run.adwId, arms, primer: session.primer, spec: check.spec, head: check.head, cwd: session.opts.cwd, now: Date.now() });
       const file = harvestFile(check.bonDir);
-      fs.writeFileSync(file, `${JSON.stringify(json, null, 2)}\n`);
+      // Motifs may quote what an agent or a provider said (a key in a 401): the run's one redactor first.
+      fs.writeFileSync(file, `${JSON.stringify(run.redact(json), null, 2)}\n`);
       // Losing arms stay reachable as refs; the winner's patch is the proposal.
       for (const arm of ranked) {
         if (arm.arm === winner?.arm || !arm.patchFile || arm.patchBytes === 0) continue;

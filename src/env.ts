@@ -15,6 +15,10 @@
 // A variable already in the real environment always wins over `.env` and is not vault: it belongs to the user.
 import fs from 'node:fs';
 import path from 'node:path';
+import { isSecretName, parseDotEnv, secretsOf, type SecretEntry } from '../.pi/lib/dotenv.js';
+
+// The parser and the credential-name rule are shared with factory-obs (inside pi): one definition of both.
+export { isSecretName, parseDotEnv, type SecretEntry };
 
 export interface DotEnv {
   /** The file read (absent or not). */
@@ -29,78 +33,6 @@ export interface DotEnv {
 
 export interface AuthProfileKeys {
   keys: string[];
-}
-
-const KEY_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-
-function unescapeDouble(raw: string): string {
-  return raw.replace(/\\([nrt"\\$])/g, (_, c: string) => ({ n: '\n', r: '\r', t: '\t' })[c] ?? c);
-}
-
-/** Parses `.env` text: KEY=value, `export KEY=…`, quotes ('…' literal, "…" with \n \" \\ escapes, both may
- * span lines), `#` comments (whole line, or after a blank in an unquoted value), blank lines. No expansion. */
-export function parseDotEnv(text: string, label = '.env'): { values: Record<string, string>; warnings: string[] } {
-  const values: Record<string, string> = {};
-  const warnings: string[] = [];
-  const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
-  for (let i = 0; i < lines.length; i++) {
-    const lineNo = i + 1;
-    const line = (lines[i] ?? '').trim();
-    if (line === '' || line.startsWith('#')) continue;
-    const body = line.replace(/^export\s+/, '');
-    const eq = body.indexOf('=');
-    if (eq < 0) {
-      warnings.push(`${label}:${lineNo}: no "=" on this line, skipped`);
-      continue;
-    }
-    const key = body.slice(0, eq).trim();
-    if (!KEY_NAME.test(key)) {
-      warnings.push(`${label}:${lineNo}: not a variable name before "=", skipped`);
-      continue;
-    }
-    let rest = body.slice(eq + 1).trimStart();
-    const quote = rest[0];
-    if (quote === '"' || quote === "'" || quote === '`') {
-      // Find the closing quote, reading on across lines (a multi-line value such as a PEM key).
-      let raw = rest.slice(1);
-      let end = closingQuote(raw, quote);
-      let j = i;
-      while (end < 0 && j + 1 < lines.length) {
-        j += 1;
-        raw += `\n${lines[j] ?? ''}`;
-        end = closingQuote(raw, quote);
-      }
-      if (end < 0) {
-        warnings.push(`${label}:${lineNo}: ${key}: unclosed ${quote} quote, skipped`);
-        continue;
-      }
-      const after = raw.slice(end + 1).trim();
-      if (after !== '' && !after.startsWith('#')) {
-        warnings.push(`${label}:${lineNo}: ${key}: unexpected text after the closing quote, skipped`);
-        i = j;
-        continue;
-      }
-      const inner = raw.slice(0, end);
-      values[key] = quote === '"' ? unescapeDouble(inner) : inner;
-      i = j;
-      continue;
-    }
-    const comment = rest.search(/\s#/);
-    if (comment >= 0) rest = rest.slice(0, comment);
-    values[key] = rest.trim();
-  }
-  return { values, warnings };
-}
-
-function closingQuote(raw: string, quote: string): number {
-  for (let k = 0; k < raw.length; k++) {
-    if (quote === '"' && raw[k] === '\\') {
-      k += 1;
-      continue;
-    }
-    if (raw[k] === quote) return k;
-  }
-  return -1;
 }
 
 /** Reads `<root>/.env` once (call it at the composition root and pass the result around). Never throws. */
@@ -138,23 +70,6 @@ const ALLOWED_NAMES = new Set([
 /** GIT_* that can carry or fetch a credential (askpass, injected config such as http.extraHeader), or that
  * would bind the child's git to the cockpit's repository instead of its own folder. */
 const GIT_EXCLUDED = /^GIT_(ASKPASS|CONFIG_PARAMETERS|CONFIG_COUNT|CONFIG_KEY_\d+|CONFIG_VALUE_\d+|DIR|WORK_TREE|INDEX_FILE|COMMON_DIR|OBJECT_DIRECTORY|ALTERNATE_OBJECT_DIRECTORIES|NAMESPACE)$/;
-
-/** Name segments that mark a credential (`OPENAI_API_KEY`, `GITHUB_TOKEN`, `AWS_SECRET_ACCESS_KEY`, `DB_PASSWORD`). */
-const SECRET_SEGMENTS = new Set([
-  'KEY', 'APIKEY', 'ACCESSKEY', 'TOKEN', 'AUTHTOKEN', 'SECRET', 'SECRETS', 'PASSWORD', 'PASSWD', 'PASSPHRASE',
-  'CREDENTIAL', 'CREDENTIALS', 'PAT', 'AUTH', 'COOKIE', 'PRIVATE',
-]);
-const SECRET_SUFFIXES = ['APIKEY', 'TOKEN', 'SECRET', 'PASSWORD', 'PASSWD'];
-const NOT_SECRET = new Set(['SSH_AUTH_SOCK']);
-
-/** Does this variable name look like it holds a key, token, secret or password? */
-export function isSecretName(name: string): boolean {
-  if (NOT_SECRET.has(name)) return false;
-  const segments = name.toUpperCase().split(/[_\-.]+/).filter(Boolean);
-  if (segments.some((s) => SECRET_SEGMENTS.has(s))) return true;
-  const last = segments.at(-1) ?? '';
-  return SECRET_SUFFIXES.some((suffix) => last.endsWith(suffix));
-}
 
 /** Provider configuration that travels with its key when the vault is open (region, account, endpoint …). */
 const PROVIDER_PREFIXES = [
@@ -213,25 +128,12 @@ export function missingProfileKeys(profile: AuthProfileKeys, real: NodeJS.Proces
   return profile.keys.filter((key) => real[key] === undefined && !(dotenv.fromFile.has(key) && dotenv.values[key] !== undefined));
 }
 
-export interface SecretEntry {
-  name: string;
-  value: string;
-}
-
 /**
  * The named values that must never be shown: every `.env` value, every real-environment value whose name
  * looks like a key/token/secret/password, and the profile's keys whatever their names. Feed `createRedactor`.
  */
 export function secretEntries(real: NodeJS.ProcessEnv, dotenv: DotEnv, profile?: AuthProfileKeys): SecretEntry[] {
-  const byValue = new Map<string, string>();
-  const add = (name: string, value: string | undefined) => {
-    if (value === undefined || value === '' || byValue.has(value)) return;
-    byValue.set(value, name);
-  };
-  for (const [name, value] of Object.entries(dotenv.values)) add(name, value);
-  for (const [name, value] of Object.entries(real)) if (isSecretName(name)) add(name, value);
-  for (const key of profile?.keys ?? []) add(key, real[key] ?? dotenv.values[key]);
-  return [...byValue].map(([value, name]) => ({ name, value }));
+  return secretsOf(dotenv.values, real, (profile?.keys ?? []).map((key) => ({ name: key, value: real[key] ?? dotenv.values[key] })));
 }
 
 /** `secretEntries` as bare values. */

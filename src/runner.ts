@@ -110,8 +110,15 @@ export class Run {
     return () => this.listeners.delete(listener);
   }
 
-  /** Applied to every event before any listener sees it (the composition root masks secrets here). */
-  filter: (event: RunEvent) => RunEvent = (event) => event;
+  /**
+   * Masks secret values in anything of this run that is shown or written: a string, or a copy of a JSON-like value
+   * with its strings masked. The composition root sets it from the workspace's redactor; whoever writes an
+   * artefact of the run (the trace's close, a workflow's own file) goes through it, so there is one redactor.
+   */
+  redact: <T>(value: T) => T = (value) => value;
+
+  /** Applied to every event before any listener sees it: by default the run's redactor. */
+  filter: (event: RunEvent) => RunEvent = (event) => this.redact(event);
 
   emit(event: RunEvent): void {
     const shown = this.filter(event);

@@ -3,9 +3,19 @@
 // one line per session start/shutdown, tool start/end, message end and compaction, each stamped with
 // the phase identity the core put in the environment. The core ingests these files into its trace
 // store; the file is append-only and a failure to write is swallowed: observing must never break pi.
-import { appendFileSync, mkdirSync } from 'node:fs';
+//
+// Secrets: every record is masked before it is written, with the cockpit's own redactor (.pi/lib/redact.ts), fed
+// with what the node can know by itself: the credential-named variables of its env and every value of the
+// project's `.env`. With a closed vault the `.env` values this agent was denied are not in its env, yet the agent
+// can still `cat .env` and echo them; reading `.env` here gives the node nothing the agent could not read. The
+// cockpit never sends the node a list of values (the agent runs as the same user and would read it too): what
+// only the cockpit knows (credentials of its real environment) it masks itself, when it ingests these files and
+// when it rewrites them at the close of the run.
+import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ExtensionAPI } from '@earendil-works/pi-coding-agent';
+import { parseDotEnv, secretsOf } from '../lib/dotenv.js';
+import { createRedactor, redactDeep, type Redactor } from '../lib/redact.js';
 import { joinSocle } from '../lib/socle.js';
 
 export const EXTENSION_NAME = 'factory-obs';
@@ -74,31 +84,26 @@ export function messageFields(message: unknown): Record<string, unknown> {
   return fields;
 }
 
-/** Names that hold credentials: their values never reach the trace (the factory passes a node only its keys). */
-const SECRET_NAME = /(^|_)(API_?KEY|KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)($|_)/i;
-
-/** The secret values of an environment, longest first (so a value that contains another is masked whole). */
-export function secretValuesOf(env: NodeJS.ProcessEnv): string[] {
-  const values = Object.entries(env)
-    .filter(([name, value]) => SECRET_NAME.test(name) && typeof value === 'string' && value.length >= 6)
-    .map(([, value]) => value as string);
-  return [...new Set(values)].sort((a, b) => b.length - a.length);
-}
-
-/** A serialized record with every secret value (raw or JSON-escaped) replaced by `***`. */
-export function maskSecrets(line: string, secrets: readonly string[]): string {
-  let out = line;
-  for (const secret of secrets) {
-    for (const form of new Set([secret, JSON.stringify(secret).slice(1, -1)])) out = out.split(form).join('***');
+/** The values of the project's `.env` (none when there is no such file or it cannot be read). */
+export function dotEnvValuesIn(cwd: string): Record<string, string> {
+  try {
+    return parseDotEnv(readFileSync(path.join(cwd, '.env'), 'utf8')).values;
+  } catch {
+    return {};
   }
-  return out;
 }
 
-/** Append one line; returns false instead of throwing when the disk says no. */
-export function appendTrace(file: string, record: TraceRecord, secrets: readonly string[] = []): boolean {
+/** The node's redactor: every `.env` value and every credential-named variable of `env`, masked by name. */
+export function nodeRedactor(env: NodeJS.ProcessEnv, cwd: string): Redactor {
+  return createRedactor(secretsOf(dotEnvValuesIn(cwd), env));
+}
+
+/** Append one masked line; returns false instead of throwing when the disk says no. */
+export function appendTrace(file: string, record: TraceRecord, redact: Redactor = (text) => text): boolean {
   try {
     mkdirSync(path.dirname(file), { recursive: true });
-    appendFileSync(file, `${maskSecrets(JSON.stringify(record), secrets)}\n`, 'utf8');
+    // The record's strings are masked, not its serialized text: a numeric secret must not eat into a number.
+    appendFileSync(file, `${JSON.stringify(redactDeep(redact, record))}\n`, 'utf8');
     return true;
   } catch {
     return false;
@@ -111,12 +116,21 @@ type Ctx = { cwd: string; sessionManager: { getSessionId(): string } };
 
 export default function factoryObs(pi: ExtensionAPI): void {
   const identity = identityFrom(process.env);
-  const secrets = secretValuesOf(process.env);
+  // Per project folder, built at its first record (pi's cwd does not change within a node, but ctx says).
+  const redactors = new Map<string, Redactor>();
+  const redactorFor = (cwd: string): Redactor => {
+    let redact = redactors.get(cwd);
+    if (!redact) {
+      redact = nodeRedactor(process.env, cwd);
+      redactors.set(cwd, redact);
+    }
+    return redact;
+  };
 
   const write = (ctx: Ctx, type: string, fields: () => Record<string, unknown>): void => {
     try {
       const sessionId = ctx.sessionManager.getSessionId();
-      appendTrace(tracePath(traceDir(process.env, ctx.cwd), sessionId), traceRecord(type, sessionId, identity, fields()), secrets);
+      appendTrace(tracePath(traceDir(process.env, ctx.cwd), sessionId), traceRecord(type, sessionId, identity, fields()), redactorFor(ctx.cwd));
     } catch {
       // An event shape we did not expect must not surface in pi as an extension error.
     }

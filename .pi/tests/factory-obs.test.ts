@@ -8,11 +8,11 @@ import type { Rig } from '../../test/helpers/rig.js';
 import {
   ARG_PREVIEW_CHARS,
   appendTrace,
+  dotEnvValuesIn,
   identityFrom,
-  maskSecrets,
   messageFields,
+  nodeRedactor,
   previewArgs,
-  secretValuesOf,
   traceDir,
   tracePath,
   traceRecord,
@@ -66,20 +66,59 @@ describe('trace helpers', () => {
 });
 
 describe('secret masking', () => {
-  it('masks the values of credential variables, raw and JSON-escaped, longest first', () => {
-    const secrets = secretValuesOf({ OPENROUTER_API_KEY: 'sk-or-123456', GITHUB_TOKEN: 'gh"quoted"tok', HOME: '/root', SHORT_KEY: 'abc', LONG_SECRET: 'sk-or-123456-and-more' });
-    expect(secrets).toEqual(['sk-or-123456-and-more', 'gh"quoted"tok', 'sk-or-123456']);
-    const line = JSON.stringify({ args: { command: 'echo sk-or-123456-and-more sk-or-123456 gh"quoted"tok /root' } });
-    expect(maskSecrets(line, secrets)).toBe(JSON.stringify({ args: { command: 'echo *** *** *** /root' } }));
+  it('masks the values of credential variables and of the project .env, by name, raw and JSON-escaped', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'factory-obs-env-'));
+    try {
+      // Quoted and exported: the cockpit's own parser reads it, so the node masks exactly what the cockpit would.
+      writeFileSync(path.join(dir, '.env'), 'export DENIED_SECRET="den\\"ied-0123"\nPLAIN=plain-value-42\nSHORT=abc\n');
+      expect(dotEnvValuesIn(dir)).toEqual({ DENIED_SECRET: 'den"ied-0123', PLAIN: 'plain-value-42', SHORT: 'abc' });
+      const redact = nodeRedactor({ OPENROUTER_API_KEY: 'sk-or-123456', HOME: '/root/home', LONG_SECRET: 'sk-or-123456-and-more' }, dir);
+      const record = traceRecord('tool_start', 's', identityFrom({}), {
+        args: { command: 'echo sk-or-123456-and-more sk-or-123456 den"ied-0123 plain-value-42 abc /root/home' },
+      });
+      const file = path.join(dir, 'trace.jsonl');
+      expect(appendTrace(file, record, redact)).toBe(true);
+      const line = readFileSync(file, 'utf8');
+      expect((JSON.parse(line) as { args: { command: string } }).args.command).toBe(
+        'echo «redacted:LONG_SECRET» «redacted:OPENROUTER_API_KEY» «redacted:DENIED_SECRET» «redacted:PLAIN» abc /root/home',
+      );
+      for (const value of ['sk-or-123456', 'den', 'plain-value']) expect(line).not.toContain(value);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('masks strings only: a numeric secret never eats into a number of the record', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'factory-obs-env-'));
+    try {
+      writeFileSync(path.join(dir, '.env'), 'PIN_CODE=202601\n');
+      const record = traceRecord('message_end', 's', identityFrom({}), { usage: { input: 20260102 }, error_message: 'pin 202601 refused' }, new Date('2026-01-02T03:04:05Z'));
+      const file = path.join(dir, 'trace.jsonl');
+      appendTrace(file, record, nodeRedactor({}, dir));
+      const parsed = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+      expect(parsed).toMatchObject({ usage: { input: 20260102 }, error_message: 'pin «redacted:PIN_CODE» refused', ts: '2026-01-02T03:04:05.000Z' });
+      // No .env, no credential: nothing to mask, and no error.
+      expect(dotEnvValuesIn(path.join(dir, 'missing'))).toEqual({});
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
+
+const DENIED = 'denied-value-0d1e2f3a';
+const GIVEN = 'given-value-4b5c6d7e';
 
 describe('factory-obs in the real pi', () => {
   let rig: Rig;
   let project: NodeProject;
 
   beforeAll(async () => {
-    rig = await startNodeRig({ traced: [call('bash', { command: 'echo traced' }), say('done')], unwritable: [call('bash', { command: 'echo still works' }), say('done')] });
+    rig = await startNodeRig({
+      traced: [call('bash', { command: 'echo traced' }), say('done')],
+      unwritable: [call('bash', { command: 'echo still works' }), say('done')],
+      // The agent read `.env` and echoes a value its node was never given (a closed vault), plus its own key.
+      denied: [call('bash', { command: `echo ${DENIED} ${GIVEN}` }), say('done')],
+    });
     project = makeNodeProject();
   });
   afterAll(async () => {
@@ -116,6 +155,23 @@ describe('factory-obs in the real pi', () => {
     const assistant = lines.find((l) => l.message_role === 'assistant')!;
     expect(assistant).toMatchObject({ stop_reason: 'toolUse', model: 'scripted/alpha' });
     expect((assistant.usage as { totalTokens: number }).totalTokens).toBeGreaterThan(0);
+  });
+
+  it('masks a `.env` value the node was not given, and a key it was, in the trace it writes', async () => {
+    writeFileSync(path.join(project.dir, '.env'), `DENIED_SECRET=${DENIED}\nGIVEN_API_KEY=${GIVEN}\n`);
+    try {
+      const run = await runNode(rig, project, 'echo them [tape:denied]', nodeEnv(project, { GIVEN_API_KEY: GIVEN }));
+      expect(run.exitCode).toBe(0);
+      // pi did run the command with the values (the tool result says so): masking is the trace's, not a refusal.
+      const bash = run.events.find((e) => e.type === 'tool_execution_end' && e.toolName === 'bash');
+      expect(JSON.stringify(bash)).toContain(DENIED);
+      const text = readFileSync(path.join(project.dataDir, 'traces', 'harness', `${run.sessionId}.jsonl`), 'utf8');
+      expect(text).not.toContain(DENIED);
+      expect(text).not.toContain(GIVEN);
+      expect(text).toContain('echo «redacted:DENIED_SECRET» «redacted:GIVEN_API_KEY»');
+    } finally {
+      rmSync(path.join(project.dir, '.env'), { force: true });
+    }
   });
 
   it('an unwritable trace folder never breaks the run', async () => {

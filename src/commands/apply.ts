@@ -9,6 +9,7 @@ import type { RunEvent } from '../events.js';
 import { gateCommands } from '../roster.js';
 import { armPatchFile } from '../bon/patch.js';
 import { harvestFile } from '../bon/rank.js';
+import { redactDeep } from '../redact.js';
 import { runLogPath } from '../trace/runLog.js';
 import { gateEnv, type Workspace } from './workspace.js';
 
@@ -93,10 +94,11 @@ export async function applyOutput(ws: Workspace, args: ApplyArgs, json = false):
     runTag: args.adwId,
   });
   const shown = path.relative(ws.invokedIn, chosen.patchFile) || chosen.patchFile;
-  const line = outcome.applied
-    ? `applied arm ${chosen.arm} (${shown}) with git apply --index — review and commit it`
-    : `arm ${chosen.arm} not applied: ${outcome.motif ?? 'refused'}`;
+  // A gate's motif may quote what a test printed: through the workspace's redactor like every line shown or kept.
+  const line = ws.redact(
+    outcome.applied ? `applied arm ${chosen.arm} (${shown}) with git apply --index — review and commit it` : `arm ${chosen.arm} not applied: ${outcome.motif ?? 'refused'}`,
+  );
   recordApply(ws, args.adwId, { type: 'apply', adwId: args.adwId, ts: Date.now(), arm: chosen.arm, applied: outcome.applied, line });
-  const stdout = json ? `${JSON.stringify({ adw_id: args.adwId, arm: chosen.arm, applied: outcome.applied, line, gates: outcome.gates })}\n` : `${line}\n`;
+  const stdout = json ? `${JSON.stringify(redactDeep(ws.redact, { adw_id: args.adwId, arm: chosen.arm, applied: outcome.applied, line, gates: outcome.gates }))}\n` : `${line}\n`;
   return { stdout, exit: outcome.applied ? 0 : 1 };
 }

@@ -1,15 +1,24 @@
 // `factory runs` and `factory show <adw_id>`: the trace store read back as plain text (or JSON). The runs list
-// is re-synced from the raw traces first, so a run recorded by a killed cockpit is there too.
+// is re-synced from the raw traces first, so a run recorded by a killed cockpit is there too. What is ingested and
+// what is printed go through the workspace's redactor: a raw file left by a killed cockpit (or an older factory)
+// is masked on its way in, and a row written before the masking existed on its way out.
+import { loadDotEnv, secretEntries } from '../env.js';
 import { UsageError } from '../errors.js';
 import type { RunEvent } from '../events.js';
 import { formatCost, formatSeconds, formatTokens } from '../format.js';
 import type { WorkspacePaths } from '../paths.js';
+import { createRedactor, redactDeep, type Redactor } from '../redact.js';
 import type { PhaseRow, RunRow, TraceStore } from '../trace/store.js';
 import { printedCells, printTable } from './runsTable.js';
 
-export async function openSyncedStore(paths: WorkspacePaths): Promise<TraceStore> {
+/** The redactor of a workspace read without a run (its `.env` and this process's credential variables). */
+export function readerRedactor(paths: WorkspacePaths, real: NodeJS.ProcessEnv = process.env): Redactor {
+  return createRedactor(secretEntries(real, loadDotEnv(paths.root, real)));
+}
+
+export async function openSyncedStore(paths: WorkspacePaths, redact: Redactor = readerRedactor(paths)): Promise<TraceStore> {
   const { openTraceStore } = await import('../trace/store.js');
-  const store = openTraceStore(paths, { onWarning: (m) => process.stderr.write(`factory: ${m}\n`) });
+  const store = openTraceStore(paths, { onWarning: (m) => process.stderr.write(`factory: ${m}\n`), redact });
   store.syncAll();
   return store;
 }
@@ -60,25 +69,26 @@ export function formatShow(
   return `${lines.join('\n')}\n`;
 }
 
-export async function runsOutput(paths: WorkspacePaths, json: boolean, limit = 20): Promise<string> {
-  const store = await openSyncedStore(paths);
+export async function runsOutput(paths: WorkspacePaths, json: boolean, limit = 20, redact: Redactor = readerRedactor(paths)): Promise<string> {
+  const store = await openSyncedStore(paths, redact);
   try {
-    const rows = store.listRuns(limit);
+    const rows = redactDeep(redact, store.listRuns(limit));
     return json ? `${JSON.stringify(rows)}\n` : formatRuns(rows);
   } finally {
     store.close();
   }
 }
 
-export async function showOutput(paths: WorkspacePaths, adwId: string | undefined, json: boolean): Promise<string> {
+export async function showOutput(paths: WorkspacePaths, adwId: string | undefined, json: boolean, redact: Redactor = readerRedactor(paths)): Promise<string> {
   if (!adwId || !/^[0-9a-f]{8}$/.test(adwId)) throw new UsageError(`factory show needs a run id of 8 hex characters (got ${JSON.stringify(adwId ?? '')})`);
-  const store = await openSyncedStore(paths);
+  const store = await openSyncedStore(paths, redact);
   try {
-    const run = store.listRuns(100_000).find((r) => r.adwId === adwId);
-    if (!run) throw new UsageError(`no run ${adwId} in ${paths.dataDir}`);
-    const phases = store.phaseRows(adwId);
-    const sessions = store.sessionRows(adwId);
-    const outcomes = outcomeLines(store.runEvents(adwId));
+    const found = store.listRuns(100_000).find((r) => r.adwId === adwId);
+    if (!found) throw new UsageError(`no run ${adwId} in ${paths.dataDir}`);
+    const run = redactDeep(redact, found);
+    const phases = redactDeep(redact, store.phaseRows(adwId));
+    const sessions = redactDeep(redact, store.sessionRows(adwId));
+    const outcomes = redactDeep(redact, outcomeLines(store.runEvents(adwId)));
     return json ? `${JSON.stringify({ run, phases, sessions, outcomes })}\n` : formatShow(run, phases, sessions, outcomes);
   } finally {
     store.close();

@@ -184,7 +184,9 @@ function extensionCheck(name: string, required: boolean): DoctorCheck {
     async run(ctx): Promise<CheckResult> {
       const file = path.join(ctx.factoryRoot, '.pi', 'extensions', `${name}.ts`);
       try {
-        return { status: 'ok', detail: `.pi/extensions/${name}.ts sha256 ${shortHash(file)}` };
+        // factory-obs is where masking is read about: say plainly what the factory does not mask.
+        const note = name === 'factory-obs' ? "; it masks the harness traces, but pi's own session files (adws/adw_data/sessions/<time>_<id>.jsonl) are pi's: not masked" : '';
+        return { status: 'ok', detail: `.pi/extensions/${name}.ts sha256 ${shortHash(file)}${note}` };
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
         return { status: required ? 'fail' : 'warn', detail: `${file}: ${code === 'ENOENT' ? 'missing' : code}`, fix: `git -C ${ctx.factoryRoot} checkout -- .pi/extensions/${name}.ts` };

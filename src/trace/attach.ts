@@ -1,14 +1,16 @@
 // The trace of a run, as every front end records it: each event goes to the run's log at once (cheap, crash-safe:
 // the raw source of truth); the SQLite index is loaded once pi is starting, records live from then on, and catches
-// up from the log when the run closes.
+// up from the log when the run closes. At the close the run's own files are masked once more with the run's redactor
+// (scrub.ts), then indexed, masked again as they are read: every artefact under adws/adw_data ends clean.
 import { errorMessage } from '../errors.js';
 import type { WorkspacePaths } from '../paths.js';
 import type { Run } from '../runner.js';
 import { createRunRecorder } from './runLog.js';
+import { scrubRun } from './scrub.js';
 import type { TraceStore } from './store.js';
 
 export interface AttachedTrace {
-  /** Flush the run log, then bring the index up to date with this run. */
+  /** Flush the run log, mask the run's files (harness traces, pi's stderr, harvest.json), then index the run. */
   close(): Promise<void>;
 }
 
@@ -24,7 +26,7 @@ export function attachTrace(run: Run, paths: WorkspacePaths, warn: (message: str
     (storeReady ??= new Promise<void>((resolve) => setImmediate(resolve))
       .then(() => import('./store.js'))
       .then((m) => {
-        store = m.openTraceStore(paths, { onWarning: warn });
+        store = m.openTraceStore(paths, { onWarning: warn, redact: run.redact });
       })
       .catch((error: unknown) => {
         warn(`trace store unavailable: ${errorMessage(error)} (the run log keeps everything)`);
@@ -36,8 +38,11 @@ export function attachTrace(run: Run, paths: WorkspacePaths, warn: (message: str
   return {
     async close() {
       await recorder.close();
+      // pi has exited (the lifecycle closes it first): nothing appends to these files any more.
+      const scrubbed = scrubRun(paths, run.adwId, run.redact);
+      for (const line of scrubbed.failed) warn(`trace: not masked: ${line}`);
       await openStore();
-      store?.syncRun(run.adwId);
+      store?.syncRun(run.adwId, { rewritten: scrubbed.harness });
       store?.close();
     },
   };

@@ -2,12 +2,15 @@
 // session) and the session ledger. Each source remembers, in `ingest_sources`, how far it was read (bytes through
 // its last complete line) in the same IMMEDIATE transaction as the rows: re-ingesting adds nothing, a file that
 // grew adds only its new lines, and two processes ingesting at once serialize on the write lock.
+// Every line is masked with the ingesting process's redactor before it becomes a row: factory.db never holds what
+// the raw file held unmasked (a trace written before its run's close, a log written by an older factory).
 import fs from 'node:fs';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
+import { redactDeep, redactJsonLine, type Redactor } from '../redact.js';
 import type { EventFolder } from './fold.js';
 import { parseObjectLine, readCompleteLines } from './jsonl.js';
-import { isRunEvent, runLogName, type TraceLayout } from './runLog.js';
+import { harnessFileName, isRunEvent, runLogName, type TraceLayout } from './runLog.js';
 
 interface SourceState {
   offset: number;
@@ -27,6 +30,7 @@ export class Ingestor {
     private readonly db: Database.Database,
     private readonly folder: EventFolder,
     private readonly layout: TraceLayout,
+    private readonly redact: Redactor = (text) => text,
   ) {
     this.getSource = db.prepare('SELECT offset, count FROM ingest_sources WHERE source = ?');
     this.putSource = db.prepare(`
@@ -91,7 +95,9 @@ export class Ingestor {
     let seq = firstSeq;
     let added = 0;
     for (const line of lines) {
-      const value = parseObjectLine(line);
+      // A line without a secret (the rule: the run log is written from masked events) is parsed as it is.
+      const parsed = parseObjectLine(line);
+      const value = parsed && this.redact(line) !== line ? redactDeep(this.redact, parsed) : parsed;
       if (!isRunEvent(value) || value.adwId !== adwId) continue;
       const payload = JSON.stringify(value);
       if (this.folder.apply(seq, value, payload)) added += 1;
@@ -123,40 +129,43 @@ export class Ingestor {
 
   /**
    * The harness files of one run's sessions (as the ledger names them: primer, arms, retries, fallbacks).
-   * Call after ingestLedger. A session without a file (pi never started) adds nothing.
+   * Call after ingestLedger. A session without a file (pi never started) adds nothing. `rewritten`: files
+   * (names under traces/harness) replaced since they may have been read (masked at the run's close): read
+   * afresh, since an offset into the old bytes means nothing in the new ones.
    */
-  ingestHarnessOfRun(adwId: string): number {
+  ingestHarnessOfRun(adwId: string, rewritten: ReadonlySet<string> = new Set()): number {
     const ids = this.sessionsOfRun.all(adwId) as { session_id: string }[];
     let added = 0;
     for (const { session_id: id } of ids) {
-      const name = `${id.replace(/[^A-Za-z0-9._-]/g, '_') || 'unknown-session'}.jsonl`; // as factory-obs names it
-      if (fs.existsSync(path.join(this.layout.harnessDir, name))) added += this.ingestHarnessFile(name);
+      const name = harnessFileName(id);
+      if (fs.existsSync(path.join(this.layout.harnessDir, name))) added += this.ingestHarnessFile(name, rewritten.has(name));
     }
     return added;
   }
 
-  private ingestHarnessFile(name: string): number {
+  private ingestHarnessFile(name: string, rewritten = false): number {
     const source = `harness/${name}`;
     const file = path.join(this.layout.harnessDir, name);
     const stem = name.slice(0, -'.jsonl'.length);
-    if (this.unchanged(source, file)) return 0;
+    if (!rewritten && this.unchanged(source, file)) return 0;
     const tx = this.db.transaction((): number => {
       let at = this.state(source);
-      let chunk = readCompleteLines(file, at.offset);
-      if (chunk.shrunk) {
-        // factory-obs only appends: a shorter file was replaced. Start that session over.
+      let chunk = readCompleteLines(file, rewritten ? 0 : at.offset);
+      if (rewritten || chunk.shrunk) {
+        // factory-obs only appends: a shorter file (or one masked at its run's close) was replaced. Start over.
         this.deleteHarness.run(stem);
         at = { offset: 0, count: 0 };
         chunk = readCompleteLines(file, 0);
       }
       let added = 0;
       chunk.lines.forEach((line, i) => {
-        const value = parseObjectLine(line);
+        const masked = redactJsonLine(this.redact, line);
+        const value = parseObjectLine(masked);
         if (!value) return; // torn or blank: its line number stays taken, so numbering never shifts
         const sessionId = typeof value.session_id === 'string' && value.session_id ? value.session_id : stem;
         const ts = typeof value.ts === 'string' ? value.ts : null;
         const type = typeof value.type === 'string' ? value.type : 'unknown';
-        added += this.insertHarness.run(sessionId, at.count + i, ts, type, line).changes;
+        added += this.insertHarness.run(sessionId, at.count + i, ts, type, masked).changes;
       });
       this.putSource.run(source, chunk.next, at.count + chunk.lines.length);
       return added;
@@ -181,8 +190,9 @@ export class Ingestor {
       chunk.lines.forEach((line, i) => {
         const v = parseObjectLine(line);
         if (!v || typeof v.session_id !== 'string' || typeof v.cwd !== 'string') return;
-        const text = (x: unknown) => (typeof x === 'string' ? x : null);
-        added += this.insertSession.run(at.count + i, v.session_id, text(v.adw_id), text(v.phase), v.cwd, text(v.model), text(v.declared_at), text(v.reason)).changes;
+        // session_id stays as written: it joins the harness rows; an id is never a secret of ours.
+        const text = (x: unknown) => (typeof x === 'string' ? this.redact(x) : null);
+        added += this.insertSession.run(at.count + i, v.session_id, text(v.adw_id), text(v.phase), text(v.cwd), text(v.model), text(v.declared_at), text(v.reason)).changes;
       });
       this.putSource.run(source, chunk.next, at.count + chunk.lines.length);
       return added;

@@ -31,6 +31,11 @@ export function runLogName(adwId: string): string {
   return `${adwId.replace(/[^A-Za-z0-9._-]/g, '_') || 'unknown-run'}.jsonl`;
 }
 
+/** The harness trace of a session, as factory-obs names it (.pi/extensions/factory-obs.ts `tracePath`). */
+export function harnessFileName(sessionId: string): string {
+  return `${sessionId.replace(/[^A-Za-z0-9._-]/g, '_') || 'unknown-session'}.jsonl`;
+}
+
 export function runLogPath(paths: WorkspacePaths, adwId: string): string {
   return path.join(traceLayout(paths).runsDir, runLogName(adwId));
 }

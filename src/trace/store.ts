@@ -97,6 +97,8 @@ class SqliteTraceStore implements TraceStore {
     try {
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL');
+      // Rows replaced because they were read before their file was masked must not live on in free pages.
+      db.pragma('secure_delete = ON');
       const outcome = migrate(db);
       if ('newer' in outcome) this.warn(`trace: factory.db has schema version ${outcome.from}, newer than this factory knows; using it as it is`);
       const folder = new EventFolder(db);
@@ -108,7 +110,7 @@ class SqliteTraceStore implements TraceStore {
       return {
         db,
         folder,
-        ingestor: new Ingestor(db, folder, this.layout),
+        ingestor: new Ingestor(db, folder, this.layout, this.opts.redact),
         queries: new TraceQueries(db),
         applyBatch: (items) => applyBatch.immediate(items),
       };
@@ -310,10 +312,11 @@ class SqliteTraceStore implements TraceStore {
     return this.sync((c) => this.catchUp(c));
   }
 
-  syncRun(adwId: string): SyncReport {
+  syncRun(adwId: string, opts: { rewritten?: readonly string[] } = {}): SyncReport {
+    const rewritten = new Set(opts.rewritten ?? []);
     return this.sync((c) => {
       const ledgerLines = c.ingestor.ingestLedger();
-      const harnessLines = c.ingestor.ingestHarnessOfRun(adwId);
+      const harnessLines = c.ingestor.ingestHarnessOfRun(adwId, rewritten);
       return { ok: true, events: c.ingestor.ingestRun(adwId), harnessLines, ledgerLines };
     });
   }

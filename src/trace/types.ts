@@ -1,11 +1,14 @@
 // The trace store's public contract, free of SQLite: a caller can type against it (and catch TraceStoreError)
 // without loading the native addon; `openTraceStore` in store.ts is the one thing to import lazily.
 import type { RunEvent } from '../events.js';
+import type { Redactor } from '../redact.js';
 import type { HarnessRow, PhaseRow, RunRow, SessionRow } from './queries.js';
 
 export interface TraceStoreOptions {
   /** One line each: degraded (locked/unwritable), corrupt database moved aside, newer schema. */
   onWarning?: (message: string) => void;
+  /** Masks every line ingested from the raw files (harness traces, run logs, ledger) before it becomes a row. */
+  redact?: Redactor;
   /** How long a write waits for another process's lock before the store degrades. */
   busyTimeoutMs?: number;
   /** Frequent events (activity, usage) are written in batches: at most this late… */
@@ -41,8 +44,9 @@ export interface TraceStore {
   /**
    * One run at its end: its log, the ledger and its own sessions' harness traces. A run's close costs the same
    * whether the workspace holds ten runs or ten thousand (syncAll stats every file; readers call that). Never throws.
+   * `rewritten`: harness files (names under traces/harness) masked in place at the close, to be read afresh.
    */
-  syncRun(adwId: string): SyncReport;
+  syncRun(adwId: string, opts?: { rewritten?: readonly string[] }): SyncReport;
   /** Most recent first. Reads throw TraceStoreError when the database cannot be opened. */
   listRuns(limit?: number): RunRow[];
   /** The run's events in order, for replay through reduceRun; from the run log when the database has none. */

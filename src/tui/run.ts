@@ -67,7 +67,8 @@ export async function runBonScreen(prepared: PreparedBon, lifecycle: Lifecycle, 
   run.subscribe((event) => store.getState().apply(event));
   let quit: () => void = () => {};
   const quitting = new Promise<void>((resolve) => (quit = resolve));
-  const say = (statusLine: string) => store.getState().setUi({ statusLine });
+  // Status lines come from the core (an apply's motif quotes gate output) without passing through an event.
+  const say = (statusLine: string) => store.getState().setUi({ statusLine: run.redact(statusLine) });
   let mounted: Mounted | undefined;
   const controller = bonScreenController(lifecycle, prepared, say, { applyWinner, readArmPatch }, () => mounted && overlayDoctor(ui, mounted, workspace.root));
   const detach = lifecycle.attach({ abort: () => run.abort(), quit: () => quit(), onRung: showRung(store, STATUS_ABORTING, STATUS_QUITTING) });
@@ -104,7 +105,8 @@ export function bonScreenController(lifecycle: Lifecycle, prepared: PreparedBon,
         (error: unknown) => say(`apply failed: ${errorMessage(error)}`),
       );
     },
-    readPatch: (arm: number) => bon.readArmPatch(session, arm),
+    // The patch file is the arm's work as it is (sealed, applied byte for byte); the screen shows it masked.
+    readPatch: (arm: number) => session.run.redact(bon.readArmPatch(session, arm)),
   };
 }
 

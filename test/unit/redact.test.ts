@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createRedactor, MIN_SECRET_LENGTH, redactDeep } from '../../src/redact.js';
+import { createRedactor, MIN_SECRET_LENGTH, redactDeep, redactJsonLine } from '../../src/redact.js';
 
 describe('createRedactor', () => {
   it('replaces every occurrence, by name when it has one', () => {
@@ -73,5 +73,22 @@ describe('redactDeep', () => {
     const input = { a: 'sk-deep-secret', list: [1, 'x sk-deep-secret', null, { n: true }], 'sk-deep-secret': 2 };
     expect(redactDeep(redact, input)).toEqual({ a: '«redacted:K»', list: [1, 'x «redacted:K»', null, { n: true }], '«redacted:K»': 2 });
     expect(input.a).toBe('sk-deep-secret');
+  });
+});
+
+describe('redactJsonLine', () => {
+  const redact = createRedactor([{ name: 'PIN', value: '424242' }, { name: 'QUOTED_SECRET', value: 'a"b\\c-secret' }]);
+
+  it('masks the strings of a JSON line and never its numbers', () => {
+    const line = JSON.stringify({ ts: 1424242000, note: 'pin 424242', nested: [{ v: 'a"b\\c-secret' }] });
+    expect(JSON.parse(redactJsonLine(redact, line))).toEqual({ ts: 1424242000, note: 'pin «redacted:PIN»', nested: [{ v: '«redacted:QUOTED_SECRET»' }] });
+  });
+
+  it('returns a clean line as the same string, and masks a torn one as text', () => {
+    const clean = JSON.stringify({ ts: 1, note: 'nothing here' });
+    expect(redactJsonLine(redact, clean)).toBe(clean);
+    // Only a number matches: parsed, nothing to mask in strings, written back equal in value.
+    expect(JSON.parse(redactJsonLine(redact, JSON.stringify({ n: 424242 })))).toEqual({ n: 424242 });
+    expect(redactJsonLine(redact, '{"note": "pin 424242')).toBe('{"note": "pin «redacted:PIN»');
   });
 });
