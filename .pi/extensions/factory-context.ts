@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import type { ExtensionAPI } from '@earendil-works/pi-coding-agent';
 import { parse as parseYaml } from 'yaml';
 import { joinSocle } from '../lib/socle.js';
+import { FLOOR_PROTECTED } from '../lib/path-guard.js';
 import { writablePaths } from '../lib/writable.js';
 
 // One reading of FACTORY_WRITABLE for the model and for damage-control, which enforces it.
@@ -58,12 +59,15 @@ export function loadBrief(role: string, projectDir: string, factoryRoot: string)
   return null;
 }
 
-/** The protected globs of the project's damage-control rules; null when the rules cannot be read. */
+/**
+ * The protected globs the guard enforces: the project's damage-control rules and the floor in code (which holds
+ * whatever the file says), so the agent is told every one; null when the rules cannot be read.
+ */
 export function protectedPaths(projectDir: string): string[] | null {
   try {
     const parsed = parseYaml(readFileSync(path.join(projectDir, RULES_RELATIVE_PATH), 'utf8')) as { paths?: { protected?: unknown } } | null;
     const globs = parsed?.paths?.protected ?? [];
-    return Array.isArray(globs) && globs.every((g) => typeof g === 'string') ? (globs as string[]) : null;
+    return Array.isArray(globs) && globs.every((g) => typeof g === 'string') ? [...new Set([...(globs as string[]), ...FLOOR_PROTECTED])] : null;
   } catch {
     return null;
   }
