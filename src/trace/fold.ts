@@ -26,6 +26,8 @@ export class EventFolder {
   private readonly runStarted;
   private readonly planPhase;
   private readonly ensurePhase;
+  private readonly seqBefore;
+  private readonly shiftPhases;
   private readonly phaseStarted;
   private readonly attemptStarted;
   private readonly usage;
@@ -52,6 +54,11 @@ export class EventFolder {
     this.planPhase = db.prepare(`
       INSERT INTO phases (adw_id, seq, name, kind, max_attempts) VALUES (?, ?, ?, ?, ?)
       ON CONFLICT (adw_id, name) DO UPDATE SET seq = excluded.seq, kind = excluded.kind, max_attempts = excluded.max_attempts`);
+    // The seq a planned phase takes: its `before` phase's (moved down by shiftPhases), else the end.
+    this.seqBefore = db
+      .prepare(`SELECT coalesce((SELECT seq - 1 FROM phases WHERE adw_id = ? AND name = ?), (SELECT coalesce(max(seq) + 1, 0) FROM phases WHERE adw_id = ?))`)
+      .pluck();
+    this.shiftPhases = db.prepare(`UPDATE phases SET seq = seq + 1 WHERE adw_id = ? AND seq >= (SELECT seq FROM phases WHERE adw_id = ? AND name = ?)`);
     this.ensurePhase = db.prepare(`
       INSERT OR IGNORE INTO phases (adw_id, seq, name, kind)
       VALUES (?, (SELECT coalesce(max(seq) + 1, 0) FROM phases WHERE adw_id = ?), ?, ?)`);
@@ -99,7 +106,8 @@ export class EventFolder {
   /** Store and fold one event; false when (adw_id, seq) was already there (nothing changed). Call in a transaction. */
   apply(seq: number, event: RunEvent, payload = JSON.stringify(event)): boolean {
     const ts = isoTime(event.ts);
-    const phase = 'phase' in event ? event.phase : null;
+    // phase_planned carries the whole plan of the phase (an arm added live): its name is the phase column.
+    const phase = 'phase' in event ? (typeof event.phase === 'string' ? event.phase : event.phase.name) : null;
     if (this.insertEvent.run(event.adwId, seq, ts, event.type, phase, payload).changes === 0) return false;
     this.fold(event, ts);
     return true;
@@ -126,6 +134,12 @@ export class EventFolder {
     }
     this.ensureRun.run(id, ts);
     switch (e.type) {
+      case 'phase_planned':
+        // An arm added live takes its place before the phase it was planned before (the harvest): later phases
+        // move one seq down, so the phase list reads in the order the run runs them.
+        this.shiftPhases.run(id, id, e.before ?? null);
+        this.planPhase.run(id, this.seqBefore.get(id, e.before ?? null, id) as number, e.phase.name, e.phase.kind, e.phase.attempts);
+        return;
       case 'phase_started':
         this.ensurePhase.run(id, id, e.phase, e.kind);
         this.phaseStarted.run(e.kind, ts, id, e.phase);

@@ -212,7 +212,12 @@ describe('factory bon through the real pi', () => {
     tapes['model:beta']!.push(call('write', { path: FAREWELL, content: GOOD }), report(built('arm 5')));
     bench = await bonBench(tapes);
     const answers: (string | undefined)[] = [];
-    const { exit, events, session } = await runBon(bench, {
+    const warnings: string[] = [];
+    const { exit, events, session, prepared } = await runBon(bench, {
+      onPrepared: (p) => {
+        store = openTraceStore(bench!.paths, { onWarning: (w) => warnings.push(w) });
+        p.run.subscribe((e) => store!.recordEvent(e));
+      },
       onEvent: (e, s) => {
         if (e.type === 'phase_started' && e.phase === 'arm_1') answers.push(s.addArm(), s.addArm(), s.addArm());
       },
@@ -228,6 +233,14 @@ describe('factory bon through the real pi', () => {
     expect(readLedger(bench.paths.ledgerFile).filter((l) => l.reason === 'clone')).toHaveLength(5);
     expect(session.addArm()).toBe('the harvest is done: no more arms');
     expect(ofType(events, 'phase_planned')).toHaveLength(2);
+    // The trace takes the arms added live (a planned phase's event once failed the insert): the run is green,
+    // with its seven phases in the order they ran, the added arms before the harvest.
+    store!.flush();
+    expect(warnings).toEqual([]);
+    expect(store!.listRuns().find((r) => r.adwId === prepared.run.adwId)).toMatchObject({ status: 'green', phasesTotal: 8 });
+    expect(store!.phaseRows(prepared.run.adwId).map((p) => [p.name, p.status])).toEqual([
+      ['check', 'ok'], ['prime', 'ok'], ['arm_1', 'failed'], ['arm_2', 'ok'], ['arm_3', 'ok'], ['arm_4', 'ok'], ['arm_5', 'ok'], ['harvest', 'ok'],
+    ]);
   });
 
   it('a dirty tree is refused by check, naming the file, with zero model requests and nothing lost', async () => {
