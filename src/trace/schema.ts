@@ -98,8 +98,19 @@ JOIN (SELECT DISTINCT session_id, adw_id, phase FROM sessions WHERE adw_id IS NO
   ON s.session_id = h.session_id;
 `;
 
+// V2: the tool a harness line is about, as a column of the view, so tool calls per phase are one GROUP BY
+// (SELECT phase, tool_name, count(*) FROM harness_by_phase WHERE type = 'tool_start' GROUP BY phase, tool_name).
+const V2 = `
+DROP VIEW harness_by_phase;
+CREATE VIEW harness_by_phase AS
+SELECT s.adw_id, s.phase, h.session_id, h.line_no, h.ts, h.type, json_extract(h.payload, '$.tool_name') AS tool_name, h.payload
+FROM harness_events h
+JOIN (SELECT DISTINCT session_id, adw_id, phase FROM sessions WHERE adw_id IS NOT NULL) s
+  ON s.session_id = h.session_id;
+`;
+
 /** Migration k brings the database from user_version k to k + 1. Append only; never edit a shipped one. */
-export const MIGRATIONS: readonly string[] = [V1];
+export const MIGRATIONS: readonly string[] = [V1, V2];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 

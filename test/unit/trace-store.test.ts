@@ -66,7 +66,7 @@ describe('trace store: runs and phases', () => {
       ]);
       expect(count(db, 'SELECT count(*) FROM events WHERE adw_id = ?', 'aaaa0001')).toBe(events.length);
       expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-      expect(db.pragma('user_version', { simple: true })).toBe(1);
+      expect(db.pragma('user_version', { simple: true })).toBe(2);
     } finally {
       db.close();
     }
@@ -241,6 +241,32 @@ describe('trace store: idempotent ingestion', () => {
         { adw_id: 'bbbb0002', phase: 'prompt', type: 'tool_start' },
       ]);
       expect(count(db, "SELECT count(*) FROM sessions WHERE session_id = 'sess-torn'")).toBe(0);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('tool calls per phase are one GROUP BY: the view has the tool name as a column', () => {
+    store = openTraceStore(ws.paths);
+    const sid = 'sess-aaaa0001';
+    declare(ws.paths, sid, 'aaaa0001', 'build');
+    const lines = [
+      obsLine(sid, 'aaaa0001', 'build', 'tool_start', { tool_name: 'bash' }),
+      obsLine(sid, 'aaaa0001', 'build', 'tool_end', { tool_name: 'bash' }),
+      obsLine(sid, 'aaaa0001', 'build', 'tool_start', { tool_name: 'read' }),
+      obsLine(sid, 'aaaa0001', 'build', 'tool_start', { tool_name: 'bash' }),
+      obsLine(sid, 'aaaa0001', 'build', 'message_end', { message_role: 'assistant' }),
+    ];
+    appendHarness(ws.paths, sid, `${lines.join('\n')}\n`);
+    store.syncAll();
+    const db = outside(ws.paths);
+    try {
+      const perPhase = db.prepare("SELECT phase, tool_name, count(*) AS calls FROM harness_by_phase WHERE adw_id = ? AND type = 'tool_start' GROUP BY phase, tool_name ORDER BY tool_name");
+      expect(perPhase.all('aaaa0001')).toEqual([
+        { phase: 'build', tool_name: 'bash', calls: 2 },
+        { phase: 'build', tool_name: 'read', calls: 1 },
+      ]);
+      expect(db.prepare("SELECT tool_name FROM harness_by_phase WHERE type = 'message_end'").all()).toEqual([{ tool_name: null }]);
     } finally {
       db.close();
     }
