@@ -19,14 +19,13 @@ export function prescriptionOutput(flags: DoctorFlags): string {
   return `${describePrescription(result)}\n`;
 }
 
-/** Headless doctor: rows on stderr as checks resolve (grouped at the end), or one JSON document on stdout. */
+/** Headless doctor: the checklist is the command's output, on stdout (rows, or one JSON document with --json). */
 export async function doctorHeadless(ids: string[], flags: DoctorFlags): Promise<{ stdout: string; exit: number }> {
   const [session, { formatDoctorRows, doctorJson }] = await Promise.all([doctorSession(ids, flags), import('../doctor/report.js')]);
   const results = await session.pass();
   const exit = session.exit(results);
   if (flags.json) return { stdout: `${JSON.stringify(doctorJson(results))}\n`, exit };
-  process.stderr.write(`${formatDoctorRows(results).join('\n')}\n`);
-  return { stdout: '', exit };
+  return { stdout: `${formatDoctorRows(results).join('\n')}\n`, exit };
 }
 
 /** Everything a doctor pass needs, loaded once; `pass` runs one pass with optional live hooks. */

@@ -162,17 +162,12 @@ function sdkCheck(): DoctorCheck {
   };
 }
 
-/** The node's extensions to look at: the socle always (required), the other node extensions when present. */
-export function extensionNames(factoryRoot: string): Array<{ name: string; required: boolean }> {
-  const dir = path.join(factoryRoot, '.pi', 'extensions');
-  // Display order: the node's own list; a socle name the list lacks still comes (it is required).
-  const socle = new Set<string>(SOCLE);
-  const names: Array<{ name: string; required: boolean }> = [];
-  for (const name of [...NODE_EXTENSIONS, ...SOCLE.filter((n) => !(NODE_EXTENSIONS as readonly string[]).includes(n))]) {
-    if (socle.has(name)) names.push({ name, required: true });
-    else if (existsSync(path.join(dir, `${name}.ts`))) names.push({ name, required: false });
-  }
-  return names;
+/**
+ * The node's extensions to look at: every one the node ships (its own list, then any socle name the list lacks),
+ * each required — a missing one is a failing row, never a row that disappears.
+ */
+export function extensionNames(): Array<{ name: string; required: boolean }> {
+  return [...NODE_EXTENSIONS, ...SOCLE.filter((n) => !(NODE_EXTENSIONS as readonly string[]).includes(n))].map((name) => ({ name, required: true }));
 }
 
 function extensionCheck(name: string, required: boolean): DoctorCheck {
@@ -207,7 +202,7 @@ export function doctorChecks(ctx: DoctorContext): DoctorCheck[] {
     sdkCheck(),
     settingsCheck(),
     rulesCheck(),
-    ...extensionNames(ctx.factoryRoot).map(({ name, required }) => extensionCheck(name, required)),
+    ...extensionNames().map(({ name, required }) => extensionCheck(name, required)),
     ...repoChecks(ctx),
     ...modelChecks(ctx),
     batteryCheck(),

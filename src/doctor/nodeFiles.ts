@@ -3,7 +3,8 @@
 // damage-control extension accepts — it fails closed on a broken file, refusing every bash/write/edit).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { RULES_FILE_NAME } from '../pi/node.js';
+import { globToRegExp } from '../../.pi/lib/path-guard.js';
+import { NODE_EXTENSIONS, RULES_FILE_NAME } from '../pi/node.js';
 import type { CheckResult, DoctorCheck, DoctorContext } from './types.js';
 
 function prescription(ctx: DoctorContext): string {
@@ -19,13 +20,40 @@ function readText(file: string): { text: string } | { error: string } {
   }
 }
 
-/** Does a `packages` entry of the settings (in `piDir`) point at the factory folder? */
-export function pointsAtFactory(packages: unknown, piDir: string, factoryRoot: string): boolean {
-  if (!Array.isArray(packages)) return false;
+/** The `packages` entry of the settings (in `piDir`) that points at the factory folder, if any. */
+export function factoryEntry(packages: unknown, piDir: string, factoryRoot: string): unknown {
+  if (!Array.isArray(packages)) return undefined;
   const target = path.resolve(factoryRoot);
-  return packages.some((entry) => {
+  return packages.find((entry) => {
     const source = typeof entry === 'string' ? entry : (entry as { source?: unknown } | null)?.source;
     return typeof source === 'string' && /^(\.|\/)/.test(source) && path.resolve(piDir, source) === target;
+  });
+}
+
+export function pointsAtFactory(packages: unknown, piDir: string, factoryRoot: string): boolean {
+  return factoryEntry(packages, piDir, factoryRoot) !== undefined;
+}
+
+/**
+ * The node's extension files a package entry's `extensions` filter keeps out, by pi's filter rules (a missing
+ * key loads all; patterns select, `!pattern` excludes, `+path` forces in, `-path` forces out). A filter pi
+ * would read otherwise (not a list of strings) keeps every one out. Pure.
+ */
+export function droppedByFilter(entry: unknown): string[] {
+  const files = NODE_EXTENSIONS.map((name) => `.pi/extensions/${name}.ts`);
+  if (typeof entry === 'string' || entry === null || typeof entry !== 'object' || !('extensions' in entry)) return [];
+  const filter = (entry as { extensions: unknown }).extensions;
+  if (!Array.isArray(filter) || filter.some((p) => typeof p !== 'string')) return files;
+  const patterns = filter as string[];
+  const plain = patterns.filter((p) => !/^[!+-]/.test(p));
+  const matches = (p: string, file: string) => globToRegExp(p.replace(/^\.\//, '')).test(file) || globToRegExp(`${p.replace(/^\.\//, '').replace(/\/$/, '')}/**`).test(file);
+  return files.filter((file) => {
+    // `[]` loads none; only exclusions narrow everything; patterns select.
+    let kept = patterns.length === 0 ? false : plain.length === 0 ? true : plain.some((p) => matches(p, file));
+    if (patterns.some((p) => p.startsWith('!') && matches(p.slice(1), file))) kept = false;
+    if (patterns.some((p) => p.startsWith('+') && p.slice(1).replace(/^\.\//, '') === file)) kept = true;
+    if (patterns.some((p) => p.startsWith('-') && p.slice(1).replace(/^\.\//, '') === file)) kept = false;
+    return !kept;
   });
 }
 
@@ -52,8 +80,14 @@ export function settingsCheck(): DoctorCheck {
       // The factory's own repo loads its extensions directly; any other repo needs the node's package entry.
       if (path.resolve(ctx.root) === path.resolve(ctx.factoryRoot)) return { status: 'ok', detail: 'parseable (the factory itself)' };
       const packages = (parsed as { packages?: unknown }).packages;
-      if (!pointsAtFactory(packages, piDir, ctx.factoryRoot)) {
+      const entry = factoryEntry(packages, piDir, ctx.factoryRoot);
+      if (entry === undefined) {
         return { status: 'fail', detail: `parseable, but no packages entry loads the node from ${ctx.factoryRoot}`, fix: prescription(ctx) };
+      }
+      // A filter that drops one of the node's extensions makes every run fail "socle incomplete": say it here.
+      const dropped = droppedByFilter(entry);
+      if (dropped.length > 0) {
+        return { status: 'fail', detail: `the packages entry for ${ctx.factoryRoot} does not load ${dropped.join(', ')} (its extensions filter)`, fix: prescription(ctx) };
       }
       return { status: 'ok', detail: `parseable, loads the node from ${ctx.factoryRoot}` };
     },

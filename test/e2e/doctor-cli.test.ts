@@ -1,4 +1,4 @@
-// `factory doctor` through the built CLI, headless: rows on stderr or one JSON document, exit codes, selection,
+// `factory doctor` through the built CLI, headless: rows on stdout or one JSON document, exit codes, selection,
 // and the prescription writing another repo's node settings.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -33,13 +33,14 @@ describe('factory doctor, headless', () => {
     expect(r.code).toBe(requiredFailures.length === 0 ? 0 : 1);
   });
 
-  it('fails (exit 1) with the fix when the node is missing, rows on stderr with a summary line', async () => {
+  it('fails (exit 1) with the fix when the node is missing, the checklist on stdout with a summary line', async () => {
     repo = makeTempRepo({ files: { '.pi/settings.json': '{ not json' } });
     const r = await runCli(['doctor', '--quick', '--cwd', repo.dir], { env });
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/✗ node\.settings/);
-    expect(r.stderr).toMatch(/fix: /);
-    expect(r.stderr.trim().split('\n').at(-1)).toMatch(/^\d+ ok, \d+ warnings?, \d+ failed, \d+ skipped$/);
+    expect(r.stdout).toMatch(/✗ node\.settings/);
+    expect(r.stdout).toMatch(/fix: /);
+    expect(r.stdout.trim().split('\n').at(-1)).toMatch(/^\d+ ok, \d+ warnings?, \d+ failed, \d+ skipped$/);
+    expect(r.stderr).toBe('');
   });
 
   it('runs only the named checks, and refuses an unknown id in one line (exit 2)', async () => {

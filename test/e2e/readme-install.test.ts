@@ -156,10 +156,10 @@ describe('README: Use it in your repo', () => {
 
   it('the doctor is green on the installed cockpit, battery included', () => {
     const doctor = result('factory doctor');
-    expect(doctor.stderr).toMatch(/tests\.battery\s+8 probes green/);
-    expect(doctor.stderr).toMatch(/repo\.gates\s+npm test/);
-    expect(doctor.stderr).toMatch(/models\.route\.builder\s+openrouter\/anthropic\/claude-sonnet-4\.5 listed by pi/);
-    expect(doctor.stderr).toMatch(/, 0 failed, /);
+    expect(doctor.stdout).toMatch(/tests\.battery\s+8 probes green/);
+    expect(doctor.stdout).toMatch(/repo\.gates\s+npm test/);
+    expect(doctor.stdout).toMatch(/models\.route\.builder\s+openrouter\/anthropic\/claude-sonnet-4\.5 listed by pi/);
+    expect(doctor.stdout).toMatch(/, 0 failed, /);
   });
 
   it('the best-of-3 ranks the two green arms first and proposes the winner; the tree is untouched', () => {

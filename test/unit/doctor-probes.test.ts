@@ -1,11 +1,15 @@
 // The doctor's pure parsers and shape checks: pi's model table, vitest's summary, the rules shape, the
 // settings entry that points at the factory, and which extensions are looked at.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { extensionNames } from '../../src/doctor/checks.js';
-import { pointsAtFactory, rulesProblem } from '../../src/doctor/nodeFiles.js';
+import { createDoctorContext } from '../../src/doctor/context.js';
+import { droppedByFilter, pointsAtFactory, rulesProblem } from '../../src/doctor/nodeFiles.js';
+import { runDoctor } from '../../src/doctor/run.js';
+import { nodePackageEntry } from '../../src/pi/node.js';
+import { factoryRoot } from '../../src/pi/resolve.js';
 import { parseModelList } from '../../src/doctor/probes.js';
 
 describe('parseModelList', () => {
@@ -50,17 +54,46 @@ describe('pointsAtFactory', () => {
 });
 
 describe('extensionNames', () => {
-  it('always lists the socle (required) and other node extensions only when on disk (optional)', () => {
-    const root = mkdtempSync(path.join(tmpdir(), 'factory-ext-'));
+  it('lists all seven extensions of the node, each required: a missing one is a failing row, never a row that disappears', () => {
+    expect(extensionNames().map((e) => e.name).sort()).toEqual(['damage-control', 'factory-compact', 'factory-context', 'factory-guard', 'factory-inventory', 'factory-obs', 'factory-report']);
+    expect(extensionNames().every((e) => e.required)).toBe(true);
+  });
+});
+
+describe('the doctor sees the whole node', () => {
+  const ALL = extensionNames().map((e) => `.pi/extensions/${e.name}.ts`);
+
+  it('droppedByFilter reads a packages entry as pi does: no key loads all, [] none, !, + and - as documented', () => {
+    expect(droppedByFilter('../factory')).toEqual([]);
+    expect(droppedByFilter({ source: '../factory' })).toEqual([]);
+    expect(droppedByFilter(nodePackageEntry('../factory'))).toEqual([]);
+    expect(droppedByFilter({ source: '../f', extensions: ['.pi/extensions'] })).toEqual([]);
+    expect(droppedByFilter({ source: '../f', extensions: ['.pi/extensions/*.ts', '!.pi/extensions/damage-control.ts'] })).toEqual(['.pi/extensions/damage-control.ts']);
+    expect(droppedByFilter({ source: '../f', extensions: ['!.pi/extensions/factory-compact.ts'] })).toEqual(['.pi/extensions/factory-compact.ts']);
+    expect(droppedByFilter({ source: '../f', extensions: ['.pi/extensions/*.ts', '-.pi/extensions/factory-obs.ts'] })).toEqual(['.pi/extensions/factory-obs.ts']);
+    expect(droppedByFilter({ source: '../f', extensions: ['!.pi/extensions/*.ts', '+.pi/extensions/factory-obs.ts'] })).toEqual(ALL.filter((f) => !f.endsWith('factory-obs.ts')));
+    expect(droppedByFilter({ source: '../f', extensions: [] })).toEqual(ALL);
+    expect(droppedByFilter({ source: '../f', extensions: 'all' })).toEqual(ALL);
+  });
+
+  it('a missing extension file and a settings filter that drops one are failing rows', async () => {
+    const scratch = realpathSync(mkdtempSync(path.join(tmpdir(), 'factory-doctor-node-')));
     try {
-      mkdirSync(path.join(root, '.pi', 'extensions'), { recursive: true });
-      expect(extensionNames(root).every((e) => e.required)).toBe(true);
-      expect(extensionNames(root).map((e) => e.name)).toContain('factory-report');
-      writeFileSync(path.join(root, '.pi', 'extensions', 'factory-compact.ts'), '');
-      expect(extensionNames(root).find((e) => e.name === 'factory-compact')).toEqual({ name: 'factory-compact', required: false });
-      expect(extensionNames(root).find((e) => e.name === 'factory-context')).toBeUndefined();
+      // A copy of the factory's node without factory-context.ts, and a repo whose settings filter drops damage-control.
+      const factory = path.join(scratch, 'factory');
+      cpSync(path.join(factoryRoot(), '.pi'), path.join(factory, '.pi'), { recursive: true });
+      rmSync(path.join(factory, '.pi/extensions/factory-context.ts'));
+      const repo = path.join(scratch, 'repo');
+      mkdirSync(path.join(repo, '.pi'), { recursive: true });
+      const entry = { ...nodePackageEntry('../../factory'), extensions: ALL.filter((f) => !f.endsWith('damage-control.ts')) };
+      writeFileSync(path.join(repo, '.pi/settings.json'), JSON.stringify({ packages: [entry] }));
+      const ctx = await createDoctorContext({ cwd: repo, env: { PATH: process.env.PATH }, factoryRoot: factory });
+      const rows = Object.fromEntries((await runDoctor(ctx, { only: ['node'] })).map((r) => [r.id, r]));
+      expect(rows['node.ext.factory-context']).toMatchObject({ status: 'fail', detail: expect.stringMatching(/factory-context\.ts: missing$/) });
+      expect(rows['node.ext.factory-compact']).toMatchObject({ status: 'ok' });
+      expect(rows['node.settings']).toMatchObject({ status: 'fail', detail: expect.stringContaining('does not load .pi/extensions/damage-control.ts (its extensions filter)') });
     } finally {
-      rmSync(root, { recursive: true, force: true });
+      rmSync(scratch, { recursive: true, force: true });
     }
   });
 });
