@@ -37,6 +37,28 @@ export type CliFlags = { [K in keyof Specs as HasDefault<Specs[K]> extends true 
 };
 
 const KNOWN_FLAGS: ReadonlySet<string> = new Set(Object.keys(FLAG_SPECS));
+const VALUED: ReadonlySet<string> = new Set(Object.entries(FLAG_SPECS).filter(([, s]) => s.type !== 'boolean').map(([n]) => n));
+
+/**
+ * A flag that takes a value takes the next word whatever it looks like: `--arms -3` is the value -3 (for the
+ * command's own check to name the flag and its range), not an unknown flag `-3`. Written `--arms=-3` for parseArgs.
+ */
+export function joinValues(argv: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i += 1) {
+    const arg = argv[i]!;
+    if (arg === '--') {
+      out.push(...argv.slice(i));
+      break;
+    }
+    const name = /^--([^=]+)$/.exec(arg)?.[1];
+    if (name !== undefined && VALUED.has(name) && i + 1 < argv.length && argv[i + 1] !== '--') {
+      out.push(`--${name}=${argv[i + 1]}`);
+      i += 1;
+    } else out.push(arg);
+  }
+  return out;
+}
 
 /** The first flag the CLI does not know (a `no-` prefix is a negation), or undefined. */
 export function unknownFlag(argv: string[]): string | undefined {
@@ -50,7 +72,8 @@ export function unknownFlag(argv: string[]): string | undefined {
   return undefined;
 }
 
-export function parseCli(argv: string[]): { input: string[]; flags: CliFlags } {
+export function parseCli(raw: string[]): { input: string[]; flags: CliFlags } {
+  const argv = joinValues(raw);
   const unknown = unknownFlag(argv);
   if (unknown) throw new UsageError(`unknown flag ${unknown} (see factory --help)`);
   const options = Object.fromEntries(

@@ -42,7 +42,7 @@ export const HELP = `
     .env                    provider keys, loaded once; an agent with an auth profile gets only its keys
 
   Exit codes
-    0 green · 1 workflow failed · 2 infrastructure or usage · 130 interrupted
+    0 green · 1 workflow failed · 2 infrastructure or usage (a refused check included) · 130 interrupted
 `;
 
 export function helpText(): string {

@@ -30,8 +30,8 @@ export async function prepareCommand(command: string | undefined, args: string[]
     case undefined:
       return { kind: 'home' };
     case 'prompt': {
-      const { preparePromptRun, promptArgs } = await import('./commands/prompt.js');
-      const input = promptArgs(args.join(' '), flags);
+      const { askFrom, preparePromptRun, promptArgs } = await import('./commands/prompt.js');
+      const input = promptArgs(await askFrom(args), flags);
       return { kind: 'run', prepared: await preparePromptRun(await openWorkspace(flags), input, flags) };
     }
     case 'build': {

@@ -2,10 +2,7 @@
 // one JSON object per line on stdout. The envelope itself is the caller's to print.
 import { primerLine } from './bon/rank.js';
 import type { PhaseKind, RunEvent } from './events.js';
-
-export function formatCost(cost: number): string {
-  return cost.toFixed(4);
-}
+import { formatCost } from './format.js';
 
 /** A stateful formatter (it remembers each phase's kind from the plan); returns the line for an event, if any. */
 export function createLogFormatter(): (event: RunEvent) => string | undefined {
@@ -44,8 +41,8 @@ export function createLogFormatter(): (event: RunEvent) => string | undefined {
       case 'fallback':
         return `${tag} ${event.phase}: provider down (${event.reason}) — relaunching on ${event.to} in the same session`;
       case 'run_finished':
-        if (event.interrupted) return `${tag} interrupted at phase ${event.failedPhase ?? '?'} — run stopped (cost so far ~${formatCost(event.cost)} $)`;
-        if (event.exit === 0) return `${tag} run green — total cost ~${formatCost(event.cost)} $`;
+        if (event.interrupted) return `${tag} interrupted at phase ${event.failedPhase ?? '?'} — run stopped (cost so far ~${formatCost(event.cost)})`;
+        if (event.exit === 0) return `${tag} run green — total cost ~${formatCost(event.cost)}`;
         return `${tag} FAILED at phase ${event.failedPhase ?? '?'} — run stopped`;
       default:
         return undefined;
@@ -58,7 +55,7 @@ export function harvestLines(tag: string, event: Extract<RunEvent, { type: 'harv
   const lines = [`${tag} harvest — ranked (green first, then cheapest, then fastest):`];
   event.ranking.forEach((arm, i) => {
     const verdict = arm.green ? 'green' : `red: ${arm.motif ?? '?'}`;
-    lines.push(`${tag}   #${i + 1} arm ${arm.arm} ${arm.model ?? ''} — ${verdict} — ${arm.tokens} tokens, $${formatCost(arm.cost)}, ${arm.seconds.toFixed(1)} s, patch ${arm.patchBytes} bytes`);
+    lines.push(`${tag}   #${i + 1} arm ${arm.arm} ${arm.model ?? ''} — ${verdict} — ${arm.tokens} tokens, ${formatCost(arm.cost)}, ${arm.seconds.toFixed(1)} s, patch ${arm.patchBytes} bytes`);
   });
   lines.push(`${tag} ${primerLine(event.primer, event.ranking.length)}`);
   lines.push(event.winner !== undefined ? `${tag} winner: arm ${event.winner} — apply with: ${event.applyCommand ?? '?'}` : `${tag} no green arm — see ${event.harvestFile}`);

@@ -334,7 +334,8 @@ async function runPhase(run: Run, phase: Phase, progress: PhaseProgress, sendBac
       // with its message (never a crash of the cockpit).
       failure = failureKindOf(error);
       retryable = error instanceof PhaseFailure && isRetryable(failure);
-      infrastructure = error instanceof InfrastructureError;
+      // A refused check (dirty tree, missing spec) is bad input, like a bad flag: exit 2, not a failed workflow.
+      infrastructure = error instanceof InfrastructureError || (error instanceof PhaseFailure && failure === 'check');
       shown = oneLine(errorMessage(error)) || (error instanceof Error ? error.name : 'failed');
       lastMotif = (error instanceof PhaseFailure && error.detail) || shown;
     }

@@ -247,7 +247,7 @@ describe('factory bon through the real pi', () => {
     bench = await bonBench(bonTapes(0));
     fs.appendFileSync(path.join(bench.dir, 'README.md'), 'my unsaved work\n');
     const { exit, events } = await runBon(bench);
-    expect(exit).toBe(1);
+    expect(exit).toBe(2); // a refused check is bad input
     expect(failedMotif(events, 'check')).toMatch(/^the work tree is not clean: README\.md \(changed\)/);
     expect(phasesStarted(events)).toEqual(['check']);
     expect(bench.rig.model.requests).toHaveLength(0);

@@ -64,7 +64,7 @@ describe('factory build, headless through the CLI', () => {
     expect(lines.filter((l) => l.includes(`✓ ${NODE_TEST}`))).toHaveLength(1);
     expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^\\[${adwId}\\] build \\(agent, attempt 1/3\\): OK in \\d+\\.\\d s$`)));
     expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^\\[${adwId}\\] build \\(agent, attempt 2/3\\): OK in \\d+\\.\\d s$`)));
-    expect(lines.at(-1)).toMatch(new RegExp(`^\\[${adwId}\\] run green — total cost ~0\\.\\d{4} \\$$`));
+    expect(lines.at(-1)).toMatch(new RegExp(`^\\[${adwId}\\] run green — total cost ~\\$0\\.\\d{4}$`));
     // One session for both attempts: the session line is printed once.
     expect(lines.filter((l) => / build: session /.test(l))).toHaveLength(1);
     expect(bench.rig.model.requests).toHaveLength(4);
@@ -73,10 +73,10 @@ describe('factory build, headless through the CLI', () => {
     expect(JSON.parse(r.stdout)).toMatchObject(built('add fixed'));
   });
 
-  it('a missing spec fails at check: exit 1, the check motif, zero model requests', async () => {
+  it('a missing spec fails at check: exit 2 (bad input), the check motif, zero model requests', async () => {
     bench = await buildBench([report(built('never'))]);
     const r = await runCli(['build', 'specs/nope.md', '--no-ui', '--model', 'scripted/alpha'], { cwd: bench.repo.dir, env: cliEnv(bench) });
-    expect(r.code, r.stderr).toBe(1);
+    expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toContain(`check (code, attempt 1/1): failed — spec not found: specs/nope.md (looked for ${path.join(bench.repo.dir, 'specs/nope.md')})`);
     expect(r.stderr.trim().split('\n').at(-1)).toMatch(/FAILED at phase check — run stopped$/);
     expect(r.stdout).toBe('');

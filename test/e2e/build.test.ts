@@ -102,12 +102,12 @@ describe('adw_build through the real pi', () => {
   it('fails at check, before any model call, when the spec is missing or empty', async () => {
     bench = await promptBench({ default: [report(built('never'))] }, { ...payloadFiles('add'), 'specs/empty.md': ' \n\n' });
     const missing = await runBuild(bench, { specPath: 'specs/nope.md', payloadCommands: [NODE_TEST], gateEnv: GATE_ENV });
-    expect(missing.exit).toBe(1);
+    expect(missing.exit).toBe(2); // a refused check is bad input
     const failed = ofType(missing.events, 'phase_failed')[0]!;
     expect(failed.phase).toBe('check');
     expect(failed.motif).toBe(`spec not found: specs/nope.md (looked for ${path.join(bench.repo.dir, 'specs/nope.md')})`);
     const empty = await runBuild(bench, { specPath: 'specs/empty.md', payloadCommands: [NODE_TEST], gateEnv: GATE_ENV });
-    expect(empty.exit).toBe(1);
+    expect(empty.exit).toBe(2);
     expect(ofType(empty.events, 'phase_failed')[0]!.motif).toBe('spec is empty: specs/empty.md (nothing to build)');
     expect(bench.rig.model.requests).toHaveLength(0);
     expect(fs.existsSync(bench.paths.ledgerFile)).toBe(false);

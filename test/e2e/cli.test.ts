@@ -4,8 +4,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { call, report, say } from '../../src/scripted/tape.js';
-import { runCli } from '../helpers/cli.js';
+import { call, contentText, report, say } from '../../src/scripted/tape.js';
+import { FACTORY_BIN, runCli, runToEnd } from '../helpers/cli.js';
 import { processesTagged, promptBench, type PromptBench } from '../helpers/factory.js';
 import { cliChildEnv } from '../helpers/rig.js';
 
@@ -29,8 +29,21 @@ describe('factory prompt, headless', () => {
     const lines = r.stderr.trim().split('\n');
     expect(lines).toContainEqual(expect.stringMatching(/^\[[0-9a-f]{8}\] prompt \(agent, attempt 1\/3\): OK in \d+\.\d s$/));
     expect(lines).toContainEqual(expect.stringMatching(/^\[[0-9a-f]{8}\] dispose \(code, attempt 1\/1\): OK in \d+\.\d s$/));
-    expect(lines.at(-1)).toMatch(/^\[[0-9a-f]{8}\] run green — total cost ~0\.\d{4} \$$/);
+    expect(lines.at(-1)).toMatch(/^\[[0-9a-f]{8}\] run green — total cost ~\$0\.\d{4}$/);
     expect(JSON.parse(r.stdout)).toMatchObject(GOOD);
+  });
+
+  it('reads the ask from a pipe (no words) and from `-`', async () => {
+    bench = await promptBench({ default: [report(GOOD), report(GOOD)] });
+    const env = cliEnv(bench);
+    for (const words of ['', ' -']) {
+      const command = `printf 'Which files, piped?' | "${process.execPath}" "${FACTORY_BIN}" prompt${words} --model scripted/alpha --cwd "${bench.repo.dir}"`;
+      const r = await runToEnd('sh', ['-c', command], { env });
+      expect(r.code, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout)).toMatchObject(GOOD);
+      const asked = (bench.rig.model.requests.at(-1)!.body.messages ?? []).filter((m) => m.role === 'user').map((m) => contentText(m.content));
+      expect(asked.some((text) => text.startsWith('Which files, piped?'))).toBe(true);
+    }
   });
 
   it('streams one JSON event per line with --json and ends with the envelope', async () => {
@@ -139,7 +152,7 @@ describe('factory demo', () => {
       expect(r.stderr).toMatch(/#2 arm 3 scripted\/gamma — green/);
       expect(r.stderr).toMatch(/#3 arm 1 scripted\/alpha — red/);
       expect(r.stderr).toMatch(/primer: [\d.]+k? tokens, \$0\.\d{4}, paid once — cold it would have been paid 3 times/);
-      expect(r.stderr).toMatch(/run green — total cost ~0\.\d{4} \$/);
+      expect(r.stderr).toMatch(/run green — total cost ~\$0\.\d{4}/);
       // The tree is back to HEAD after the arms; the patches and the harvest stay.
       expect(fs.existsSync(path.join(dir, 'src', 'farewell.js'))).toBe(false);
       const harvest = JSON.parse(fs.readFileSync(path.join(dir, 'adws', 'adw_data', 'bon', adwId, 'harvest.json'), 'utf8'));

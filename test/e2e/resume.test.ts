@@ -147,7 +147,7 @@ describe('factory resume after kill -9 of the cockpit', () => {
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stderr).toMatch(new RegExp(`ended ${remaining.length} process\\(es\\) left running by the stopped cockpit of run ${id}`));
     expect(remaining.filter((pid) => fs.existsSync(`/proc/${pid}`) && !/\) Z /.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8')))).toEqual([]);
-    expect(resumed.stderr.trim().split('\n').at(-1)).toMatch(new RegExp(`^\\[${id}\\] run green — total cost ~0\\.\\d{4} \\$$`));
+    expect(resumed.stderr.trim().split('\n').at(-1)).toMatch(new RegExp(`^\\[${id}\\] run green — total cost ~\\$0\\.\\d{4}$`));
     expect(resumed.stderr).toMatch(/build \(agent, attempt 1\/3\): OK/);
     expect(resumed.stderr).toMatch(/gates: ✓ node --test/);
     expect(JSON.parse(resumed.stdout)).toMatchObject(built('add written, resumed after the crash'));

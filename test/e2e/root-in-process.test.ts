@@ -41,7 +41,7 @@ describe('runCli in process', () => {
     expect(code).toBe(0);
     expect(JSON.parse(io.out())).toMatchObject(GOOD);
     const lines = io.err().trim().split('\n');
-    expect(lines.at(-1)).toMatch(/^\[[0-9a-f]{8}\] run green — total cost ~0\.\d{4} \$$/);
+    expect(lines.at(-1)).toMatch(/^\[[0-9a-f]{8}\] run green — total cost ~\$0\.\d{4}$/);
     const adwId = /^\[([0-9a-f]{8})\]/.exec(lines[0]!)![1]!;
     // The root synced the trace at close: the run is indexed, green, with both phases.
     const store = openTraceStore(bench.paths);

@@ -1,6 +1,10 @@
 // The command line's flags: one table, Node's own parser, one-line refusals.
+import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { parseCli, unknownFlag } from '../../src/cliArgs.js';
+import { validateArms } from '../../src/bon/check.js';
+import { joinValues, parseCli, unknownFlag } from '../../src/cliArgs.js';
+import { askFrom, MAX_STDIN_ASK } from '../../src/commands/prompt.js';
+import { parseRetries } from '../../src/commands/workspace.js';
 import { UsageError } from '../../src/errors.js';
 
 describe('parseCli', () => {
@@ -36,5 +40,35 @@ describe('parseCli', () => {
     }
     expect(unknownFlag(['--bogus=1'])).toBe('--bogus');
     expect(unknownFlag(['--no-ui', '--', '--bogus'])).toBeUndefined();
+  });
+});
+
+describe('a flag that takes a value takes the next word', () => {
+  it('--arms -3 and --retries -1 are values (for the command to name the flag and its range), not unknown flags', () => {
+    expect(joinValues(['bon', 'x.md', '--arms', '-3'])).toEqual(['bon', 'x.md', '--arms=-3']);
+    expect(parseCli(['bon', 'x.md', '--arms', '-3']).flags.arms).toBe(-3);
+    expect(parseCli(['prompt', 'hi', '--retries', '-1']).flags.retries).toBe(-1);
+    expect(parseCli(['prompt', '--model', '-x', 'hi']).flags.model).toBe('-x');
+    // Booleans take no value; a valued flag at the end still lacks one; -- ends the flags.
+    expect(joinValues(['--json', '-3'])).toEqual(['--json', '-3']);
+    expect(() => parseCli(['prompt', '--cwd'])).toThrow(UsageError);
+    expect(joinValues(['--arms', '--', '-3'])).toEqual(['--arms', '--', '-3']);
+  });
+
+  it('the commands then name the flag and its range', () => {
+    expect(() => validateArms(parseCli(['--arms', '-3']).flags.arms)).toThrow(/^--arms -3 is too few: best-of-N compares at least 2 arms$/);
+    expect(() => parseRetries(parseCli(['--retries', '-1']).flags.retries)).toThrow(/^--retries must be an integer from 0 to 10 \(got -1\)$/);
+  });
+});
+
+describe('the ask from stdin', () => {
+  it('`-` or no words with a piped stdin read it; words are the ask otherwise; a runaway stdin is refused', async () => {
+    expect(await askFrom(['-'], Readable.from([Buffer.from('Which files?\n')]))).toBe('Which files?\n');
+    expect(await askFrom([], Readable.from(['from ', 'a pipe']))).toBe('from a pipe');
+    expect(await askFrom(['two', 'words'], Readable.from(['ignored']))).toBe('two words');
+    const tty = Object.assign(Readable.from(['never read']), { isTTY: true });
+    expect(await askFrom([], tty)).toBe('');
+    const big = Readable.from([Buffer.alloc(MAX_STDIN_ASK + 1, 'a')]);
+    await expect(askFrom(['-'], big)).rejects.toThrow(/^the ask on stdin is longer than 1024 KB/);
   });
 });

@@ -13,7 +13,7 @@ describe('headless log lines', () => {
       '[a1b2c3d4] prompt (agent, attempt 1/3): failed — envelope refused: no JSON object',
     );
     expect(format({ ...base, type: 'phase_ok', phase: 'prompt', kind: 'agent', attempt: 2, attempts: 3, seconds: 12.34, tokens: 1, cost: 0.1 })).toBe('[a1b2c3d4] prompt (agent, attempt 2/3): OK in 12.3 s');
-    expect(format({ ...base, type: 'run_finished', exit: 0, seconds: 1, tokens: 5, cost: 0.01234 })).toBe('[a1b2c3d4] run green — total cost ~0.0123 $');
+    expect(format({ ...base, type: 'run_finished', exit: 0, seconds: 1, tokens: 5, cost: 0.01234 })).toBe('[a1b2c3d4] run green — total cost ~$0.0123');
     expect(format({ ...base, type: 'run_finished', exit: 1, seconds: 1, tokens: 5, cost: 0.01, failedPhase: 'dispose' })).toBe('[a1b2c3d4] FAILED at phase dispose — run stopped');
     expect(format({ ...base, type: 'usage', phase: 'prompt', tokens: 1, cost: 0 })).toBeUndefined();
     expect(format({ ...base, type: 'gate_result', phase: 'gates', gate: 'npm test', ok: false, motif: '`npm test` exited 1: boom', seconds: 2.04 })).toBe(
