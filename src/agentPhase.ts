@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { envelopeCard, loadEnvelopes } from './envelopeCatalog.js';
 import { HarnessError, InfrastructureError, isInfrastructure } from './errors.js';
+import { sessionHoldsAsk } from './ledger.js';
 import type { Harness, Limits } from './harness/types.js';
 import type { WorkspacePaths } from './paths.js';
 import { PhaseFailure, type Phase, type Run } from './runner.js';
@@ -45,6 +46,10 @@ export function agentPhase(spec: AgentPhaseSpec): Phase {
         prompt = `${ctx.continuation}\n\n${card.contract}`;
       } else if (ctx.attempt === 0) {
         prompt = `${spec.ask(run)}\n\n${card.contract}`;
+      } else if (!sessionHoldsAsk(spec.workspace.sessionsDir, sessionId)) {
+        // The last attempt died before pi wrote the session (stalled or killed in its first turn): this attempt
+        // starts an empty session, so it gets the whole mission again, with why the last one ended.
+        prompt = `${spec.ask(run)}\n\n(A first attempt ended before it could answer: ${ctx.lastMotif ?? 'it stopped'}.)\n\n${card.contract}`;
       } else {
         const { correction, envelopeType } = await loadEnvelopes();
         prompt = correction(ctx.lastMotif ?? 'the previous answer was not accepted', envelopeType(spec.envelope));

@@ -70,6 +70,26 @@ export function readLedger(file: string): LedgerEntry[] {
 
 export type SessionOrigin = { known: true; cwd: string; source: 'ledger' | 'session-file' } | { known: false };
 
+/**
+ * Whether pi's session file for `sessionId` holds a user message: false when the attempt died before pi wrote it
+ * (pi writes the file lazily), so the next attempt would start an empty session that never saw the ask.
+ */
+export function sessionHoldsAsk(sessionDir: string, sessionId: string): boolean {
+  let names: string[];
+  try {
+    names = fs.readdirSync(sessionDir);
+  } catch {
+    return false;
+  }
+  const file = names.find((n) => n.endsWith(`_${sessionId}.jsonl`));
+  if (!file) return false;
+  try {
+    return /"role"\s*:\s*"user"/.test(fs.readFileSync(path.join(sessionDir, file), 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
 /** Where a session was born: the last ledger line for it, else its session file's header, else unknown. */
 export function sessionOrigin(sessionId: string, opts: { ledgerFile: string; sessionDir: string }): SessionOrigin {
   const lines = readLedger(opts.ledgerFile).filter((e) => e.session_id === sessionId);

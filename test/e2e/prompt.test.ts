@@ -5,7 +5,7 @@ import { HarnessError } from '../../src/errors.js';
 import { Envelope, schema } from '../../src/envelopes.js';
 import { runPiAttempt } from '../../src/harness/pi.js';
 import { readLedger } from '../../src/ledger.js';
-import { call, fail, hang, report, say } from '../../src/scripted/tape.js';
+import { call, contentText, fail, hang, report, say } from '../../src/scripted/tape.js';
 import { installPartialNode } from '../helpers/partialNode.js';
 import { makeTempRepo } from '../helpers/repo.js';
 import { ofType, processesTagged, promptBench, runPrompt, sessionFileTokens, type PromptBench } from '../helpers/factory.js';
@@ -116,6 +116,18 @@ describe('adw_prompt through the real pi', () => {
     const failed = ofType(events, 'phase_failed')[0]!;
     expect(failed.motif).toBe('the scripted API key was rejected (401): check SCRIPTED_API_KEY in .env, then `factory doctor`');
     expect(ofType(events, 'attempt_started').filter((e) => e.phase === 'prompt')).toHaveLength(1); // never retried
+  });
+
+  it('a retry after a first attempt that stalled before pi wrote its session resends the whole ask', async () => {
+    bench = await promptBench({ default: [hang(), report(GOOD)] });
+    const { exit, events } = await runPrompt(bench, 'Which files hold the tests?', { retries: 1, idleTimeoutMs: 1500 });
+    expect(exit).toBe(0);
+    expect(ofType(events, 'attempt_failed')[0]!.motif).toMatch(/no progress from pi/);
+    // The second attempt went into an empty session: the model must see the mission, not a bare correction.
+    const second = bench.rig.model.requests.at(-1)!;
+    const users = (second.body.messages ?? []).filter((m) => m.role === 'user').map((m) => contentText(m.content));
+    expect(users.some((text) => text.startsWith('Which files hold the tests?'))).toBe(true);
+    expect(users.join('\n')).toMatch(/A first attempt ended before it could answer: no progress from pi/);
   });
 
   it('ends a stalled stream with the watchdog and leaves no process behind', async () => {
