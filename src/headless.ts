@@ -1,6 +1,6 @@
 // Headless output for CI and scripts: the runner's events as plain log lines on stderr, or (with --json) as
 // one JSON object per line on stdout. The envelope itself is the caller's to print.
-import { primerLine } from './bon/rank.js';
+import { harvestReport } from './bon/rank.js';
 import type { PhaseKind, RunEvent } from './events.js';
 import { formatCost } from './format.js';
 
@@ -52,14 +52,7 @@ export function createLogFormatter(): (event: RunEvent) => string | undefined {
 
 /** The ranked table, the primer's account and the proposal, as the harvest prints them. */
 export function harvestLines(tag: string, event: Extract<RunEvent, { type: 'harvest' }>): string[] {
-  const lines = [`${tag} harvest — ranked (green first, then cheapest, then fastest):`];
-  event.ranking.forEach((arm, i) => {
-    const verdict = arm.green ? 'green' : `red: ${arm.motif ?? '?'}`;
-    lines.push(`${tag}   #${i + 1} arm ${arm.arm} ${arm.model ?? ''} — ${verdict} — ${arm.tokens} tokens, ${formatCost(arm.cost)}, ${arm.seconds.toFixed(1)} s, patch ${arm.patchBytes} bytes`);
-  });
-  lines.push(`${tag} ${primerLine(event.primer, event.ranking.length)}`);
-  lines.push(event.winner !== undefined ? `${tag} winner: arm ${event.winner} — apply with: ${event.applyCommand ?? '?'}` : `${tag} no green arm — see ${event.harvestFile}`);
-  return lines;
+  return harvestReport(event).map((line) => `${tag} ${line}`);
 }
 
 export interface HeadlessSink {

@@ -72,6 +72,18 @@ export function applyCommand(adwId: string, arm?: number): string {
   return `factory apply ${adwId}${arm !== undefined ? ` ${arm}` : ''}`;
 }
 
+/** The harvest as lines (the headless log and `factory show` alike): the ranking, the primer line, the winner. */
+export function harvestReport(event: { ranking: readonly ArmRank[]; primer: PrimerFigures; winner?: number; applyCommand?: string; harvestFile: string }): string[] {
+  const lines = ['harvest — ranked (green first, then cheapest, then fastest):'];
+  event.ranking.forEach((arm, i) => {
+    const verdict = arm.green ? 'green' : `red: ${arm.motif ?? '?'}`;
+    lines.push(`  #${i + 1} arm ${arm.arm} ${arm.model ?? ''} — ${verdict} — ${arm.tokens} tokens, ${formatCost(arm.cost)}, ${arm.seconds.toFixed(1)} s, patch ${arm.patchBytes} bytes`);
+  });
+  lines.push(primerLine(event.primer, event.ranking.length));
+  lines.push(event.winner !== undefined ? `winner: arm ${event.winner} — apply with: ${event.applyCommand ?? '?'}` : `no green arm — see ${event.harvestFile}`);
+  return lines;
+}
+
 /** `bon/<adw_id>/harvest.json`. */
 export function harvestFile(bonDir: string): string {
   return path.join(bonDir, 'harvest.json');

@@ -7,6 +7,7 @@ import { UsageError } from '../errors.js';
 import type { RunEvent } from '../events.js';
 import { formatCost, formatSeconds, formatTokens } from '../format.js';
 import type { WorkspacePaths } from '../paths.js';
+import { harvestReport } from '../bon/rank.js';
 import { createRedactor, redactDeep, type Redactor } from '../redact.js';
 import type { PhaseRow, RunRow, TraceStore } from '../trace/store.js';
 import { printedCells, printTable } from './runsTable.js';
@@ -33,6 +34,8 @@ export function outcomeLines(events: readonly RunEvent[]): string[] {
   const lines: string[] = [];
   for (const e of events) {
     if (e.type === 'fallback') lines.push(`${e.phase}: provider down (${e.reason}), relaunched on ${e.to}`);
+    // A best-of-N's harvest as the headless log said it: the ranking, the primer line, the winner and its command.
+    else if (e.type === 'harvest') lines.push(...harvestReport(e));
     else if (e.type === 'proposal') lines.push(`proposed: ${e.command}`);
     else if (e.type === 'apply') lines.push(`${e.applied ? 'applied' : 'not applied'}: ${e.line}`);
   }

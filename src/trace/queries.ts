@@ -106,7 +106,8 @@ export class TraceQueries {
       SELECT r.adw_id, r.adw_name, r.status, r.tokens, r.cost_usd, r.started_at, r.finished_at, r.exit_code,
         r.failed_phase, r.cwd, r.owner_pid,
         (SELECT name FROM phases p WHERE p.adw_id = r.adw_id AND p.status IN ('running', 'retrying') ORDER BY seq LIMIT 1) AS live_phase,
-        (SELECT count(*) FROM phases p WHERE p.adw_id = r.adw_id AND p.status = 'ok') AS ok,
+        -- A green run's red phases were optional (a best-of-N arm): they ran to their end, so they count as done.
+        (SELECT count(*) FROM phases p WHERE p.adw_id = r.adw_id AND (p.status = 'ok' OR (r.status = 'green' AND p.status = 'failed'))) AS ok,
         (SELECT count(*) FROM phases p WHERE p.adw_id = r.adw_id) AS total
       FROM runs r ORDER BY r.started_at DESC, r.adw_id LIMIT ?`);
     this.events = db.prepare('SELECT payload FROM events WHERE adw_id = ? ORDER BY seq').pluck();

@@ -237,7 +237,7 @@ describe('factory bon through the real pi', () => {
     // with its seven phases in the order they ran, the added arms before the harvest.
     store!.flush();
     expect(warnings).toEqual([]);
-    expect(store!.listRuns().find((r) => r.adwId === prepared.run.adwId)).toMatchObject({ status: 'green', phasesTotal: 8 });
+    expect(store!.listRuns().find((r) => r.adwId === prepared.run.adwId)).toMatchObject({ status: 'green', phases: '8/8', phasesTotal: 8 });
     expect(store!.phaseRows(prepared.run.adwId).map((p) => [p.name, p.status])).toEqual([
       ['check', 'ok'], ['prime', 'ok'], ['arm_1', 'failed'], ['arm_2', 'ok'], ['arm_3', 'ok'], ['arm_4', 'ok'], ['arm_5', 'ok'], ['harvest', 'ok'],
     ]);

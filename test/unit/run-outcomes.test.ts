@@ -10,8 +10,21 @@ const events: RunEvent[] = [
   { ...base, type: 'phase_ok', phase: 'build', kind: 'agent', attempt: 1, attempts: 3, seconds: 1, tokens: 1, cost: 0 },
   { ...base, type: 'apply', arm: 2, applied: false, line: 'arm 2 not applied: npm test failed on HEAD' },
   { ...base, type: 'apply', arm: 1, applied: true, line: 'applied arm 1 (p.patch) with git apply --index — review and commit it' },
-  { ...base, type: 'proposal', command: 'git apply --index p.patch' },
+  { ...base, type: 'proposal', command: 'factory apply aaaa0001' },
 ];
+
+const harvest: RunEvent = {
+  ...base,
+  type: 'harvest',
+  ranking: [
+    { arm: 2, phase: 'arm_2', model: 'scripted/beta', green: true, tokens: 6700, cost: 0.0069, seconds: 2.6, patchBytes: 211 },
+    { arm: 1, phase: 'arm_1', model: 'scripted/alpha', green: false, motif: '`node --test` exited 1', tokens: 6700, cost: 0.0207, seconds: 2.8, patchBytes: 207 },
+  ],
+  winner: 2,
+  primer: { tokens: 6000, cost: 0.0186 },
+  harvestFile: 'adws/adw_data/bon/aaaa0001/harvest.json',
+  applyCommand: 'factory apply aaaa0001',
+};
 
 describe('run outcomes', () => {
   it('factory show lists fallbacks, applies and the proposal in order, nothing else', () => {
@@ -19,7 +32,17 @@ describe('run outcomes', () => {
       'build: provider down (503 overloaded), relaunched on openrouter/b',
       'not applied: arm 2 not applied: npm test failed on HEAD',
       'applied: applied arm 1 (p.patch) with git apply --index — review and commit it',
-      'proposed: git apply --index p.patch',
+      'proposed: factory apply aaaa0001',
+    ]);
+  });
+
+  it('factory show of a bon run has its ranking, the primer line, the winner and the apply command', () => {
+    expect(outcomeLines([harvest])).toEqual([
+      'harvest — ranked (green first, then cheapest, then fastest):',
+      '  #1 arm 2 scripted/beta — green — 6700 tokens, $0.0069, 2.6 s, patch 211 bytes',
+      '  #2 arm 1 scripted/alpha — red: `node --test` exited 1 — 6700 tokens, $0.0207, 2.8 s, patch 207 bytes',
+      'primer: 6k tokens, $0.0186, paid once — cold it would have been paid 2 times: ~6k more tokens',
+      'winner: arm 2 — apply with: factory apply aaaa0001',
     ]);
   });
 
