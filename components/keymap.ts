@@ -144,6 +144,9 @@ export const DOCTOR_KEYS: Readonly<Record<DoctorVia, Readonly<Record<DoctorMode,
     { keys: ['q', 'escape'], intent: 'close', help: 'back to runs' },
     { keys: ['ctrl+c'], intent: 'quit', help: 'quit' },
   ]),
+  // Over a live run or the arms board: every way out goes back to it (Ctrl-C there is the run's, not the doctor's).
+  run: doctorTables([{ keys: ['q', 'escape', 'ctrl+c'], intent: 'close', help: 'back to the run' }]),
+  board: doctorTables([{ keys: ['q', 'escape', 'ctrl+c'], intent: 'close', help: 'back to the board' }]),
 };
 
 export const KEYMAPS = { run: RUN_KEYS, home: HOME_KEYS, bon: BON_KEYS, doctor: DOCTOR_KEYS } as const;

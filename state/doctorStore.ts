@@ -31,8 +31,11 @@ export interface DoctorRow extends DoctorCheckInfo {
   result?: DoctorResult;
 }
 
-/** How the doctor was opened: `factory doctor` (closing it quits) or `d` on the home screen (closing goes back). */
-export type DoctorVia = 'command' | 'home';
+/**
+ * How the doctor was opened: `factory doctor` (closing it quits), or `d` on the home screen, a run or the arms
+ * board (closing goes back to that screen, which the key help names).
+ */
+export type DoctorVia = 'command' | 'home' | 'run' | 'board';
 
 export interface DoctorState {
   via: DoctorVia;
@@ -133,7 +136,7 @@ export function reduceDoctor(state: DoctorState, action: DoctorAction): DoctorSt
       return { state: { ...cleared(state), statusLine: undefined }, effect: { type: 'rerun' } };
     case 'close':
       return {
-        state: { ...state, closing: true, statusLine: state.via === 'home' ? undefined : 'quitting…' },
+        state: { ...state, closing: true, statusLine: state.via === 'command' ? 'quitting…' : undefined },
         effect: { type: action.quit === true ? 'quit' : 'close' },
       };
     default: {

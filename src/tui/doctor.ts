@@ -17,11 +17,11 @@ async function doctorModules() {
 }
 
 /** `d` over a run: the checklist takes the frame; closing it puts the run's screen back as it is now. */
-export function overlayDoctor(ui: Ui, mounted: Mounted, cwd: string): void {
+export function overlayDoctor(ui: Ui, mounted: Mounted, cwd: string, via: 'run' | 'board'): void {
   void (async () => {
     const m = await doctorModules();
     const session = await m.doctorSession([], { cwd, retries: 2, ui: true, json: false });
-    const store = m.createDoctorStore(m.initialDoctorState('home'));
+    const store = m.createDoctorStore(m.initialDoctorState(via));
     const pass = () => m.runDoctorInto(store, (hooks) => session.pass(hooks), session.planned);
     const close = () => mounted.back();
     mounted.show(ui.React.createElement(m.DoctorScreen, { store, controller: { rerun: () => void pass(), close, quit: close } }));

@@ -36,7 +36,7 @@ export async function runFlowScreen(prepared: PreparedFlow, lifecycle: Lifecycle
   const store = createRunStore();
   run.subscribe((event) => store.getState().apply(event));
   let mounted: Mounted | undefined;
-  const controller = runScreenController(lifecycle, () => mounted && overlayDoctor(ui, mounted, prepared.workspace.root));
+  const controller = runScreenController(lifecycle, () => mounted && overlayDoctor(ui, mounted, prepared.workspace.root, 'run'));
   const detach = lifecycle.attach({ abort: () => run.abort(), onRung: showRung(store, STATUS_ABORTING, STATUS_QUITTING) });
   mounted = mountScreen(ui, lifecycle, ui.React.createElement(RunScreen, { store, controller }), store);
   try {
@@ -70,7 +70,7 @@ export async function runBonScreen(prepared: PreparedBon, lifecycle: Lifecycle, 
   // Status lines come from the core (an apply's motif quotes gate output) without passing through an event.
   const say = (statusLine: string) => store.getState().setUi({ statusLine: run.redact(statusLine) });
   let mounted: Mounted | undefined;
-  const controller = bonScreenController(lifecycle, prepared, say, { applyWinner, readArmPatch }, () => mounted && overlayDoctor(ui, mounted, workspace.root));
+  const controller = bonScreenController(lifecycle, prepared, say, { applyWinner, readArmPatch }, () => mounted && overlayDoctor(ui, mounted, workspace.root, 'board'));
   const detach = lifecycle.attach({ abort: () => run.abort(), quit: () => quit(), onRung: showRung(store, STATUS_ABORTING, STATUS_QUITTING) });
   mounted = mountScreen(ui, lifecycle, ui.React.createElement(BonScreen, { store, controller }), store);
   try {

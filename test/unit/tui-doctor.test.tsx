@@ -133,6 +133,20 @@ describe('DoctorScreen', () => {
     await waitFor(() => controller.calls.includes('close'), { describe: () => ui.lastFrame() });
   });
 
+  it('opened over the arms board (or a run), every way out says and goes back to it', async () => {
+    for (const [via, words] of [['board', 'back to the board'], ['run', 'back to the run']] as const) {
+      const store = createDoctorStore(initialDoctorState(via));
+      const controller = recorder();
+      const ui = await mount(store, controller);
+      feedPlan(store);
+      await ui.waitForFrame(`q/esc/ctrl-c ${words}`);
+      expect(ui.lastFrame()).not.toContain('back to runs');
+      await ui.press('q');
+      await waitFor(() => controller.calls.includes('close'), { describe: () => ui.lastFrame() });
+      ui.unmount();
+    }
+  });
+
   it('sizes the id column by display width, so wide ids line up their details', async () => {
     expect(idColumnWidth(['tools.git', '構築.チェック'], 120)).toBe(13);
     expect(idColumnWidth(['構築.チェック'], 30)).toBe(10);
