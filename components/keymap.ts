@@ -113,6 +113,11 @@ export const BON_KEYS: Readonly<Record<BonMode, KeyTable<BonIntent>>> = {
     { keys: ['n', 'escape'], intent: 'cancel-apply', help: 'cancel' },
     { keys: ['ctrl+c'], intent: 'interrupt', help: 'abort / quit' },
   ],
+  'confirm-abort': [
+    { keys: ['y'], intent: 'confirm-abort', help: 'abort the arm' },
+    { keys: ['n', 'escape'], intent: 'cancel-abort', help: 'keep it running' },
+    { keys: ['ctrl+c'], intent: 'interrupt', help: 'abort / quit' },
+  ],
   diff: [
     { keys: ['up', 'k'], intent: 'up', help: 'scroll' },
     { keys: ['down', 'j'], intent: 'down', help: 'scroll' },

@@ -22,7 +22,7 @@ export interface BonController extends RunController {
 
 export type BonIntent =
   | RunIntent
-  | 'left' | 'right' | 'diff' | 'abort-arm' | 'clone' | 'ask-apply' | 'apply' | 'cancel-apply'
+  | 'left' | 'right' | 'diff' | 'abort-arm' | 'confirm-abort' | 'cancel-abort' | 'clone' | 'ask-apply' | 'apply' | 'cancel-apply'
   | 'up' | 'down' | 'page-up' | 'page-down' | 'top' | 'bottom' | 'back'
   /** Ctrl-C where the screen shows something else than the board: acts as on the run screen. */
   | 'interrupt';
@@ -31,12 +31,13 @@ export type BonIntent =
  * The bon screen's input modes: the run screen's (running, aborting, confirm-quit, finished, quitting)
  * plus `diff` (an arm's patch on screen) and `confirm-apply` (`p` asked, waiting for y/n).
  */
-export type BonMode = RunMode | 'diff' | 'confirm-apply';
+export type BonMode = RunMode | 'diff' | 'confirm-apply' | 'confirm-abort';
 
 export function bonModeOf(state: BonState): BonMode {
   const run = runModeOf(state);
   if (run === 'quitting') return run;
   if (state.bon.ui.confirmApply !== undefined) return 'confirm-apply';
+  if (state.bon.ui.confirmAbort !== undefined) return 'confirm-abort';
   if (state.bon.ui.diff !== undefined) return 'diff';
   return run;
 }
@@ -102,6 +103,10 @@ function boardAction(intent: Exclude<BonIntent, RunIntent | 'interrupt'>, view: 
       return { type: 'close_diff' };
     case 'abort-arm':
       return { type: 'abort_arm' };
+    case 'confirm-abort':
+      return { type: 'confirm_abort' };
+    case 'cancel-abort':
+      return { type: 'cancel_abort' };
     case 'clone':
       return { type: 'clone' };
     case 'ask-apply':

@@ -75,6 +75,8 @@ export type BonAction =
   | { type: 'scroll_to'; to: 'top' | 'bottom'; page: number }
   | { type: 'close_diff' }
   | { type: 'abort_arm' }
+  | { type: 'confirm_abort' }
+  | { type: 'cancel_abort' }
   | { type: 'clone' }
   | { type: 'ask_apply' }
   | { type: 'cancel_apply' }
@@ -137,12 +139,21 @@ export function reduceBonUi(state: BonState, action: BonAction): BonStep {
     case 'close_diff':
       return stay(withUi(state, { diff: undefined }));
     case 'abort_arm': {
+      // Asks first: an aborted arm's turn (and what it spent) is lost for good.
       const arm = runningArm(state);
       if (arm === undefined) return stay(withUi(state, {}, 'no arm is running'));
+      if (extrasOf(state.bon, armPhase(state, arm)).abortRequested) return stay(withUi(state, {}, `arm_${arm} is already being aborted`));
+      return stay(withUi(state, { confirmAbort: arm }, `abort arm_${arm}? y aborts it (the other arms go on), n keeps it running`));
+    }
+    case 'cancel_abort':
+      return stay(withUi(state, { confirmAbort: undefined }, `arm_${ui.confirmAbort ?? '?'} keeps running`));
+    case 'confirm_abort': {
+      const arm = ui.confirmAbort;
+      // The arm may have ended while the question was on screen: nothing left to abort.
+      if (arm === undefined || runningArm(state) !== arm) return stay(withUi(state, { confirmAbort: undefined }, arm === undefined ? undefined : `arm_${arm} has already ended`));
       const phase = armPhase(state, arm);
-      if (extrasOf(state.bon, phase).abortRequested) return stay(withUi(state, {}, `arm_${arm} is already being aborted`));
       const next = { ...state, bon: withArm(state.bon, phase, (extras) => ({ ...extras, abortRequested: true })) };
-      return { state: withUi(next, {}, `aborting arm_${arm}… the other arms go on`), effect: { type: 'abort_arm', arm } };
+      return { state: withUi(next, { confirmAbort: undefined }, `aborting arm_${arm}… the other arms go on`), effect: { type: 'abort_arm', arm } };
     }
     case 'clone': {
       if (harvestBegun(state)) return stay(withUi(state, {}, 'the harvest has begun: no more arms'));

@@ -57,6 +57,8 @@ export interface BonUi {
   diff?: DiffState;
   /** The arm whose patch `p` asked to apply; `y` confirms. */
   confirmApply?: number;
+  /** The running arm `a` asked to abort (its turn and its tokens are lost); `y` confirms. */
+  confirmAbort?: number;
   /** Arms asked for with `c` that no `phase_planned` has brought yet. */
   pendingClones: number;
   /** The arm whose apply was handed to the core. */

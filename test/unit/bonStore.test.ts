@@ -88,7 +88,7 @@ describe('reduceBonEvent: the arms of a best-of-3', () => {
 
   it('an arm whose abort was asked ends "aborted"; a dead pi reads "crashed" — from the failure kind, never the motif', () => {
     let state = through('arm3running');
-    state = ui(state, { type: 'abort_arm' });
+    state = ui(ui(state, { type: 'abort_arm' }), { type: 'confirm_abort' });
     expect(arm(state, 3)).toMatchObject({ status: 'running', aborting: true });
     state = fold([ev('phase_failed', 17000, { phase: 'arm_3', kind: 'agent', attempts: 2, motif: 'turn aborted by the user', seconds: 4.3, tokens: 1300, cost: 0.0027 })], state);
     expect(arm(state, 3)).toMatchObject({ status: 'aborted', aborting: false, motif: 'turn aborted by the user' });
@@ -209,8 +209,15 @@ describe('reduceBonUi: selection, diff, abort, clone, apply', () => {
     expect(failed.bon.ui.diff).toMatchObject({ status: 'failed', error: 'ENOENT: no such file' });
   });
 
-  it('abort_arm marks the running arm once; with no arm running it only says so', () => {
-    const state = ui(through('arm3running'), { type: 'abort_arm' });
+  it('abort_arm asks first, then marks the running arm once; n keeps it; with no arm running it only says so', () => {
+    const asked = ui(through('arm3running'), { type: 'abort_arm' });
+    expect(asked.bon.ui.confirmAbort).toBe(3);
+    expect(asked.bon.arms.arm_3.abortRequested).toBeFalsy();
+    expect(asked.ui.statusLine).toBe('abort arm_3? y aborts it (the other arms go on), n keeps it running');
+    const kept = ui(asked, { type: 'cancel_abort' });
+    expect(kept.bon.ui.confirmAbort).toBeUndefined();
+    expect(kept.ui.statusLine).toBe('arm_3 keeps running');
+    const state = ui(asked, { type: 'confirm_abort' });
     expect(state.bon.arms.arm_3.abortRequested).toBe(true);
     expect(state.ui.statusLine).toBe('aborting arm_3… the other arms go on');
     expect(ui(state, { type: 'abort_arm' }).ui.statusLine).toBe('arm_3 is already being aborted');
@@ -256,7 +263,8 @@ describe('reduceBonUi effects: what the core is asked for, folded over a list of
   });
 
   it('abort_arm asks once for the running arm; clone once per arm asked, none past the limit or the harvest', () => {
-    expect(effects(through('arm3running'), { type: 'abort_arm' }, { type: 'abort_arm' })).toEqual([{ type: 'abort_arm', arm: 3 }]);
+    expect(effects(through('arm3running'), { type: 'abort_arm' })).toEqual([]); // a question, not yet an abort
+    expect(effects(through('arm3running'), { type: 'abort_arm' }, { type: 'confirm_abort' }, { type: 'abort_arm' }, { type: 'confirm_abort' })).toEqual([{ type: 'abort_arm', arm: 3 }]);
     expect(effects(through('arm2'), { type: 'abort_arm' })).toEqual([]);
     expect(effects(through('arm3running'), { type: 'clone' }, { type: 'clone' }, { type: 'clone' })).toEqual([{ type: 'clone_arm' }, { type: 'clone_arm' }]);
     expect(effects(through('harvested'), { type: 'clone' })).toEqual([]);
@@ -326,7 +334,7 @@ describe('dispatchBonIntent: the controller is called for what the reducers acce
   it('abort-arm, clone, apply and diff reach the controller once each', async () => {
     const store = createBonStore(through('arm3running'));
     const controller = recorder(Promise.resolve(samplePatch(3)));
-    send(store, controller, 'abort-arm', 'abort-arm', 'clone');
+    send(store, controller, 'abort-arm', 'confirm-abort', 'abort-arm', 'confirm-abort', 'clone');
     expect(controller.calls).toEqual(['abortArm 3', 'cloneArm']);
     for (const event of [...eventsThrough('harvested')].slice(eventsThrough('arm3running').length)) store.getState().apply(event);
     send(store, controller, 'ask-apply', 'apply', 'ask-apply', 'diff');

@@ -178,12 +178,20 @@ describe('BonScreen: the arms board of a best-of-3', () => {
     await ui.waitForFrame('▸ #1 arm_1');
   });
 
-  it('a aborts the running arm only; the arm ends aborted and the next arm goes on', async () => {
+  it('a asks, then aborts the running arm only; the arm ends aborted and the next arm goes on', async () => {
     const controller = recorder();
     const store = storeAt('arm3running');
     const ui = await mount(store, controller);
     await ui.press(KEYS.left); // the selection does not matter: a aborts the arm that runs
     await ui.press('a');
+    await ui.waitForFrame('abort arm_3? y aborts it (the other arms go on), n keeps it running');
+    expect(controller.calls).toEqual([]);
+    await ui.press('n');
+    await ui.waitForFrame('arm_3 keeps running');
+    expect(controller.calls).toEqual([]);
+    await ui.press('a');
+    await ui.waitForFrame('abort arm_3?');
+    await ui.press('y');
     await ui.waitForFrame('aborting arm_3… the other arms go on');
     expect(controller.calls).toEqual(['abortArm 3']);
     expect(ui.lastFrame()).toContain('aborting…');
