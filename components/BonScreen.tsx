@@ -14,7 +14,7 @@ import { ArmsBoard, armsBoardHeight } from './ArmsBoard.js';
 import { DiffView } from './DiffView.js';
 import { KeyHelp } from './KeyHelp.js';
 import { BON_KEYS, type KeyTable } from './keymap.js';
-import { PhaseGraph, phaseGraphHeight } from './PhaseGraph.js';
+import { PhaseGraph, phaseGraphHeight, PhaseStrip } from './PhaseGraph.js';
 import { RunHeader } from './RunScreen.js';
 import { SPINNER_INTERVAL_MS } from './theme.js';
 import { Totals } from './Totals.js';
@@ -49,9 +49,9 @@ export function BonView({ state, now, help, columns, rows }: BonViewProps): Reac
   const why = whyFirstOf(state);
   const proposal = proposalLine(state);
   const footer = (primerText !== undefined ? 1 : 0) + (why !== undefined ? 1 : 0);
-  // A short terminal keeps the board (the arms are the point of this screen) and drops the graph.
-  const showGraph =
-    rows === undefined || phaseGraphHeight(state.phases) + armsBoardHeight(arms.length, columns, footer) + BOARD_CHROME <= rows;
+  // A short terminal keeps the board (the arms are the point of this screen) and folds the graph to one line.
+  const board = armsBoardHeight(arms.length, columns, footer) + BOARD_CHROME;
+  const showGraph = rows === undefined || phaseGraphHeight(state.phases) + board <= rows;
 
   return (
     <Box flexDirection="column" width={columns}>
@@ -62,11 +62,9 @@ export function BonView({ state, now, help, columns, rows }: BonViewProps): Reac
         </Box>
       ) : (
         <>
-          {showGraph ? (
-            <Box marginTop={1} flexDirection="column">
-              <PhaseGraph phases={state.phases} now={now} />
-            </Box>
-          ) : null}
+          <Box marginTop={1} flexDirection="column">
+            {showGraph ? <PhaseGraph phases={state.phases} now={now} /> : <PhaseStrip phases={state.phases} now={now} />}
+          </Box>
           <Box marginTop={1} flexDirection="column">
             <ArmsBoard arms={arms} selected={selectedArm(state)} columns={columns} now={now} primer={primerText} why={why} />
             {proposal !== undefined ? (
@@ -84,7 +82,7 @@ export function BonView({ state, now, help, columns, rows }: BonViewProps): Reac
             {state.ui.statusLine}
           </Text>
         ) : null}
-        <KeyHelp table={help} />
+        <KeyHelp table={help} columns={columns} />
       </Box>
     </Box>
   );

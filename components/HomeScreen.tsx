@@ -72,7 +72,7 @@ export function HomeScreen({ store, controller }: HomeScreenProps): React.JSX.El
           <Text dimColor>{` · reading run ${home.replay?.adwId ?? ''}…`}</Text>
         </Text>
         <Box marginTop={1}>
-          <KeyHelp table={HOME_KEYS[mode]} />
+          <KeyHelp table={HOME_KEYS[mode]} columns={columns} />
         </Box>
       </Box>
     );
@@ -103,7 +103,7 @@ export function HomeScreen({ store, controller }: HomeScreenProps): React.JSX.El
             {home.statusLine}
           </Text>
         ) : null}
-        <KeyHelp table={HOME_KEYS[mode]} />
+        <KeyHelp table={HOME_KEYS[mode]} columns={columns} />
       </Box>
     </Box>
   );

@@ -175,6 +175,41 @@ export function PhaseGraph({ phases, now }: { phases: readonly PhaseState[]; now
   );
 }
 
+/**
+ * The graph in one line, for a terminal too short for the whole graph: each phase's mark and name, the arms of a
+ * group side by side in brackets — `✓ check → ✓ prime → [✗ arm_1 ⠦ arm_2 ○ arm_3] → ○ harvest`.
+ */
+export function PhaseStrip({ phases, now }: { phases: readonly PhaseState[]; now: number }): React.JSX.Element {
+  const node = (phase: PhaseState) => (
+    <React.Fragment key={phase.name}>
+      <Glyph phase={phase} now={now} /> <Text dimColor={phase.status === 'pending' || phase.status === 'skipped'}>{phase.name}</Text>
+    </React.Fragment>
+  );
+  return (
+    <Text wrap="truncate-end">
+      {graphSegments(phases).map((segment, index) => (
+        <React.Fragment key={segment.kind === 'phase' ? segment.phase.name : `arms-${segment.arms[0].name}`}>
+          {index > 0 ? <Text color="gray"> → </Text> : null}
+          {segment.kind === 'phase' ? (
+            node(segment.phase)
+          ) : (
+            <>
+              <Text color="gray">[</Text>
+              {segment.arms.map((arm, i) => (
+                <React.Fragment key={arm.name}>
+                  {i > 0 ? ' ' : ''}
+                  {node(arm)}
+                </React.Fragment>
+              ))}
+              <Text color="gray">]</Text>
+            </>
+          )}
+        </React.Fragment>
+      ))}
+    </Text>
+  );
+}
+
 /** Rows the graph occupies, for the screen's height budget. */
 export function phaseGraphHeight(phases: readonly PhaseState[]): number {
   const segments = graphSegments(phases);

@@ -99,7 +99,7 @@ export function RunView({ run, now, help, statusLine, note, columns, rows }: Run
             {statusLine}
           </Text>
         ) : null}
-        <KeyHelp table={help} />
+        <KeyHelp table={help} columns={columns} />
       </Box>
     </Box>
   );

@@ -151,6 +151,7 @@ export function whyFirstOf(state: BonState): WhyFirstLine | undefined {
 export function proposalLine(state: BonState): string | undefined {
   const harvest = state.bon.harvest;
   if (harvest === undefined) return undefined;
-  const apply = harvest.applyCommand !== undefined ? ` · proposal: ${harvest.applyCommand}` : '';
-  return `harvest: ${harvest.harvestFile}${apply}`;
+  // The command first: on a narrow terminal the line is cut at its end, and the command is what the user types.
+  const apply = harvest.applyCommand !== undefined ? `proposal: ${harvest.applyCommand} · ` : '';
+  return `${apply}harvest: ${harvest.harvestFile}`;
 }

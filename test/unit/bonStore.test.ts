@@ -305,7 +305,7 @@ describe('bon selectors: what the board draws beside the arms', () => {
   it('the proposal: where the harvest is written and the command it proposes', () => {
     expect(proposalLine(through('arm3done'))).toBeUndefined();
     expect(proposalLine(through('harvested'))).toBe(
-      'harvest: adws/adw_data/bon/b0b0b0b0/harvest.json · proposal: factory apply b0b0b0b0',
+      'proposal: factory apply b0b0b0b0 · harvest: adws/adw_data/bon/b0b0b0b0/harvest.json',
     );
   });
 });

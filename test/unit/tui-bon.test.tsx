@@ -7,6 +7,8 @@ import { createBonStore, type BonStore } from '../../state/bonStore.js';
 import type { RunEvent } from '../../src/events.js';
 import { ev, eventsThrough, RED_MOTIF, samplePatch, T0, type Stage } from '../helpers/bonEvents.js';
 import { KEYS, renderInk, waitFor, type InkHarness } from '../helpers/ink.js';
+import { fitHelp } from '../../components/KeyHelp.js';
+import { displayWidth } from '../../src/text.js';
 
 const SPIN = '[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]';
 
@@ -127,7 +129,7 @@ describe('BonScreen: the arms board of a best-of-3', () => {
     expect(cells(lineOf(ui, /arm_1 .*arm_2 .*arm_3/))).toEqual(['▸ #1 arm_1 ★ winner', '#3 arm_2', '#2 arm_3']);
     expect(ui.lastFrame()).toContain('why #1: arm_1 (scripted/fast) is green and cheapest: $0.0021 vs $0.0034 for arm_3 (-38%) (1 red)');
     expect(ui.lastFrame()).toContain('primer: 2.1k tokens, $0.0050, paid once — cold it would have been paid 3 times: ~4.2k more tokens');
-    expect(lineOf(ui, /^harvest:/)).toMatch(/^harvest: adws\/adw_data\/bon\/b0b0b0b0\/harvest\.json · proposal: factory apply b0b0b0b0$/);
+    expect(lineOf(ui, /^proposal:/)).toMatch(/^proposal: factory apply b0b0b0b0 · harvest: adws\/adw_data\/bon\/b0b0b0b0\/harvest\.json$/);
     expect(ui.lastFrame()).toContain('run green (exit 0)');
     // The selected column is drawn cyan, the others gray.
     expect(ui.rawFrame()).toMatch(/\u001B\[36m╭/);
@@ -144,6 +146,28 @@ describe('BonScreen: the arms board of a best-of-3', () => {
     await ui.waitForFrame('▸ #2 arm_3');
     await ui.press(KEYS.left);
     await ui.waitForFrame('▸ #3 arm_2');
+  });
+
+  it('at 80×24 the graph folds to one line, the key help keeps q and d, and the proposal keeps its command', async () => {
+    const running = await mount(storeAt('arm3running'), recorder(), { columns: 80, rows: 24 } as { columns: number });
+    await running.waitForFrame('[');
+    const strip = running.lines().find((l) => l.includes('→'))!;
+    expect(strip).toMatch(/check → .*prime → \[.*arm_1 .*arm_2 .*arm_3\] → .*harvest/);
+    const help = running.lines().at(-1)!;
+    expect(help).toMatch(/ q /);
+    expect(help).toMatch(/ d$/);
+    for (const line of running.lines()) expect(displayWidth(line)).toBeLessThanOrEqual(80);
+    const done = await mount(storeAt('harvested'), recorder(), { columns: 80, rows: 24 } as { columns: number });
+    await done.waitForFrame('proposal: factory apply b0b0b0b0');
+    expect(done.lines().at(-1)).toMatch(/q\/ctrl-c quit · d doctor$/);
+  });
+
+  it('fitHelp: whole when it fits, each help cut to its first word, else the keys alone', () => {
+    const items = [{ keys: 'a', help: 'abort arm' }, { keys: 'q', help: 'quit (asks first)' }];
+    expect(fitHelp(items, undefined)).toEqual(items);
+    expect(fitHelp(items, 40)).toEqual(items);
+    expect(fitHelp(items, 16)).toEqual([{ keys: 'a', help: 'abort' }, { keys: 'q', help: 'quit' }]);
+    expect(fitHelp(items, 6)).toEqual([{ keys: 'a', help: '' }, { keys: 'q', help: '' }]);
   });
 
   it('enter shows the selected arm\'s patch coloured; ↑/↓, PgUp/PgDn, g/G scroll; esc goes back', async () => {
