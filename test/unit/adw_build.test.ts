@@ -77,7 +77,7 @@ describe('adw_build check phase', () => {
     const repo = makeTempRepo({ files: { 'specs/s.md': '# spec\n' } });
     cleanups.push(repo.cleanup);
     const asFolder = await runCheckOnly(options(repo.dir, { specPath: 'specs' }));
-    expect(asFolder.exit).toBe(1);
+    expect(asFolder.exit).toBe(2); // a refused check is bad input
     expect(asFolder.events.find((e) => e.type === 'phase_failed')).toMatchObject({ motif: 'spec is not a file: specs' });
 
     const plain = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'factory-nogit-')));
@@ -85,7 +85,7 @@ describe('adw_build check phase', () => {
     fs.mkdirSync(path.join(plain, 'specs'));
     fs.writeFileSync(path.join(plain, 'specs/s.md'), '# spec\n');
     const noGit = await runCheckOnly(options(plain));
-    expect(noGit.exit).toBe(1);
+    expect(noGit.exit).toBe(2);
     expect(noGit.events.find((e) => e.type === 'phase_failed')).toMatchObject({
       motif: `${plain} is not a git work tree: the build needs git to record its starting point`,
     });
