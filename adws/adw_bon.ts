@@ -100,6 +100,8 @@ function primePhase(session: BonSession): Phase {
         throw new InfrastructureError(`the primer changed the tree (${touched.slice(0, 3).join(', ')}${touched.length > 3 ? ', …' : ''}): it must only read; the tree was reset`);
       }
       session.primerFile = await session.rpc.sessionFile();
+      // Every arm is cloned from this file: without it no arm could start from what the primer read.
+      if (!session.primerFile) throw new InfrastructureError(`the primer's session file is unknown (pi did not say where session ${sessionId} is kept): no arm can be cloned from it`);
       // The primer writes nothing: its changed_files: [] is judged by the base envelope (no build invariant).
       const { parse, Envelope, EnvelopeError } = await envelopes;
       try {

@@ -74,8 +74,11 @@ export class PiRpc {
   private turn?: RpcTurn;
   private exit?: { code: number | null; signal: NodeJS.Signals | null };
   private closing?: Promise<void>;
-  /** The socle's inventory is deposited once per session start, not per prompt: the last one stays valid. */
-  private inventory?: Inventory;
+  /**
+   * The socle's inventory of each session, as its own turns streamed it (deposited once per session start — a
+   * clone is one — not per prompt). An arm's verdict rests on its own session's, never on the process's last.
+   */
+  private readonly inventories = new Map<string, Inventory>();
   private noiseLines = 0;
   private readonly exitHandled: Promise<void>;
 
@@ -288,7 +291,8 @@ export class PiRpc {
       turn.dispose();
       if (this.turn === turn) this.turn = undefined;
       // Kept even from a failed turn: the next prompt in this session will carry no inventory of its own.
-      this.inventory = turn.reader.summary.inventory ?? this.inventory;
+      const inventory = turn.reader.summary.inventory;
+      if (inventory) this.inventories.set(sessionId, inventory);
     }
     return turn.judge(this.turnContext(sessionId));
   }
@@ -327,7 +331,7 @@ export class PiRpc {
   // ---------------------------------------------------------------------------------------------
 
   private turnContext(sessionId: string) {
-    return { sessionId, inventory: this.inventory, requestedModel: this.current.model, stderrTail: this.stderrTail.text };
+    return { sessionId, inventory: this.inventories.get(sessionId), requestedModel: this.current.model, stderrTail: this.stderrTail.text };
   }
 
   /** RPC `abort`; agent_settled then ends the turn. A pi that does not settle is killed (the turn rejects). */

@@ -16,7 +16,7 @@ export type RpcTurnResult = AgentAnswer;
 
 export interface TurnContext {
   sessionId: string;
-  /** The last inventory this process streamed: a second prompt in one session carries none of its own. */
+  /** The inventory this session streamed on an earlier turn: a second prompt in one session carries none of its own. */
   inventory?: Inventory;
   requestedModel?: string;
   stderrTail: string;

@@ -157,7 +157,7 @@ describe('PiRpc on the real pi', () => {
     const pi = await open({ one: [say('alpha here')], 'model:beta': [say('beta here'), say('beta again')] });
     expect(await pi.prompt('[tape:one] hello', TURN)).toMatchObject({ model: 'scripted/alpha', payload: 'alpha here' });
     await pi.setModel('scripted', 'beta');
-    // A second prompt in the same session: no new inventory in its stream, the process's last one holds.
+    // A second prompt in the same session: no new inventory in its stream, this session's first one holds.
     const second = await pi.prompt('[tape:one] hello again', TURN);
     expect(second).toMatchObject({ model: 'scripted/beta', payload: 'beta here' });
     expect(bench!.rig.model.requests.at(-1)!.body.model).toBe('beta');
