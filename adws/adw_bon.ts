@@ -192,7 +192,7 @@ export function armPhase(session: BonSession, arm: number): Phase {
         }
         let cloned;
         try {
-          cloned = await rpc.clone({ phase: name });
+          cloned = await rpc.clone({ phase: name, model });
         } catch (error) {
           throw new InfrastructureError(`clone for ${name} failed: ${errorMessage(error)}`);
         }

@@ -5,10 +5,14 @@ import path from 'node:path';
 import type { ArmRank } from '../events.js';
 import { formatCost, formatSeconds, formatTokens } from '../format.js';
 
-/** Green before red, then lower cost, then fewer seconds; arms equal on all three keep their order. */
+/**
+ * Green before red; among the red, an arm that ran a turn before one that never did (0 tokens: it is not cheap,
+ * it did nothing); then lower cost, then fewer seconds; arms equal on all of these keep their order.
+ */
 export function rankArms(arms: readonly ArmRank[]): ArmRank[] {
+  const ran = (arm: ArmRank) => Number(arm.tokens > 0);
   // Array.prototype.sort is stable: equal arms stay in run order (the earlier arm first).
-  return [...arms].sort((a, b) => Number(b.green) - Number(a.green) || a.cost - b.cost || a.seconds - b.seconds);
+  return [...arms].sort((a, b) => Number(b.green) - Number(a.green) || ran(b) - ran(a) || a.cost - b.cost || a.seconds - b.seconds);
 }
 
 /** The winner: the first ranked arm if it is green, otherwise none. */

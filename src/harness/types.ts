@@ -74,7 +74,7 @@ export interface AgentSession {
   /** One prompt in the current session, judged like an attempt; tokens and cost are this turn's own. */
   prompt(message: string, opts: TurnOptions): Promise<AgentAnswer>;
   /** A new session holding every message of the current one, made current and declared in the ledger. */
-  clone(opts?: { phase?: string }): Promise<{ sessionId: string; sessionFile: string }>;
+  clone(opts?: { phase?: string; model?: string }): Promise<{ sessionId: string; sessionFile: string }>;
   /** The current session's file (to come back to it with `switchSession`). */
   sessionFile(): Promise<string | undefined>;
   /** Makes the session stored in this file current; answers the id it landed on. */

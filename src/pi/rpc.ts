@@ -217,7 +217,7 @@ export class PiRpc {
    * A new session holding the current one's branch (the primer), made current. Declared in the ledger with
    * reason `clone` as soon as pi names it; refused when the copy does not hold every message of the primer.
    */
-  async clone(opts: { phase?: string } = {}): Promise<{ sessionId: string; sessionFile: string }> {
+  async clone(opts: { phase?: string; model?: string } = {}): Promise<{ sessionId: string; sessionFile: string }> {
     const before = await this.getState();
     const data = (await this.command('clone')) as { cancelled?: boolean } | undefined;
     if (data?.cancelled) throw new HarnessError('clone cancelled by an extension', this.sessionId, { kind: 'clone' });
@@ -228,7 +228,8 @@ export class PiRpc {
     declareSession(this.opts.workspace.ledgerFile, {
       sessionId: after.sessionId,
       cwd: this.cwd,
-      model: this.current.model,
+      // The clone's own model: the one it is about to run on, else what pi says it holds (never the last arm's).
+      model: opts.model ?? after.model ?? this.current.model,
       phase: opts.phase ?? this.opts.identity.phase,
       adwId: this.opts.identity.adwId,
       reason: 'clone',
@@ -250,6 +251,8 @@ export class PiRpc {
     if (data?.cancelled) throw new HarnessError(`switch to ${sessionPath} cancelled by an extension`, this.sessionId, { kind: 'switch' });
     const state = await this.getState();
     this.current.sessionId = state.sessionId;
+    // The model is what pi says the session it switched to runs on, not the one this client last set.
+    if (state.model) this.current.model = state.model;
     return state;
   }
 

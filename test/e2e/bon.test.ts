@@ -117,6 +117,8 @@ describe('factory bon through the real pi', () => {
     const ledger = readLedger(bench.paths.ledgerFile);
     expect(ledger.map((l) => [l.phase, l.reason])).toEqual([['prime', undefined], ['arm_1', 'clone'], ['arm_2', 'clone'], ['arm_3', 'clone']]);
     expect(ledger.map((l) => l.session_id)).toEqual([run.sessions.prime, run.sessions.arm_1, run.sessions.arm_2, run.sessions.arm_3]);
+    // Each clone line names that clone's own model (they were one arm behind: the clone was declared before its switch).
+    expect(ledger.map((l) => l.model)).toEqual(['scripted/alpha', 'scripted/alpha', 'scripted/beta', 'scripted/gamma']);
     // Each arm's first request carries the primer's reading (it did not read the spec again).
     for (const model of ['beta', 'gamma']) {
       const first = bench.rig.model.requestsFor(`model:${model}`)[0]!;

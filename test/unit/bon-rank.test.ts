@@ -13,6 +13,12 @@ describe('rankArms', () => {
     expect(ranked.map((a) => a.arm)).toEqual([3, 2, 1]);
   });
 
+  it('a red arm that never ran a turn (0 tokens) ranks after the red arms that ran, however cheap it looks', () => {
+    const noTurn = { ...arm(1, false, 0, 0.1, { motif: 'crashed: pi exited' }), tokens: 0 };
+    const ranked = rankArms([noTurn, arm(2, false, 0.009, 9, { motif: 'npm test exited 1' }), arm(3, true, 0.02, 20)]);
+    expect(ranked.map((a) => a.arm)).toEqual([3, 2, 1]);
+  });
+
   it('breaks a cost tie by seconds, and keeps run order on a full tie', () => {
     expect(rankArms([arm(1, true, 0.004, 12), arm(2, true, 0.004, 7)]).map((a) => a.arm)).toEqual([2, 1]);
     expect(rankArms([arm(1, true, 0.004, 7), arm(2, true, 0.004, 7), arm(3, true, 0.004, 7)]).map((a) => a.arm)).toEqual([1, 2, 3]);
