@@ -10,6 +10,9 @@ import { checkPi, type PiCommand } from '../pi/resolve.js';
 import { lastLine } from '../text.js';
 import type { DoctorContext } from './types.js';
 
+/** What a probe needs of its context: a DoctorContext is one, and so is a command's workspace and its pi. */
+export type ProbeSite = Pick<DoctorContext, 'root' | 'env' | 'dotenv' | 'pi' | 'probeTimeoutMs'>;
+
 const DEFAULT_PROBE_TIMEOUT_MS = 20_000;
 const OUTPUT_CAP = 1024 * 1024;
 
@@ -28,7 +31,7 @@ interface ProbeOutcome {
  * goes through a file: pi ends `--list-models` with process.exit(), which can cut a long listing short on a
  * pipe — and a model missing from the list is a failed check.
  */
-async function runProbe(ctx: DoctorContext, command: string, args: string[]): Promise<ProbeOutcome> {
+async function runProbe(ctx: ProbeSite, command: string, args: string[]): Promise<ProbeOutcome> {
   const out = await runToEnd(command, args, {
     cwd: ctx.root,
     env: piProbeEnv(ctx),
@@ -43,8 +46,8 @@ async function runProbe(ctx: DoctorContext, command: string, args: string[]): Pr
 }
 
 /** Per-run memo of a shared probe (see the header). */
-const memo = new WeakMap<DoctorContext, Map<string, Promise<unknown>>>();
-export function shared<T>(ctx: DoctorContext, key: string, fn: () => Promise<T>): Promise<T> {
+const memo = new WeakMap<ProbeSite, Map<string, Promise<unknown>>>();
+export function shared<T>(ctx: ProbeSite, key: string, fn: () => Promise<T>): Promise<T> {
   let table = memo.get(ctx);
   if (!table) memo.set(ctx, (table = new Map()));
   let pending = table.get(key) as Promise<T> | undefined;
@@ -52,12 +55,12 @@ export function shared<T>(ctx: DoctorContext, key: string, fn: () => Promise<T>)
   return pending;
 }
 
-function probeTimeout(ctx: DoctorContext): number {
+function probeTimeout(ctx: ProbeSite): number {
   return ctx.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS;
 }
 
 /** The environment pi gets when no auth profile closes the vault: what `--list-models` should see. */
-function piProbeEnv(ctx: DoctorContext): Record<string, string> {
+function piProbeEnv(ctx: ProbeSite): Record<string, string> {
   return childEnv({ real: ctx.env, dotenv: ctx.dotenv });
 }
 
@@ -98,7 +101,7 @@ export function parseModelList(text: string): ListedModel[] {
 export type ModelListing = { routes: Set<string>; count: number } | { error: string };
 
 /** `pi --list-models`, once per run: the routes pi accepts right now with the keys it can see. */
-export function listModels(ctx: DoctorContext): Promise<ModelListing> {
+export function listModels(ctx: ProbeSite): Promise<ModelListing> {
   return shared(ctx, 'pi-list-models', async () => {
     if (ctx.pi instanceof Error) return { error: ctx.pi.message };
     const pi: PiCommand = ctx.pi;

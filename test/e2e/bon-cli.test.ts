@@ -84,6 +84,15 @@ describe('factory bon, headless, on the demo payload', () => {
     expect(b.model.requestsFor('model:gamma')).toHaveLength(3);
   });
 
+  it('--models naming a model pi does not offer: exit 2, one line, before the primer (zero requests)', async () => {
+    const b = bench!;
+    const out = await runCli(['bon', 'specs/farewell.md', '--models', 'scripted/alpha,scripted/nope', '--no-ui'], { cwd: b.repo, env: b.env, timeoutMs: 60_000 });
+    expect(out.code, out.stderr).toBe(2);
+    expect(out.stderr.trim().split('\n')).toEqual(['factory: --models: pi does not offer scripted/nope (see pi --list-models)']);
+    expect(b.model.requests).toHaveLength(0);
+    expect(git(b.repo, 'status', '--porcelain')).toBe('');
+  });
+
   it('--json: one event per stdout line, ending with the proposal', async () => {
     const b = bench!;
     const out = await bon(b, ['--json']);

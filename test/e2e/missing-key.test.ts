@@ -36,7 +36,7 @@ describe('a missing provider key', () => {
     expect(out.stderr).not.toMatch(/factory-inventory|extensions were not loaded/);
   });
 
-  it('bon: the primer says the same, exit 2, and the tree is as it was', async () => {
+  it('bon: the same line before the primer (the --models check finds no key), exit 2, and the tree is as it was', async () => {
     const { repo, env } = await keyless();
     const out = await runCli(['bon', 'specs/farewell.md', '--no-ui', '--models', 'openrouter/anthropic/claude-sonnet-4.5,openrouter/z-ai/glm-5.3'], { cwd: repo, env, timeoutMs: 90_000 });
     expect(out.code, out.stderr).toBe(2);
