@@ -42,11 +42,31 @@ export function outcomeLines(events: readonly RunEvent[]): string[] {
   return lines;
 }
 
+/**
+ * Each agent attempt in order, with what judged it under it: its own failure, and the gates that ran after it
+ * (a red gate sends the build back, so each attempt has its own gate results). Code phases' attempts are left out.
+ */
+export function attemptLines(events: readonly RunEvent[]): string[] {
+  const lines: string[] = [];
+  const agent = new Set<string>();
+  for (const e of events) {
+    if (e.type === 'run_started') {
+      for (const p of e.phases) if (p.kind === 'agent') agent.add(p.name);
+    } else if (e.type === 'phase_planned' && e.phase.kind === 'agent') agent.add(e.phase.name);
+    else if (e.type === 'attempt_started' && agent.has(e.phase)) {
+      lines.push(`${e.phase} attempt ${e.attempt}/${e.attempts}${e.model ? ` on ${e.model}` : ''}${e.sessionId ? ` (session ${e.sessionId})` : ''}`);
+    } else if (e.type === 'attempt_failed' && agent.has(e.phase)) lines.push(`  ✗ ${e.motif}`);
+    else if (e.type === 'gate_result' && lines.length > 0) lines.push(`  ${e.ok ? '✓' : '✗'} ${e.gate} (${e.seconds.toFixed(1)} s)${!e.ok && e.motif ? ` — ${e.motif}` : ''}`);
+  }
+  return lines;
+}
+
 export function formatShow(
   run: RunRow,
   phases: PhaseRow[],
   sessions: { sessionId: string; phase?: string; model?: string; reason?: string }[],
   outcomes: string[] = [],
+  attempts: string[] = [],
 ): string {
   const lines = [
     `${run.adwId} · ${run.adwName} · ${run.status}${run.failedPhase ? ` at ${run.failedPhase}` : ''} · ${formatTokens(run.tokens)} tokens · ${formatCost(run.cost)}${run.cwd ? ` · ${run.cwd}` : ''}`,
@@ -64,9 +84,18 @@ export function formatShow(
   ]);
   lines.push(printTable([['phase', 'kind', 'status', 'attempts', 'time', 'tokens', 'cost', 'session'], ...rows]));
   for (const p of phases) if (p.motif) lines.push(`  ${p.name}: ${p.motif}`);
+  if (attempts.length > 0) lines.push('', 'attempts:', ...attempts.map((a) => `  ${a}`));
   if (sessions.length > 0) {
+    // The ledger declares a session at every start (each attempt, a fallback): one line per session here.
+    const seen = new Map<string, { sessionId: string; phase?: string; model?: string; reasons: string[] }>();
+    for (const s of sessions) {
+      const row = seen.get(s.sessionId) ?? { sessionId: s.sessionId, phase: s.phase, model: s.model, reasons: [] };
+      if (s.model) row.model = s.model;
+      if (s.reason && !row.reasons.includes(s.reason)) row.reasons.push(s.reason);
+      seen.set(s.sessionId, row);
+    }
     lines.push('', 'sessions (ledger):');
-    for (const s of sessions) lines.push(`  ${s.sessionId}  ${s.phase ?? '?'}  ${s.model ?? ''}${s.reason ? `  (${s.reason})` : ''}`);
+    for (const s of seen.values()) lines.push(`  ${s.sessionId}  ${s.phase ?? '?'}  ${s.model ?? ''}${s.reasons.length > 0 ? `  (${s.reasons.join(', ')})` : ''}`);
   }
   if (outcomes.length > 0) lines.push('', 'outcomes:', ...outcomes.map((o) => `  ${o}`));
   return `${lines.join('\n')}\n`;
@@ -91,8 +120,10 @@ export async function showOutput(paths: WorkspacePaths, adwId: string | undefine
     const run = redactDeep(redact, found);
     const phases = redactDeep(redact, store.phaseRows(adwId));
     const sessions = redactDeep(redact, store.sessionRows(adwId));
-    const outcomes = redactDeep(redact, outcomeLines(store.runEvents(adwId)));
-    return json ? `${JSON.stringify({ run, phases, sessions, outcomes })}\n` : formatShow(run, phases, sessions, outcomes);
+    const events = store.runEvents(adwId);
+    const outcomes = redactDeep(redact, outcomeLines(events));
+    const attempts = redactDeep(redact, attemptLines(events));
+    return json ? `${JSON.stringify({ run, phases, sessions, outcomes, attempts })}\n` : formatShow(run, phases, sessions, outcomes, attempts);
   } finally {
     store.close();
   }

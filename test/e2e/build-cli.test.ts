@@ -71,6 +71,19 @@ describe('factory build, headless through the CLI', () => {
     expect(fs.readFileSync(path.join(bench.repo.dir, 'src/add.js'), 'utf8')).toBe(buildFixture('add.fixed.js'));
     // The envelope the builder disposed is on stdout.
     expect(JSON.parse(r.stdout)).toMatchObject(built('add fixed'));
+    // factory show: the one session once, and each build attempt with the gates that judged it under it.
+    const shown = (await runCli(['show', adwId], { cwd: bench.repo.dir, env: cliEnv(bench) })).stdout.split('\n');
+    const sessionRows = shown.slice(shown.indexOf('sessions (ledger):') + 1).filter((l) => l.startsWith('  ') && l.trim() !== '');
+    expect(sessionRows).toHaveLength(1);
+    const attempts = shown.slice(shown.indexOf('attempts:') + 1, shown.indexOf('sessions (ledger):') - 1);
+    expect(attempts.map((l) => l.replace(/\(session \S+\)/, '(session …)').replace(/\(\d+\.\d s\)/, '(… s)').replace(/ — .*/, ' — …'))).toEqual([
+      '  build attempt 1/3 on scripted/alpha (session …)',
+      '    ✓ changed_files (… s)',
+      `    ✗ ${NODE_TEST} (… s) — …`,
+      '  build attempt 2/3 on scripted/alpha (session …)',
+      '    ✓ changed_files (… s)',
+      `    ✓ ${NODE_TEST} (… s)`,
+    ]);
   });
 
   it('a missing spec fails at check: exit 2 (bad input), the check motif, zero model requests', async () => {
