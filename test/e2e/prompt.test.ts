@@ -123,11 +123,11 @@ describe('adw_prompt through the real pi', () => {
     const { exit, events } = await runPrompt(bench, 'Which files hold the tests?', { retries: 1, idleTimeoutMs: 1500 });
     expect(exit).toBe(0);
     expect(ofType(events, 'attempt_failed')[0]!.motif).toMatch(/no progress from pi/);
-    // The second attempt went into an empty session: the model must see the mission, not a bare correction.
+    // Whatever pi kept of the first attempt (0.85 writes the session lazily: nothing; 1.x eagerly: the ask), the
+    // model of the second attempt sees the mission, never a bare correction in an empty session.
     const second = bench.rig.model.requests.at(-1)!;
     const users = (second.body.messages ?? []).filter((m) => m.role === 'user').map((m) => contentText(m.content));
     expect(users.some((text) => text.startsWith('Which files hold the tests?'))).toBe(true);
-    expect(users.join('\n')).toMatch(/A first attempt ended before it could answer: no progress from pi/);
   });
 
   it('ends a stalled stream with the watchdog and leaves no process behind', async () => {
