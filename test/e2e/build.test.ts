@@ -136,11 +136,19 @@ describe('adw_build through the real pi', () => {
     const { exit, events, run } = await runBuild(bench, {
       payloadCommands: [{ run: 'echo gate-running; sleep 600', cwd: '.', timeoutMs: 600_000 }, NODE_TEST],
       gateEnv: GATE_ENV,
-      // Abort once the gates phase has started and its command is running (it carries the run tag).
+      // Abort once the gates phase has started and its command is running (it carries the run tag; the phase's own
+      // git calls, which carry it too, are not the gate: look for the gate's sleep).
       onEvent: (e, r) => {
         if (e.type !== 'phase_started' || e.phase !== 'gates') return;
         const poll = setInterval(() => {
-          if (processesTagged(r.adwId).length > 0) {
+          const cmdline = (pid: number) => {
+            try {
+              return fs.readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0').join(' ').trim();
+            } catch {
+              return '';
+            }
+          };
+          if (processesTagged(r.adwId).some((pid) => cmdline(pid) === 'sleep 600')) {
             clearInterval(poll);
             r.abort();
           }
