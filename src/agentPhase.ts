@@ -31,7 +31,25 @@ export interface AgentPhaseSpec {
   env?: NodeJS.ProcessEnv;
 }
 
+/** The budget of the one relaunch after a tripped breaker: enough to report, not to start the work again. */
+export function wrapUpLimits(limits: Limits | undefined): Limits {
+  return { maxTurns: 3, maxToolCalls: 2, ...(limits?.maxCostUsd !== undefined ? { maxCostUsd: limits.maxCostUsd / 4 } : {}) };
+}
+
+/** The ask of that relaunch: the limit named, the mission kept (it is in the session), a report now. */
+export function wrapUpAsk(motif: string, contract: string): string {
+  return [
+    `The circuit breaker stopped your last turn: ${motif}.`,
+    'Start no new work. With what you have done so far, report now: status "success" if the task is done, "fail" with',
+    'what is left otherwise.',
+    '',
+    contract,
+  ].join('\n');
+}
+
 export function agentPhase(spec: AgentPhaseSpec): Phase {
+  // The runs (by id) whose breaker has had its one relaunch: a second trip fails the phase.
+  const relaunched = new Set<string>();
   return {
     name: spec.name,
     kind: 'agent',
@@ -58,9 +76,9 @@ export function agentPhase(spec: AgentPhaseSpec): Phase {
       // zod loads while pi works: the parser is needed only once pi is done.
       const envelopes = loadEnvelopes();
       let result;
-      try {
-        result = await spec.harness.run({
-          prompt,
+      const call = (text: string, limits: Limits | undefined) =>
+        spec.harness.run({
+          prompt: text,
           cwd: spec.cwd,
           workspace: spec.workspace,
           sessionId,
@@ -70,7 +88,7 @@ export function agentPhase(spec: AgentPhaseSpec): Phase {
           tools: spec.tools,
           envelopeSchema: { title: card.title, schema: card.schema },
           identity: { adwId: run.adwId, phase: spec.name, role: spec.role },
-          limits: spec.limits,
+          limits,
           timeoutMs: spec.timeoutMs,
           idleTimeoutMs: spec.idleTimeoutMs,
           env: spec.env,
@@ -79,6 +97,17 @@ export function agentPhase(spec: AgentPhaseSpec): Phase {
           onUsage: ({ tokens, cost }) => run.liveUsage(spec.name, tokens, cost),
           onFallback: (f) => run.emit({ type: 'fallback', adwId: run.adwId, ts: Date.now(), phase: spec.name, ...f }),
         });
+      try {
+        try {
+          result = await call(prompt, spec.limits);
+        } catch (error) {
+          // A tripped breaker gets one motivated relaunch in the same session, on a wrap-up budget.
+          if (!(error instanceof HarnessError) || error.evidence.kind !== 'guard' || relaunched.has(run.adwId)) throw error;
+          relaunched.add(run.adwId);
+          run.charge(spec.name, error.evidence.tokens ?? 0, error.evidence.cost ?? 0);
+          run.activity(spec.name, { kind: 'note', text: `circuit breaker: ${error.message} — one relaunch in the same session to report` });
+          result = await call(wrapUpAsk(error.message, card.contract), wrapUpLimits(spec.limits));
+        }
       } catch (error) {
         if (!(error instanceof HarnessError)) throw error;
         run.charge(spec.name, error.evidence.tokens ?? 0, error.evidence.cost ?? 0);

@@ -130,6 +130,20 @@ describe('adw_prompt through the real pi', () => {
     expect(users.some((text) => text.startsWith('Which files hold the tests?'))).toBe(true);
   });
 
+  it('a tripped circuit breaker gets one relaunch in the same session, on a wrap-up budget, the limit named', async () => {
+    const ls = call('bash', { command: 'ls' });
+    bench = await promptBench({ default: [ls, ls, ls, report(GOOD)] });
+    const { exit, events, run } = await runPrompt(bench, 'Which files?', { retries: 0, limits: { maxToolCalls: 2 } });
+    expect(exit).toBe(0);
+    const notes = ofType(events, 'activity').filter((e) => e.activity.kind === 'note').map((e) => (e.activity as { text: string }).text);
+    expect(notes).toContainEqual(expect.stringMatching(/^circuit breaker: .* — one relaunch in the same session to report$/));
+    const last = bench.rig.model.requests.at(-1)!;
+    const users = (last.body.messages ?? []).filter((m) => m.role === 'user').map((m) => contentText(m.content));
+    expect(users.some((t) => t.startsWith('Which files?'))).toBe(true); // the same session: the mission is kept
+    expect(users.at(-1)).toMatch(/^The circuit breaker stopped your last turn: /);
+    expect(readLedger(bench.paths.ledgerFile).map((l) => l.session_id)).toEqual([run.sessions.prompt, run.sessions.prompt]);
+  });
+
   it('ends a stalled stream with the watchdog and leaves no process behind', async () => {
     bench = await promptBench({ default: [hang()] });
     const { exit, events, run } = await runPrompt(bench, 'Which files?', { retries: 0, idleTimeoutMs: 1500 });

@@ -12,6 +12,7 @@ import { execute, Run } from '../../src/runner.js';
 import type { Tapes } from '../../src/scripted/tape.js';
 import { makeTempRepo, type TempRepo } from './repo.js';
 import { startRig, type Rig } from './rig.js';
+import type { Limits } from '../../src/harness/types.js';
 
 export interface PromptBench {
   rig: Rig;
@@ -50,7 +51,7 @@ export interface PromptOutcome {
 export async function runPrompt(
   bench: PromptBench,
   ask: string,
-  opts: { retries?: number; idleTimeoutMs?: number; timeoutMs?: number; run?: Run; cwd?: string } = {},
+  opts: { retries?: number; idleTimeoutMs?: number; timeoutMs?: number; run?: Run; cwd?: string; limits?: Limits } = {},
 ): Promise<PromptOutcome> {
   const run = opts.run ?? new Run('adw_prompt', bench.repo.dir);
   const events: RunEvent[] = [];
@@ -65,6 +66,7 @@ export async function runPrompt(
     env: bench.rig.env,
     idleTimeoutMs: opts.idleTimeoutMs,
     timeoutMs: opts.timeoutMs,
+    limits: opts.limits,
   });
   const exit = await execute(run, phases);
   return { exit, events, run };
