@@ -39,7 +39,7 @@ export function createLogFormatter(): (event: RunEvent) => string | undefined {
       case 'apply':
         return `${tag} ${event.line}`;
       case 'fallback':
-        return `${tag} ${event.phase}: provider down (${event.reason}) — relaunching on ${event.to} in the same session`;
+        return `${tag} ${event.phase}: fell back from ${event.from} to ${event.to}: ${event.reason} (same session)`;
       case 'run_finished':
         if (event.interrupted) return `${tag} interrupted at phase ${event.failedPhase ?? '?'} — run stopped (cost so far ~${formatCost(event.cost)})`;
         if (event.exit === 0) return `${tag} run green — total cost ~${formatCost(event.cost)}`;

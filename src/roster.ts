@@ -261,6 +261,18 @@ export function fallbackRoute(roster: Roster): string | undefined {
   return roster.fallbackModel === undefined ? undefined : route(roster.fallbackModel, { gateway: roster.gateway });
 }
 
+/**
+ * The fallback a run uses: the roster's `fallback_model`, else FACTORY_FALLBACK_MODEL of the real environment, else
+ * of `.env` (where the reference keeps it, beside the key) — for every agent, a closed vault included — routed
+ * through the roster's gateway like every model id.
+ */
+export function effectiveFallback(roster: Roster, real: NodeJS.ProcessEnv, dotenvValues: Readonly<Record<string, string>>): string | undefined {
+  const fromRoster = fallbackRoute(roster);
+  if (fromRoster) return fromRoster;
+  const value = real.FACTORY_FALLBACK_MODEL ?? (Object.hasOwn(dotenvValues, 'FACTORY_FALLBACK_MODEL') ? dotenvValues.FACTORY_FALLBACK_MODEL : undefined);
+  return value && value.trim() ? route(value.trim(), { gateway: roster.gateway }) : undefined;
+}
+
 /** Absolute folder the payload commands run in. */
 export function payloadDir(root: string, roster: Roster): string {
   return path.resolve(root, roster.payload.dir);

@@ -242,7 +242,10 @@ export function reduceRun(state: RunState, event: RunEvent): RunState {
     case 'harvest':
       return state; // best-of-N: folded by the bon slice beside this store (state/bonStore.ts)
 
-    case 'fallback': // shown by the activity note that comes with it
+    case 'fallback':
+      // The relaunch runs on the fallback: the phase shows the model that finishes (the note says why).
+      return updatePhase(state, event.phase, undefined, (phase) => ({ ...phase, model: event.to }));
+
     case 'envelope': // the run's result: printed once the screen is gone
     case 'proposal':
     case 'apply': // the board's status line says it as the apply ends

@@ -33,7 +33,7 @@ export function formatRuns(rows: RunRow[], now = Date.now()): string {
 export function outcomeLines(events: readonly RunEvent[]): string[] {
   const lines: string[] = [];
   for (const e of events) {
-    if (e.type === 'fallback') lines.push(`${e.phase}: provider down (${e.reason}), relaunched on ${e.to}`);
+    if (e.type === 'fallback') lines.push(`${e.phase}: fell back from ${e.from} to ${e.to}: ${e.reason}`);
     // A best-of-N's harvest as the headless log said it: the ranking, the primer line, the winner and its command.
     else if (e.type === 'harvest') lines.push(...harvestReport(e));
     else if (e.type === 'proposal') lines.push(`proposed: ${e.command}`);

@@ -11,7 +11,7 @@ import type { Harness } from '../harness/types.js';
 import { resolveWorkspaceRoot, workspacePaths, type WorkspacePaths } from '../paths.js';
 import { factoryRoot, PiUnavailableError, resolvePi } from '../pi/resolve.js';
 import { createRedactor, type Redactor } from '../redact.js';
-import { agentFor, briefFor, fallbackRoute, loadRosterIfPresent, roleConfig, type AgentProfile, type Roster } from '../roster.js';
+import { agentFor, briefFor, effectiveFallback, loadRosterIfPresent, roleConfig, type AgentProfile, type Roster } from '../roster.js';
 import { routeModelFlag } from '../routes.js';
 
 export interface CommandFlags {
@@ -138,7 +138,9 @@ export function agentSetup(ws: Workspace, role: string, flags: CommandFlags): Ag
     profile,
     env,
     brief: briefFor(ws.root, role, factoryRoot()),
-    fallbackModel: fallbackRoute(ws.roster) ?? ws.real.FACTORY_FALLBACK_MODEL,
+    // The roster's fallback, else FACTORY_FALLBACK_MODEL from the environment or .env (where the key sits), for every
+    // agent (a closed vault does not hide it), routed through the gateway like every model id.
+    fallbackModel: effectiveFallback(ws.roster, ws.real, ws.dotenv.values),
   };
 }
 

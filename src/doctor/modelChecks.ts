@@ -2,7 +2,7 @@
 // `--model` does not fail pi — it bills a synthetic clone of the provider's default — so absence is a hard
 // fail. And every auth profile's keys must be set (names only: a value is never read into a detail).
 import { missingProfileKeys } from '../env.js';
-import { agentFor, fallbackRoute, ROSTER_FILE, type Roster } from '../roster.js';
+import { agentFor, effectiveFallback, fallbackRoute, ROSTER_FILE, type Roster } from '../roster.js';
 import { listModels } from './probes.js';
 import type { CheckResult, DoctorCheck, DoctorContext } from './types.js';
 
@@ -78,8 +78,9 @@ export function modelChecks(ctx: DoctorContext): DoctorCheck[] {
       const profile = agentFor(roster, role);
       if (profile.route) checks.push(routeCheck(`models.route.${role}`, `route of ${role}`, profile.route, where(`agents.${role}.model`)));
     }
-    const fallback = fallbackRoute(roster);
-    if (fallback) checks.push(routeCheck('models.route.fallback', 'fallback route', fallback, where('fallback_model')));
+    const fallback = effectiveFallback(roster, ctx.env, ctx.dotenv.values);
+    const origin = fallbackRoute(roster) ? where('fallback_model') : ctx.env.FACTORY_FALLBACK_MODEL !== undefined ? 'FACTORY_FALLBACK_MODEL (env)' : `FACTORY_FALLBACK_MODEL (${ctx.dotenv.file})`;
+    if (fallback) checks.push(routeCheck('models.route.fallback', 'fallback route', fallback, origin));
     if (checks.length === 0) {
       checks.push({
         id: 'models.routes',

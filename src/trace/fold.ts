@@ -28,6 +28,7 @@ export class EventFolder {
   private readonly ensurePhase;
   private readonly seqBefore;
   private readonly shiftPhases;
+  private readonly phaseModel;
   private readonly phaseStarted;
   private readonly attemptStarted;
   private readonly usage;
@@ -58,6 +59,7 @@ export class EventFolder {
     this.seqBefore = db
       .prepare(`SELECT coalesce((SELECT seq - 1 FROM phases WHERE adw_id = ? AND name = ?), (SELECT coalesce(max(seq) + 1, 0) FROM phases WHERE adw_id = ?))`)
       .pluck();
+    this.phaseModel = db.prepare('UPDATE phases SET model = ? WHERE adw_id = ? AND name = ?');
     this.shiftPhases = db.prepare(`UPDATE phases SET seq = seq + 1 WHERE adw_id = ? AND seq >= (SELECT seq FROM phases WHERE adw_id = ? AND name = ?)`);
     this.ensurePhase = db.prepare(`
       INSERT OR IGNORE INTO phases (adw_id, seq, name, kind)
@@ -147,6 +149,10 @@ export class EventFolder {
       case 'attempt_started':
         this.ensurePhase.run(id, id, e.phase, 'agent');
         this.attemptStarted.run(e.attempt, e.attempts, e.sessionId ?? null, e.model ?? null, id, e.phase);
+        return;
+      case 'fallback':
+        // The relaunch runs on the fallback: the phase's model is the one that finishes, not the one that failed.
+        this.phaseModel.run(e.to, id, e.phase);
         return;
       case 'usage':
         this.usage.run(e.tokens, e.cost, id, e.phase);

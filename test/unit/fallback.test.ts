@@ -3,6 +3,7 @@ import { HarnessError } from '../../src/errors.js';
 import { outageReason, withFallback } from '../../src/harness/fallback.js';
 import type { HarnessRequest, HarnessResult } from '../../src/harness/types.js';
 import { workspacePaths } from '../../src/paths.js';
+import { defaultRoster, effectiveFallback, type Roster } from '../../src/roster.js';
 
 const modelError = (text: string) => new HarnessError(`model error: ${text}`, 's-1', { kind: 'model_error', tokens: 3, cost: 0.5 });
 
@@ -74,5 +75,17 @@ describe('withFallback', () => {
       ).rejects.toThrow(/503/);
       expect(calls).toBe(1);
     }
+  });
+});
+
+describe('the fallback a run uses', () => {
+  const roster = (fallback?: string): Roster => ({ ...defaultRoster(), gateway: 'openrouter', ...(fallback ? { fallbackModel: fallback } : {}) });
+
+  it('the roster first, else FACTORY_FALLBACK_MODEL of the environment, else of .env — routed through the gateway', () => {
+    expect(effectiveFallback(roster('z-ai/glm-5.3'), { FACTORY_FALLBACK_MODEL: 'x/y' }, {})).toBe('openrouter/z-ai/glm-5.3');
+    expect(effectiveFallback(roster(), { FACTORY_FALLBACK_MODEL: 'anthropic/claude-haiku-4.5' }, { FACTORY_FALLBACK_MODEL: 'other/z' })).toBe('openrouter/anthropic/claude-haiku-4.5');
+    expect(effectiveFallback(roster(), {}, { FACTORY_FALLBACK_MODEL: 'anthropic/claude-haiku-4.5' })).toBe('openrouter/anthropic/claude-haiku-4.5');
+    expect(effectiveFallback(roster(), {}, {})).toBeUndefined();
+    expect(effectiveFallback(roster(), { FACTORY_FALLBACK_MODEL: '  ' }, {})).toBeUndefined();
   });
 });

@@ -29,7 +29,7 @@ const harvest: RunEvent = {
 describe('run outcomes', () => {
   it('factory show lists fallbacks, applies and the proposal in order, nothing else', () => {
     expect(outcomeLines(events)).toEqual([
-      'build: provider down (503 overloaded), relaunched on openrouter/b',
+      'build: fell back from openrouter/a to openrouter/b: 503 overloaded',
       'not applied: arm 2 not applied: npm test failed on HEAD',
       'applied: applied arm 1 (p.patch) with git apply --index — review and commit it',
       'proposed: factory apply aaaa0001',
@@ -49,7 +49,7 @@ describe('run outcomes', () => {
   it('the headless log says an apply and a fallback; the result events are stdout\'s, not the log\'s', () => {
     const format = createLogFormatter();
     expect(events.map(format)).toEqual([
-      '[aaaa0001] build: provider down (503 overloaded) — relaunching on openrouter/b in the same session',
+      '[aaaa0001] build: fell back from openrouter/a to openrouter/b: 503 overloaded (same session)',
       '[aaaa0001] build (agent, attempt 1/3): OK in 1.0 s',
       '[aaaa0001] arm 2 not applied: npm test failed on HEAD',
       '[aaaa0001] applied arm 1 (p.patch) with git apply --index — review and commit it',

@@ -246,6 +246,16 @@ describe('trace store: idempotent ingestion', () => {
     }
   });
 
+  it('after a fallback the phase records the model that finished, not the one that failed', async () => {
+    store = openTraceStore(ws.paths);
+    const events = buildRun('aaaa0001', 1_000);
+    const at = events.findIndex((e) => e.type === 'phase_ok' && e.phase === 'build');
+    const fallback: RunEvent = { type: 'fallback', adwId: 'aaaa0001', ts: 1_005, phase: 'build', from: 'scripted/alpha', to: 'scripted/beta', reason: '503 overloaded' };
+    await recordLive([...events.slice(0, at), fallback, ...events.slice(at)], store);
+    store.flush();
+    expect(store.phaseRows('aaaa0001').find((p) => p.name === 'build')).toMatchObject({ model: 'scripted/beta' });
+  });
+
   it('tool calls per phase are one GROUP BY: the view has the tool name as a column', () => {
     store = openTraceStore(ws.paths);
     const sid = 'sess-aaaa0001';
