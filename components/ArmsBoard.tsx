@@ -42,18 +42,22 @@ export function formatBytes(bytes: number): string {
   return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
 }
 
-/** How the arms are laid out: as many per row as fit, balanced over the rows they need. */
-export function boardLayout(arms: number, columns: number): { perRow: number; rows: number; width: number } {
+/**
+ * How the arms are laid out: as many per row as fit, balanced over the rows they need — but never more rows than
+ * `maxRows` (the height the screen has): narrower cards, their lines cut, rather than a board taller than the
+ * terminal, which pushes the header out of sight.
+ */
+export function boardLayout(arms: number, columns: number, maxRows = Infinity): { perRow: number; rows: number; width: number } {
   if (arms === 0) return { perRow: 0, rows: 0, width: columns };
   const fit = Math.max(1, Math.floor(columns / MIN_ARM_COLUMN));
-  const rows = Math.ceil(arms / Math.min(fit, arms));
+  const rows = Math.max(1, Math.min(Math.ceil(arms / Math.min(fit, arms)), Math.floor(maxRows)));
   const perRow = Math.ceil(arms / rows);
   return { perRow, rows, width: Math.max(1, Math.floor(columns / perRow)) };
 }
 
 /** Rows the board occupies: the arm rows, then the primer line and the why line when present. */
-export function armsBoardHeight(arms: number, columns: number, footerLines: number): number {
-  return boardLayout(arms, columns).rows * ARM_COLUMN_HEIGHT + footerLines;
+export function armsBoardHeight(arms: number, columns: number, footerLines: number, maxRows?: number): number {
+  return boardLayout(arms, columns, maxRows).rows * ARM_COLUMN_HEIGHT + footerLines;
 }
 
 /** The column's title: selection mark, rank, arm, winner star. */
@@ -145,10 +149,12 @@ export interface ArmsBoardProps {
   primer?: string;
   /** The one-line "why #1", once the harvest ranked the arms: green when there is a winner. */
   why?: WhyFirstLine;
+  /** Rows of cards the screen has room for (boardLayout). */
+  maxRows?: number;
 }
 
-export function ArmsBoard({ arms, selected, columns, now, primer, why }: ArmsBoardProps): React.JSX.Element {
-  const { perRow, width } = boardLayout(arms.length, columns);
+export function ArmsBoard({ arms, selected, columns, now, primer, why, maxRows }: ArmsBoardProps): React.JSX.Element {
+  const { perRow, width } = boardLayout(arms.length, columns, maxRows);
   const rows: ArmView[][] = [];
   for (let index = 0; index < arms.length; index += Math.max(1, perRow)) rows.push(arms.slice(index, index + perRow));
   return (

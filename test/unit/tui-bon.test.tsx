@@ -7,6 +7,7 @@ import { createBonStore, type BonStore } from '../../state/bonStore.js';
 import type { RunEvent } from '../../src/events.js';
 import { ev, eventsThrough, RED_MOTIF, samplePatch, T0, type Stage } from '../helpers/bonEvents.js';
 import { KEYS, renderInk, waitFor, type InkHarness } from '../helpers/ink.js';
+import { boardLayout } from '../../components/ArmsBoard.js';
 import { fitHelp } from '../../components/KeyHelp.js';
 import { displayWidth } from '../../src/text.js';
 
@@ -160,6 +161,14 @@ describe('BonScreen: the arms board of a best-of-3', () => {
     const done = await mount(storeAt('harvested'), recorder(), { columns: 80, rows: 24 } as { columns: number });
     await done.waitForFrame('proposal: factory apply b0b0b0b0');
     expect(done.lines().at(-1)).toMatch(/q\/ctrl-c quit · d doctor$/);
+  });
+
+  it('boardLayout keeps to the rows the screen has: narrower cards rather than a board taller than the terminal', () => {
+    expect(boardLayout(4, 80)).toEqual({ perRow: 2, rows: 2, width: 40 });
+    expect(boardLayout(4, 80, 1)).toEqual({ perRow: 4, rows: 1, width: 20 });
+    expect(boardLayout(5, 80, 1)).toEqual({ perRow: 5, rows: 1, width: 16 });
+    expect(boardLayout(3, 160, 1)).toEqual({ perRow: 3, rows: 1, width: 53 });
+    expect(boardLayout(4, 80, 0)).toEqual({ perRow: 4, rows: 1, width: 20 }); // at least one row
   });
 
   it('fitHelp: whole when it fits, each help cut to its first word, else the keys alone', () => {
