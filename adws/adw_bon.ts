@@ -300,7 +300,7 @@ function harvestPhase(session: BonSession): Phase {
       }
       const ranked = rankArms(arms);
       const winner = winnerOf(ranked);
-      const json = harvestJson({ adwId: run.adwId, arms, primer: session.primer, spec: check.spec, head: check.head, cwd: session.opts.cwd, now: Date.now() });
+      const json = harvestJson({ adwId: run.adwId, arms, primer: session.primer, spec: check.spec, head: check.head, now: Date.now() });
       const file = harvestFile(check.bonDir);
       // Motifs may quote what an agent or a provider said (a key in a 401): the run's one redactor first.
       fs.writeFileSync(file, `${JSON.stringify(run.redact(json), null, 2)}\n`);

@@ -70,21 +70,27 @@ export function readLedger(file: string): LedgerEntry[] {
 
 export type SessionOrigin = { known: true; cwd: string; source: 'ledger' | 'session-file' } | { known: false };
 
+/** pi's session file for `sessionId` in `sessionDir` (`<time>_<id>.jsonl`), when pi has written one. */
+export function sessionFileOf(sessionDir: string, sessionId: string): string | undefined {
+  let names: string[];
+  try {
+    names = fs.readdirSync(sessionDir);
+  } catch {
+    return undefined;
+  }
+  const name = names.find((n) => n.endsWith(`_${sessionId}.jsonl`));
+  return name === undefined ? undefined : path.join(sessionDir, name);
+}
+
 /**
  * Whether pi's session file for `sessionId` holds a user message: false when the attempt died before pi wrote it
  * (pi writes the file lazily), so the next attempt would start an empty session that never saw the ask.
  */
 export function sessionHoldsAsk(sessionDir: string, sessionId: string): boolean {
-  let names: string[];
-  try {
-    names = fs.readdirSync(sessionDir);
-  } catch {
-    return false;
-  }
-  const file = names.find((n) => n.endsWith(`_${sessionId}.jsonl`));
+  const file = sessionFileOf(sessionDir, sessionId);
   if (!file) return false;
   try {
-    return /"role"\s*:\s*"user"/.test(fs.readFileSync(path.join(sessionDir, file), 'utf8'));
+    return /"role"\s*:\s*"user"/.test(fs.readFileSync(file, 'utf8'));
   } catch {
     return false;
   }
@@ -95,16 +101,10 @@ export function sessionOrigin(sessionId: string, opts: { ledgerFile: string; ses
   const lines = readLedger(opts.ledgerFile).filter((e) => e.session_id === sessionId);
   const last = lines.at(-1);
   if (last) return { known: true, cwd: last.cwd, source: 'ledger' };
-  let names: string[] = [];
-  try {
-    names = fs.readdirSync(opts.sessionDir);
-  } catch {
-    return { known: false };
-  }
-  const file = names.find((n) => n.endsWith(`_${sessionId}.jsonl`));
+  const file = sessionFileOf(opts.sessionDir, sessionId);
   if (!file) return { known: false };
   try {
-    const fd = fs.openSync(path.join(opts.sessionDir, file), 'r');
+    const fd = fs.openSync(file, 'r');
     const buf = Buffer.alloc(64 * 1024);
     const n = fs.readSync(fd, buf, 0, buf.length, 0);
     fs.closeSync(fd);

@@ -130,8 +130,6 @@ export interface HarvestInput {
   primer: PrimerFigures & { sessionId?: string };
   spec?: string;
   head?: string;
-  /** The folder the proposal is printed for (patch paths shown relative to it). */
-  cwd?: string;
   /** Milliseconds since the epoch (the caller's clock, so the function stays pure). */
   now: number;
 }

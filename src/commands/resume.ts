@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../errors.js';
-import { readLedger } from '../ledger.js';
+import { readLedger, sessionFileOf } from '../ledger.js';
 import { CONTINUE_ASK, planResume } from '../resume.js';
 import { Run } from '../runner.js';
 import { readRunLog, runLogPath } from '../trace/runLog.js';
@@ -14,11 +14,7 @@ import type { CommandFlags, Workspace } from './workspace.js';
 
 /** Whether pi wrote the session file (it does so lazily, at the first assistant message). */
 function sessionHasHistory(ws: Workspace, sessionId: string): boolean {
-  try {
-    return fs.readdirSync(ws.paths.sessionsDir).some((name) => name.endsWith(`_${sessionId}.jsonl`));
-  } catch {
-    return false;
-  }
+  return sessionFileOf(ws.paths.sessionsDir, sessionId) !== undefined;
 }
 
 /**

@@ -12,6 +12,7 @@ import { readLedger } from '../../src/ledger.js';
 import { call, hang, report } from '../../src/scripted/tape.js';
 import { openTraceStore, type TraceStore } from '../../src/trace/store.js';
 import { alive, armRefs, bonBench, headOf, runBon, SPEC, treeStatus, until, type BonBench } from '../helpers/bon.js';
+import { cmdline } from '../helpers/processes.js';
 import { runCli } from '../helpers/cli.js';
 import { ofType, processesTagged } from '../helpers/factory.js';
 import { git } from '../helpers/repo.js';
@@ -313,12 +314,6 @@ describe('factory bon through the real pi', () => {
 
 /** pid of the run's `sleep 30` (a tagged process whose command line is exactly that), or 0. */
 function sleepOf(adwId: string): number {
-  for (const pid of processesTagged(adwId)) {
-    try {
-      if (fs.readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0').join(' ').trim() === 'sleep 30') return pid;
-    } catch {
-      // exited meanwhile
-    }
-  }
+  for (const pid of processesTagged(adwId)) if (cmdline(pid) === 'sleep 30') return pid;
   return 0;
 }

@@ -9,6 +9,7 @@ import { readLedger } from '../../src/ledger.js';
 import { call, contentText, report } from '../../src/scripted/tape.js';
 import { buildFixture, payloadFiles, runBuild } from '../helpers/build.js';
 import { ofType, processesTagged, promptBench, sessionFileTokens, type PromptBench } from '../helpers/factory.js';
+import { cmdline } from '../helpers/processes.js';
 import { git } from '../helpers/repo.js';
 
 const NODE_TEST = { run: 'node --test --test-reporter=spec test/add.test.js', cwd: '.', timeoutMs: 30_000 };
@@ -141,13 +142,6 @@ describe('adw_build through the real pi', () => {
       onEvent: (e, r) => {
         if (e.type !== 'phase_started' || e.phase !== 'gates') return;
         const poll = setInterval(() => {
-          const cmdline = (pid: number) => {
-            try {
-              return fs.readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0').join(' ').trim();
-            } catch {
-              return '';
-            }
-          };
           if (processesTagged(r.adwId).some((pid) => cmdline(pid) === 'sleep 600')) {
             clearInterval(poll);
             r.abort();

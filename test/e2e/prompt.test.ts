@@ -120,7 +120,9 @@ describe('adw_prompt through the real pi', () => {
 
   it('a retry after a first attempt that stalled before pi wrote its session resends the whole ask', async () => {
     bench = await promptBench({ default: [hang(), report(GOOD)] });
-    const { exit, events } = await runPrompt(bench, 'Which files hold the tests?', { retries: 1, idleTimeoutMs: 1500 });
+    // The watchdog counts from the spawn: under load pi may take seconds to boot, and a stall before the first request
+    // would shift the tape. 4 s keeps the stall the first attempt's.
+    const { exit, events } = await runPrompt(bench, 'Which files hold the tests?', { retries: 1, idleTimeoutMs: 4000 });
     expect(exit).toBe(0);
     expect(ofType(events, 'attempt_failed')[0]!.motif).toMatch(/no progress from pi/);
     // Whatever pi kept of the first attempt (0.85 writes the session lazily: nothing; 1.x eagerly: the ask), the

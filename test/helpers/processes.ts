@@ -19,3 +19,12 @@ export async function until(what: string, test: () => boolean, ms = 20_000): Pro
     await new Promise((r) => setTimeout(r, 25));
   }
 }
+
+/** A process's command line as one string (`sleep 600`), or '' once it is gone or unreadable. */
+export function cmdline(pid: number): string {
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0').join(' ').trim();
+  } catch {
+    return '';
+  }
+}

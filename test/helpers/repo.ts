@@ -40,3 +40,10 @@ export function makeTempRepo(opts: TempRepoOptions = {}): TempRepo {
   git(dir, 'commit', '-q', '--allow-empty', '-m', 'initial');
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
+
+/** A fresh real-path temp folder, removed by the caller's afterEach through `cleanups`. */
+export function tempDir(prefix: string, cleanups: (() => void)[]): string {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}

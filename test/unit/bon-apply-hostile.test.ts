@@ -3,25 +3,20 @@
 // modes such as 120777, 0120000, `120000 junk`, an index-line mode), git's own reading as a second wall, and
 // the seal: a patch whose bytes changed after the harvest is refused by every way to apply.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { applyVerified, verifyPatch } from '../../src/bon/apply.js';
 import { harvestPatch, patchDigest, readSealed, resetTree } from '../../src/bon/patch.js';
 import { appliedSpecialEntry, gitPatchFacts } from '../../src/bon/patchGit.js';
 import { isSpecialMode, modeType, parsePatchHeaders } from '../../src/bon/patchText.js';
-import { git, makeTempRepo } from '../helpers/repo.js';
+import { git, makeTempRepo, tempDir as makeTempDir } from '../helpers/repo.js';
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {
   for (const c of cleanups.splice(0)) c();
 });
 
-function tempDir(prefix: string): string {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
-  cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
+const tempDir = (prefix: string): string => makeTempDir(prefix, cleanups);
 
 function repo(): string {
   const r = makeTempRepo({ files: { '.gitignore': 'adws/adw_data/\n', 'a.txt': 'a\n', 'src/sum.js': 'module.exports = (a, b) => a - b;\n' } });

@@ -2,24 +2,19 @@
 // own reading before git sees the patch; gates run on HEAD + patch in a scratch worktree that is always
 // removed; only a green patch reaches the real tree, staged with --index.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { applyVerified, pathRefusal, verifyPatch } from '../../src/bon/apply.js';
 import { harvestPatch, resetTree } from '../../src/bon/patch.js';
 import { parsePatchHeaders, unquote } from '../../src/bon/patchText.js';
-import { git, makeTempRepo } from '../helpers/repo.js';
+import { git, makeTempRepo, tempDir as makeTempDir } from '../helpers/repo.js';
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {
   for (const c of cleanups.splice(0)) c();
 });
 
-function tempDir(prefix: string): string {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
-  cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
+const tempDir = (prefix: string): string => makeTempDir(prefix, cleanups);
 
 function repo(files: Record<string, string> = {}): string {
   const r = makeTempRepo({ files: { '.gitignore': 'node_modules/\nadws/adw_data/\n', 'src/sum.js': 'module.exports = (a, b) => a - b;\n', ...files } });

@@ -71,7 +71,6 @@ describe('applyCommand and harvestJson', () => {
       primer: { tokens: 5000, cost: 0.002, sessionId: 's-1' },
       spec: 'specs/f.md',
       head: 'f'.repeat(40),
-      cwd: '/r',
       now: Date.UTC(2025, 0, 2, 3, 4, 5),
     });
     expect(json).toMatchObject({

@@ -4,22 +4,17 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { dependencyFolders, isSharedEntry, provideDependencies } from '../../src/bon/scratchDependencies.js';
-import { makeTempRepo } from '../helpers/repo.js';
+import { makeTempRepo, tempDir as makeTempDir } from '../helpers/repo.js';
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {
   for (const c of cleanups.splice(0)) c();
 });
 
-function tempDir(prefix: string): string {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
-  cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
+const tempDir = (prefix: string): string => makeTempDir(prefix, cleanups);
 
 function write(root: string, files: Record<string, string>): void {
   for (const [rel, content] of Object.entries(files)) {
