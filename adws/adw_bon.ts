@@ -24,15 +24,15 @@ export { BON_TOOLS, BonSession, type ArmPhaseFactory, type BonAdwOptions } from 
 
 export function primerAsk(spec: string): string {
   return [
-    `Read the whole spec ${spec}, every file it names, and the payload's tests.`,
-    'Write nothing and change nothing: this turn only prepares the work that will follow.',
-    'Answer with a plan of at most five lines, and report with status "success" and changed_files: [].',
+    `This turn is for reading only. Go through ${spec} from start to end, then every file it mentions and the payload's tests.`,
+    'Create, edit or delete nothing, and run no command that changes the repository: the changes come in the next turns.',
+    'Once you have read it all, report status "success" with changed_files: [] and, as the summary, your plan in five lines or fewer.',
   ].join('\n');
 }
 
 /** The arm's ask: the mission only — the builder's brief reaches the node through factory-context. */
 export function armAsk(spec: string): string {
-  return `Implement the spec ${spec} now, without rereading it: you read it in the previous turn. Make the payload's tests pass.`;
+  return `The spec ${spec} and the files it names are already in this conversation: do not read them again. Make the change the spec describes, no more, and get the payload's tests to pass.`;
 }
 
 function turnOptions(session: BonSession, phase: string, signal: AbortSignal, requestedModel?: string): TurnOptions {

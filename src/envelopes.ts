@@ -92,10 +92,10 @@ export function extendEnvelope<T, S extends z.ZodRawShape>(
 }
 
 export const Envelope = defineEnvelope('Envelope', {
-  status: z.enum(['success', 'fail']).describe("'success' or 'fail'"),
-  summary: z.string().default('').describe('one sentence: what you did or found'),
-  artifacts: z.array(z.string()).default([]).describe('paths of the files you wrote for the next steps, [] if none'),
-  notes_for_next_agent: z.string().default('').describe("what the next agent must know, '' if nothing"),
+  status: z.enum(['success', 'fail']).describe("'success' when the phase reached its goal, else 'fail'"),
+  summary: z.string().default('').describe('what this phase did or found, in a sentence'),
+  artifacts: z.array(z.string()).default([]).describe('files you produced for the phases after this one (paths), or []'),
+  notes_for_next_agent: z.string().default('').describe("anything the agent after you needs to know, or ''"),
 });
 export type Envelope = EnvelopeOf<typeof Envelope>;
 
@@ -106,7 +106,7 @@ export const BuildEnvelope = extendEnvelope(
     changed_files: z
       .array(z.string())
       .default([])
-      .describe('repo-relative paths of every file you created or modified, [] if none'),
+      .describe('every file you added or changed, as a path from the repository root; [] when none'),
   },
   (value) =>
     value.status === 'success' && value.changed_files.length === 0
@@ -145,16 +145,16 @@ function asks(type: EnvelopeType<unknown>): Record<string, string> {
 /** The text appended to every ask: one contract whatever the harness (tool when present, JSON otherwise). */
 export function contract(type: EnvelopeType<unknown>): string {
   return [
-    `When you are done, call the tool ${REPORT_TOOL} — alone, last, exactly once — with exactly these fields:`,
+    `To finish, call ${REPORT_TOOL} once, as the only tool call of your final message, with these fields and no others:`,
     JSON.stringify(asks(type), null, 2),
-    `If the tool ${REPORT_TOOL} does not exist in your session, end your answer with this JSON object, ` +
-      'filled in, without any markdown fence around it.',
+    `No ${REPORT_TOOL} tool in this session? Then make this object, filled in, the last thing in your answer, ` +
+      'as plain JSON (no code fence).',
   ].join('\n');
 }
 
 /** The live-session retry ask: the exact motif, then the contract, nothing else. */
 export function correction(motif: string, type: EnvelopeType<unknown>): string {
-  return `Your previous answer was refused: ${motif}\n\n${contract(type)}`;
+  return `The factory did not accept your last answer: ${motif}\n\n${contract(type)}`;
 }
 
 /** The handoff block that carries the previous phase's envelope into the next ask, at most HANDOFF_MAX_CHARS of it. */

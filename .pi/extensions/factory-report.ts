@@ -189,8 +189,8 @@ export function describeGate(schema: JsonSchema): string {
     return `- ${name}${required.has(name) ? ' (required)' : ''}: ${type}${note}`;
   });
   return [
-    `Deliver the end-of-phase envelope (${schema.title ?? 'Envelope'}) to the factory.`,
-    `Call ${TOOL_NAME} alone, last, once: it ends your work for this phase.`,
+    `Hands this phase's result to the factory as a ${schema.title ?? 'Envelope'}.`,
+    `Your work in the phase stops with this call, so make it once, by itself, after everything else.`,
     'Fields:',
     ...fields,
   ].join('\n');
@@ -206,8 +206,8 @@ export default function factoryReport(pi: ExtensionAPI): void {
       name: TOOL_NAME,
       label: 'Report phase',
       description: describeGate(schema),
-      promptSnippet: `${TOOL_NAME}: deliver the phase envelope to the factory (last call, alone, once)`,
-      promptGuidelines: [`Finish every phase with one ${TOOL_NAME} call, alone in its message, and write nothing after it.`],
+      promptSnippet: `${TOOL_NAME}: hand the phase's result to the factory (your final action)`,
+      promptGuidelines: [`End the phase with a single ${TOOL_NAME} call that is the only tool call of its message; nothing comes after it.`],
       // pi compiles this plain JSON Schema and shows it to the model as the tool's parameters.
       parameters: schema as never,
       // Runs before pi's own schema check: a refused envelope gets our exact motifs, not a generic
@@ -223,7 +223,7 @@ export default function factoryReport(pi: ExtensionAPI): void {
         const violations = validateAgainstSchema(schema, params);
         if (violations.length > 0) throw new Error(refusal(violations));
         return {
-          content: [{ type: 'text', text: 'Envelope delivered to the factory. Stop here.' }],
+          content: [{ type: 'text', text: 'The factory has your report. The phase is over: do nothing more.' }],
           details: params as Record<string, unknown>,
           terminate: true,
         };

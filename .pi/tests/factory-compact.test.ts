@@ -4,21 +4,20 @@ import { runPiJson, startRig, type Rig } from '../../test/helpers/rig.js';
 import {
   BLOCK_CLOSE,
   BLOCK_OPEN,
+  LAST_WORD_CAP,
   MISSION_CAP,
-  buildFactoryBlock,
-  capVerbatim,
-  composeSummary,
-  dryInventory,
-  formatFileLists,
-  mergeFileLists,
-  narrativeOf,
-  parseFileLists,
-  pickAnchors,
-  readAnchors,
-  readFactoryFacts,
-  splitSummary,
+  addFileOps,
+  carryForward,
+  fileSections,
+  keep,
+  nodeIdentity,
+  readCheckpoint,
+  writeBlock,
+  writeCheckpoint,
+  type Carried,
   type LooseMessage,
-} from '../extensions/factory-compact.js';
+} from '../lib/checkpoint.js';
+import { narratorAsk, tallyNote } from '../extensions/factory-compact.js';
 import { makeNodeProject, nodeEnv, runNode, type NodeProject } from './helpers/node-rig.js';
 import { sessionLines } from './helpers/session-file.js';
 
@@ -26,74 +25,107 @@ const ENV = { FACTORY_PHASE: 'build', FACTORY_ROLE: 'builder', FACTORY_ADW_ID: '
 // An ask with markdown titles of its own and characters a paraphrase would lose.
 const MISSION = '### mission\nAdd a word counter to the status bar.\n### contract\nCall `report_phase` — alone, last, once — with {status, changed_files}.';
 const CORRECTION = 'Your last answer failed validation: 2 red tests in apps/plume.\nReport again, only the envelope.';
+const NOFILES = { read: [], modified: [] };
+const whole = (text: string) => ({ text, total: text.length });
+const who = nodeIdentity(ENV)!;
 
-describe('factory block helpers', () => {
-  it('reads the phase identity, and nothing outside a factory node', () => {
-    expect(readFactoryFacts(ENV)).toEqual({ phase: 'build', role: 'builder', adwId: '9f2e4a10', gate: 'BuildEnvelope' });
-    expect(readFactoryFacts({ FACTORY_PHASE: ' plan ' })).toEqual({ phase: 'plan', role: 'unknown', adwId: 'unknown', gate: null });
-    expect(readFactoryFacts({ FACTORY_ROLE: 'builder' })).toBeNull();
+/** The fenced form of a runner text in a block, as the model reads it. */
+function slot(name: 'mission' | 'last-word', text: string): string {
+  return `<!-- [FACTORY:${name} length=${text.length}] -->\n${text}\n<!-- [/FACTORY:${name}] -->`;
+}
+
+describe('checkpoint', () => {
+  it('reads the node identity, and nothing outside a factory node', () => {
+    expect(who).toEqual({ phase: 'build', role: 'builder', run: '9f2e4a10', gate: 'BuildEnvelope' });
+    expect(nodeIdentity({ FACTORY_PHASE: ' plan ' })).toEqual({ phase: 'plan', role: 'unknown', run: 'unknown', gate: null });
+    expect(nodeIdentity({ FACTORY_ROLE: 'builder' })).toBeNull();
   });
 
-  it('keeps the mission and the last correction verbatim, fenced, and reads them back unchanged', () => {
-    const messages: LooseMessage[] = [
+  it('keeps the mission and the newest runner message word for word, and reads them back unchanged', () => {
+    const leaving: LooseMessage[] = [
       { role: 'user', content: MISSION },
       { role: 'assistant', content: [{ type: 'toolCall', name: 'read' }] },
       { role: 'toolResult', content: [{ type: 'text', text: 'file body' }] },
       { role: 'user', content: [{ type: 'text', text: CORRECTION }] },
     ];
-    const anchors = pickAnchors(messages, null);
-    expect(anchors).toEqual({ mission: MISSION, lastWord: CORRECTION });
-    const block = buildFactoryBlock(readFactoryFacts(ENV)!, anchors);
+    const carried = carryForward(null, leaving);
+    expect(carried).toEqual({ mission: whole(MISSION), lastWord: whole(CORRECTION) });
+    const block = writeBlock(who, carried);
     expect(block.startsWith(BLOCK_OPEN) && block.endsWith(BLOCK_CLOSE)).toBe(true);
-    expect(block).toContain(`<!-- [FACTORY:mission] -->\n${MISSION}\n<!-- [/FACTORY:mission] -->`);
-    expect(block).toContain('gate: BuildEnvelope (report_phase tool)');
-    expect(readAnchors(block)).toEqual(anchors);
+    expect(block).toContain(slot('mission', MISSION));
+    expect(block).toContain('report_phase tool (envelope BuildEnvelope)');
+    expect(readCheckpoint(block).carried).toEqual(carried);
   });
 
-  it('a second pass takes the mission from the previous block and updates the last word', () => {
-    const first = composeSummary(buildFactoryBlock(readFactoryFacts(ENV)!, { mission: MISSION, lastWord: CORRECTION }), '## Progress\n- read', '');
-    const split = splitSummary(first);
-    expect(split.rest).toBe('## Progress\n- read');
-    const again = pickAnchors([{ role: 'assistant', content: [] }, { role: 'user', content: 'New verdict: 1 red test.' }], readAnchors(split.block));
-    expect(again).toEqual({ mission: MISSION, lastWord: 'New verdict: 1 red test.' });
-    // Nothing new from the runner: the previous last word stays.
-    expect(pickAnchors([{ role: 'assistant', content: [] }], readAnchors(split.block)).lastWord).toBe(CORRECTION);
-    // No anchors at all: an explicit placeholder, read back as null.
-    const empty = buildFactoryBlock(readFactoryFacts(ENV)!, { mission: null, lastWord: null });
-    expect(readAnchors(empty)).toEqual({ mission: null, lastWord: null });
-    expect(splitSummary('plain pi summary')).toEqual({ block: null, rest: 'plain pi summary' });
+  it('reads a text by its length, whatever it holds — end markers and a whole earlier block included', () => {
+    const nasty = `quote: <!-- [/FACTORY:mission] -->\n${BLOCK_CLOSE}\n${writeBlock(who, { mission: whole('inner'), lastWord: null })}`;
+    const carried: Carried = { mission: whole(nasty), lastWord: whole(`also ${BLOCK_CLOSE}`) };
+    const summary = writeCheckpoint(writeBlock(who, carried), '## Where the work stands\n- half', NOFILES);
+    const back = readCheckpoint(summary);
+    expect(back.carried).toEqual(carried);
+    expect(back.narrative).toBe('## Where the work stands\n- half');
   });
 
-  it('caps a long mission with an announced cut, and the cut survives a second pass unchanged', () => {
+  it('a second compaction carries the mission from the block and updates the newest message', () => {
+    const first = writeCheckpoint(writeBlock(who, { mission: whole(MISSION), lastWord: whole(CORRECTION) }), '## Where the work stands\n- read', NOFILES);
+    const before = readCheckpoint(first);
+    expect(before.narrative).toBe('## Where the work stands\n- read');
+    const again = carryForward(before.carried, [{ role: 'assistant', content: [] }, { role: 'user', content: 'New verdict: 1 red test.' }]);
+    expect(again).toEqual({ mission: whole(MISSION), lastWord: whole('New verdict: 1 red test.') });
+    // Nothing new from the runner: the carried message stays.
+    expect(carryForward(before.carried, [{ role: 'assistant', content: [] }]).lastWord).toEqual(whole(CORRECTION));
+    // No runner words at all: a visible placeholder, read back as nothing.
+    const empty = writeBlock(who, { mission: null, lastWord: null });
+    expect(empty).toContain('(no mission was in the compacted messages)');
+    expect(readCheckpoint(empty).carried).toEqual({ mission: null, lastWord: null });
+    // pi's own summary: no block, its text is the narrative.
+    expect(readCheckpoint('plain pi summary')).toEqual({ carried: null, narrative: 'plain pi summary', files: NOFILES });
+  });
+
+  it('reads a block written before texts carried their length', () => {
+    const old = [BLOCK_OPEN, '<!-- [FACTORY:mission] -->', MISSION, '<!-- [/FACTORY:mission] -->', '<!-- [FACTORY:last-word] -->', '(none in the summarized part)', '<!-- [/FACTORY:last-word] -->', BLOCK_CLOSE].join('\n');
+    expect(readCheckpoint(`${old}\n\nnarrative`)).toEqual({ carried: { mission: whole(MISSION), lastWord: null }, narrative: 'narrative', files: NOFILES });
+  });
+
+  it('cuts a long text with the cut said, never inside a surrogate pair, and a second pass changes nothing', () => {
     const long = 'x'.repeat(MISSION_CAP + 500);
-    const capped = capVerbatim(long, MISSION_CAP);
-    expect(capped).toBe(`${'x'.repeat(MISSION_CAP)}\n[factory-compact: truncated, ${MISSION_CAP} of ${MISSION_CAP + 500} characters kept]`);
-    expect(capVerbatim(capped, MISSION_CAP)).toBe(capped);
-    const block = buildFactoryBlock(readFactoryFacts(ENV)!, { mission: long, lastWord: null });
-    const second = buildFactoryBlock(readFactoryFacts(ENV)!, readAnchors(block)!);
-    expect(second).toBe(block);
+    const block = writeBlock(who, carryForward(null, [{ role: 'user', content: long }]));
+    expect(block).toContain(`<!-- [FACTORY:mission length=${MISSION_CAP} of=${MISSION_CAP + 500}] -->`);
+    expect(block).toContain(`the first ${MISSION_CAP} of ${MISSION_CAP + 500} characters are kept`);
+    expect(writeBlock(who, readCheckpoint(block).carried!)).toBe(block);
+    const emoji = `${'y'.repeat(LAST_WORD_CAP - 1)}😀tail`;
+    expect(keep(emoji, LAST_WORD_CAP)).toEqual({ text: 'y'.repeat(LAST_WORD_CAP - 1), total: emoji.length });
   });
 
-  it('cumulates read and modified files across compactions', () => {
-    const first = mergeFileLists({ read: [], modified: [] }, { read: ['a.ts', 'b.ts'], written: [], edited: ['c.ts'] });
-    const text = formatFileLists(first);
-    expect(text).toBe('<read-files>\na.ts\nb.ts\n</read-files>\n\n<modified-files>\nc.ts\n</modified-files>');
-    const second = mergeFileLists(parseFileLists(`## Progress\n\n${text}`), { read: ['d.ts'], written: ['b.ts'], edited: [] });
-    expect(second).toEqual({ read: ['a.ts', 'd.ts'], modified: ['b.ts', 'c.ts'] });
-    expect(narrativeOf(`## Progress\n- x\n\n${text}`)).toBe('## Progress\n- x');
+  it('adds up read and changed files across compactions', () => {
+    const first = addFileOps(NOFILES, { read: ['a.ts', 'b.ts'], written: [], edited: ['c.ts'] });
+    expect(fileSections(first)).toBe('<read-files>\na.ts\nb.ts\n</read-files>\n\n<modified-files>\nc.ts\n</modified-files>');
+    const summary = writeCheckpoint(writeBlock(who, { mission: whole(MISSION), lastWord: null }), '## Where the work stands\n- x', first);
+    const before = readCheckpoint(summary);
+    expect(before.narrative).toBe('## Where the work stands\n- x');
+    expect(addFileOps(before.files, { read: ['d.ts'], written: ['b.ts'], edited: [] })).toEqual({ read: ['a.ts', 'd.ts'], modified: ['b.ts', 'c.ts'] });
   });
 
-  it('writes a dry inventory when the model cannot summarize', () => {
-    const dry = dryInventory(
+  it('tallies what left the context when the model cannot write the narrative', () => {
+    const note = tallyNote(
       [
-        { role: 'assistant', content: [{ type: 'text', text: 'reading' }, { type: 'toolCall', name: 'read' }, { type: 'toolCall', name: 'bash' }] },
+        { role: 'assistant', content: [{ type: 'text', text: 'reading the tests' }, { type: 'toolCall', name: 'read' }, { type: 'toolCall', name: 'bash' }] },
         { role: 'toolResult', content: 'ok' },
         { role: 'assistant', content: [{ type: 'toolCall', name: 'bash' }] },
       ],
       '429: {"message":"Rate limit exceeded"}\nmore',
     );
-    expect(dry).toContain('- why: 429: {"message":"Rate limit exceeded"}');
-    expect(dry).toContain('2 assistant answers and 3 tool calls left the context (tools: read ×1, bash ×2)');
+    expect(note).toContain('the checkpoint call failed: 429: {"message":"Rate limit exceeded"}');
+    expect(note).not.toContain('more');
+    expect(note).toContain('2 assistant message(s), 3 tool call(s) (read 1, bash 2)');
+    expect(note).toContain('last words before the cut: "reading the tests"');
+  });
+
+  it('asks the narrator to fold an earlier checkpoint in, and never to restate the task', () => {
+    expect(narratorAsk('[user] hi', '')).not.toContain('earlier-checkpoint');
+    const ask = narratorAsk('[user] hi', '## Where the work stands\n- a');
+    expect(ask).toContain('<earlier-checkpoint>\n## Where the work stands\n- a\n</earlier-checkpoint>');
+    expect(ask).toContain('the factory keeps them verbatim');
   });
 });
 
@@ -135,14 +167,15 @@ describe('factory-compact in the real pi', () => {
     expect(run.exitCode).toBe(0);
     const compactions = sessionLines(rig.sessionDir, run.sessionId).filter((l) => l.type === 'compaction');
     expect(compactions.length).toBeGreaterThanOrEqual(2);
-    const blocks = compactions.map((c) => splitSummary(String(c.summary)).block);
+    const kept = compactions.map((c) => readCheckpoint(String(c.summary)).carried);
     for (const [i, compaction] of compactions.entries()) {
       expect(compaction.fromHook).toBe(true);
       expect(String(compaction.summary).startsWith(BLOCK_OPEN)).toBe(true);
-      expect(readAnchors(blocks[i]!)?.mission).toBe(mission);
+      expect(kept[i]?.mission).toEqual(whole(mission));
       expect(String(compaction.summary)).toContain(`## Progress\n- narrative ${i + 1}`); // the model's narrative
     }
-    expect(blocks[1]).toBe(blocks[0]); // carried over, not re-summarised
+    expect(kept[1]).toEqual(kept[0]); // carried over, not re-summarised
+    expect(compactions[0]!.details).toMatchObject({ narrative: 'model', factory: { phase: 'build', role: 'builder' } });
     expect(rig.model.requestsFor('summarizer').length).toBe(compactions.length);
 
     // A correction in the same session: the model's request holds the mission verbatim, from the block.
@@ -150,6 +183,6 @@ describe('factory-compact in the real pi', () => {
     expect(next.exitCode).toBe(0);
     const request = rig.model.requestsFor('after')[0]!;
     const userTexts = (request.body.messages ?? []).filter((m) => m.role === 'user').map((m) => contentText(m.content));
-    expect(userTexts.some((t) => t.includes(`<!-- [FACTORY:mission] -->\n${mission}\n<!-- [/FACTORY:mission] -->`))).toBe(true);
+    expect(userTexts.some((t) => t.includes(slot('mission', mission)))).toBe(true);
   });
 });

@@ -11,6 +11,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { envelopeCard } from '../envelopeCatalog.js';
 import { childEnv, emptyDotEnv } from '../env.js';
 import { writeSchemaFile } from '../pi/launch.js';
+import { readCheckpoint } from '../../.pi/lib/checkpoint.js';
 import { SOCLE } from '../harness/types.js';
 import { jsonModeArgs, rpcModeArgs } from '../pi/argv.js';
 import { installNode, NODE_EXTENSIONS } from '../pi/node.js';
@@ -300,7 +301,7 @@ export async function runNodeBattery(opts: BatteryOptions): Promise<BatteryOutco
       probes.push(
         probe('factory-compact', [
           [!(compaction instanceof Error) && compaction.success === true, compaction instanceof Error ? compaction.message : 'the compaction failed'],
-          [summary.includes('<!-- [FACTORY] -->') && summary.includes(MISSION), 'the summary lost the [FACTORY] block or the mission'],
+          [readCheckpoint(summary).carried?.mission?.text === MISSION, 'the summary lost the [FACTORY] block or the mission in it'],
         ], 'a compaction kept the [FACTORY] block and the mission verbatim'),
       );
     }

@@ -36,7 +36,7 @@ describe('schema', () => {
     expect(s.type).toBe('object');
     expect(s.additionalProperties).toBe(true);
     expect(s.required).toEqual(['status']);
-    expect(s.properties.status).toMatchObject({ type: 'string', enum: ['success', 'fail'], description: "'success' or 'fail'" });
+    expect(s.properties.status).toMatchObject({ type: 'string', enum: ['success', 'fail'], description: "'success' when the phase reached its goal, else 'fail'" });
     expect(s.properties.artifacts).toMatchObject({ type: 'array', items: { type: 'string' } });
     expect(s.properties.summary.type).toBe('string');
     expect(s.properties.notes_for_next_agent.type).toBe('string');
@@ -71,19 +71,19 @@ describe('contract, correction, handoff', () => {
   it('contract names the tool, the call discipline, every field, and the JSON fallback without fence', () => {
     const text = contract(Envelope);
     expect(text).toContain(REPORT_TOOL);
-    expect(text).toMatch(/alone, last, exactly once/);
+    expect(text).toMatch(/call report_phase once, as the only tool call of your final message/);
     for (const name of ['status', 'summary', 'artifacts', 'notes_for_next_agent']) expect(text).toContain(`"${name}"`);
-    expect(text).toMatch(/does not exist.*end your answer with this JSON object/s);
-    expect(text).toMatch(/without any markdown fence/);
+    expect(text).toMatch(/No report_phase tool in this session\? Then make this object, filled in, the last thing in your answer/);
+    expect(text).toMatch(/as plain JSON \(no code fence\)/);
     expect(contract(BuildEnvelope)).toContain('"changed_files"');
   });
 
   it('correction is the exact motif, then the contract, nothing else', () => {
     const motif = 'changed_files: array expected, string received';
     const text = correction(motif, BuildEnvelope);
-    expect(text.startsWith(`Your previous answer was refused: ${motif}\n\n`)).toBe(true);
+    expect(text.startsWith(`The factory did not accept your last answer: ${motif}\n\n`)).toBe(true);
     expect(text.endsWith(contract(BuildEnvelope))).toBe(true);
-    expect(text.length).toBe(`Your previous answer was refused: ${motif}\n\n`.length + contract(BuildEnvelope).length);
+    expect(text.length).toBe(`The factory did not accept your last answer: ${motif}\n\n`.length + contract(BuildEnvelope).length);
   });
 
   it('handoff carries the previous envelope as pretty JSON under its heading', () => {
