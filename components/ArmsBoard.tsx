@@ -22,9 +22,14 @@ import { statusColor, statusGlyph, TOOL_GLYPH } from './theme.js';
 
 /** Narrowest column worth drawing (border and padding included). */
 export const MIN_ARM_COLUMN = 24;
-/** Lines inside a column, plus its two border lines. */
+/** Lines inside a full card, plus its two border lines. */
 const ARM_LINES = 11;
 export const ARM_COLUMN_HEIGHT = ARM_LINES + 2;
+/** A compact card (a short terminal): six lines inside, figures paired (cost first: it is what a narrow card must not cut), plus its borders. */
+export const COMPACT_COLUMN_HEIGHT = 6 + 2;
+
+/** How much of each arm the board draws: full cards, compact cards, or one line per arm. */
+export type Density = 'cards' | 'compact' | 'lines';
 
 const armColor: Readonly<Record<ArmStatus, string>> = {
   pending: statusColor.pending,
@@ -55,9 +60,32 @@ export function boardLayout(arms: number, columns: number, maxRows = Infinity): 
   return { perRow, rows, width: Math.max(1, Math.floor(columns / perRow)) };
 }
 
-/** Rows the board occupies: the arm rows, then the primer line and the why line when present. */
-export function armsBoardHeight(arms: number, columns: number, footerLines: number, maxRows?: number): number {
-  return boardLayout(arms, columns, maxRows).rows * ARM_COLUMN_HEIGHT + footerLines;
+export interface BoardFit {
+  density: Density;
+  layout: { perRow: number; rows: number; width: number };
+  /** Lines the arms take (cards or lines, not the primer and why lines). */
+  height: number;
+}
+
+/**
+ * The densest drawing that keeps the arms within `height` lines: full cards, else compact cards, else one line
+ * per arm (a window of them around the selected one when even that is too tall). No height: full cards.
+ */
+export function boardFit(arms: number, columns: number, height?: number): BoardFit {
+  if (arms === 0) return { density: 'cards', layout: boardLayout(0, columns), height: 1 };
+  for (const [density, cardHeight] of [['cards', ARM_COLUMN_HEIGHT], ['compact', COMPACT_COLUMN_HEIGHT]] as const) {
+    const rows = height === undefined ? Infinity : Math.floor(height / cardHeight);
+    if (rows >= 1) {
+      const layout = boardLayout(arms, columns, rows);
+      return { density, layout, height: layout.rows * cardHeight };
+    }
+  }
+  return { density: 'lines', layout: { perRow: 1, rows: arms, width: columns }, height: Math.min(arms, Math.max(1, height ?? arms)) };
+}
+
+/** Rows the board occupies: the arms, then the primer line and the why line when present. */
+export function armsBoardHeight(arms: number, columns: number, footerLines: number, height?: number): number {
+  return boardFit(arms, columns, height).height + footerLines;
 }
 
 /** The column's title: selection mark, rank, arm, winner star. */
@@ -140,6 +168,61 @@ function ArmColumn({ arm, selected, width, now }: { arm: ArmView; selected: bool
   );
 }
 
+/** A compact card: state and time on one line, tokens, cost and turns on the next; the last line is the live tool
+ *  while the arm runs, then its verdict (a motif) or its gates. */
+function CompactColumn({ arm, selected, width, now }: { arm: ArmView; selected: boolean; width: number; now: number }) {
+  const time = arm.seconds !== undefined ? formatSeconds(arm.seconds) : '—';
+  const patch = arm.patch ? `patch ${formatBytes(arm.patch.bytes)} · ${arm.patch.files.length}f` : 'patch —';
+  const last =
+    arm.status === 'running' ? (
+      <Text wrap="truncate-end" dimColor>{`${TOOL_GLYPH} ${arm.lastTool ?? '—'}`}</Text>
+    ) : arm.status === 'green' || arm.motif === undefined ? (
+      <Chips arm={arm} />
+    ) : (
+      <Verdict arm={arm} />
+    );
+  return (
+    <Box width={width} flexDirection="column" borderStyle="round" borderColor={selected ? 'cyan' : 'gray'} paddingX={1}>
+      <Text wrap="truncate-end" bold color={selected ? 'cyan' : undefined}>
+        {armTitle(arm, selected)}
+      </Text>
+      <Text wrap="truncate-end" color="magenta">
+        {arm.model ?? 'default model'}
+      </Text>
+      <Box>
+        <StateLine arm={arm} now={now} />
+        <Text wrap="truncate-end" dimColor>{` · ${time}`}</Text>
+      </Box>
+      <Text wrap="truncate-end" dimColor={arm.status === 'pending'}>{`${formatCost(arm.cost)} · ${formatTokens(arm.tokens)} tok · ${arm.turns}t`}</Text>
+      <Text wrap="truncate-end" dimColor={arm.patch === undefined}>
+        {patch}
+      </Text>
+      {last}
+    </Box>
+  );
+}
+
+/** One line per arm, when even compact cards do not fit: mark, rank, name, model, state, figures, motif. */
+function ArmLine({ arm, selected, now }: { arm: ArmView; selected: boolean; now: number }) {
+  const figures = `${formatTokens(arm.tokens)} tok · ${formatCost(arm.cost)}${arm.seconds !== undefined ? ` · ${formatSeconds(arm.seconds)}` : ''}`;
+  return (
+    <Box>
+      <Text wrap="truncate-end" bold color={selected ? 'cyan' : undefined}>{`${armTitle(arm, selected)} `}</Text>
+      <Text wrap="truncate-end" color="magenta">{`${arm.model ?? 'default model'} `}</Text>
+      <StateLine arm={arm} now={now} />
+      <Text wrap="truncate-end" dimColor>{` · ${figures}${arm.status !== 'green' && arm.motif !== undefined ? ` · ↳ ${arm.motif}` : ''}`}</Text>
+    </Box>
+  );
+}
+
+/** The arms to list in `height` lines: all of them, or a window that holds the selected one and says how many are left out. */
+export function lineWindow(arms: number, selectedIndex: number, height: number): { from: number; to: number; hidden: number } {
+  if (arms <= height) return { from: 0, to: arms, hidden: 0 };
+  const room = Math.max(1, height - 1); // one line says how many are not shown
+  const from = Math.min(Math.max(0, selectedIndex - Math.floor(room / 2)), arms - room);
+  return { from, to: from + room, hidden: arms - room };
+}
+
 export interface ArmsBoardProps {
   arms: readonly ArmView[];
   selected?: number;
@@ -149,24 +232,31 @@ export interface ArmsBoardProps {
   primer?: string;
   /** The one-line "why #1", once the harvest ranked the arms: green when there is a winner. */
   why?: WhyFirstLine;
-  /** Rows of cards the screen has room for (boardLayout). */
-  maxRows?: number;
+  /** Lines the arms may take (the terminal's height less the rest of the screen); none: full cards. */
+  height?: number;
 }
 
-export function ArmsBoard({ arms, selected, columns, now, primer, why, maxRows }: ArmsBoardProps): React.JSX.Element {
-  const { perRow, width } = boardLayout(arms.length, columns, maxRows);
+export function ArmsBoard({ arms, selected, columns, now, primer, why, height }: ArmsBoardProps): React.JSX.Element {
+  const fit = boardFit(arms.length, columns, height);
+  const { perRow, width } = fit.layout;
   const rows: ArmView[][] = [];
-  for (let index = 0; index < arms.length; index += Math.max(1, perRow)) rows.push(arms.slice(index, index + perRow));
+  if (fit.density !== 'lines') for (let index = 0; index < arms.length; index += Math.max(1, perRow)) rows.push(arms.slice(index, index + perRow));
+  const Card = fit.density === 'compact' ? CompactColumn : ArmColumn;
+  const window = lineWindow(arms.length, Math.max(0, arms.findIndex((arm) => arm.arm === selected)), fit.height);
   return (
     <Box flexDirection="column" width={columns}>
       {arms.length === 0 ? <Text dimColor>arms: waiting for the primer…</Text> : null}
       {rows.map((row, index) => (
         <Box key={index} flexDirection="row">
           {row.map((arm) => (
-            <ArmColumn key={arm.arm} arm={arm} selected={arm.arm === selected} width={width} now={now} />
+            <Card key={arm.arm} arm={arm} selected={arm.arm === selected} width={width} now={now} />
           ))}
         </Box>
       ))}
+      {fit.density === 'lines'
+        ? arms.slice(window.from, window.to).map((arm) => <ArmLine key={arm.arm} arm={arm} selected={arm.arm === selected} now={now} />)
+        : null}
+      {fit.density === 'lines' && window.hidden > 0 ? <Text dimColor wrap="truncate-end">{`… ${window.hidden} more arm(s): ←/→ to see them`}</Text> : null}
       {primer !== undefined ? (
         <Text wrap="truncate-end" dimColor>
           {primer}

@@ -10,7 +10,7 @@ import { Box, Text } from 'ink';
 import { useStore } from 'zustand';
 import { bonModeOf, dispatchBonIntent, type BonController } from '../state/bonIntents.js';
 import { armsOf, primerTextOf, proposalLine, selectedArm, whyFirstOf, type BonState, type BonStore } from '../state/bonStore.js';
-import { ARM_COLUMN_HEIGHT, ArmsBoard, armsBoardHeight } from './ArmsBoard.js';
+import { ArmsBoard, armsBoardHeight } from './ArmsBoard.js';
 import { DiffView } from './DiffView.js';
 import { KeyHelp } from './KeyHelp.js';
 import { BON_KEYS, type KeyTable } from './keymap.js';
@@ -51,8 +51,10 @@ export function BonView({ state, now, help, columns, rows }: BonViewProps): Reac
   const footer = (primerText !== undefined ? 1 : 0) + (why !== undefined ? 1 : 0);
   // A short terminal keeps the board (the arms are the point of this screen) and folds the graph to one line.
   // Rows of arm cards that fit beside the chrome and a one-line phase strip (a strip and its gap: 2 lines).
-  const maxCardRows = rows === undefined ? undefined : Math.max(1, Math.floor((rows - BOARD_CHROME - footer - 2) / ARM_COLUMN_HEIGHT));
-  const board = armsBoardHeight(arms.length, columns, footer, maxCardRows) + BOARD_CHROME;
+  // Lines the arms may take beside the chrome and a one-line phase strip (a strip and its gap: 2 lines); the
+  // board picks full cards, compact cards or one line per arm to stay within them.
+  const armLines = rows === undefined ? undefined : Math.max(1, rows - BOARD_CHROME - footer - 2);
+  const board = armsBoardHeight(arms.length, columns, footer, armLines) + BOARD_CHROME;
   const showGraph = rows === undefined || phaseGraphHeight(state.phases) + board <= rows;
 
   return (
@@ -68,7 +70,7 @@ export function BonView({ state, now, help, columns, rows }: BonViewProps): Reac
             {showGraph ? <PhaseGraph phases={state.phases} now={now} /> : <PhaseStrip phases={state.phases} now={now} />}
           </Box>
           <Box marginTop={1} flexDirection="column">
-            <ArmsBoard arms={arms} selected={selectedArm(state)} columns={columns} now={now} primer={primerText} why={why} maxRows={maxCardRows} />
+            <ArmsBoard arms={arms} selected={selectedArm(state)} columns={columns} now={now} primer={primerText} why={why} height={armLines} />
             {proposal !== undefined ? (
               <Text wrap="truncate-end" dimColor>
                 {proposal}

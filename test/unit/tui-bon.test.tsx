@@ -7,7 +7,7 @@ import { createBonStore, type BonStore } from '../../state/bonStore.js';
 import type { RunEvent } from '../../src/events.js';
 import { ev, eventsThrough, RED_MOTIF, samplePatch, T0, type Stage } from '../helpers/bonEvents.js';
 import { KEYS, renderInk, waitFor, type InkHarness } from '../helpers/ink.js';
-import { boardLayout } from '../../components/ArmsBoard.js';
+import { boardFit, boardLayout, lineWindow } from '../../components/ArmsBoard.js';
 import { fitHelp } from '../../components/KeyHelp.js';
 import { displayWidth } from '../../src/text.js';
 
@@ -169,6 +169,46 @@ describe('BonScreen: the arms board of a best-of-3', () => {
     expect(boardLayout(5, 80, 1)).toEqual({ perRow: 5, rows: 1, width: 16 });
     expect(boardLayout(3, 160, 1)).toEqual({ perRow: 3, rows: 1, width: 53 });
     expect(boardLayout(4, 80, 0)).toEqual({ perRow: 4, rows: 1, width: 20 }); // at least one row
+  });
+
+  it('the whole screen keeps within the terminal height: full cards, compact cards, then one line per arm', async () => {
+    /** A store at `stage` with arms added live up to `arms` (clones planned before the harvest). */
+    const withArms = (stage: Stage, arms: number) => {
+      const store = storeAt(stage);
+      for (let arm = 4; arm <= arms; arm += 1) {
+        store.getState().apply({ ...ev('phase_planned', 0, { phase: { name: `arm_${arm}`, kind: 'agent', attempts: 2, arm }, before: 'harvest' }), ts: Date.now() });
+      }
+      return store;
+    };
+    const seen = new Set<string>();
+    for (const stage of ['arm3running', 'harvested'] as const) {
+      for (const arms of [3, 4, 6]) {
+        for (const [columns, rows] of [[80, 12], [80, 16], [80, 20], [80, 24], [120, 18], [120, 30], [60, 22]]) {
+          const ui = await mount(withArms(stage, arms), recorder(), { columns, rows } as { columns: number });
+          await ui.waitForFrame('arm_3');
+          const lines = ui.lastFrame().replace(/\n+$/, '').split('\n');
+          const where = `${stage}, ${arms} arms, ${columns}×${rows}:\n${ui.lastFrame()}`;
+          expect(lines.length, where).toBeLessThanOrEqual(rows);
+          expect(lines[0], where).toMatch(/^factory · adw_bon · b0b0b0b0/); // the title, once, on the first line
+          expect(lines.filter((line) => line.startsWith('factory · adw_bon')), where).toHaveLength(1);
+          seen.add(ui.lastFrame().includes('╭') ? (ui.lastFrame().includes('turns ') ? 'cards' : 'compact') : 'lines');
+          ui.unmount();
+          mounted = undefined;
+        }
+      }
+    }
+    expect([...seen].sort()).toEqual(['cards', 'compact', 'lines']);
+  });
+
+  it('boardFit picks the densest drawing that fits, and the line window keeps the selected arm in view', () => {
+    expect(boardFit(4, 80, 13).density).toBe('cards');
+    expect(boardFit(4, 80, 12)).toMatchObject({ density: 'compact', height: 8 });
+    expect(boardFit(4, 80, 7)).toMatchObject({ density: 'lines', height: 4 });
+    expect(boardFit(6, 80, 3)).toMatchObject({ density: 'lines', height: 3 });
+    expect(boardFit(4, 80)).toMatchObject({ density: 'cards', height: 26 });
+    expect(lineWindow(6, 5, 3)).toEqual({ from: 4, to: 6, hidden: 4 });
+    expect(lineWindow(6, 0, 3)).toEqual({ from: 0, to: 2, hidden: 4 });
+    expect(lineWindow(3, 2, 3)).toEqual({ from: 0, to: 3, hidden: 0 });
   });
 
   it('fitHelp: whole when it fits, each help cut to its first word, else the keys alone', () => {
