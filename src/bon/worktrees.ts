@@ -1,0 +1,174 @@
+// Where the factory's own git worktrees live, how one is made and removed, and the start-up sweep that removes
+// those a killed run left behind. A best-of-N arm (and the verified apply) works in a detached worktree of the
+// user's repository made at a known commit, outside the user's tree: the user keeps their tree while agents work.
+//
+// Layout: <base>/<repo key>/<run>/<name>, with <base> = $FACTORY_WORKTREES or <tmp>/factory-worktrees, and an
+// owner file per run (<run>/owner.json: the process that made them, and when it started). A run folder whose
+// owner is gone is a leftover: the sweep removes its worktrees through git (so `git worktree list` forgets them)
+// and then the folder. Worktrees are detached: no branch is ever made, so `git branch` is as the user left it.
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { errorMessage, oneLine } from '../errors.js';
+import type { GitOptions } from '../git.js';
+import { gitMotif, gitx, gitxText } from './gitx.js';
+
+export const WORKTREES_ENV = 'FACTORY_WORKTREES';
+const OWNER_FILE = 'owner.json';
+/** How long a run folder without an owner file is taken to be in the making. */
+const FRESH_MS = 60_000;
+
+export class WorktreeError extends Error {}
+
+export function worktreeBase(env: NodeJS.ProcessEnv = process.env): string {
+  const chosen = env[WORKTREES_ENV]?.trim();
+  return path.resolve(chosen || path.join(os.tmpdir(), 'factory-worktrees'));
+}
+
+/** One folder per repository: its name (to be recognised by a person) and a digest of its real path. */
+export function repoKey(root: string): string {
+  const real = fs.realpathSync(root);
+  const name = path.basename(real).replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 40) || 'repo';
+  return `${name}-${createHash('sha256').update(real).digest('hex').slice(0, 10)}`;
+}
+
+interface Owner {
+  pid: number;
+  /** The owner's start time as the kernel counts it (/proc/<pid>/stat field 22), so a reused pid is not taken for it. */
+  started?: string;
+  root: string;
+}
+
+function startTimeOf(pid: number): string | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+  } catch {
+    return undefined;
+  }
+}
+
+function ownerAlive(owner: Owner): boolean {
+  try {
+    process.kill(owner.pid, 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  // Where the kernel says when a process started, a different start time is another process under a reused pid.
+  const now = startTimeOf(owner.pid);
+  return owner.started === undefined || now === undefined || now === owner.started;
+}
+
+function readOwner(runDir: string): Owner | undefined {
+  try {
+    const parsed = JSON.parse(fs.readFileSync(path.join(runDir, OWNER_FILE), 'utf8')) as Partial<Owner>;
+    return typeof parsed.pid === 'number' && typeof parsed.root === 'string' ? (parsed as Owner) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface Worktree {
+  /** The worktree's folder (absolute, real). */
+  readonly dir: string;
+  readonly commit: string;
+  /** Removes it through git (then the folder, whatever git said); harmless twice. */
+  remove(): Promise<void>;
+}
+
+export interface AddWorktreeOptions {
+  /** The run the worktree belongs to (its folder under the repo key). */
+  run: string;
+  /** The worktree's name inside the run (`arm_2`, `apply`…). */
+  name: string;
+  /** The commit to check out, detached. */
+  commit: string;
+  git?: GitOptions;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Why worktrees cannot be made for the repository at `root`, or undefined when they can. */
+export async function worktreeRefusal(root: string, git?: GitOptions): Promise<string | undefined> {
+  const bare = await gitx(root, ['rev-parse', '--is-bare-repository'], git);
+  if (bare.code !== 0) return `not a git repository: ${gitMotif(bare)}`;
+  if (bare.stdout.toString('utf8').trim() === 'true') return 'a bare repository has no work tree to make worktrees of';
+  return undefined;
+}
+
+async function removeDir(root: string, dir: string, git?: GitOptions): Promise<void> {
+  // `--force` twice: a locked or dirty worktree is ours to remove all the same.
+  const removed = await gitx(root, ['worktree', 'remove', '--force', '--force', dir], git).catch(() => undefined);
+  if (removed?.code !== 0) {
+    fs.rmSync(dir, { recursive: true, force: true });
+    await gitx(root, ['worktree', 'prune'], git).catch(() => undefined);
+  }
+}
+
+/** A detached worktree of `root` at `opts.commit`, in the run's folder; its owner is this process. */
+export async function addWorktree(root: string, opts: AddWorktreeOptions): Promise<Worktree> {
+  const refused = await worktreeRefusal(root, opts.git);
+  if (refused) throw new WorktreeError(`no worktree for ${opts.name}: ${refused}`);
+  const runDir = path.join(worktreeBase(opts.env), repoKey(root), opts.run);
+  fs.mkdirSync(runDir, { recursive: true });
+  const owner: Owner = { pid: process.pid, started: startTimeOf(process.pid), root: fs.realpathSync(root) };
+  fs.writeFileSync(path.join(runDir, OWNER_FILE), `${JSON.stringify(owner)}\n`);
+  const dir = path.join(runDir, opts.name);
+  if (fs.existsSync(dir)) await removeDir(root, dir, opts.git);
+  const added = await gitx(root, ['worktree', 'add', '--detach', '--quiet', dir, opts.commit], opts.git);
+  if (added.code !== 0) {
+    fs.rmSync(dir, { recursive: true, force: true });
+    await gitx(root, ['worktree', 'prune'], opts.git).catch(() => undefined);
+    throw new WorktreeError(oneLine(`no worktree for ${opts.name}: git worktree add failed: ${gitMotif(added)}`));
+  }
+  const real = fs.realpathSync(dir);
+  let removed = false;
+  return {
+    dir: real,
+    commit: opts.commit,
+    async remove() {
+      if (removed) return;
+      removed = true;
+      await removeDir(root, real, opts.git);
+      // The run's folder goes with its last worktree.
+      if (fs.existsSync(runDir) && fs.readdirSync(runDir).every((entry) => entry === OWNER_FILE)) fs.rmSync(runDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The worktrees git knows for `root` (absolute paths as git lists them), the main one excluded. */
+export async function listWorktrees(root: string, git?: GitOptions): Promise<string[]> {
+  const text = await gitxText(root, ['worktree', 'list', '--porcelain', '-z'], git);
+  const paths = text.split('\0').filter((field) => field.startsWith('worktree ')).map((field) => field.slice('worktree '.length));
+  return paths.slice(1);
+}
+
+/**
+ * Removes the worktrees (and run folders) of this repository whose run is not alive: a killed run's, or one that
+ * died before its cleanup. Returns the folders removed. Never touches a worktree outside the factory's base.
+ */
+export async function sweepWorktrees(root: string, opts: { git?: GitOptions; env?: NodeJS.ProcessEnv } = {}): Promise<string[]> {
+  const repoDir = path.join(worktreeBase(opts.env), repoKey(root));
+  if (!fs.existsSync(repoDir)) return [];
+  const realRepoDir = fs.realpathSync(repoDir);
+  const removed: string[] = [];
+  const known = await listWorktrees(root, opts.git).catch(() => [] as string[]);
+  for (const run of fs.readdirSync(realRepoDir)) {
+    const runDir = path.join(realRepoDir, run);
+    const owner = readOwner(runDir);
+    if (owner && ownerAlive(owner)) continue;
+    // A folder without an owner file yet may be one another run is making right now.
+    if (!owner && Date.now() - fs.statSync(runDir).mtimeMs < FRESH_MS) continue;
+    for (const tree of known.filter((p) => p.startsWith(`${runDir}${path.sep}`))) {
+      try {
+        await removeDir(root, tree, opts.git);
+        removed.push(tree);
+      } catch (error) {
+        throw new WorktreeError(`could not remove the leftover worktree ${tree}: ${errorMessage(error)}`);
+      }
+    }
+    fs.rmSync(runDir, { recursive: true, force: true });
+  }
+  await gitx(root, ['worktree', 'prune'], opts.git).catch(() => undefined);
+  return removed;
+}

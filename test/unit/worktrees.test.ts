@@ -1,0 +1,132 @@
+// The factory's own worktrees, on real git: made detached outside the user's tree, removed without a trace, swept
+// after a killed run (a real SIGKILL of the process that made them), refused with one line where git cannot.
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { addWorktree, listWorktrees, repoKey, sweepWorktrees, WorktreeError } from '../../src/bon/worktrees.js';
+import { copyIncluded, parseInclude } from '../../src/bon/worktreeInclude.js';
+import { git, makeTempRepo, tempDir } from '../helpers/repo.js';
+
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const c of cleanups.splice(0).reverse()) c();
+});
+
+const SAFE = { env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' } };
+
+function setup(files: Record<string, string> = { 'src/a.js': 'export const a = 1;\n' }) {
+  const repo = makeTempRepo({ files });
+  cleanups.push(repo.cleanup);
+  const base = tempDir('factory-wt-base-', cleanups);
+  const env = { ...SAFE.env, FACTORY_WORKTREES: base };
+  const head = git(repo.dir, 'rev-parse', 'HEAD').trim();
+  return { root: repo.dir, base, env, head, opts: { git: { env }, env } };
+}
+
+describe('worktrees', () => {
+  it('makes a detached worktree at the commit outside the tree, runs no hook of the user, and leaves no trace', async () => {
+    const { root, base, head, opts } = setup();
+    fs.writeFileSync(path.join(root, '.git', 'hooks', 'post-checkout'), '#!/bin/sh\ntouch "$GIT_DIR/../hook-ran"\n', { mode: 0o755 });
+    fs.writeFileSync(path.join(root, 'src', 'a.js'), 'export const a = 2; // the user is editing\n');
+    const branches = git(root, 'branch', '--list');
+    const tree = await addWorktree(root, { run: 'r1', name: 'arm_1', commit: head, ...opts });
+    expect(tree.dir.startsWith(fs.realpathSync(base))).toBe(true);
+    expect(tree.dir).toBe(path.join(fs.realpathSync(base), repoKey(root), 'r1', 'arm_1'));
+    expect(fs.readFileSync(path.join(tree.dir, 'src', 'a.js'), 'utf8')).toBe('export const a = 1;\n'); // the commit, not the user's edit
+    expect(git(tree.dir, 'rev-parse', 'HEAD').trim()).toBe(head);
+    expect(spawnSync('git', ['symbolic-ref', '-q', 'HEAD'], { cwd: tree.dir }).status).toBe(1); // detached: no branch
+    expect(await listWorktrees(root, opts.git)).toEqual([tree.dir]);
+    expect(git(root, 'branch', '--list')).toBe(branches);
+    expect(fs.existsSync(path.join(root, 'hook-ran'))).toBe(false);
+    await tree.remove();
+    await tree.remove();
+    expect(await listWorktrees(root, opts.git)).toEqual([]);
+    expect(fs.existsSync(path.join(fs.realpathSync(base), repoKey(root), 'r1'))).toBe(false);
+    expect(fs.readFileSync(path.join(root, 'src', 'a.js'), 'utf8')).toContain('the user is editing');
+  });
+
+  it('refuses in one line: a bare repository, a commit that does not exist', async () => {
+    const { root, head, opts } = setup();
+    const bare = tempDir('factory-bare-', cleanups);
+    git(bare, 'clone', '-q', '--bare', root, 'b.git');
+    await expect(addWorktree(path.join(bare, 'b.git'), { run: 'r', name: 'arm_1', commit: head, ...opts })).rejects.toThrow(/^no worktree for arm_1: a bare repository has no work tree/);
+    const error = await addWorktree(root, { run: 'r', name: 'arm_2', commit: '0'.repeat(40), ...opts }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WorktreeError);
+    expect((error as Error).message).toMatch(/^no worktree for arm_2: git worktree add failed: /);
+    expect((error as Error).message).not.toContain('\n');
+    expect(await listWorktrees(root, opts.git)).toEqual([]);
+  });
+
+  it('the sweep removes what a SIGKILLed run left and keeps a live run’s worktrees', async () => {
+    const { root, head, env, opts } = setup();
+    const live = await addWorktree(root, { run: 'alive', name: 'arm_1', commit: head, ...opts });
+    // A real run, killed with SIGKILL once its worktrees exist.
+    const module = path.resolve('dist/src/bon/worktrees.js');
+    const script = `const m = await import(${JSON.stringify(module)}); for (const n of ['arm_1','arm_2']) await m.addWorktree(${JSON.stringify(root)}, { run: 'killed', name: n, commit: ${JSON.stringify(head)}, git: { env: process.env }, env: process.env }); console.log('ready'); setInterval(() => {}, 1000);`;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on('data', (d: Buffer) => d.toString().includes('ready') && resolve());
+      child.on('exit', (code) => reject(new Error(`the child ended early (${code})`)));
+    });
+    child.kill('SIGKILL');
+    await new Promise((resolve) => child.once('exit', resolve));
+    expect(await listWorktrees(root, opts.git)).toHaveLength(3);
+    const removed = await sweepWorktrees(root, opts);
+    expect(removed.map((p) => path.basename(p)).sort()).toEqual(['arm_1', 'arm_2']);
+    expect(removed.every((p) => p.includes(`${path.sep}killed${path.sep}`))).toBe(true);
+    expect(await listWorktrees(root, opts.git)).toEqual([live.dir]);
+    expect(git(root, 'worktree', 'list', '--porcelain')).not.toContain('killed');
+    await live.remove();
+    expect(await sweepWorktrees(root, opts)).toEqual([]);
+  });
+
+  it('a reused pid is not taken for the run that recorded it', async () => {
+    const { root, head, base, opts } = setup();
+    const tree = await addWorktree(root, { run: 'old', name: 'arm_1', commit: head, ...opts });
+    const owner = path.join(fs.realpathSync(base), repoKey(root), 'old', 'owner.json');
+    // This very process, but recorded with another start time: the pid was reused by someone else.
+    fs.writeFileSync(owner, JSON.stringify({ pid: process.pid, started: '1', root }));
+    expect(await sweepWorktrees(root, opts)).toEqual([tree.dir]);
+  });
+});
+
+describe('.worktreeinclude', () => {
+  it('parses entries: comments, blanks, ./ and trailing slashes', () => {
+    expect(parseInclude('# secrets\n.env\n\n./config/local/ # the dev config\n*.local\r\n')).toEqual(['.env', 'config/local', '*.local']);
+  });
+
+  it('copies named ignored files and globbed ones, never as links, and refuses in one line what it must not copy', async () => {
+    const { root, head, opts } = setup({ '.gitignore': '.env\n*.local\nconf/\n', 'src/a.js': 'x\n' });
+    fs.writeFileSync(path.join(root, '.env'), 'API_KEY=sk-test\n');
+    fs.writeFileSync(path.join(root, 'db.local'), 'local db\n');
+    fs.mkdirSync(path.join(root, 'conf'));
+    fs.writeFileSync(path.join(root, 'conf', 'dev.json'), '{}\n');
+    fs.symlinkSync(path.join(root, 'src'), path.join(root, 'conf', 'back-to-user'));
+    fs.writeFileSync(path.join(root, '.worktreeinclude'), '.env\n*.local\nconf/\n');
+    const tree = await addWorktree(root, { run: 'inc', name: 'arm_1', commit: head, ...opts });
+    cleanups.push(() => void tree.remove());
+    expect(await copyIncluded(root, tree.dir, opts.git)).toEqual(['.env', 'conf', 'db.local']);
+    expect(fs.readFileSync(path.join(tree.dir, '.env'), 'utf8')).toBe('API_KEY=sk-test\n');
+    expect(fs.lstatSync(path.join(tree.dir, '.env')).isSymbolicLink()).toBe(false);
+    expect(fs.existsSync(path.join(tree.dir, 'conf', 'dev.json'))).toBe(true);
+    expect(fs.existsSync(path.join(tree.dir, 'conf', 'back-to-user'))).toBe(false);
+    // Writing the copy leaves the user's file as it was.
+    fs.writeFileSync(path.join(tree.dir, '.env'), 'changed by an arm\n');
+    expect(fs.readFileSync(path.join(root, '.env'), 'utf8')).toBe('API_KEY=sk-test\n');
+
+    for (const [text, motif] of [
+      ['config/missing.env\n', /^\.worktreeinclude names config\/missing\.env, which does not exist in /],
+      ['../outside\n', /^\.worktreeinclude: "\.\.\/outside" climbs out of the repository: not copied$/],
+      ['.git/config\n', /is inside \.git: not copied$/],
+      ['/etc/passwd\n', /is absolute: not copied$/],
+    ] as const) {
+      fs.writeFileSync(path.join(root, '.worktreeinclude'), text);
+      await expect(copyIncluded(root, tree.dir, opts.git)).rejects.toThrow(motif);
+    }
+    fs.symlinkSync(path.join(root, '.env'), path.join(root, 'link.local'));
+    fs.writeFileSync(path.join(root, '.worktreeinclude'), '*.local\n');
+    await expect(copyIncluded(root, tree.dir, opts.git)).rejects.toThrow(/^\.worktreeinclude: link\.local is a symbolic link: not copied$/);
+    expect(spawnSync('git', ['status', '--porcelain'], { cwd: root, encoding: 'utf8' }).stdout).toContain('.worktreeinclude');
+  });
+});
