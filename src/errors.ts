@@ -15,7 +15,7 @@
 export type FailureKind =
   | 'verdict' | 'gate' | 'check' | 'empty'
   | 'interrupted' | 'aborted' | 'stalled' | 'timeout' | 'guard'
-  | 'crashed' | 'exit' | 'handled' | 'model_error' | 'protocol' | 'refused' | 'busy' | 'clone' | 'switch' | 'model'
+  | 'crashed' | 'exit' | 'handled' | 'model_error' | 'protocol' | 'refused' | 'busy' | 'clone' | 'fork' | 'switch' | 'model'
   | 'socle' | 'version' | 'model_mismatch' | 'resume' | 'spawn' | 'auth' | 'infrastructure'
   | 'error';
 

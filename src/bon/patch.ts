@@ -42,6 +42,8 @@ export interface HarvestOptions {
   /** The commit the arm started from (check's HEAD): an arm that committed its work is still harvested whole. */
   base?: string;
   git?: GitOptions;
+  /** Tracked paths the factory itself changed in this tree (an arm worktree's node settings): never in the patch. */
+  exclude?: readonly string[];
 }
 
 export interface Harvest {
@@ -81,7 +83,8 @@ export async function harvestPatch(cwd: string, patchFile: string, opts: Harvest
   const root = await topLevel(cwd, opts.git);
   const base = opts.base ?? 'HEAD';
   try {
-    await gitxOk(root, ['add', '-A', '--', '.', ...(await excludes(root, opts.git))], opts.git);
+    const own = (opts.exclude ?? []).map((p) => `:(exclude,top)${p}`);
+    await gitxOk(root, ['add', '-A', '--', '.', ...(await excludes(root, opts.git)), ...own], opts.git);
     const patch = await gitxOk(root, ['diff', '--cached', ...PATCH_FLAGS, base, '--'], opts.git);
     const names = await gitxOk(root, ['diff', '--cached', '--name-only', '--no-renames', '-z', '--no-relative', base, '--'], opts.git);
     fs.mkdirSync(path.dirname(patchFile), { recursive: true });

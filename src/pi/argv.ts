@@ -15,6 +15,11 @@ export interface PiFlags {
    * out of a factory node. Only for a pi known to take it (≥ 0.99.0, see piVersion.ts): 0.85 refuses the flag.
    */
   noMcp?: boolean;
+  /**
+   * `--fork <session file>`: start as a copy of that session (a best-of-N arm of its primer), written under
+   * `sessionId` in `sessionDir` with this process's cwd in its header. Absolute, like the session dir.
+   */
+  fork?: string;
 }
 
 function commonFlags(flags: PiFlags): string[] {
@@ -28,6 +33,10 @@ function commonFlags(flags: PiFlags): string[] {
     '--no-skills',
     '--no-prompt-templates',
   ];
+  if (flags.fork !== undefined) {
+    if (!flags.fork.startsWith('/')) throw new Error(`fork source must be an absolute session file: ${flags.fork}`);
+    argv.push('--fork', flags.fork);
+  }
   if (flags.noMcp) argv.push('--no-mcp');
   if (flags.model) argv.push('--model', flags.model);
   if (flags.thinking) argv.push('--thinking', flags.thinking);

@@ -5,6 +5,7 @@
 // names the session. stderr goes to a file (a pipe nobody reads would stall pi) with a tail kept in memory.
 import fs from 'node:fs';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { HarnessError, oneLine } from '../errors.js';
 import { declareSession } from '../ledger.js';
 import type { WorkspacePaths } from '../paths.js';
@@ -55,17 +56,17 @@ export interface PiRpcOptions {
   runTag?: string;
   limits?: Limits;
   openTimeoutMs?: number;
+  /** Checks the session pi opened (a fork's header and size) before any turn: a motif refuses it (kind `fork`). */
+  verifyOpen?: (state: RpcState) => string | undefined;
 }
 
-export interface UiRefusal extends UiRequest {
-  /** Session the dialog came from. */
-  sessionId: string;
-  at: string;
-}
+/** A pause that never keeps the process alive. */
+const delay = (ms: number): Promise<void> => sleep(ms, undefined, { ref: false });
 
 export class PiRpc {
   /** Dialogs answered "cancelled" (nobody can confirm a damage-control `ask` here). */
-  readonly uiRefusals: UiRefusal[] = [];
+  /** Dialogs pi opened and the client refused: the request, its session, when. */
+  readonly uiRefusals: Array<UiRequest & { sessionId: string; at: string }> = [];
   readonly stderrFile: string;
   private readonly pending = new PendingCommands('factory');
   private readonly splitter = new LineSplitter();
@@ -131,10 +132,12 @@ export class PiRpc {
       if (state.sessionId !== sessionId) {
         throw new HarnessError(`pi opened session ${state.sessionId}, not the declared ${sessionId}`, sessionId, { kind: 'spawn' });
       }
+      const refused = opts.verifyOpen?.(state);
+      if (refused) throw new HarnessError(refused, sessionId, { kind: 'fork' });
       return rpc;
     } catch (error) {
       await rpc.close();
-      if (error instanceof HarnessError && error.evidence.kind === 'spawn') throw error;
+      if (error instanceof HarnessError && (error.evidence.kind === 'spawn' || error.evidence.kind === 'fork')) throw error;
       // Died while starting (old Node, a broken extension, a bad flag) or never answered: say why.
       const why = diagnoseStartFailure(rpc.stderrTail.text) ?? (error instanceof Error ? error.message : String(error));
       throw new HarnessError(`pi did not start in rpc mode (${opts.pi.display}): ${why}`, sessionId, {
@@ -394,6 +397,3 @@ export class PiRpc {
   }
 }
 
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
-}

@@ -1,0 +1,101 @@
+// An arm's own tree: a detached worktree of the user's repository at the primer's commit (./worktrees.ts), made
+// ready to work in — the node loads there, the ignored files `.worktreeinclude` names are copied in, and the
+// user's installed packages are reachable without their folders being the arm's to write (./scratchDependencies.ts).
+import fs from 'node:fs';
+import path from 'node:path';
+import type { GitOptions } from '../git.js';
+import { packageSource } from '../pi/node.js';
+import { gitx, gitMotif } from './gitx.js';
+import { dependencyFolders, provideDependencies, type ScratchDependencies } from './scratchDependencies.js';
+import { copyIncluded } from './worktreeInclude.js';
+import { addWorktree, WorktreeError, type Worktree } from './worktrees.js';
+
+/** The node's settings, repo-relative: the factory rewrites it in an arm's tree, so it is never part of a patch. */
+export const NODE_SETTINGS = '.pi/settings.json';
+
+function isRelativeLocal(source: unknown): source is string {
+  return typeof source === 'string' && (source.startsWith('./') || source.startsWith('../') || source === '.' || source === '..');
+}
+
+/**
+ * The tree's `.pi/settings.json` with each relative local package source re-aimed at what it names from the user's
+ * tree (a worktree elsewhere would resolve `../factory` to another folder, and pi would load no node). Returns
+ * whether the file changed; then git is told to keep it out of the tree's status (`--skip-worktree`).
+ */
+export async function alignNodeSettings(userRoot: string, tree: string, git?: GitOptions): Promise<boolean> {
+  const file = path.join(tree, NODE_SETTINGS);
+  let settings: { packages?: unknown };
+  try {
+    settings = JSON.parse(fs.readFileSync(file, 'utf8')) as { packages?: unknown };
+  } catch {
+    return false; // no settings (or not JSON, which the doctor reports): nothing to re-aim
+  }
+  if (!Array.isArray(settings.packages)) return false;
+  const from = path.join(userRoot, '.pi');
+  const to = path.join(tree, '.pi');
+  let changed = false;
+  const aim = (source: string): string => {
+    const next = packageSource(to, path.resolve(from, source));
+    if (next !== source) changed = true;
+    return next;
+  };
+  settings.packages = settings.packages.map((entry: unknown) => {
+    if (isRelativeLocal(entry)) return aim(entry);
+    if (entry && typeof entry === 'object' && isRelativeLocal((entry as { source?: unknown }).source)) {
+      return { ...(entry as object), source: aim((entry as { source: string }).source) };
+    }
+    return entry;
+  });
+  if (!changed) return false;
+  fs.writeFileSync(file, `${JSON.stringify(settings, null, 2)}\n`);
+  const hidden = await gitx(tree, ['update-index', '--skip-worktree', '--', NODE_SETTINGS], git);
+  if (hidden.code !== 0) throw new WorktreeError(`the arm's tree could not keep its node settings apart: ${gitMotif(hidden)}`);
+  return true;
+}
+
+export interface ArmTree {
+  readonly dir: string;
+  readonly commit: string;
+  /** What `.worktreeinclude` brought in (repo-relative). */
+  readonly included: readonly string[];
+  /** Paths the factory changed in the tree, to leave out of the arm's patch. */
+  readonly own: readonly string[];
+  /** Unlinks the shared packages, then removes the worktree; harmless twice. */
+  release(): Promise<void>;
+}
+
+export interface ArmTreeOptions {
+  run: string;
+  name: string;
+  commit: string;
+  /** Folders (relative to the root) the gates run in: their node_modules chain is provided. */
+  gateFolders: readonly string[];
+  git?: GitOptions;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Makes the arm's tree; on any failure, nothing of it is left and the error says why in one line. */
+export async function prepareArmTree(root: string, opts: ArmTreeOptions): Promise<ArmTree> {
+  const tree: Worktree = await addWorktree(root, opts);
+  let dependencies: ScratchDependencies | undefined;
+  try {
+    const aligned = await alignNodeSettings(root, tree.dir, opts.git);
+    const included = await copyIncluded(root, tree.dir, opts.git);
+    dependencies = provideDependencies(root, tree.dir, await dependencyFolders(root, opts.gateFolders, opts.git));
+    const deps = dependencies;
+    return {
+      dir: tree.dir,
+      commit: tree.commit,
+      included,
+      own: aligned ? [NODE_SETTINGS] : [],
+      async release() {
+        deps.release();
+        await tree.remove();
+      },
+    };
+  } catch (error) {
+    dependencies?.release();
+    await tree.remove();
+    throw error;
+  }
+}
