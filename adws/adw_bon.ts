@@ -8,10 +8,11 @@ import path from 'node:path';
 import { envelopeCard, loadEnvelopes } from '../src/envelopeCatalog.js';
 import { HarnessError, InfrastructureError, errorMessage, oneLine, type FailureKind } from '../src/errors.js';
 import type { ArmRank } from '../src/events.js';
-import type { GateListVerdict } from '../src/gateList.js';
-import type { TurnOptions } from '../src/harness/types.js';
 import { checkBon } from '../src/bon/check.js';
-import { gitDirMotif, restoreGitDir, snapshotGitDir } from '../src/bon/gitGuard.js';
+import { snapshotGitDir } from '../src/bon/gitGuard.js';
+import { sweepWorktrees } from '../src/bon/worktrees.js';
+import { treeArmPhase, treePrimePhase } from '../src/bon/treeArms.js';
+import { armAsk, endTurn, NOTHING_ENDED, primerAsk, runGates, trespass, turnOptions, type TurnEnd } from '../src/bon/turn.js';
 import type { BonSession } from '../src/bon/session.js';
 import { armPatchFile, harvestPatch, keepArmRef, readSealed, resetTree } from '../src/bon/patch.js';
 import { applyCommand, harvestFile, harvestJson, rankArms, winnerOf } from '../src/bon/rank.js';
@@ -21,31 +22,7 @@ import { treeState } from '../src/git.js';
 export const ADW_NAME = 'adw_bon';
 // The live session lives in src/bon/session.ts; re-exported for callers that take the workflow as a whole.
 export { BON_TOOLS, BonSession, type ArmPhaseFactory, type BonAdwOptions } from '../src/bon/session.js';
-
-export function primerAsk(spec: string): string {
-  return [
-    `This turn is for reading only. Go through ${spec} from start to end, then every file it mentions and the payload's tests.`,
-    'Create, edit or delete nothing, and run no command that changes the repository: the changes come in the next turns.',
-    'Once you have read it all, report status "success" with changed_files: [] and, as the summary, your plan in five lines or fewer.',
-  ].join('\n');
-}
-
-/** The arm's ask: the mission only — the builder's brief reaches the node through factory-context. */
-export function armAsk(spec: string): string {
-  return `The spec ${spec} and the files it names are already in this conversation: do not read them again. Make the change the spec describes, no more, and get the payload's tests to pass.`;
-}
-
-function turnOptions(session: BonSession, phase: string, signal: AbortSignal, requestedModel?: string): TurnOptions {
-  const { run, opts } = session;
-  return {
-    onActivity: (activity: Parameters<Run['activity']>[1]) => run.activity(phase, activity),
-    onUsage: ({ tokens, cost }: { tokens: number; cost: number }) => run.liveUsage(phase, tokens, cost),
-    timeoutMs: opts.timeoutMs ?? 20 * 60_000,
-    idleTimeoutMs: opts.idleTimeoutMs ?? 3 * 60_000,
-    signal,
-    requestedModel,
-  };
-}
+export { armAsk, primerAsk } from '../src/bon/turn.js';
 
 function checkPhase(session: BonSession): Phase {
   return {
@@ -61,6 +38,9 @@ function checkPhase(session: BonSession): Phase {
         git: { env: session.opts.gateEnv, runTag: run.adwId },
       });
       session.gitSnapshot = await snapshotGitDir(session.check.root, { env: session.opts.gateEnv, runTag: run.adwId });
+      // What a killed run left (its worktrees, in git's list and on disk) goes before this run makes its own.
+      const swept = await sweepWorktrees(session.check.root, { git: { env: session.opts.gateEnv, runTag: run.adwId }, env: session.opts.gateEnv });
+      if (swept.length > 0) run.activity('check', { kind: 'note', text: `removed ${swept.length} worktree(s) a stopped run left behind` });
       return session.check;
     },
   };
@@ -112,56 +92,6 @@ function primePhase(session: BonSession): Phase {
       }
     },
   };
-}
-
-async function runGates(session: BonSession, run: Run, phase: string, changed: string[], signal: AbortSignal): Promise<GateListVerdict> {
-  const { runGateList } = await import('../src/gateList.js');
-  return runGateList({ run, phase, cwd: session.opts.cwd, changedFiles: changed, commands: session.opts.payloadCommands, signal, env: session.opts.gateEnv });
-}
-
-/**
- * The end of an agent's turn, before any gate, test runner or git of ours reads the repository: the processes
- * its tools left running are ended, and what it changed under `.git` is undone (./gitGuard.ts).
- */
-interface TurnEnd {
-  strays: number[];
-  /** What it changed under .git, undone. */
-  gitChanges: string[];
-  /** Earlier arms' patches it rewrote, put back. */
-  patchChanges: string[];
-}
-
-async function endTurn(session: BonSession, run: Run): Promise<TurnEnd> {
-  const strays = (await session.rpc?.endToolProcesses().catch(() => [])) ?? [];
-  const snapshot = session.gitSnapshot;
-  const gitChanges = snapshot ? await restoreGitDir(session.check!.root, snapshot, { env: session.opts.gateEnv, runTag: run.adwId }) : [];
-  return { strays, gitChanges, patchChanges: restoreSealed(session) };
-}
-
-/** Why a turn that reached past its own work is red (one line), or undefined. */
-function trespass(end: TurnEnd): string | undefined {
-  const parts: string[] = [];
-  if (end.gitChanges.length > 0) parts.push(gitDirMotif(end.gitChanges));
-  if (end.patchChanges.length > 0) parts.push(`it rewrote earlier arms' sealed patches (${end.patchChanges.join(', ')}): an agent may not; put back`);
-  return parts.length > 0 ? parts.join('; ') : undefined;
-}
-
-/** The earlier arms' patches this turn rewrote or removed, each put back from its sealed bytes. */
-function restoreSealed(session: BonSession): string[] {
-  const changed: string[] = [];
-  for (const { file, bytes } of session.sealed.values()) {
-    let now: Buffer | undefined;
-    try {
-      now = fs.readFileSync(file);
-    } catch {
-      now = undefined;
-    }
-    if (now?.equals(bytes)) continue;
-    changed.push(path.basename(file));
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    fs.writeFileSync(file, bytes);
-  }
-  return changed;
 }
 
 export function armPhase(session: BonSession, arm: number): Phase {
@@ -242,7 +172,7 @@ export function armPhase(session: BonSession, arm: number): Phase {
       } finally {
         // Always: what the arm started ends with it (a background job would write into the next arm's patch),
         // then the arm's work becomes a patch and the tree goes back to the primer's HEAD for the next arm.
-        const late = await endTurn(session, run).catch((): TurnEnd => ({ strays: [], gitChanges: [], patchChanges: [] }));
+        const late = await endTurn(session, run).catch((): TurnEnd => NOTHING_ENDED);
         if (!ended) failure = trespass(late) ?? failure;
         const strays = [...(ended?.strays ?? []), ...late.strays];
         const git = { env: session.opts.gateEnv, runTag: run.adwId };
@@ -317,7 +247,13 @@ function harvestPhase(session: BonSession): Phase {
   };
 }
 
+/**
+ * The batch: check, prime, the arms, harvest. By default the primer and every arm work in worktrees of their own
+ * and the arms run at once (../src/bon/treeArms.ts); `inPlace` keeps them one after another in the user's tree.
+ */
 export function bonPhases(session: BonSession): Phase[] {
-  const arms = Array.from({ length: session.opts.arms }, (_, i) => armPhase(session, i + 1));
-  return session.plan([checkPhase(session), primePhase(session), ...arms, harvestPhase(session)], armPhase);
+  const arm = session.opts.inPlace ? armPhase : treeArmPhase;
+  const prime = session.opts.inPlace ? primePhase(session) : treePrimePhase(session);
+  const arms = Array.from({ length: session.opts.arms }, (_, i) => arm(session, i + 1));
+  return session.plan([checkPhase(session), prime, ...arms, harvestPhase(session)], arm);
 }

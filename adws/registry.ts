@@ -1,7 +1,7 @@
 // The ADWs this factory knows, with the arguments each records on its run (`run_started.args`) as zod schemas:
 // what `factory resume` reads back from a run log is validated here, never cast. The commands use the inferred
 // types only (a type import: zod is not loaded on the way to a prompt's first spawn).
-import { z } from 'zod';
+import * as z from '../src/zod.js';
 import { ADW_NAME as BON } from './adw_bon.js';
 import { ADW_NAME as BUILD } from './adw_build.js';
 import { ADW_NAME as PROMPT } from './adw_prompt.js';
@@ -11,7 +11,14 @@ const harness = z.string().optional(); // checked against the known harnesses wh
 
 export const PromptArgsSchema = z.object({ ask: z.string().min(1), model: z.string().optional(), retries, harness });
 export const BuildArgsSchema = z.object({ spec: z.string().min(1), model: z.string().optional(), retries, harness });
-export const BonArgsSchema = z.object({ spec: z.string().min(1), arms: z.number().int().min(1), models: z.array(z.string()), apply: z.boolean() });
+export const BonArgsSchema = z.object({
+  spec: z.string().min(1),
+  arms: z.number().int().min(1),
+  models: z.array(z.string()),
+  apply: z.boolean(),
+  inPlace: z.boolean().optional(),
+  concurrency: z.number().int().min(1).optional(),
+});
 
 export type PromptArgs = z.infer<typeof PromptArgsSchema>;
 export type BuildArgs = z.infer<typeof BuildArgsSchema>;

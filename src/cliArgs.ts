@@ -19,6 +19,8 @@ const FLAG_SPECS = {
   arms: { type: 'number' },
   models: { type: 'string' },
   apply: { type: 'boolean', default: false },
+  'in-place': { type: 'boolean', default: false },
+  concurrency: { type: 'number' },
   quick: { type: 'boolean', default: false },
   strict: { type: 'boolean', default: false },
   layer: { type: 'string' },

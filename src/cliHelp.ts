@@ -9,8 +9,9 @@ export const HELP = `
                                    command, neutral briefs, adws/adw_data/ ignored (merges, idempotent)
     $ factory prompt "<ask>"       one ask through the typed gate (phases: prompt → dispose)
     $ factory build <spec.md>      implement a spec, judged by the roster's payload gates (check → build → gates)
-    $ factory bon <spec.md>        best-of-N by clone: one primer, N arms judged by the gates, ranked
-                                   [--arms 3] [--models a,b,c] [--apply]
+    $ factory bon <spec.md>        best-of-N: one primer, N arms forked from it working at once, each in a
+                                   worktree of its own, judged by the gates, ranked; your tree is left alone
+                                   [--arms 3] [--models a,b,c] [--concurrency K] [--in-place] [--apply]
     $ factory apply <adw_id> [arm] apply a bon run's sealed patch (the winner's, or the arm named) after its
                                    paths, modes and gates are checked again on the current HEAD
     $ factory doctor [<id>…]       zero-token preflight of the workstation and the pi node
@@ -29,6 +30,8 @@ export const HELP = `
     --arms       bon: number of arms, 2 to 5 (default 3, or one per --models entry)
     --models     bon: comma-separated models, one per arm (cycled)
     --apply      bon: apply the verified winning patch without asking
+    --concurrency  bon: arms working at once (default: all of them, at most 5)
+    --in-place   bon: the arms one after another in your tree, reset after each (no worktrees)
     --config     roster file (default adws/adw_config/factory.config.yaml)
     --dir        demo: keep the demo repository in this folder
     --no-ui      plain log lines on stderr, the result on stdout (also when CI is set or stdout is not a TTY)
@@ -39,6 +42,7 @@ export const HELP = `
   Environment
     FACTORY_PI              the pi executable to use (default: pi on PATH, else the bundled pi)
     FACTORY_FALLBACK_MODEL  model route to relaunch on, in the same session, when the provider is down
+    FACTORY_WORKTREES       where bon's worktrees go (default: <tmp>/factory-worktrees)
     .env                    provider keys, loaded once; an agent with an auth profile gets only its keys
 
   Exit codes

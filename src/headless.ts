@@ -18,7 +18,9 @@ export function createLogFormatter(): (event: RunEvent) => string | undefined {
           ? `${tag} ${event.phase}: session ${event.sessionId}${event.model ? ` on ${event.model}` : ''}`
           : undefined;
       case 'activity':
-        return event.activity.kind === 'retry' ? `${tag} ${event.phase}: provider retry ${event.activity.attempt} — ${event.activity.message}` : undefined;
+        if (event.activity.kind === 'retry') return `${tag} ${event.phase}: provider retry ${event.activity.attempt} — ${event.activity.message}`;
+        // A code phase's note is the factory's own word (a swept worktree…); an agent's notes stay on the board.
+        return event.activity.kind === 'note' && kinds.get(event.phase) === 'code' ? `${tag} ${event.phase}: ${event.activity.text}` : undefined;
       case 'attempt_failed':
         return `${tag} ${event.phase} (${kinds.get(event.phase) ?? 'agent'}, attempt ${event.attempt}/${event.attempts}): failed — ${event.motif}`;
       case 'phase_ok':

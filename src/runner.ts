@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { errorMessage, HarnessError, InfrastructureError, isRetryable, oneLine, type FailureKind } from './errors.js';
 import type { Activity, PhaseKind, PhasePlan, RunEvent, RunEventListener } from './events.js';
 import { addCosts, addCounts, finiteCost, finiteCount } from './numbers.js';
+import { runGroup } from './phaseGroup.js';
 
 /**
  * A reasoned failure of one attempt: the runner decides whether to retry. The message is the one-line motif
@@ -61,6 +62,11 @@ export interface Phase {
   model?: string;
   /** A best-of-N arm's number (its name is for people; nothing parses it back). */
   arm?: number;
+  /**
+   * Consecutive phases of one group run at once, at most `limit` at a time; phases planned into the group while it
+   * runs (an arm added live) join it. A group member must be `optional`: one going red leaves the others running.
+   */
+  parallel?: { group: string; limit: number };
   action: (run: Run, ctx: AttemptContext) => unknown | Promise<unknown>;
 }
 
@@ -230,6 +236,16 @@ export async function execute(run: Run, phases: Phase[], resume?: ResumeOptions)
       continue;
     }
     if (resume && phase.name === resume.phase && state.used === 0) state.continuation = resume.continuation;
+    if (phase.parallel) {
+      const group = await runGroup(run, phases, i, (member) => {
+        const memberState = progress.get(member.name) ?? { used: 0 };
+        progress.set(member.name, memberState);
+        return runPhase(run, member, memberState, false);
+      });
+      if (group.stop) return finish(run.interrupted ? 130 : group.stop === 'infrastructure' ? 2 : 1, group.failedPhase);
+      i = group.next;
+      continue;
+    }
     const outcome = await runPhase(run, phase, state, canSendBack(phase, phases, progress));
     if (outcome.status === 'ok') {
       i += 1;
@@ -282,7 +298,7 @@ interface PhaseProgress {
   nextMotif?: string;
 }
 
-type PhaseOutcome = { status: 'ok' } | { status: 'failed' | 'infrastructure' } | { status: 'sent-back'; motif: string };
+export type PhaseOutcome = { status: 'ok' } | { status: 'failed' | 'infrastructure' } | { status: 'sent-back'; motif: string };
 
 /** Whether the agent phase judged by `phase` still has an attempt to spend. */
 function canSendBack(phase: Phase, phases: Phase[], progress: Map<string, PhaseProgress>): boolean {

@@ -3,9 +3,11 @@
 // It knows no workflow: the phases, and how one more arm's phase is built, come from the ADW that plans the batch.
 import type { ArmRank } from '../events.js';
 import { envelopeCard } from '../envelopeCatalog.js';
-import { errorMessage, InfrastructureError } from '../errors.js';
+import os from 'node:os';
+import { errorMessage, HarnessError, InfrastructureError } from '../errors.js';
 import type { GateCommand } from '../gates.js';
-import type { AgentSession, Limits, LiveHarness } from '../harness/types.js';
+import type { AgentSession, Limits, LiveHarness, SessionRequest } from '../harness/types.js';
+import type { ArmTree } from './armTree.js';
 import type { WorkspacePaths } from '../paths.js';
 import { planOf, type Phase, type Run } from '../runner.js';
 import { MAX_ARMS, type BonCheck } from './check.js';
@@ -32,6 +34,12 @@ export interface BonAdwOptions {
   gateEnv?: NodeJS.ProcessEnv;
   timeoutMs?: number;
   idleTimeoutMs?: number;
+  /**
+   * Where the arms work: each in its own worktree, forked from the primer, up to `concurrency` at once (default),
+   * or one after another in the user's tree, which is reset after each (`inPlace`).
+   */
+  inPlace?: boolean;
+  concurrency?: number;
 }
 
 /** How the workflow builds arm N's phase: injected by the ADW, so that `c` clones an arm the way the plan does. */
@@ -47,6 +55,12 @@ export class BonSession {
   /** Each harvested patch's sealed bytes: a later agent that rewrites one is caught and the bytes put back. */
   readonly sealed = new Map<number, { file: string; bytes: Buffer }>();
   primerFile?: string;
+  /** The primer session's message count: what each arm's fork must hold. */
+  primerMessages = 0;
+  /** The worktrees of this run (the primer's and each arm's), released by `close()` whatever happened. */
+  readonly trees = new Map<string, ArmTree>();
+  /** The live sessions of arms working at once (one pi process each), closed by `close()`. */
+  readonly armAgents = new Map<number, AgentSession>();
   primer = { tokens: 0, cost: 0, sessionId: undefined as string | undefined };
   readonly arms = new Map<number, ArmRank>();
   private readonly armAborts = new Map<number, AbortController>();
@@ -103,26 +117,37 @@ export class BonSession {
     return controller.signal;
   }
 
-  /** Open a live session of the harness on `sessionId` (the builder's route, tools and envelope). */
-  async open(sessionId: string, phase: string): Promise<AgentSession> {
+  /**
+   * Open a live session of the harness on `sessionId` (the builder's route, tools and envelope), in the user's tree
+   * or, for the worktree mode, in `where.cwd` (as a fork of the primer for an arm, with the arm's model and env).
+   */
+  async open(sessionId: string, phase: string, where: { cwd?: string; model?: string; env?: NodeJS.ProcessEnv; fork?: SessionRequest['fork'] } = {}): Promise<AgentSession> {
     const { opts, run } = this;
     const card = await envelopeCard('BuildEnvelope');
     try {
       return await opts.harness.openSession({
         sessionId,
-        cwd: opts.cwd,
+        cwd: where.cwd ?? opts.cwd,
         workspace: opts.workspace,
-        model: opts.builderModel ?? this.modelOf(1),
+        model: where.model ?? opts.builderModel ?? this.modelOf(1),
         thinking: opts.thinking,
         tools: opts.tools ?? BON_TOOLS,
-        env: opts.env,
+        env: where.env ?? opts.env,
         identity: { adwId: run.adwId, phase, role: 'builder' },
         envelopeSchema: { title: card.title, schema: card.schema },
         limits: opts.limits,
+        ...(where.fork ? { fork: where.fork } : {}),
       });
     } catch (error) {
+      // A fork that is not what was asked is the arm's to report (red, zero tokens), not a batch failure.
+      if (error instanceof HarnessError && error.evidence.kind === 'fork') throw error;
       throw new InfrastructureError(`pi could not start in RPC mode: ${errorMessage(error)}`);
     }
+  }
+
+  /** How many arms work at once in the worktree mode: the flag, else every arm (at most what the machine bears). */
+  concurrency(): number {
+    return Math.max(1, this.opts.concurrency ?? Math.min(MAX_ARMS, Math.max(2, os.availableParallelism() * 2)));
   }
 
   /** The live session, reopened on the primer's session if an earlier arm's pi died. */
@@ -134,10 +159,15 @@ export class BonSession {
     return this.rpc;
   }
 
+  /** Closes every live session, then removes every worktree of the run (each attempted, whatever the others do). */
   async close(): Promise<void> {
-    const rpc = this.rpc;
+    const agents = [this.rpc, ...this.armAgents.values()];
     this.rpc = undefined;
-    await rpc?.close();
+    this.armAgents.clear();
+    await Promise.all(agents.map((agent) => agent?.close().catch(() => undefined)));
+    const trees = [...this.trees.values()];
+    this.trees.clear();
+    await Promise.all(trees.map((tree) => tree.release().catch(() => undefined)));
   }
 
   markHarvested(): void {

@@ -130,10 +130,19 @@ export async function addWorktree(root: string, opts: AddWorktreeOptions): Promi
       if (removed) return;
       removed = true;
       await removeDir(root, real, opts.git);
-      // The run's folder goes with its last worktree.
+      // The run's folder goes with its last worktree, and the repository's with its last run.
       if (fs.existsSync(runDir) && fs.readdirSync(runDir).every((entry) => entry === OWNER_FILE)) fs.rmSync(runDir, { recursive: true, force: true });
+      removeIfEmpty(path.dirname(runDir));
     },
   };
+}
+
+function removeIfEmpty(dir: string): void {
+  try {
+    fs.rmdirSync(dir); // only an empty folder: another run's worktrees keep it
+  } catch {
+    // not empty, or gone
+  }
 }
 
 /** The worktrees git knows for `root` (absolute paths as git lists them), the main one excluded. */
@@ -169,6 +178,7 @@ export async function sweepWorktrees(root: string, opts: { git?: GitOptions; env
     }
     fs.rmSync(runDir, { recursive: true, force: true });
   }
+  removeIfEmpty(realRepoDir);
   await gitx(root, ['worktree', 'prune'], opts.git).catch(() => undefined);
   return removed;
 }

@@ -3,7 +3,7 @@ import type { BonArgs } from '../../adws/registry.js';
 import fs from 'node:fs';
 import { ADW_NAME, bonPhases } from '../../adws/adw_bon.js';
 import { BonSession, type BonAdwOptions } from '../bon/session.js';
-import { validateArms } from '../bon/check.js';
+import { MAX_ARMS, validateArms } from '../bon/check.js';
 import { UsageError } from '../errors.js';
 import { createPiHarness } from '../harness/pi.js';
 import { factoryRoot, PiUnavailableError, resolvePi } from '../pi/resolve.js';
@@ -15,11 +15,22 @@ import { agentSetup, gateEnv, specFromInvocation, type CommandFlags, type Worksp
 
 export type { BonArgs } from '../../adws/registry.js';
 
-export function bonArgs(spec: string | undefined, flags: CommandFlags & { arms?: number; models?: string; apply?: boolean }): BonArgs {
+export function bonArgs(
+  spec: string | undefined,
+  flags: CommandFlags & { arms?: number; models?: string; apply?: boolean; 'in-place'?: boolean; concurrency?: number },
+): BonArgs {
   if (!spec || !spec.trim()) throw new UsageError('missing spec: factory bon <spec.md> [--arms 3] [--models a,b,c]');
   const models = (flags.models ?? '').split(',').map((m) => m.trim()).filter(Boolean);
   const arms = validateArms(flags.arms ?? (models.length > 1 ? models.length : 3));
-  return { spec, arms, models, apply: Boolean(flags.apply) };
+  const inPlace = Boolean(flags['in-place']);
+  const concurrency = flags.concurrency;
+  if (concurrency !== undefined) {
+    if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > MAX_ARMS) {
+      throw new UsageError(`--concurrency must be a whole number from 1 to ${MAX_ARMS} (got ${Number.isNaN(concurrency) ? 'not a number' : String(concurrency)})`);
+    }
+    if (inPlace) throw new UsageError('--concurrency and --in-place do not go together: in place, the arms run one after another');
+  }
+  return { spec, arms, models, apply: Boolean(flags.apply), ...(inPlace ? { inPlace } : {}), ...(concurrency !== undefined ? { concurrency } : {}) };
 }
 
 export type { PreparedBon } from './prepared.js';
@@ -72,6 +83,8 @@ export async function prepareBonRun(ws: Workspace, args: BonArgs, flags: Command
     env: setup.env,
     gateEnv: gateEnv(ws),
     timeoutMs: setup.profile.timeoutMs,
+    inPlace: args.inPlace,
+    concurrency: args.concurrency,
   };
   const session = new BonSession(run, opts);
   const phases = bonPhases(session);

@@ -1,6 +1,8 @@
 // The port's session capability over pi in RPC mode: one long-lived `pi --mode rpc` process (src/pi/rpc.ts) seen
 // as an AgentSession. Workflows (best-of-N) drive live sessions through this, never through the RPC client.
+import { forkRefusal } from '../pi/forkCheck.js';
 import { PiRpc } from '../pi/rpc.js';
+import type { RpcState } from '../pi/rpcProtocol.js';
 import type { PiCommand } from '../pi/piCommand.js';
 import type { AgentSession, SessionRequest } from './types.js';
 
@@ -22,7 +24,11 @@ export async function openPiSession(pi: PiCommand, request: SessionRequest): Pro
       model: request.model,
       thinking: request.thinking,
       tools: request.tools,
+      ...(request.fork ? { fork: request.fork.from } : {}),
     },
+    ...(request.fork
+      ? { reason: 'fork', verifyOpen: (state: RpcState) => forkRefusal(state, { cwd: request.cwd, sessionId: request.sessionId, messageCount: request.fork!.messageCount }) }
+      : {}),
     env: request.env,
     identity: request.identity,
     envelopeSchema: request.envelopeSchema,
@@ -45,6 +51,7 @@ export async function openPiSession(pi: PiCommand, request: SessionRequest): Pro
     prompt: (message, opts) => rpc.prompt(message, opts),
     clone: (opts) => rpc.clone(opts),
     sessionFile: async () => (await rpc.getState()).sessionFile,
+    messageCount: async () => (await rpc.getState()).messageCount,
     switchSession: async (sessionFile) => ({ sessionId: (await rpc.switchSession(sessionFile)).sessionId }),
     switchModel: (route) => {
       const { provider, modelId } = splitRoute(route);

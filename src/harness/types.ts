@@ -56,6 +56,11 @@ export type LiveHarness = Harness & Required<Pick<Harness, 'openSession'>>;
 export type SessionRequest = Pick<HarnessRequest, 'cwd' | 'workspace' | 'model' | 'thinking' | 'tools' | 'envelopeSchema' | 'identity' | 'limits' | 'env'> & {
   /** Declared in the ledger before the process starts. */
   sessionId: string;
+  /**
+   * Start as a fork of this session file (a best-of-N arm of its primer, in the arm's own worktree as `cwd`). The
+   * fork is checked before any turn: the declared id, `cwd` in its header, `messageCount` messages.
+   */
+  fork?: { from: string; messageCount: number };
 };
 
 /**
@@ -77,6 +82,8 @@ export interface AgentSession {
   clone(opts?: { phase?: string; model?: string }): Promise<{ sessionId: string; sessionFile: string }>;
   /** The current session's file (to come back to it with `switchSession`). */
   sessionFile(): Promise<string | undefined>;
+  /** How many messages the current session holds (what a fork of it must hold). */
+  messageCount(): Promise<number>;
   /** Makes the session stored in this file current; answers the id it landed on. */
   switchSession(sessionFile: string): Promise<{ sessionId: string }>;
   /** The current session goes on with another route (`provider/id`). */

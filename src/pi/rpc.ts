@@ -56,6 +56,8 @@ export interface PiRpcOptions {
   runTag?: string;
   limits?: Limits;
   openTimeoutMs?: number;
+  /** Why this session exists beyond the first (`fork`), for the ledger. */
+  reason?: string;
   /** Checks the session pi opened (a fork's header and size) before any turn: a motif refuses it (kind `fork`). */
   verifyOpen?: (state: RpcState) => string | undefined;
 }
@@ -333,8 +335,6 @@ export class PiRpc {
   endToolProcesses(): Promise<number[]> {
     return this.proc.endStrays();
   }
-
-  // ---------------------------------------------------------------------------------------------
 
   private turnContext(sessionId: string) {
     return { sessionId, inventory: this.inventories.get(sessionId), requestedModel: this.current.model, stderrTail: this.stderrTail.text };

@@ -61,7 +61,7 @@ describe('factory bon with hostile arms (real pi, scripted model)', () => {
     bench = await bonBench(hostileTapes());
     const b = bench;
     const before = dotGit(b.dir);
-    const outcome = await runBon(b);
+    const outcome = await runBon(b, { inPlace: true });
     expect(outcome.exit).toBe(0);
     const harvest = outcome.events.find((e) => e.type === 'harvest');
     if (harvest?.type !== 'harvest') throw new Error('no harvest');
@@ -101,7 +101,7 @@ describe('factory bon with hostile arms (real pi, scripted model)', () => {
       'model:beta': [call('write', write), report(built)],
     });
     const b = bench;
-    const outcome = await runBon(b, { models: ['scripted/alpha', 'scripted/beta'] });
+    const outcome = await runBon(b, { inPlace: true, models: ['scripted/alpha', 'scripted/beta'] });
     expect(outcome.exit).toBe(0);
     const adwId = outcome.prepared.run.adwId;
     // Its gates were green, but a patch no way to apply accepts cannot win: arm 1 is red, arm 2 the winner.

@@ -15,7 +15,7 @@ describe('best-of-N primer', () => {
     bench = await bonBench({
       'model:alpha': [call('write', { path: 'src/farewell.js', content: 'export const x = 1;\n' }), report({ status: 'success', summary: 'plan', changed_files: [] })],
     });
-    const { exit, events } = await runBon(bench);
+    const { exit, events } = await runBon(bench, { inPlace: true });
     expect(exit).toBe(2);
     const failed = events.find((e) => e.type === 'phase_failed');
     expect(failed).toMatchObject({ phase: 'prime', motif: expect.stringMatching(/the primer changed the tree \(src\/farewell\.js\): it must only read; the tree was reset/) });

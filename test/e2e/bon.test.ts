@@ -56,7 +56,7 @@ describe('factory bon through the real pi', () => {
     bench = await bonBench(bonTapes(0));
     const head = headOf(bench.dir);
     const afterArm: { arm: number; status: string; head: string; farewell: boolean }[] = [];
-    const { exit, events, prepared } = await runBon(bench, {
+    const { exit, events, prepared } = await runBon(bench, { inPlace: true,
       onPrepared: (p) => {
         store = openTraceStore(bench!.paths);
         p.run.subscribe((e) => store!.recordEvent(e));
@@ -156,7 +156,7 @@ describe('factory bon through the real pi', () => {
     bench = await bonBench({ 'model:alpha': [...PRIMER, call('write', { path: FAREWELL, content: GOOD }), report(built('done'))] }, { '.pi/extensions/veto-clone.ts': VETO_CLONE });
     let piPid = 0;
     let piAliveAtFailure = false;
-    const { exit, events, prepared } = await runBon(bench, {
+    const { exit, events, prepared } = await runBon(bench, { inPlace: true,
       onEvent: (e, session) => {
         if (e.type === 'phase_started' && e.phase === 'arm_2') {
           fs.writeFileSync(path.join(bench!.paths.dataDir, 'veto-clone'), '');
@@ -187,7 +187,7 @@ describe('factory bon through the real pi', () => {
       'model:beta': [call('write', { path: FAREWELL, content: GOOD }), report(built('done'))],
     });
     let aborted: Promise<void> | undefined;
-    const { exit, events, prepared } = await runBon(bench, {
+    const { exit, events, prepared } = await runBon(bench, { inPlace: true,
       models: ['scripted/alpha', 'scripted/beta'],
       onEvent: (e, session) => {
         if (e.type === 'attempt_started' && e.phase === 'arm_1') {
@@ -216,7 +216,7 @@ describe('factory bon through the real pi', () => {
     bench = await bonBench(tapes);
     const answers: (string | undefined)[] = [];
     const warnings: string[] = [];
-    const { exit, events, session, prepared } = await runBon(bench, {
+    const { exit, events, session, prepared } = await runBon(bench, { inPlace: true,
       onPrepared: (p) => {
         store = openTraceStore(bench!.paths, { onWarning: (w) => warnings.push(w) });
         p.run.subscribe((e) => store!.recordEvent(e));
@@ -249,7 +249,7 @@ describe('factory bon through the real pi', () => {
   it('a dirty tree is refused by check, naming the file, with zero model requests and nothing lost', async () => {
     bench = await bonBench(bonTapes(0));
     fs.appendFileSync(path.join(bench.dir, 'README.md'), 'my unsaved work\n');
-    const { exit, events } = await runBon(bench);
+    const { exit, events } = await runBon(bench, { inPlace: true });
     expect(exit).toBe(2); // a refused check is bad input
     expect(failedMotif(events, 'check')).toMatch(/^the work tree is not clean: README\.md \(changed\)/);
     expect(phasesStarted(events)).toEqual(['check']);
@@ -277,7 +277,7 @@ describe('factory bon through the real pi', () => {
     let sleepPid = 0;
     let firstPi = 0;
     const afterArm: string[] = [];
-    const { exit, events, prepared } = await runBon(bench, {
+    const { exit, events, prepared } = await runBon(bench, { inPlace: true,
       models: ['scripted/alpha', 'scripted/beta'],
       onEvent: (e, session) => {
         if (e.type === 'activity' && e.phase === 'arm_1' && e.activity.kind === 'tool_start' && e.activity.tool === 'bash') {

@@ -176,6 +176,10 @@ describe('no sentinel in any artefact of prompt, build or bon (closed vault, .en
     const rosterFile = path.join(repo, 'adws/adw_config/factory.config.yaml');
     fs.appendFileSync(rosterFile, `agents:\n  builder:\n${PROFILE}\n`);
     fs.appendFileSync(path.join(repo, '.gitignore'), '.env\n');
+    // The arms work in worktrees: the ignored .env reaches them only when .worktreeinclude names it (it does here,
+    // so the secrets are there for an agent to leak).
+    fs.writeFileSync(path.join(repo, '.worktreeinclude'), '.env\n');
+    execFileSync('git', ['add', '.worktreeinclude'], { cwd: repo });
     execFileSync('git', ['commit', '-qam', 'vault'], { cwd: repo });
     fs.writeFileSync(path.join(repo, '.env'), DOT_ENV);
     const env = cliEnv(rig);

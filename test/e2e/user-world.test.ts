@@ -90,6 +90,9 @@ describe('the factory on a user-world repo (npm test, its own runner, node_modul
     };
     bench = await userWorld(tapes);
     const b = bench;
+    // The user ran their tests before (the runner's cache is filled), then starts the run.
+    userNpmTest(b.dir);
+    const atStart = treeChecksum(b.dir);
     // `factory bon specs/farewell.md --models scripted/alpha,scripted/beta --apply --no-ui`, as the CLI runs it:
     // prepared by the command, executed, then its finish applies the winner.
     const ws = await openWorkspace(FLAGS, { env: b.env, cwd: b.dir });
@@ -100,7 +103,7 @@ describe('the factory on a user-world repo (npm test, its own runner, node_modul
     prepared.run.subscribe((e) => {
       events.push(e);
       if (e.type !== 'run_finished') return;
-      // The user's tree as the arms left it, just before the apply: reset to HEAD, the runner's cache filled.
+      // The user's tree as the run left it, just before the apply (the arms worked in worktrees of their own).
       before = treeChecksum(b.dir);
       statusBefore = git(b.dir, 'status', '--porcelain', '--untracked-files=all');
     });
@@ -116,12 +119,16 @@ describe('the factory on a user-world repo (npm test, its own runner, node_modul
     const armRed = ofType(events, 'phase_failed').find((e) => e.phase === 'arm_1')!.motif;
     expect(armRed).toMatch(/^`npm test` exited 1: ✗ farewell > says goodbye/);
     expect(armRed).not.toMatch(CONTROL);
-    expect(ofType(events, 'gate_result').map((g) => [g.phase, g.gate, g.ok])).toEqual([
+    // Arms at once: each arm's gates in order, the arms in any order.
+    const byPhase = (rows: (string | boolean)[][]) => [...rows].sort((x, y) => String(x[0]).localeCompare(String(y[0])));
+    expect(byPhase(ofType(events, 'gate_result').map((g) => [g.phase, g.gate, g.ok]))).toEqual([
       ['arm_1', 'changed_files', true], ['arm_1', 'npm test', false],
       ['arm_2', 'changed_files', true], ['arm_2', 'npm test', true],
     ]);
     expect(ofType(events, 'harvest')[0]!.winner).toBe(2);
     expect(statusBefore).toBe('');
+    // The arms worked in worktrees of their own: not a byte of the user's tree (node_modules and caches included) moved.
+    expect(checksumDiff(atStart, before!)).toEqual([]);
     expect([...before!.keys()].filter((p) => p.startsWith('node_modules/.cache/spot/'))).not.toEqual([]);
     expect([...before!.keys()]).toEqual(expect.arrayContaining(['.env', 'node_modules/case-kit/index.js', 'packages/shout/node_modules/.cache/spot/index.json']));
 

@@ -66,6 +66,9 @@ export interface BonRunOptions {
   onEvent?: (event: RunEvent, session: BonSession) => void;
   /** Called once prepared, before the run starts (to subscribe a trace store…). */
   onPrepared?: (prepared: PreparedBon) => void;
+  /** The arms one after another in the payload's tree (`--in-place`); worktrees at once otherwise. */
+  inPlace?: boolean;
+  concurrency?: number;
 }
 
 /** `factory bon specs/farewell.md` in the bench, headless: prepared by the command's own code, closed after. */
@@ -74,7 +77,8 @@ export async function runBon(bench: BonBench, opts: BonRunOptions = {}): Promise
   // The flags meow hands the command by default (headless).
   const flags: CommandFlags = { retries: 2, ui: false, json: false };
   const ws = await openWorkspace(flags, { env: bench.env, cwd: bench.dir });
-  const prepared = await prepareBonRun(ws, { spec: SPEC, arms: opts.arms ?? models.length, models, apply: false }, flags);
+  const modes = { ...(opts.inPlace ? { inPlace: true } : {}), ...(opts.concurrency ? { concurrency: opts.concurrency } : {}) };
+  const prepared = await prepareBonRun(ws, { spec: SPEC, arms: opts.arms ?? models.length, models, apply: false, ...modes }, flags);
   const events: RunEvent[] = [];
   prepared.run.subscribe((e) => {
     events.push(e);

@@ -20,6 +20,7 @@ function fakeSession(sessionId: string, alive = true): AgentSession & { closed: 
     prompt: () => Promise.reject(new Error('not in this test')),
     clone: () => Promise.reject(new Error('not in this test')),
     sessionFile: () => Promise.resolve(undefined),
+    messageCount: () => Promise.resolve(0),
     switchSession: () => Promise.reject(new Error('not in this test')),
     switchModel: () => Promise.resolve(),
     endToolProcesses: () => Promise.resolve([]),

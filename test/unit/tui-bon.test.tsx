@@ -186,7 +186,10 @@ describe('BonScreen: the arms board of a best-of-3', () => {
         for (const [columns, rows] of [[80, 12], [80, 16], [80, 20], [80, 24], [120, 18], [120, 30], [60, 22]]) {
           const ui = await mount(withArms(stage, arms), recorder(), { columns, rows } as { columns: number });
           await ui.waitForFrame('arm_3');
-          const lines = ui.lastFrame().replace(/\n+$/, '').split('\n');
+          // The first frames may predate the terminal size reaching the screen: judge the settled one.
+          const frameLines = () => ui.lastFrame().replace(/\n+$/, '').split('\n');
+          await waitFor(() => frameLines().length <= rows, { timeout: 2000 }).catch(() => undefined);
+          const lines = frameLines();
           const where = `${stage}, ${arms} arms, ${columns}×${rows}:\n${ui.lastFrame()}`;
           expect(lines.length, where).toBeLessThanOrEqual(rows);
           expect(lines[0], where).toMatch(/^factory · adw_bon · b0b0b0b0/); // the title, once, on the first line

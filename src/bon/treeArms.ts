@@ -1,0 +1,220 @@
+// Best-of-N in worktrees: the primer reads in a worktree of its own, each arm is a fork of the primer's session
+// in a worktree of its own (its own pi process), and the arms run at once. The user's tree is never written or
+// reset: they can go on working in it. Each arm is judged in its tree (envelope, gates) and harvested from it.
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { envelopeCard, loadEnvelopes } from '../envelopeCatalog.js';
+import { errorMessage, HarnessError, InfrastructureError, oneLine, type FailureKind } from '../errors.js';
+import type { ArmRank } from '../events.js';
+import type { GateCommand } from '../gates.js';
+import { treeState } from '../git.js';
+import { PhaseFailure, type Phase, type Run } from '../runner.js';
+import { prepareArmTree, type ArmTree } from './armTree.js';
+import { armPatchFile, harvestPatch } from './patch.js';
+import type { BonSession } from './session.js';
+import { armAsk, endTurn, NOTHING_ENDED, primerAsk, runGates, trespass, turnOptions, type TurnEnd } from './turn.js';
+
+/** The first port an arm's dev server may take: arm k gets BASE + k, so servers of arms at once never collide. */
+export const ARM_PORT_BASE = 41_000;
+
+function gitOf(session: BonSession, run: Run) {
+  return { env: session.opts.gateEnv, runTag: run.adwId };
+}
+
+/** A gate's folder inside the arm's tree, or undefined when it lies outside the user's work tree. */
+function intoTree(root: string, tree: string, folder: string): string | undefined {
+  const rel = path.relative(root, path.resolve(root, folder));
+  if (rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel)) return undefined;
+  return path.join(tree, rel);
+}
+
+function treeCommands(session: BonSession, tree: string): GateCommand[] {
+  const root = session.check!.root;
+  return session.opts.payloadCommands.map((c) => ({ ...c, cwd: intoTree(root, tree, c.cwd) ?? c.cwd }));
+}
+
+/** Makes a tree of the run (kept by the session until it closes); the spec comes along when git does not carry it. */
+async function makeTree(session: BonSession, run: Run, name: string): Promise<ArmTree> {
+  const check = session.check!;
+  const gateFolders = session.opts.payloadCommands.map((c) => path.relative(check.root, path.resolve(check.root, c.cwd)));
+  const tree = await prepareArmTree(check.root, { run: run.adwId, name, commit: check.head, gateFolders, git: gitOf(session, run), env: session.opts.gateEnv });
+  session.trees.set(name, tree);
+  const spec = path.resolve(session.opts.cwd, check.spec);
+  const rel = path.relative(check.root, spec);
+  if (!rel.startsWith('..') && !path.isAbsolute(rel) && !fs.existsSync(path.join(tree.dir, rel))) {
+    fs.mkdirSync(path.dirname(path.join(tree.dir, rel)), { recursive: true });
+    fs.copyFileSync(spec, path.join(tree.dir, rel));
+  }
+  return tree;
+}
+
+/** What an arm's agent and gates get besides the run's environment: its number and a port of its own. */
+function armEnv(base: NodeJS.ProcessEnv | undefined, arm: number): NodeJS.ProcessEnv {
+  return { ...(base ?? process.env), FACTORY_ARM: String(arm), FACTORY_PORT: String(ARM_PORT_BASE + arm) };
+}
+
+export function treePrimePhase(session: BonSession): Phase {
+  return {
+    name: 'prime',
+    kind: 'agent',
+    async action(run, ctx) {
+      const check = session.check!;
+      const sessionId = randomUUID();
+      run.sessions.prime = sessionId;
+      const model = session.opts.builderModel ?? session.modelOf(1);
+      run.attemptStarted('prime', 1, 1, { sessionId, model });
+      let tree: ArmTree;
+      try {
+        tree = await makeTree(session, run, 'prime');
+      } catch (error) {
+        throw new InfrastructureError(`the primer has no worktree: ${errorMessage(error)} (--in-place runs the arms in your tree)`);
+      }
+      const agent = await session.open(sessionId, 'prime', { cwd: tree.dir });
+      session.rpc = agent;
+      const card = await envelopeCard('BuildEnvelope');
+      const envelopes = loadEnvelopes();
+      let result;
+      try {
+        result = await agent.prompt(`${primerAsk(check.spec)}\n\n${card.contract}`, turnOptions(session, 'prime', ctx.signal, model));
+      } catch (error) {
+        if (!(error instanceof HarnessError)) throw error;
+        run.charge('prime', error.evidence.tokens ?? 0, error.evidence.cost ?? 0);
+        throw new InfrastructureError(`the primer failed: ${error.message}`);
+      }
+      run.charge('prime', result.tokens, result.cost);
+      session.primer = { tokens: result.tokens, cost: result.cost, sessionId };
+      const trespassed = trespass(await endTurn(session, run, agent));
+      if (trespassed) throw new InfrastructureError(`the primer ${trespassed}`);
+      // The primer reads only; what it wrote in its own tree would mislead every arm forked from it.
+      const after = await treeState(tree.dir, gitOf(session, run));
+      const touched = [...after.dirty, ...after.untracked.filter((p) => !p.startsWith('specs/') && !p.startsWith('adws/adw_data/'))];
+      if (touched.length > 0) throw new InfrastructureError(`the primer changed its tree (${touched.slice(0, 3).join(', ')}${touched.length > 3 ? ', …' : ''}): it must only read`);
+      session.primerFile = await agent.sessionFile();
+      if (!session.primerFile) throw new InfrastructureError(`the primer's session file is unknown (pi did not say where session ${sessionId} is kept): no arm can be forked from it`);
+      session.primerMessages = await agent.messageCount();
+      // The arms fork the primer's file, each in its own process: this one has nothing left to do.
+      session.rpc = undefined;
+      await agent.close();
+      const { parse, Envelope, EnvelopeError } = await envelopes;
+      try {
+        return parse(result.payload, Envelope);
+      } catch (error) {
+        if (error instanceof EnvelopeError) throw new InfrastructureError(`the primer's envelope was refused: ${error.message}`);
+        throw error;
+      }
+    },
+  };
+}
+
+export function treeArmPhase(session: BonSession, arm: number): Phase {
+  const name = `arm_${arm}`;
+  return {
+    name,
+    arm,
+    kind: 'agent',
+    optional: true,
+    model: session.modelOf(arm),
+    parallel: { group: 'arms', limit: session.concurrency() },
+    async action(run) {
+      const started = performance.now();
+      const check = session.check!;
+      const model = session.modelOf(arm);
+      const signal = session.armSignal(arm);
+      const rank: ArmRank = { arm, phase: name, model, green: false, tokens: 0, cost: 0, seconds: 0, patchBytes: 0 };
+      session.arms.set(arm, rank);
+      let failure: string | undefined;
+      let failureKind: FailureKind = 'verdict';
+      let detail: string | undefined;
+      let ended: TurnEnd | undefined;
+      let tree: ArmTree | undefined;
+      let agent;
+      const env = armEnv(session.opts.env, arm);
+      try {
+        try {
+          tree = await makeTree(session, run, name);
+        } catch (error) {
+          throw new PhaseFailure(`no worktree for ${name}: ${errorMessage(error)}`, undefined, 'crashed');
+        }
+        const sessionId = randomUUID();
+        run.sessions[name] = sessionId;
+        run.attemptStarted(name, 1, 1, { sessionId, model });
+        agent = await session.open(sessionId, name, { cwd: tree.dir, model, env, fork: { from: session.primerFile!, messageCount: session.primerMessages } });
+        session.armAgents.set(arm, agent);
+        const card = await envelopeCard('BuildEnvelope');
+        const envelopes = loadEnvelopes();
+        const result = await agent.prompt(`${armAsk(check.spec)}\n\n${card.contract}`, turnOptions(session, name, signal, model));
+        ended = await endTurn(session, run, agent);
+        run.charge(name, result.tokens, result.cost);
+        rank.tokens = result.tokens;
+        rank.cost = result.cost;
+        const { parse, BuildEnvelope, EnvelopeError } = await envelopes;
+        let envelope;
+        try {
+          envelope = parse(result.payload, BuildEnvelope);
+        } catch (error) {
+          if (!(error instanceof EnvelopeError)) throw error;
+          failure = `envelope refused: ${error.message}`;
+        }
+        if (envelope && envelope.status !== 'success') failure = `the arm reports a failure: ${JSON.stringify(envelope.summary)}`;
+        failure = trespass(ended) ?? failure;
+        if (envelope && !failure) {
+          const verdict = await runGates(session, run, name, envelope.changed_files, signal, { cwd: tree.dir, commands: treeCommands(session, tree.dir), env: armEnv(session.opts.gateEnv, arm) });
+          failure = verdict.motif;
+          failureKind = 'gate';
+          detail = verdict.detail;
+        }
+      } catch (error) {
+        if (error instanceof HarnessError) {
+          run.charge(name, error.evidence.tokens ?? 0, error.evidence.cost ?? 0);
+          rank.tokens = error.evidence.tokens ?? 0;
+          rank.cost = error.evidence.cost ?? 0;
+          const kind = error.evidence.kind;
+          failureKind = kind ?? 'error';
+          failure = kind === 'aborted' ? `aborted: ${error.message}` : kind === 'crashed' ? `crashed: ${error.message}` : error.message;
+        } else if (error instanceof PhaseFailure) {
+          failure = error.message;
+          failureKind = error.kind ?? 'crashed';
+        } else if (error instanceof InfrastructureError) {
+          throw error;
+        } else {
+          failure = `crashed: ${errorMessage(error)}`;
+          failureKind = 'crashed';
+        }
+      } finally {
+        const late = await endTurn(session, run, agent).catch((): TurnEnd => NOTHING_ENDED);
+        if (!ended) failure = trespass(late) ?? failure;
+        const strays = [...(ended?.strays ?? []), ...late.strays];
+        session.armAgents.delete(arm);
+        await agent?.close().catch(() => undefined);
+        if (tree) {
+          try {
+            const harvest = await harvestPatch(tree.dir, armPatchFile(check.bonDir, arm), { base: check.head, git: gitOf(session, run), exclude: tree.own });
+            rank.patchFile = harvest.patchFile;
+            rank.patchBytes = harvest.bytes;
+            rank.patchSha256 = harvest.sha256;
+            session.sealed.set(arm, { file: harvest.patchFile, bytes: fs.readFileSync(harvest.patchFile) });
+            run.emit({ type: 'arm_patch', adwId: run.adwId, ts: Date.now(), phase: name, arm, patchFile: harvest.patchFile, bytes: harvest.bytes, sha256: harvest.sha256, files: harvest.files, ...(strays.length > 0 ? { strays: strays.length } : {}) });
+          } catch (error) {
+            failure ??= `its work could not be harvested: ${errorMessage(error)}`;
+          } finally {
+            session.trees.delete(name);
+            await tree.release().catch(() => undefined);
+          }
+        }
+        rank.seconds = (performance.now() - started) / 1000;
+      }
+      if (!failure && rank.patchFile && rank.patchBytes > 0) {
+        const { verifyPatch } = await import('./apply.js');
+        const verdict = await verifyPatch(session.opts.cwd, rank.patchFile, { sha256: rank.patchSha256, git: gitOf(session, run) });
+        if (!verdict.ok) failure = `its patch could never be applied — ${verdict.motif}`;
+      }
+      if (failure) {
+        rank.motif = oneLine(failure);
+        throw new PhaseFailure(rank.motif, detail, failureKind);
+      }
+      rank.green = true;
+      return { ...rank };
+    },
+  };
+}

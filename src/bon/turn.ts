@@ -1,0 +1,97 @@
+// What every best-of-N turn shares, in place or in worktrees: the asks, the turn's options (live activity and
+// usage onto the board), the end of a turn (what its tools left running is ended, what it changed under the
+// user's .git is undone, earlier arms' sealed patches are put back), and the gates an arm is judged by.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { GateCommand } from '../gates.js';
+import type { GateListVerdict } from '../gateList.js';
+import type { AgentSession, TurnOptions } from '../harness/types.js';
+import type { Run } from '../runner.js';
+import { gitDirMotif, restoreGitDir } from './gitGuard.js';
+import type { BonSession } from './session.js';
+
+export function primerAsk(spec: string): string {
+  return [
+    `This turn is for reading only. Go through ${spec} from start to end, then every file it mentions and the payload's tests.`,
+    'Create, edit or delete nothing, and run no command that changes the repository: the changes come in the next turns.',
+    'Once you have read it all, report status "success" with changed_files: [] and, as the summary, your plan in five lines or fewer.',
+  ].join('\n');
+}
+
+/** The arm's ask: the mission only — the builder's brief reaches the node through factory-context. */
+export function armAsk(spec: string): string {
+  return `The spec ${spec} and the files it names are already in this conversation: do not read them again. Make the change the spec describes, no more, and get the payload's tests to pass.`;
+}
+
+export function turnOptions(session: BonSession, phase: string, signal: AbortSignal, requestedModel?: string): TurnOptions {
+  const { run, opts } = session;
+  return {
+    onActivity: (activity: Parameters<Run['activity']>[1]) => run.activity(phase, activity),
+    onUsage: ({ tokens, cost }: { tokens: number; cost: number }) => run.liveUsage(phase, tokens, cost),
+    timeoutMs: opts.timeoutMs ?? 20 * 60_000,
+    idleTimeoutMs: opts.idleTimeoutMs ?? 3 * 60_000,
+    signal,
+    requestedModel,
+  };
+}
+
+/** The gates of one arm, in `cwd` (the user's tree in place, the arm's worktree otherwise) with `commands` mapped there. */
+export async function runGates(
+  session: BonSession,
+  run: Run,
+  phase: string,
+  changed: string[],
+  signal: AbortSignal,
+  where: { cwd: string; commands: GateCommand[]; env?: NodeJS.ProcessEnv } = { cwd: session.opts.cwd, commands: session.opts.payloadCommands },
+): Promise<GateListVerdict> {
+  const { runGateList } = await import('../gateList.js');
+  return runGateList({ run, phase, cwd: where.cwd, changedFiles: changed, commands: where.commands, signal, env: where.env ?? session.opts.gateEnv });
+}
+
+/**
+ * The end of an agent's turn, before any gate, test runner or git of ours reads the repository: the processes
+ * its tools left running are ended, and what it changed under `.git` is undone (./gitGuard.ts).
+ */
+export interface TurnEnd {
+  strays: number[];
+  /** What it changed under .git, undone. */
+  gitChanges: string[];
+  /** Earlier arms' patches it rewrote, put back. */
+  patchChanges: string[];
+}
+
+export const NOTHING_ENDED: TurnEnd = { strays: [], gitChanges: [], patchChanges: [] };
+
+/** Ends the turn of `agent` (the session's live one by default). */
+export async function endTurn(session: BonSession, run: Run, agent: AgentSession | undefined = session.rpc): Promise<TurnEnd> {
+  const strays = (await agent?.endToolProcesses().catch(() => [])) ?? [];
+  const snapshot = session.gitSnapshot;
+  const gitChanges = snapshot ? await restoreGitDir(session.check!.root, snapshot, { env: session.opts.gateEnv, runTag: run.adwId }) : [];
+  return { strays, gitChanges, patchChanges: restoreSealed(session) };
+}
+
+/** Why a turn that reached past its own work is red (one line), or undefined. */
+export function trespass(end: TurnEnd): string | undefined {
+  const parts: string[] = [];
+  if (end.gitChanges.length > 0) parts.push(gitDirMotif(end.gitChanges));
+  if (end.patchChanges.length > 0) parts.push(`it rewrote earlier arms' sealed patches (${end.patchChanges.join(', ')}): an agent may not; put back`);
+  return parts.length > 0 ? parts.join('; ') : undefined;
+}
+
+/** The earlier arms' patches this turn rewrote or removed, each put back from its sealed bytes. */
+function restoreSealed(session: BonSession): string[] {
+  const changed: string[] = [];
+  for (const { file, bytes } of session.sealed.values()) {
+    let now: Buffer | undefined;
+    try {
+      now = fs.readFileSync(file);
+    } catch {
+      now = undefined;
+    }
+    if (now?.equals(bytes)) continue;
+    changed.push(path.basename(file));
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, bytes);
+  }
+  return changed;
+}

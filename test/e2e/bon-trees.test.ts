@@ -1,0 +1,151 @@
+// Best-of-N in worktrees, through the real pi under test and the scripted model (issue 12): the primer reads in a
+// worktree of its own, each arm is a fork of the primer in its own worktree and pi process, and the arms run at
+// once. The user edits their tree meanwhile and keeps the edit; nothing of the run is left in `git worktree list`,
+// `git branch` or on disk; a run killed with SIGKILL leaves worktrees that the next start sweeps.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { applyWinner } from '../../src/commands/bon.js';
+import { openWorkspace } from '../../src/commands/workspace.js';
+import { bonTapes } from '../../src/demo.js';
+import type { RunEvent } from '../../src/events.js';
+import { readLedger } from '../../src/ledger.js';
+import { call, report } from '../../src/scripted/tape.js';
+import { bonBench, runBon, SPEC, treeStatus, until, type BonBench } from '../helpers/bon.js';
+import { ofType } from '../helpers/factory.js';
+import { git, tempDir } from '../helpers/repo.js';
+
+let bench: BonBench | undefined;
+const cleanups: (() => void)[] = [];
+afterEach(async () => {
+  await bench?.cleanup();
+  bench = undefined;
+  for (const c of cleanups.splice(0).reverse()) c();
+});
+
+/** A bench whose worktrees go to a folder of the test's own (so a leftover is seen, and nothing outlives the test). */
+async function treesBench(thinkMs: number) {
+  const b = await bonBench(bonTapes(thinkMs));
+  const base = tempDir('factory-trees-', cleanups);
+  b.env = { ...b.env, FACTORY_WORKTREES: base };
+  return { b, base };
+}
+
+/** When each arm started and ended, from the events. */
+function spans(events: RunEvent[]): Map<string, { start: number; end: number }> {
+  const out = new Map<string, { start: number; end: number }>();
+  for (const e of events) {
+    if (!('phase' in e) || typeof e.phase !== 'string' || !e.phase.startsWith('arm_')) continue;
+    if (e.type === 'phase_started') out.set(e.phase, { start: e.ts, end: Infinity });
+    if (e.type === 'phase_ok' || e.type === 'phase_failed') out.get(e.phase)!.end = e.ts;
+  }
+  return out;
+}
+
+function filesUnder(dir: string): string[] {
+  return fs.existsSync(dir) ? fs.readdirSync(dir, { recursive: true }).map(String) : [];
+}
+
+describe('factory bon in worktrees, arms at once', () => {
+  it('arms overlap in time, each in its own worktree; the user edits meanwhile and keeps the edit; nothing is left', async () => {
+    const { b, base } = await treesBench(400);
+    bench = b;
+    const branches = git(b.dir, 'branch', '--list', '--all');
+    let edited = false;
+    const { exit, events, prepared } = await runBon(b, {
+      onEvent: (e) => {
+        // While the arms work, the user changes a tracked file of their own.
+        if (!edited && e.type === 'phase_started' && e.phase === 'arm_2') {
+          edited = true;
+          fs.appendFileSync(path.join(b.dir, 'README.md'), 'my edit, made while the arms ran\n');
+        }
+      },
+    });
+    expect(exit).toBe(0);
+    const adwId = prepared.run.adwId;
+    // At once: every arm started before the first one ended.
+    const s = spans(events);
+    expect([...s.keys()].sort()).toEqual(['arm_1', 'arm_2', 'arm_3']);
+    const firstEnd = Math.min(...[...s.values()].map((x) => x.end));
+    for (const [arm, span] of s) expect({ arm, startedBeforeFirstEnd: span.start < firstEnd }).toEqual({ arm, startedBeforeFirstEnd: true });
+    // Each arm's session is a fork declared in the ledger with its own worktree as cwd, never the user's tree.
+    const forks = readLedger(b.paths.ledgerFile).filter((l) => l.adw_id === adwId && l.reason === 'fork');
+    expect(forks.map((l) => l.phase).sort()).toEqual(['arm_1', 'arm_2', 'arm_3']);
+    for (const line of forks) expect(line.cwd.startsWith(fs.realpathSync(base))).toBe(true);
+    const prime = readLedger(b.paths.ledgerFile).find((l) => l.adw_id === adwId && l.phase === 'prime');
+    expect(prime?.cwd.startsWith(fs.realpathSync(base))).toBe(true);
+    // Ranked as in place: arm 1 (Bye) is red on its test, arm 2 the cheapest green.
+    const harvest = ofType(events, 'harvest')[0]!;
+    expect(harvest.winner).toBe(2);
+    expect(harvest.ranking.find((r) => r.arm === 1)).toMatchObject({ green: false });
+    // The user's tree: their edit is there, nothing of any arm is.
+    expect(treeStatus(b.dir)).toBe(' M README.md\n');
+    expect(fs.readFileSync(path.join(b.dir, 'README.md'), 'utf8')).toContain('my edit, made while the arms ran');
+    expect(fs.existsSync(path.join(b.dir, 'src/farewell.js'))).toBe(false);
+    // Nothing left: no worktree in git's list or on disk, the branches as they were.
+    expect(git(b.dir, 'worktree', 'list', '--porcelain').match(/^worktree /gm)).toHaveLength(1);
+    expect(filesUnder(base)).toEqual([]);
+    expect(git(b.dir, 'branch', '--list', '--all')).toBe(branches);
+    // The winner's patch applies on the user's HEAD (the user's edit stashed away first, as apply needs a clean file).
+    git(b.dir, 'stash', '-q');
+    const ws = await openWorkspace({ retries: 2, ui: false, json: false }, { env: b.env, cwd: b.dir });
+    expect(await applyWinner(prepared.session, ws)).toMatchObject({ applied: true });
+    expect(fs.readFileSync(path.join(b.dir, 'src/farewell.js'), 'utf8')).toContain('Goodbye');
+  }, 120_000);
+
+  it('--concurrency 1 runs the arms one at a time, still each in its own worktree', async () => {
+    const { b } = await treesBench(0);
+    bench = b;
+    const { exit, events } = await runBon(b, { concurrency: 1 });
+    expect(exit).toBe(0);
+    const s = [...spans(events).values()].sort((x, y) => x.start - y.start);
+    for (let i = 1; i < s.length; i += 1) expect(s[i]!.start).toBeGreaterThanOrEqual(s[i - 1]!.end);
+    expect(treeStatus(b.dir)).toBe('');
+  }, 120_000);
+
+  it('a run killed with SIGKILL mid-arms leaves worktrees; the next bon sweeps them before its own', async () => {
+    const b = await bonBench({
+      ...bonTapes(0),
+      // The arms hang at the model: the run is killed while they work.
+      'model:beta': [call('bash', { command: 'sleep 30' }), report({ status: 'success', summary: 'x', changed_files: [] })],
+    });
+    bench = b;
+    const base = tempDir('factory-trees-kill-', cleanups);
+    const env = { ...b.env, FACTORY_WORKTREES: base, CI: 'true' };
+    const cli = path.resolve('bin/factory.js');
+    const child = spawn(process.execPath, [cli, 'bon', SPEC, '--no-ui', '--models', 'scripted/alpha,scripted/beta'], { cwd: b.dir, env, stdio: ['ignore', 'ignore', 'pipe'] });
+    let log = '';
+    child.stderr.on('data', (d: Buffer) => (log += d.toString()));
+    await until('an arm at work', () => /arm_2/.test(log) && git(b.dir, 'worktree', 'list', '--porcelain').includes(`arm_2`), 60_000);
+    child.kill('SIGKILL');
+    await new Promise((r) => child.once('exit', r));
+    expect(git(b.dir, 'worktree', 'list', '--porcelain').match(/^worktree /gm)!.length).toBeGreaterThan(1);
+    // The next start (its check phase) sweeps them; the demo tapes answer this second run.
+    const second = spawn(process.execPath, [cli, 'bon', SPEC, '--no-ui', '--models', 'scripted/alpha,scripted/beta', '--arms', '2'], { cwd: b.dir, env, stdio: ['ignore', 'ignore', 'pipe'] });
+    let log2 = '';
+    second.stderr.on('data', (d: Buffer) => (log2 += d.toString()));
+    await new Promise((r) => second.once('exit', r));
+    expect(log2).toMatch(/removed \d+ worktree\(s\) a stopped run left behind/);
+    expect(git(b.dir, 'worktree', 'list', '--porcelain').match(/^worktree /gm)).toHaveLength(1);
+    expect(filesUnder(base)).toEqual([]);
+    expect(treeStatus(b.dir)).toBe('');
+  }, 180_000);
+
+  it('a worktree that cannot be made stops the run before a token, in one line, leaving nothing', async () => {
+    const { b } = await treesBench(0);
+    bench = b;
+    // A .worktreeinclude naming a file that does not exist: every worktree refuses (the primer's first).
+    fs.writeFileSync(path.join(b.dir, '.worktreeinclude'), 'config/missing.env\n');
+    git(b.dir, 'add', '.worktreeinclude');
+    git(b.dir, 'commit', '-qm', 'include');
+    const { exit, events } = await runBon(b);
+    expect(exit).toBe(2);
+    const failed = ofType(events, 'phase_failed').find((e) => e.phase === 'prime');
+    expect(failed?.motif).toMatch(/^the primer has no worktree: \.worktreeinclude names config\/missing\.env, which does not exist in .* \(--in-place runs the arms in your tree\)$/);
+    expect(b.rig.model.requests.length).toBe(0);
+    expect(git(b.dir, 'worktree', 'list', '--porcelain').match(/^worktree /gm)).toHaveLength(1);
+    expect(treeStatus(b.dir)).toBe('');
+  }, 60_000);
+});
+
