@@ -16,6 +16,7 @@ import { parse as parseYaml } from 'yaml';
 import type { ExtensionAPI } from '@earendil-works/pi-coding-agent';
 import { bashFindings, type Finding } from '../lib/bash-guard.js';
 import { checkToolPath, globToRegExp, makeGuard, matchGlob, type GuardOptions } from '../lib/path-guard.js';
+import { fencedInCommand, fencedRoots, fenceReason } from '../lib/fence.js';
 import { joinSocle } from '../lib/socle.js';
 
 export { globToRegExp };
@@ -143,8 +144,17 @@ export function decideBash(rules: Rules, command: string, cwd: string, options: 
   return asked ? { action: 'ask', reason: floorReason(asked) } : { action: 'allow' };
 }
 
-/** What to do with one tool call. Tools other than bash, powershell, write and edit are not this extension's. */
+/** The tools that take a path: a best-of-N arm's fence applies to each (./../lib/fence.ts). */
+const PATH_TOOLS = new Set(['read', 'write', 'edit', 'grep', 'find', 'ls']);
+
+/** What to do with one tool call: the arm's fence first, then bash, powershell, write and edit. */
 export function decideToolCall(rules: Rules, toolName: string, input: Record<string, unknown>, cwd: string, options: GuardOptions = {}): Decision {
+  const fence = options.fenced ?? [];
+  if (fence.length > 0) {
+    const fenced =
+      toolName === 'bash' ? fencedInCommand(String(input.command ?? ''), cwd, fence) : PATH_TOOLS.has(toolName) ? fenceReason(String(input.path ?? ''), cwd, fence) : undefined;
+    if (fenced) return { action: 'deny', reason: fenced };
+  }
   if (toolName === 'bash') return decideBash(rules, String(input.command ?? ''), cwd, options);
   // pi's other shell tool: its commands are not read by this guard, so a role cannot use it to go around bash's.
   if (toolName === 'powershell') return { action: 'deny', reason: 'damage-control cannot judge PowerShell commands; use bash (intent unjudged-shell)' };
@@ -162,6 +172,11 @@ export function decideToolCall(rules: Rules, toolName: string, input: Record<str
 
 export const GUARDED_TOOLS = new Set(['bash', 'write', 'edit', 'powershell']);
 
+/** The tools this extension looks at in this process: the guarded ones, and the path tools when a fence is set. */
+function watched(toolName: string, fenced: readonly string[]): boolean {
+  return GUARDED_TOOLS.has(toolName) || (fenced.length > 0 && PATH_TOOLS.has(toolName));
+}
+
 export function blockedReason(detail: string): string {
   return `Blocked by damage-control: ${detail}`;
 }
@@ -169,15 +184,16 @@ export function blockedReason(detail: string): string {
 // ---------------------------------------------------------------------------------------------
 
 export default function damageControl(pi: ExtensionAPI): void {
+  const fenced = fencedRoots(process.env);
   pi.on('tool_call', async (event, ctx) => {
-    if (!GUARDED_TOOLS.has(event.toolName)) return undefined;
+    if (!watched(event.toolName, fenced)) return undefined;
     const loaded = loadRules(rulesFile(ctx.cwd));
     if (!loaded.ok) {
       return { block: true, reason: blockedReason(`${loaded.error}; bash, write and edit are refused until it is fixed`) };
     }
     let decision: Decision;
     try {
-      decision = decideToolCall(loaded.rules, event.toolName, event.input as Record<string, unknown>, ctx.cwd);
+      decision = decideToolCall(loaded.rules, event.toolName, event.input as Record<string, unknown>, ctx.cwd, { fenced });
     } catch (error) {
       // A guard that failed must not let the call through.
       return { block: true, reason: blockedReason(`the call could not be checked (${(error as Error).message})`) };

@@ -33,6 +33,8 @@ export interface GuardOptions {
   home?: string;
   /** Folders bash may write scratch files in (default: /tmp and the OS temp folder). */
   scratch?: string[];
+  /** A best-of-N arm's fence: folders no tool may read or write (../lib/fence.ts). */
+  fenced?: readonly string[];
 }
 
 export interface Guard {

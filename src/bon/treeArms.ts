@@ -11,7 +11,9 @@ import type { GateCommand } from '../gates.js';
 import { treeState } from '../git.js';
 import { PhaseFailure, type Phase, type Run } from '../runner.js';
 import { prepareArmTree, type ArmTree } from './armTree.js';
+import { FENCE_ENV } from '../../.pi/lib/fence.js';
 import { armPatchFile, harvestPatch } from './patch.js';
+import { runFolder } from './worktrees.js';
 import type { BonSession } from './session.js';
 import { armAsk, endTurn, NOTHING_ENDED, primerAsk, runGates, trespass, turnOptions, type TurnEnd } from './turn.js';
 
@@ -49,9 +51,19 @@ async function makeTree(session: BonSession, run: Run, name: string): Promise<Ar
   return tree;
 }
 
-/** What an arm's agent and gates get besides the run's environment: its number and a port of its own. */
+/** What an arm's gates get besides the run's environment: its number and a port of its own. */
 function armEnv(base: NodeJS.ProcessEnv | undefined, arm: number): NodeJS.ProcessEnv {
   return { ...(base ?? process.env), FACTORY_ARM: String(arm), FACTORY_PORT: String(ARM_PORT_BASE + arm) };
+}
+
+/**
+ * The fence an agent of the run works behind (../../.pi/lib/fence.ts): the user's tree and every tree of the run,
+ * its own excepted by the node (it is the agent's project). The arm's agent also gets its number and port.
+ */
+function fencedEnv(session: BonSession, run: Run, base: NodeJS.ProcessEnv | undefined): NodeJS.ProcessEnv {
+  const root = session.check!.root;
+  const fenced = [root, runFolder(root, run.adwId, session.opts.gateEnv)];
+  return { ...(base ?? process.env), [FENCE_ENV]: JSON.stringify(fenced) };
 }
 
 export function treePrimePhase(session: BonSession): Phase {
@@ -70,7 +82,7 @@ export function treePrimePhase(session: BonSession): Phase {
       } catch (error) {
         throw new InfrastructureError(`the primer has no worktree: ${errorMessage(error)} (--in-place runs the arms in your tree)`);
       }
-      const agent = await session.open(sessionId, 'prime', { cwd: tree.dir });
+      const agent = await session.open(sessionId, 'prime', { cwd: tree.dir, env: fencedEnv(session, run, session.opts.env) });
       session.rpc = agent;
       const card = await envelopeCard('BuildEnvelope');
       const envelopes = loadEnvelopes();
@@ -129,7 +141,7 @@ export function treeArmPhase(session: BonSession, arm: number): Phase {
       let ended: TurnEnd | undefined;
       let tree: ArmTree | undefined;
       let agent;
-      const env = armEnv(session.opts.env, arm);
+      const env = fencedEnv(session, run, armEnv(session.opts.env, arm));
       try {
         try {
           tree = await makeTree(session, run, name);

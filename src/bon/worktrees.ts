@@ -105,11 +105,16 @@ async function removeDir(root: string, dir: string, git?: GitOptions): Promise<v
   }
 }
 
+/** The folder that holds a run's worktrees (the primer's and each arm's). */
+export function runFolder(root: string, run: string, env?: NodeJS.ProcessEnv): string {
+  return path.join(worktreeBase(env), repoKey(root), run);
+}
+
 /** A detached worktree of `root` at `opts.commit`, in the run's folder; its owner is this process. */
 export async function addWorktree(root: string, opts: AddWorktreeOptions): Promise<Worktree> {
   const refused = await worktreeRefusal(root, opts.git);
   if (refused) throw new WorktreeError(`no worktree for ${opts.name}: ${refused}`);
-  const runDir = path.join(worktreeBase(opts.env), repoKey(root), opts.run);
+  const runDir = runFolder(root, opts.run, opts.env);
   fs.mkdirSync(runDir, { recursive: true });
   const owner: Owner = { pid: process.pid, started: startTimeOf(process.pid), root: fs.realpathSync(root) };
   fs.writeFileSync(path.join(runDir, OWNER_FILE), `${JSON.stringify(owner)}\n`);

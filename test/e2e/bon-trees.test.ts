@@ -94,6 +94,28 @@ describe('factory bon in worktrees, arms at once', () => {
     expect(fs.readFileSync(path.join(b.dir, 'src/farewell.js'), 'utf8')).toContain('Goodbye');
   }, 120_000);
 
+  it('an arm that reaches for the user\'s tree is refused with a motif it reads, and goes on in its own', async () => {
+    const tapes = bonTapes(0);
+    const reach = { read: call('read', { path: '(set below)' }), ls: call('bash', { command: '(set below)' }) };
+    tapes['model:beta'] = [reach.read, reach.ls, ...tapes['model:beta']!];
+    const b = await bonBench(tapes);
+    bench = b;
+    b.env = { ...b.env, FACTORY_WORKTREES: tempDir('factory-trees-fence-', cleanups) };
+    // The scripted server plays these very objects: the user's paths are known only now.
+    (reach.read as { calls: { args: Record<string, unknown> }[] }).calls[0]!.args.path = path.join(b.dir, 'README.md');
+    (reach.ls as { calls: { args: Record<string, unknown> }[] }).calls[0]!.args.command = `ls ${b.dir}/src && echo reached`;
+    const { exit, events } = await runBon(b);
+    expect(exit).toBe(0);
+    expect(ofType(events, 'harvest')[0]!.winner).toBe(2);
+    // What the model got back for each reach: a refusal naming the fence, not the user's files.
+    const results = b.rig.model.requestsFor('model:beta').flatMap((r) => (r.body.messages ?? []).filter((m) => m.role === 'tool')).map((m) => JSON.stringify(m.content));
+    const fenced = [...new Set(results.filter((t) => t.includes('intent fenced')))];
+    expect(fenced).toHaveLength(2);
+    expect(fenced.join('\n')).toContain(`${path.join(b.dir, 'README.md')} is in another tree of this run`);
+    expect(results.join('\n')).not.toContain('reached');
+    expect(treeStatus(b.dir)).toBe('');
+  }, 120_000);
+
   it('--concurrency 1 runs the arms one at a time, still each in its own worktree', async () => {
     const { b } = await treesBench(0);
     bench = b;
