@@ -151,7 +151,13 @@ export function treeArmPhase(session: BonSession, arm: number): Phase {
         const sessionId = randomUUID();
         run.sessions[name] = sessionId;
         run.attemptStarted(name, 1, 1, { sessionId, model });
-        agent = await session.open(sessionId, name, { cwd: tree.dir, model, env, fork: { from: session.primerFile!, messageCount: session.primerMessages } });
+        try {
+          agent = await session.open(sessionId, name, { cwd: tree.dir, model, env, fork: { from: session.primerFile!, messageCount: session.primerMessages } });
+        } catch (error) {
+          // Ctrl-C ends every pi of the run, the ones still starting included: that is the user's stop, not a failure.
+          if (signal.aborted) throw new PhaseFailure('interrupted by the user', undefined, 'interrupted');
+          throw error;
+        }
         session.armAgents.set(arm, agent);
         const card = await envelopeCard('BuildEnvelope');
         const envelopes = loadEnvelopes();

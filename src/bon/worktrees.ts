@@ -163,7 +163,10 @@ export async function listWorktrees(root: string, git?: GitOptions): Promise<str
  */
 export async function sweepWorktrees(root: string, opts: { git?: GitOptions; env?: NodeJS.ProcessEnv } = {}): Promise<string[]> {
   const repoDir = path.join(worktreeBase(opts.env), repoKey(root));
-  if (!fs.existsSync(repoDir)) return [];
+  if (!fs.existsSync(repoDir)) {
+    sweepOrphans(worktreeBase(opts.env));
+    return [];
+  }
   const realRepoDir = fs.realpathSync(repoDir);
   const removed: string[] = [];
   const known = await listWorktrees(root, opts.git).catch(() => [] as string[]);
@@ -185,5 +188,35 @@ export async function sweepWorktrees(root: string, opts: { git?: GitOptions; env
   }
   removeIfEmpty(realRepoDir);
   await gitx(root, ['worktree', 'prune'], opts.git).catch(() => undefined);
+  sweepOrphans(worktreeBase(opts.env));
   return removed;
+}
+
+/**
+ * Runs of repositories that no longer exist (a deleted clone, a test's temp repo), their owner gone: no git knows
+ * them any more, so their folders are removed as they are. A live owner, or a repository still there, keeps them
+ * (that repository's own next run sweeps them through its git).
+ */
+function sweepOrphans(base: string): void {
+  let repos: string[];
+  try {
+    repos = fs.readdirSync(base);
+  } catch {
+    return;
+  }
+  for (const repo of repos) {
+    const repoDir = path.join(base, repo);
+    let runs: string[];
+    try {
+      runs = fs.readdirSync(repoDir);
+    } catch {
+      continue;
+    }
+    for (const run of runs) {
+      const owner = readOwner(path.join(repoDir, run));
+      if (!owner || ownerAlive(owner) || fs.existsSync(owner.root)) continue;
+      fs.rmSync(path.join(repoDir, run), { recursive: true, force: true });
+    }
+    removeIfEmpty(repoDir);
+  }
 }

@@ -154,6 +154,31 @@ describe('factory bon in worktrees, arms at once', () => {
     expect(treeStatus(b.dir)).toBe('');
   }, 180_000);
 
+  it('Ctrl-C twice while the arms work: the run stops and leaves no worktree, no branch, nothing on disk', async () => {
+    const b = await bonBench({ ...bonTapes(0), 'model:beta': [call('bash', { command: 'sleep 30' }), report({ status: 'success', summary: 'x', changed_files: [] })] });
+    bench = b;
+    const base = tempDir('factory-trees-int-', cleanups);
+    const branches = git(b.dir, 'branch', '--list', '--all');
+    const child = spawn(process.execPath, [path.resolve('bin/factory.js'), 'bon', SPEC, '--no-ui', '--models', 'scripted/alpha,scripted/beta'], {
+      cwd: b.dir,
+      env: { ...b.env, FACTORY_WORKTREES: base, CI: 'true' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let log = '';
+    child.stderr.on('data', (d: Buffer) => (log += d.toString()));
+    await until('arm 2 at work', () => git(b.dir, 'worktree', 'list', '--porcelain').includes('arm_2') && /arm_2: session/.test(log), 60_000);
+    child.kill('SIGINT');
+    await new Promise((r) => setTimeout(r, 200));
+    child.kill('SIGINT');
+    const code = await new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
+    expect(code).toBe(130);
+    expect(log).toMatch(/interrupted/);
+    expect(git(b.dir, 'worktree', 'list', '--porcelain').match(/^worktree /gm)).toHaveLength(1);
+    expect(git(b.dir, 'branch', '--list', '--all')).toBe(branches);
+    expect(filesUnder(base)).toEqual([]);
+    expect(treeStatus(b.dir)).toBe('');
+  }, 120_000);
+
   it('a worktree that cannot be made stops the run before a token, in one line, leaving nothing', async () => {
     const { b } = await treesBench(0);
     bench = b;

@@ -81,6 +81,26 @@ describe('worktrees', () => {
     expect(await sweepWorktrees(root, opts)).toEqual([]);
   });
 
+  it('the sweep also clears runs of repositories that are gone, and nothing of a repository still there', async () => {
+    const { root, base, head, opts } = setup();
+    const other = makeTempRepo({ files: { 'a.txt': 'a\n' } });
+    cleanups.push(other.cleanup);
+    const gone = makeTempRepo({ files: { 'b.txt': 'b\n' } });
+    const kept = await addWorktree(other.dir, { run: 'r2', name: 'arm_1', commit: git(other.dir, 'rev-parse', 'HEAD').trim(), ...opts });
+    const orphan = await addWorktree(gone.dir, { run: 'r3', name: 'arm_1', commit: git(gone.dir, 'rev-parse', 'HEAD').trim(), ...opts });
+    for (const dir of [path.dirname(kept.dir), path.dirname(orphan.dir)]) {
+      fs.writeFileSync(path.join(dir, 'owner.json'), JSON.stringify({ ...JSON.parse(fs.readFileSync(path.join(dir, 'owner.json'), 'utf8')), pid: 2 ** 22 + 1 }));
+    }
+    gone.cleanup(); // the repository is deleted, its run's folder stays behind
+    fs.mkdirSync(path.join(fs.realpathSync(base), 'empty-0000000000')); // an empty repository folder of an old run
+    await sweepWorktrees(root, opts);
+    expect(fs.existsSync(orphan.dir)).toBe(false);
+    expect(fs.existsSync(path.join(fs.realpathSync(base), 'empty-0000000000'))).toBe(false);
+    expect(fs.existsSync(kept.dir)).toBe(true); // its repository is there: its own next run sweeps it through git
+    expect(await listWorktrees(other.dir, opts.git)).toEqual([kept.dir]);
+    expect(head).toBeTruthy();
+  });
+
   it('a reused pid is not taken for the run that recorded it', async () => {
     const { root, head, base, opts } = setup();
     const tree = await addWorktree(root, { run: 'old', name: 'arm_1', commit: head, ...opts });
