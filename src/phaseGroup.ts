@@ -32,6 +32,8 @@ export async function runGroup<P extends GroupMember>(
   phases: readonly P[],
   from: number,
   start: (phase: P) => Promise<MemberOutcome>,
+  /** Resolves when a phase is planned (an arm added from the board): a free slot must not wait for a member to end. */
+  planned: () => Promise<void> = () => new Promise<void>(() => {}),
 ): Promise<GroupOutcome> {
   const group = phases[from]!.parallel!.group;
   const member = (p: P | undefined): boolean => p?.parallel?.group === group;
@@ -65,7 +67,7 @@ export async function runGroup<P extends GroupMember>(
       }
     }
     if (running.size === 0) break;
-    await Promise.race(running.values());
+    await Promise.race([...running.values(), planned()]);
   }
   let next = from;
   while (member(phases[next])) next += 1;

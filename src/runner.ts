@@ -237,11 +237,20 @@ export async function execute(run: Run, phases: Phase[], resume?: ResumeOptions)
     }
     if (resume && phase.name === resume.phase && state.used === 0) state.continuation = resume.continuation;
     if (phase.parallel) {
-      const group = await runGroup(run, phases, i, (member) => {
-        const memberState = progress.get(member.name) ?? { used: 0 };
-        progress.set(member.name, memberState);
-        return runPhase(run, member, memberState, false);
-      });
+      // One subscription for the group: each wait gets the next phase_planned (a member added live starts at once).
+      let ring: (() => void) | undefined;
+      const off = run.subscribe((e) => e.type === 'phase_planned' && ring?.());
+      const group = await runGroup(
+        run,
+        phases,
+        i,
+        (member) => {
+          const memberState = progress.get(member.name) ?? { used: 0 };
+          progress.set(member.name, memberState);
+          return runPhase(run, member, memberState, false);
+        },
+        () => new Promise<void>((resolve) => (ring = resolve)),
+      ).finally(off);
       if (group.stop) return finish(run.interrupted ? 130 : group.stop === 'infrastructure' ? 2 : 1, group.failedPhase);
       i = group.next;
       continue;

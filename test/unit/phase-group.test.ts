@@ -89,6 +89,24 @@ describe('a parallel group of phases', () => {
     expect(log.at(-1)).toBe('harvest');
   });
 
+  it('a member planned while every running member still works starts at once when a slot is free', async () => {
+    const log: string[] = [];
+    const run = new Run('adw_x', '/tmp');
+    const hold = latch();
+    const phases: Phase[] = [...arms(2, 3, async () => hold.opened, log), { name: 'harvest', kind: 'code', action: () => log.push('harvest') }];
+    const done = execute(run, phases);
+    await new Promise((r) => setImmediate(r));
+    expect(log).toEqual(['start 1', 'start 2']);
+    // The board's `c`: the phase is spliced in before the harvest, then announced.
+    const late = arms(3, 3, async () => 'late', log)[2]!;
+    phases.splice(2, 0, late);
+    run.emit({ type: 'phase_planned', adwId: run.adwId, ts: Date.now(), phase: { name: late.name, kind: 'code', attempts: 1 }, before: 'harvest' });
+    await new Promise((r) => setTimeout(r, 10));
+    expect(log).toEqual(['start 1', 'start 2', 'start 3', 'end 3']); // while arms 1 and 2 still work
+    hold.open();
+    expect(await done).toBe(0);
+  });
+
   it('an infrastructure failure starts no one new, lets the running end, and stops the run with exit 2', async () => {
     const log: string[] = [];
     const run = new Run('adw_x', '/tmp');
