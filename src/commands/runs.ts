@@ -47,18 +47,28 @@ export function outcomeLines(events: readonly RunEvent[]): string[] {
  * (a red gate sends the build back, so each attempt has its own gate results). Code phases' attempts are left out.
  */
 export function attemptLines(events: readonly RunEvent[]): string[] {
-  const lines: string[] = [];
+  // One block per agent attempt, in the order they started; arms of a best-of-N run at once, so each event goes to
+  // its own phase's current attempt — a gate of a judging phase (build's `gates`) to the attempt it judges, the
+  // latest started.
+  const blocks: string[][] = [];
+  const current = new Map<string, string[]>();
+  let latest: string[] | undefined;
   const agent = new Set<string>();
   for (const e of events) {
     if (e.type === 'run_started') {
       for (const p of e.phases) if (p.kind === 'agent') agent.add(p.name);
     } else if (e.type === 'phase_planned' && e.phase.kind === 'agent') agent.add(e.phase.name);
     else if (e.type === 'attempt_started' && agent.has(e.phase)) {
-      lines.push(`${e.phase} attempt ${e.attempt}/${e.attempts}${e.model ? ` on ${e.model}` : ''}${e.sessionId ? ` (session ${e.sessionId})` : ''}`);
-    } else if (e.type === 'attempt_failed' && agent.has(e.phase)) lines.push(`  ✗ ${e.motif}`);
-    else if (e.type === 'gate_result' && lines.length > 0) lines.push(`  ${e.ok ? '✓' : '✗'} ${e.gate} (${e.seconds.toFixed(1)} s)${!e.ok && e.motif ? ` — ${e.motif}` : ''}`);
+      const block = [`${e.phase} attempt ${e.attempt}/${e.attempts}${e.model ? ` on ${e.model}` : ''}${e.sessionId ? ` (session ${e.sessionId})` : ''}`];
+      blocks.push(block);
+      current.set(e.phase, block);
+      latest = block;
+    } else if (e.type === 'attempt_failed' && agent.has(e.phase)) current.get(e.phase)?.push(`  ✗ ${e.motif}`);
+    else if (e.type === 'gate_result') {
+      (current.get(e.phase) ?? latest)?.push(`  ${e.ok ? '✓' : '✗'} ${e.gate} (${e.seconds.toFixed(1)} s)${!e.ok && e.motif ? ` — ${e.motif}` : ''}`);
+    }
   }
-  return lines;
+  return blocks.flat();
 }
 
 export function formatShow(

@@ -1,6 +1,6 @@
 // Outcomes are events: the headless log prints them, `factory show` lists them from the trace.
 import { describe, expect, it } from 'vitest';
-import { outcomeLines } from '../../src/commands/runs.js';
+import { attemptLines, outcomeLines } from '../../src/commands/runs.js';
 import type { RunEvent } from '../../src/events.js';
 import { createLogFormatter } from '../../src/headless.js';
 
@@ -55,5 +55,32 @@ describe('run outcomes', () => {
       '[aaaa0001] applied arm 1 (p.patch) with git apply --index — review and commit it',
       undefined,
     ]);
+  });
+});
+
+describe('attempt lines of `factory show`', () => {
+  it('arms that ran at once: each gate under its own arm, whatever order the events came in', () => {
+    const at = (type: string, fields: Record<string, unknown>) => ({ ...base, type, ...fields }) as unknown as RunEvent;
+    const lines = attemptLines([
+      at('run_started', { adwName: 'adw_bon', cwd: '/r', phases: [{ name: 'arm_1', kind: 'agent', attempts: 1 }, { name: 'arm_2', kind: 'agent', attempts: 1 }] }),
+      at('attempt_started', { phase: 'arm_1', attempt: 1, attempts: 1, model: 'a/x' }),
+      at('attempt_started', { phase: 'arm_2', attempt: 1, attempts: 1, model: 'b/y' }),
+      at('gate_result', { phase: 'arm_1', gate: 'npm test', ok: false, seconds: 1, motif: 'exited 1' }),
+      at('gate_result', { phase: 'arm_2', gate: 'npm test', ok: true, seconds: 2 }),
+      at('attempt_failed', { phase: 'arm_1', attempt: 1, attempts: 1, motif: 'exited 1', willRetry: false }),
+    ]);
+    expect(lines).toEqual(['arm_1 attempt 1/1 on a/x', '  ✗ npm test (1.0 s) — exited 1', '  ✗ exited 1', 'arm_2 attempt 1/1 on b/y', '  ✓ npm test (2.0 s)']);
+  });
+
+  it('a build: the gates phase\'s results go under the build attempt they judge', () => {
+    const at = (type: string, fields: Record<string, unknown>) => ({ ...base, type, ...fields }) as unknown as RunEvent;
+    const lines = attemptLines([
+      at('run_started', { adwName: 'adw_build', cwd: '/r', phases: [{ name: 'build', kind: 'agent', attempts: 3 }, { name: 'gates', kind: 'code', attempts: 1 }] }),
+      at('attempt_started', { phase: 'build', attempt: 1, attempts: 3 }),
+      at('gate_result', { phase: 'gates', gate: 'npm test', ok: false, seconds: 1, motif: 'red' }),
+      at('attempt_started', { phase: 'build', attempt: 2, attempts: 3 }),
+      at('gate_result', { phase: 'gates', gate: 'npm test', ok: true, seconds: 1 }),
+    ]);
+    expect(lines).toEqual(['build attempt 1/3', '  ✗ npm test (1.0 s) — red', 'build attempt 2/3', '  ✓ npm test (1.0 s)']);
   });
 });
