@@ -37,6 +37,10 @@ function checkPhase(session: BonSession): Phase {
         adwId: run.adwId,
         git: { env: session.opts.gateEnv, runTag: run.adwId },
       });
+      // A resumed run's kept patches are against the HEAD its first life started from: it must still be there.
+      if (session.resumedHead && session.check.head !== session.resumedHead) {
+        throw new PhaseFailure(`HEAD moved since this run began (${session.resumedHead.slice(0, 8)} → ${session.check.head.slice(0, 8)}): its arms' patches are against the old HEAD; start a new bon`, undefined, 'check');
+      }
       session.gitSnapshot = await snapshotGitDir(session.check.root, { env: session.opts.gateEnv, runTag: run.adwId });
       // What a killed run left (its worktrees, in git's list and on disk) goes before this run makes its own.
       const swept = await sweepWorktrees(session.check.root, { git: { env: session.opts.gateEnv, runTag: run.adwId }, env: session.opts.gateEnv });

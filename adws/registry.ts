@@ -28,13 +28,13 @@ export type BonArgs = z.infer<typeof BonArgsSchema>;
 export const ADWS = {
   [PROMPT]: { args: PromptArgsSchema, resumable: true },
   [BUILD]: { args: BuildArgsSchema, resumable: true },
-  // An arms board cannot be resumed: its clones live in one pi RPC process that died with the cockpit.
-  [BON]: { args: BonArgsSchema, resumable: false },
+  // A best-of-N run resumes from its primer's session file: finished arms keep their verdicts, the others fork again.
+  [BON]: { args: BonArgsSchema, resumable: true },
 } as const;
 
 export type AdwName = keyof typeof ADWS;
 
-export type ResumableArgs = { adwName: typeof PROMPT; args: PromptArgs } | { adwName: typeof BUILD; args: BuildArgs };
+export type ResumableArgs = { adwName: typeof PROMPT; args: PromptArgs } | { adwName: typeof BUILD; args: BuildArgs } | { adwName: typeof BON; args: BonArgs };
 
 /** A run's recorded ADW and arguments, checked: the resumable pair, or a one-line motif saying why not. */
 export function readResumable(adwName: string, args: unknown): ResumableArgs | { motif: string } {
@@ -47,5 +47,6 @@ export function readResumable(adwName: string, args: unknown): ResumableArgs | {
     const issue = parsed.error.issues[0];
     return { motif: `${what} whose recorded arguments are not valid (${issue ? `${issue.path.join('.') || 'args'}: ${issue.message}` : 'unreadable'}): it cannot be resumed` };
   }
+  if (adwName === BON) return { adwName: BON, args: parsed.data as BonArgs };
   return adwName === PROMPT ? { adwName, args: parsed.data as PromptArgs } : { adwName: BUILD, args: parsed.data as BuildArgs };
 }

@@ -4,15 +4,9 @@
 import type { RunEvent } from './events.js';
 import type { LedgerEntry } from './ledger.js';
 
-export interface CarriedPhase {
-  seconds: number;
-  tokens: number;
-  cost: number;
-  attempt: number;
-  attempts: number;
-  sessionId?: string;
-  result: unknown;
-}
+export type { CarriedResult as CarriedPhase } from './resumeOptions.js';
+import type { CarriedResult as CarriedPhase } from './resumeOptions.js';
+import type { PhasePlan } from './events.js';
 
 export interface ResumePlan {
   adwId: string;
@@ -29,6 +23,8 @@ export interface ResumePlan {
   used: number;
   /** Tokens and cost spent by the unfinished phase's attempts before the stop (already billed). */
   spent: { tokens: number; cost: number };
+  /** Phases planned while the run ran (best-of-N arms added from the board), in order. */
+  planned: PhasePlan[];
 }
 
 export type ResumeDecision = { ok: true; plan: ResumePlan } | { ok: false; motif: string };
@@ -43,6 +39,9 @@ export function planResume(adwId: string, events: RunEvent[], ledger: LedgerEntr
   const last = events.findLast((e) => e.type === 'run_started' || e.type === 'run_finished');
   if (last?.type === 'run_finished' && last.exit === 0) return { ok: false, motif: `run ${adwId} is green: nothing to resume` };
   const carried = new Map<string, CarriedPhase>();
+  // Best-of-N arms: an arm that ended red is finished too (its verdict stands), unlike a red phase of a workflow.
+  const arms = new Set(first.phases.filter((p) => p.arm !== undefined).map((p) => p.name));
+  const planned: PhasePlan[] = [];
   const sessions = new Map<string, string>();
   const used = new Map<string, number>();
   const spent = new Map<string, { tokens: number; cost: number }>();
@@ -66,8 +65,14 @@ export function planResume(adwId: string, events: RunEvent[], ledger: LedgerEntr
       used.set(e.phase, Math.max(used.get(e.phase) ?? 0, e.attempt));
     } else if (e.type === 'phase_ok') {
       carried.set(e.phase, { seconds: e.seconds, tokens: e.tokens, cost: e.cost, attempt: e.attempt, attempts: e.attempts, sessionId: e.sessionId, result: e.result });
+    } else if (e.type === 'phase_planned') {
+      planned.push(e.phase);
+      if (e.phase.arm !== undefined) arms.add(e.phase.name);
     } else if (e.type === 'phase_failed') {
       carried.delete(e.phase);
+      if (arms.has(e.phase) && e.failure !== 'interrupted' && !e.motif.startsWith('interrupted')) {
+        carried.set(e.phase, { status: 'failed', motif: e.motif, failure: e.failure, seconds: e.seconds, tokens: e.tokens, cost: e.cost, attempt: e.attempts, attempts: e.attempts, sessionId: e.sessionId, result: undefined });
+      }
       live.delete(e.phase);
       spent.set(e.phase, { tokens: e.tokens, cost: e.cost });
     } else if (e.type === 'phase_started') {
@@ -88,11 +93,12 @@ export function planResume(adwId: string, events: RunEvent[], ledger: LedgerEntr
       adwName: first.adwName,
       cwd: first.cwd,
       args: first.args,
-      carried: new Map([...carried].filter(([name]) => first.phases.some((p) => p.name === name))),
+      carried: new Map([...carried].filter(([name]) => first.phases.some((p) => p.name === name) || planned.some((p) => p.name === name))),
       phase: phase.name,
       sessionId: sessions.get(phase.name),
       used: attemptsUsed,
       spent: spent.get(phase.name) ?? { tokens: 0, cost: 0 },
+      planned,
     },
   };
 }

@@ -6,6 +6,9 @@ import { errorMessage, HarnessError, InfrastructureError, isRetryable, oneLine, 
 import type { Activity, PhaseKind, PhasePlan, RunEvent, RunEventListener } from './events.js';
 import { addCosts, addCounts, finiteCost, finiteCount } from './numbers.js';
 import { runGroup } from './phaseGroup.js';
+import type { CarriedResult, ResumeOptions } from './resumeOptions.js';
+
+export type { CarriedResult, ResumeOptions } from './resumeOptions.js';
 
 /**
  * A reasoned failure of one attempt: the runner decides whether to retry. The message is the one-line motif
@@ -177,15 +180,6 @@ function attemptsOf(phase: Phase): number {
   return phase.kind === 'agent' ? 1 + Math.max(0, phase.retries ?? 0) : 1;
 }
 
-export interface ResumeOptions {
-  /** Phases already green in an earlier life of this run: reported, charged, not run again. */
-  carried: Map<string, { seconds: number; tokens: number; cost: number; attempt: number; attempts: number; sessionId?: string; result: unknown }>;
-  /** The phase to continue, with a fresh attempt budget. */
-  phase: string;
-  /** Its first ask when its live session already holds the mission. */
-  continuation?: string;
-}
-
 /** Run the phases; returns the exit code (0 green, 1 a phase failed for good, 130 interrupted). */
 export async function execute(run: Run, phases: Phase[], resume?: ResumeOptions): Promise<number> {
   const started = performance.now();
@@ -229,7 +223,7 @@ export async function execute(run: Run, phases: Phase[], resume?: ResumeOptions)
       progress.set(phase.name, state);
     }
     const carried = resume?.carried.get(phase.name);
-    if (carried && !state.continuation && state.used === 0 && i < phases.findIndex((p) => p.name === resume!.phase)) {
+    if (carried && !state.continuation && state.used === 0 && (resume!.anywhere || i < phases.findIndex((p) => p.name === resume!.phase))) {
       state.used = carried.attempt;
       replayCarried(run, phase, carried);
       i += 1;
@@ -247,6 +241,11 @@ export async function execute(run: Run, phases: Phase[], resume?: ResumeOptions)
         (member) => {
           const memberState = progress.get(member.name) ?? { used: 0 };
           progress.set(member.name, memberState);
+          const done = resume?.anywhere ? resume.carried.get(member.name) : undefined;
+          if (done) {
+            replayCarried(run, member, done);
+            return Promise.resolve({ status: done.status === 'failed' ? ('failed' as const) : ('ok' as const) });
+          }
           return runPhase(run, member, memberState, false);
         },
         () => new Promise<void>((resolve) => (ring = resolve)),
@@ -277,11 +276,16 @@ export async function execute(run: Run, phases: Phase[], resume?: ResumeOptions)
 }
 
 /** A phase green in an earlier life of the run: its figures and result are booked again, it is not re-run. */
-function replayCarried(run: Run, phase: Phase, carried: ResumeOptions['carried'] extends Map<string, infer C> ? C : never): void {
-  run.results[phase.name] = carried.result;
+function replayCarried(run: Run, phase: Phase, carried: CarriedResult): void {
   if (carried.sessionId) run.sessions[phase.name] = carried.sessionId;
   run.charge(phase.name, carried.tokens, carried.cost);
   run.emit({ type: 'phase_started', adwId: run.adwId, ts: Date.now(), phase: phase.name, kind: phase.kind });
+  if (carried.status === 'failed') {
+    const { seconds, tokens, cost, sessionId, attempts } = carried;
+    run.emit({ type: 'phase_failed', adwId: run.adwId, ts: Date.now(), phase: phase.name, kind: phase.kind, attempts, motif: carried.motif ?? 'failed', failure: carried.failure, seconds, tokens, cost, sessionId });
+    return;
+  }
+  run.results[phase.name] = carried.result;
   run.emit({
     type: 'phase_ok',
     adwId: run.adwId,

@@ -3,11 +3,13 @@
 // It knows no workflow: the phases, and how one more arm's phase is built, come from the ADW that plans the batch.
 import type { ArmRank } from '../events.js';
 import { envelopeCard } from '../envelopeCatalog.js';
+import fs from 'node:fs';
 import os from 'node:os';
 import { errorMessage, HarnessError, InfrastructureError } from '../errors.js';
 import type { GateCommand } from '../gates.js';
 import type { AgentSession, Limits, LiveHarness, SessionRequest } from '../harness/types.js';
 import type { ArmTree } from './armTree.js';
+import type { BonResume } from './resumeBon.js';
 import type { WorkspacePaths } from '../paths.js';
 import { planOf, type Phase, type Run } from '../runner.js';
 import { MAX_ARMS, type BonCheck } from './check.js';
@@ -72,6 +74,39 @@ export class BonSession {
     readonly run: Run,
     readonly opts: BonAdwOptions,
   ) {}
+
+  /** Set when this is a resumed run: the HEAD its first life's arms started from, which the check must find again. */
+  resumedHead?: string;
+
+  /**
+   * A resumed run starts from what its first life left (./resumeBon.ts): the primer's session to fork from, and the
+   * finished arms (their verdicts and sealed patches), which the runner replays instead of running them again.
+   */
+  preload(state: BonResume): void {
+    this.resumedHead = state.head;
+    if (state.primer) {
+      this.primer = { tokens: state.primer.tokens, cost: state.primer.cost, sessionId: state.primer.sessionId };
+      this.primerFile = state.primer.file;
+      this.primerMessages = state.primer.messages;
+    }
+    for (const rank of state.arms) {
+      this.arms.set(rank.arm, rank);
+      if (!rank.patchFile) continue;
+      try {
+        this.sealed.set(rank.arm, { file: rank.patchFile, bytes: fs.readFileSync(rank.patchFile) });
+      } catch {
+        // its patch is gone: the harvest's seal check makes the arm red, it cannot win
+      }
+    }
+  }
+
+  /** Plans arms up to `total` (the arms a first life added from the board), before the run starts: no event. */
+  planArms(total: number): void {
+    while (this.armPhase && this.armCount() < Math.min(total, MAX_ARMS)) {
+      const at = this.phases.findIndex((p) => p.name === 'harvest');
+      this.phases.splice(at, 0, this.armPhase(this, this.armCount() + 1));
+    }
+  }
 
   /** The workflow's phases, and the factory `addArm` builds one more arm's phase with. */
   plan(phases: Phase[], armPhase: ArmPhaseFactory): Phase[] {

@@ -4,7 +4,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../errors.js';
 import { readLedger, sessionFileOf } from '../ledger.js';
-import { CONTINUE_ASK, planResume } from '../resume.js';
+import type { BonArgs } from '../../adws/registry.js';
+import type { RunEvent } from '../events.js';
+import { CONTINUE_ASK, planResume, type ResumePlan } from '../resume.js';
 import { Run } from '../runner.js';
 import { readRunLog, runLogPath } from '../trace/runLog.js';
 import { prepareBuildRun } from './build.js';
@@ -63,7 +65,7 @@ export async function prepareResumeRun(ws: Workspace, adwId: string | undefined,
   const { readResumable } = await import('../../adws/registry.js');
   const recorded = readResumable(plan.adwName, plan.args);
   if ('motif' in recorded) throw new UsageError(`run ${adwId} is ${recorded.motif}`);
-  const harness = recorded.args.harness;
+  const harness = 'harness' in recorded.args ? recorded.args.harness : undefined;
   if (harness !== undefined && harness !== ws.harnessName) {
     // Its sessions belong to that harness: continuing them on another would silently start over.
     if (flags.harness !== undefined) throw new UsageError(`run ${adwId} ran on ${harness}; it cannot be resumed on ${flags.harness}`);
@@ -78,10 +80,31 @@ export async function prepareResumeRun(ws: Workspace, adwId: string | undefined,
   run.charge(plan.phase, plan.spent.tokens, plan.spent.cost);
   if (plan.sessionId) run.sessions[plan.phase] = plan.sessionId;
   const resumedFlags = { ...flags, model: undefined };
+  if (recorded.adwName === 'adw_bon') return resumeBon(ws, recorded.args, resumedFlags, run, plan, events);
   const prepared: PreparedRun =
     recorded.adwName === 'adw_prompt'
       ? await preparePromptRun(ws, recorded.args, resumedFlags, run)
       : await prepareBuildRun(ws, recorded.args, resumedFlags, run);
   const continuation = plan.sessionId && sessionHasHistory(ws, plan.sessionId) ? CONTINUE_ASK : undefined;
   return { ...prepared, resume: { carried: plan.carried, phase: plan.phase, continuation } };
+}
+
+/**
+ * A best-of-N run again: the check runs again (and must find the same HEAD), the primer is kept when it finished (the
+ * arms still to run fork its session file again), every finished arm keeps its verdict and sealed patch, the others
+ * run, then the harvest ranks them all. An in-place run cannot: its arms were clones inside one pi process.
+ */
+async function resumeBon(ws: Workspace, args: BonArgs, flags: CommandFlags, run: Run, plan: ResumePlan, events: RunEvent[]): Promise<PreparedRun> {
+  if (args.inPlace) throw new UsageError(`run ${run.adwId} ran --in-place: its arms were clones inside one pi process that is gone; start it again`);
+  const { bonResumeState } = await import('../bon/resumeBon.js');
+  const state = bonResumeState(events, plan.carried, ws.paths.sessionsDir);
+  if ('motif' in state) throw new UsageError(`run ${run.adwId} cannot be resumed: ${state.motif}`);
+  const { prepareBonRun } = await import('./bon.js');
+  const prepared = await prepareBonRun(ws, args, flags, run);
+  prepared.session.preload(state);
+  prepared.session.planArms(args.arms + plan.planned.filter((p) => p.arm !== undefined).length);
+  // The check and the harvest always run again; the primer and the finished arms are replayed.
+  const carried = new Map([...plan.carried].filter(([name]) => name !== 'check' && name !== 'harvest'));
+  if (!state.primer) carried.delete('prime');
+  return { ...prepared, phases: prepared.session.phases, resume: { carried, phase: 'check', anywhere: true } };
 }

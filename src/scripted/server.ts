@@ -8,6 +8,7 @@ import {
   type ChatRequest,
   type Step,
   type Tapes,
+  contentText,
   defaultErrorBody,
   exhaustedStep,
   selectTape,
@@ -46,18 +47,34 @@ export interface ScriptedModel {
   /** Requests that landed on one tape. */
   requestsFor(tape: string): RecordedRequest[];
   /** Position of a tape's cursor (next step index). */
+  /** Steps of the tape played to their end (all conversations). */
   cursor(tape: string): number;
   /** Ends the server and every open socket, hung streams included. */
   close(): Promise<void>;
 }
 
 interface TapeState {
+  /** The first step no conversation has claimed yet. */
   cursor: number;
-  /** Failures already served by the error step under the cursor. */
-  failures: number;
+  /** Steps played to their end (an error step counts once it has been served its `times`). */
+  played: number;
+  /** Each conversation's claimed run of steps: where it is in it, where it ends, failures served by its error step. */
+  claims: Map<string, { pos: number; end: number; failures: number }>;
 }
 
 type Chunk = Record<string, unknown>;
+
+/** A step after which the agent's turn is over: its report, or a text answer. */
+function endsTurn(step: Step): boolean {
+  if (step.kind === 'text' || step.kind === 'slow') return true;
+  return step.kind === 'tools' && step.calls.some((c) => c.name === 'report_phase');
+}
+
+/** Which conversation a request belongs to: its system prompt (pi writes the agent's folder in it). */
+function conversationOf(body: ChatRequest): string {
+  const first = Array.isArray(body.messages) ? body.messages[0] : undefined;
+  return first && first.role === 'system' ? contentText(first.content) : '';
+}
 
 export async function startScriptedModel(opts: ScriptedModelOptions): Promise<ScriptedModel> {
   const tapes = opts.tapes;
@@ -72,27 +89,43 @@ export async function startScriptedModel(opts: ScriptedModelOptions): Promise<Sc
   const stateOf = (tape: string): TapeState => {
     let state = states.get(tape);
     if (!state) {
-      state = { cursor: 0, failures: 0 };
+      state = { cursor: 0, played: 0, claims: new Map() };
       states.set(tape, state);
     }
     return state;
   };
 
-  /** Picks the step for a request and advances the tape (error steps hold the cursor `times` times). */
-  const nextStep = (tape: string): { step: Step; index: number } => {
+  /**
+   * Picks the step for a request and advances (error steps hold `times` times). A tape is played in turns: a
+   * conversation (one system prompt: one agent in one folder) claims the steps up to the next one that ends a turn,
+   * and plays them alone; once they are played its next request claims the next turn. One conversation at a time
+   * reads the tape exactly as before; arms that run at once each get whole turns, in the order they first ask.
+   */
+  const nextStep = (tape: string, conversation: string): { step: Step; index: number } => {
     const steps = tapes[tape] ?? [];
     const state = stateOf(tape);
-    const step = steps[state.cursor];
+    let claim = state.claims.get(conversation);
+    if (!claim || claim.pos >= claim.end) {
+      const start = state.cursor;
+      let end = start;
+      while (end < steps.length && !endsTurn(steps[end]!)) end += 1;
+      claim = { pos: start, end: Math.min(steps.length, end + 1), failures: 0 };
+      state.cursor = claim.end;
+      state.claims.set(conversation, claim);
+    }
+    const step = steps[claim.pos];
     if (!step) return { step: exhaustedStep(tape), index: -1 };
-    const index = state.cursor;
+    const index = claim.pos;
     if (step.kind === 'error') {
-      state.failures += 1;
-      if (state.failures >= (step.times ?? 1)) {
-        state.cursor += 1;
-        state.failures = 0;
+      claim.failures += 1;
+      if (claim.failures >= (step.times ?? 1)) {
+        claim.pos += 1;
+        claim.failures = 0;
+        state.played += 1;
       }
     } else {
-      state.cursor += 1;
+      claim.pos += 1;
+      state.played += 1;
     }
     return { step, index };
   };
@@ -108,7 +141,7 @@ export async function startScriptedModel(opts: ScriptedModelOptions): Promise<Sc
 
   const handleCompletion = async (body: ChatRequest, res: ServerResponse) => {
     const tape = selectTape(body, tapes);
-    const { step, index } = nextStep(tape);
+    const { step, index } = nextStep(tape, conversationOf(body));
     requests.push({
       seq: requests.length + 1,
       tape,
@@ -266,7 +299,7 @@ export async function startScriptedModel(opts: ScriptedModelOptions): Promise<Sc
     port,
     requests,
     requestsFor: (tape) => requests.filter((r) => r.tape === tape),
-    cursor: (tape) => states.get(tape)?.cursor ?? 0,
+    cursor: (tape) => states.get(tape)?.played ?? 0,
     close: async () => {
       if (closed) return;
       closed = true;

@@ -14,6 +14,7 @@ import { readLedger } from '../../src/ledger.js';
 import { call, report } from '../../src/scripted/tape.js';
 import { bonBench, runBon, SPEC, treeStatus, until, type BonBench } from '../helpers/bon.js';
 import { ofType } from '../helpers/factory.js';
+import { runCli } from '../helpers/cli.js';
 import { git, tempDir } from '../helpers/repo.js';
 
 let bench: BonBench | undefined;
@@ -178,6 +179,41 @@ describe('factory bon in worktrees, arms at once', () => {
     expect(filesUnder(base)).toEqual([]);
     expect(treeStatus(b.dir)).toBe('');
   }, 120_000);
+
+  it('a bon killed with SIGKILL resumes: finished arms keep their verdicts, the unfinished one forks again, then the harvest', async () => {
+    const demo = bonTapes(0);
+    const beta = demo['model:beta']!;
+    // Arm 2 is at work (a long command) when the cockpit is killed; in the second life it does the work.
+    const b = await bonBench({ ...demo, 'model:beta': [call('bash', { command: 'sleep 30' }), ...beta] });
+    bench = b;
+    const base = tempDir('factory-trees-resume-', cleanups);
+    const env = { ...b.env, FACTORY_WORKTREES: base, CI: 'true' };
+    const cli = path.resolve('bin/factory.js');
+    const child = spawn(process.execPath, [cli, 'bon', SPEC, '--no-ui', '--models', 'scripted/alpha,scripted/beta,scripted/gamma'], { cwd: b.dir, env, stdio: ['ignore', 'ignore', 'pipe'] });
+    let log = '';
+    child.stderr.on('data', (d: Buffer) => (log += d.toString()));
+    await until('arms 1 and 3 finished, arm 2 at work', () => /arm_1 \(agent, attempt 1\/1\): failed/.test(log) && /arm_3 \(agent, attempt 1\/1\): OK/.test(log), 60_000).catch((error: unknown) => {
+      throw new Error(`${String(error)}\n${log}`);
+    });
+    child.kill('SIGKILL');
+    await new Promise((r) => child.once('exit', r));
+    const adwId = /\[([0-9a-f]{8})\]/.exec(log)![1]!;
+    const asked = { alpha: b.rig.model.requestsFor('model:alpha').length, gamma: b.rig.model.requestsFor('model:gamma').length, beta: b.rig.model.requestsFor('model:beta').length };
+    const resumed = await runCli(['resume', adwId, '--no-ui'], { cwd: b.dir, env, timeoutMs: 120_000 });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    // The finished arms were not asked again; arm 2 was (a fresh fork of the primer).
+    expect(b.rig.model.requestsFor('model:alpha').length).toBe(asked.alpha);
+    expect(b.rig.model.requestsFor('model:gamma').length).toBe(asked.gamma);
+    expect(b.rig.model.requestsFor('model:beta').length).toBeGreaterThan(asked.beta);
+    const harvest = JSON.parse(fs.readFileSync(path.join(b.paths.dataDir, 'bon', adwId, 'harvest.json'), 'utf8')) as { winner: number | null; arms: { arm: number; green: boolean }[] };
+    expect(harvest.winner).toBe(2);
+    expect(harvest.arms.map((a) => [a.arm, a.green]).sort()).toEqual([[1, false], [2, true], [3, true]]);
+    expect(resumed.stdout.trim()).toBe(`factory apply ${adwId}`);
+    // Nothing left of either life.
+    expect(git(b.dir, 'worktree', 'list', '--porcelain').match(/^worktree /gm)).toHaveLength(1);
+    expect(filesUnder(base)).toEqual([]);
+    expect(treeStatus(b.dir)).toBe('');
+  }, 180_000);
 
   it('a worktree that cannot be made stops the run before a token, in one line, leaving nothing', async () => {
     const { b } = await treesBench(0);

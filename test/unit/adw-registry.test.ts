@@ -3,11 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { ADWS, readResumable } from '../../adws/registry.js';
 
 describe('ADW registry', () => {
-  it('knows the three ADWs; prompt and build resume, bon does not', () => {
+  it('knows the three ADWs; all three resume', () => {
     expect(Object.entries(ADWS).map(([name, adw]) => [name, adw.resumable])).toEqual([
       ['adw_prompt', true],
       ['adw_build', true],
-      ['adw_bon', false],
+      ['adw_bon', true],
     ]);
   });
 
@@ -22,8 +22,9 @@ describe('ADW registry', () => {
     });
   });
 
-  it('refuses with a motif: bon, an unknown ADW, arguments that are not what the ADW records', () => {
-    expect(readResumable('adw_bon', { spec: 'a.md', arms: 3, models: [], apply: false })).toEqual({ motif: 'an adw_bon: it cannot be resumed' });
+  it('reads a bon run back; refuses with a motif an unknown ADW and arguments that are not what the ADW records', () => {
+    expect(readResumable('adw_bon', { spec: 'a.md', arms: 3, models: [], apply: false })).toEqual({ adwName: 'adw_bon', args: { spec: 'a.md', arms: 3, models: [], apply: false } });
+    expect(readResumable('adw_bon', { spec: 'a.md', arms: 3, models: [], apply: false, concurrency: 0 })).toMatchObject({ motif: expect.stringMatching(/^an adw_bon whose recorded arguments are not valid \(concurrency: /) });
     expect(readResumable('', {})).toEqual({ motif: 'a run of unknown kind: it cannot be resumed' });
     expect(readResumable('adw_other', {})).toEqual({ motif: 'an adw_other: it cannot be resumed' });
     const bad = readResumable('adw_build', { spec: 'a.md', retries: 'two' });

@@ -125,6 +125,20 @@ describe('tape selection and cursors', () => {
     expect(selectTape({ model: 'beta', messages: [user('go')] })).toBe('default');
   });
 
+  it('plays a tape in turns: agents asking at once (their own system prompts) each get whole turns, in the order they first ask', async () => {
+    const m = await start({ t: [call('write', { path: 'a' }), report({ status: 'success' }), call('write', { path: 'b' }), report({ status: 'success' }), say('third')] });
+    const ask = async (folder: string) => {
+      const out = await complete(m, [{ role: 'system', content: `You work in ${folder}` }, user('[tape:t] go')]);
+      const name = out.chunks.flatMap((c) => c.choices[0]?.delta.tool_calls ?? []).find((d) => d.function.name)?.function.name;
+      return name ?? out.text;
+    };
+    // Arm 1 asks first, then arm 2, then each goes on: each plays its own turn through, never the other's.
+    const order = [await ask('/arm_1'), await ask('/arm_2'), await ask('/arm_2'), await ask('/arm_1'), await ask('/arm_1')];
+    expect(order).toEqual(['write', 'write', 'report_phase', 'report_phase', 'third']);
+    expect(m.requests.map((r) => r.step)).toEqual([0, 2, 3, 1, 4]);
+    expect(m.cursor('t')).toBe(5);
+  });
+
   it('keeps one cursor per tape, advanced per request', async () => {
     const m = await start({ a: [say('a0'), say('a1')], b: [say('b0'), say('b1')] });
     const texts: string[] = [];

@@ -1,0 +1,76 @@
+// Resuming a best-of-N run (worktree mode): what its first life left that the second one keeps. The primer's
+// session file (the arms still to run are forked from it again), the HEAD every arm started from (the next life
+// must start from the same one, or the kept patches would be against another tree), and each finished arm — green
+// or red — with its verdict, figures and sealed patch. Read from the run's own log and the sessions folder.
+import fs from 'node:fs';
+import type { ArmRank, RunEvent } from '../events.js';
+import { sessionFileOf } from '../ledger.js';
+import type { CarriedResult } from '../resumeOptions.js';
+
+export interface BonResume {
+  /** The commit the first life's arms started from. */
+  head?: string;
+  primer?: { sessionId: string; file: string; messages: number; tokens: number; cost: number };
+  /** The finished arms, as the harvest ranks them. */
+  arms: ArmRank[];
+}
+
+/** Messages pi holds for a session file (what a fork of it holds): its message entries, custom messages included. */
+export function sessionMessageCount(file: string): number {
+  let count = 0;
+  for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
+    if (line.trim() === '') continue;
+    try {
+      const type = (JSON.parse(line) as { type?: unknown }).type;
+      if (type === 'message' || type === 'custom_message') count += 1;
+    } catch {
+      // a torn last line (the cockpit died mid-write): not a message
+    }
+  }
+  return count;
+}
+
+function isRank(value: unknown): value is ArmRank {
+  return !!value && typeof value === 'object' && typeof (value as ArmRank).arm === 'number' && typeof (value as ArmRank).phase === 'string';
+}
+
+/** What the second life of run keeps, or a one-line motif why it cannot be resumed. */
+export function bonResumeState(events: readonly RunEvent[], carried: ReadonlyMap<string, CarriedResult>, sessionsDir: string): BonResume | { motif: string } {
+  const checked = carried.get('check')?.result as { head?: unknown } | undefined;
+  const head = typeof checked?.head === 'string' ? checked.head : undefined;
+  const state: BonResume = { head, arms: [] };
+  const prime = carried.get('prime');
+  if (prime?.sessionId) {
+    const file = sessionFileOf(sessionsDir, prime.sessionId);
+    if (!file) return { motif: `its primer's session file (${prime.sessionId}) is gone from ${sessionsDir}: no arm can be forked from it; start a new bon` };
+    state.primer = { sessionId: prime.sessionId, file, messages: sessionMessageCount(file), tokens: prime.tokens, cost: prime.cost };
+  }
+  const models = new Map<string, string>();
+  const patches = new Map<number, Extract<RunEvent, { type: 'arm_patch' }>>();
+  for (const e of events) {
+    if (e.type === 'attempt_started' && e.model) models.set(e.phase, e.model);
+    if (e.type === 'arm_patch') patches.set(e.arm, e);
+  }
+  for (const [name, done] of carried) {
+    if (done.status !== 'failed') {
+      if (isRank(done.result)) state.arms.push({ ...done.result });
+      continue;
+    }
+    const arm = Number(/^arm_(\d+)$/.exec(name)?.[1]);
+    if (!Number.isInteger(arm)) continue;
+    const patch = patches.get(arm);
+    state.arms.push({
+      arm,
+      phase: name,
+      model: models.get(name),
+      green: false,
+      tokens: done.tokens,
+      cost: done.cost,
+      seconds: done.seconds,
+      patchBytes: patch?.bytes ?? 0,
+      ...(patch ? { patchFile: patch.patchFile, patchSha256: patch.sha256 } : {}),
+      motif: done.motif,
+    });
+  }
+  return state;
+}
