@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { installNode, mergePackages, nodePackageEntry, packageSource } from '../../src/pi/node.js';
+import { installNode, isFactoryPackage, mergePackages, nodePackageEntry, packageSource } from '../../src/pi/node.js';
 import { say } from '../../src/scripted/tape.js';
 import { runPiJson, type Rig } from '../../test/helpers/rig.js';
 import { FACTORY_ROOT, inventories, makeNodeProject, nodeEnv, runNode, startNodeRig } from './helpers/node-rig.js';
@@ -32,6 +32,26 @@ describe('mergePackages', () => {
     const { packages, replaced } = mergePackages(['npm:a', '../../factory', 'npm:b', { source: '/w/factory/' }], entry, '/w/app/.pi');
     expect(packages).toEqual(['npm:a', entry, 'npm:b']);
     expect(replaced).toBe(true);
+  });
+
+  it('replaces another install of the factory (elsewhere on disk, or gone with only its node filter left)', () => {
+    const scratch = realpathSync(mkdtempSync(path.join(tmpdir(), 'factory-two-installs-')));
+    try {
+      // An older global install, still on disk: it holds the node's report extension.
+      const old = path.join(scratch, 'old-prefix/lib/node_modules/factory-cockpit');
+      mkdirSync(path.join(old, '.pi/extensions'), { recursive: true });
+      writeFileSync(path.join(old, '.pi/extensions/factory-report.ts'), '');
+      const app = path.join(scratch, 'app/.pi');
+      const oldEntry = nodePackageEntry(packageSource(app, old));
+      const gone = nodePackageEntry('../../removed-prefix/lib/node_modules/factory-cockpit');
+      const { packages, replaced } = mergePackages(['npm:other', oldEntry, gone, { source: '../unrelated', extensions: ['x.ts'] }], entry, app);
+      expect(packages).toEqual(['npm:other', entry, { source: '../unrelated', extensions: ['x.ts'] }]);
+      expect(replaced).toBe(true);
+      expect(isFactoryPackage(oldEntry, app) && isFactoryPackage(gone, app)).toBe(true);
+      expect(isFactoryPackage('npm:other', app) || isFactoryPackage({ source: '../unrelated', extensions: ['x.ts'] }, app)).toBe(false);
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
   });
 });
 

@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { globToRegExp } from '../../.pi/lib/path-guard.js';
-import { NODE_EXTENSIONS, RULES_FILE_NAME } from '../pi/node.js';
+import { isFactoryPackage, NODE_EXTENSIONS, RULES_FILE_NAME } from '../pi/node.js';
 import type { CheckResult, DoctorCheck, DoctorContext } from './types.js';
 
 function prescription(ctx: DoctorContext): string {
@@ -83,6 +83,12 @@ export function settingsCheck(): DoctorCheck {
       const entry = factoryEntry(packages, piDir, ctx.factoryRoot);
       if (entry === undefined) {
         return { status: 'fail', detail: `parseable, but no packages entry loads the node from ${ctx.factoryRoot}`, fix: prescription(ctx) };
+      }
+      // Another install of the factory beside this one: pi would load every node extension twice and not start.
+      const others = Array.isArray(packages) ? packages.filter((p) => p !== entry && isFactoryPackage(p, piDir)) : [];
+      if (others.length > 0) {
+        const sources = others.map((p) => JSON.stringify(typeof p === 'string' ? p : (p as { source?: unknown }).source)).join(', ');
+        return { status: 'fail', detail: `${file} also loads another factory install (${sources}): pi would load the node twice and refuse to start`, fix: `factory init (it replaces the other entry), or remove ${sources} from ${file}` };
       }
       // A filter that drops one of the node's extensions makes every run fail "socle incomplete": say it here.
       const dropped = droppedByFilter(entry);

@@ -77,8 +77,24 @@ function isLocalPath(source: string): boolean {
 }
 
 /**
- * `packages` with the node entry merged in: an entry whose source is the same folder (written as is,
- * or resolving to the same absolute path from `baseDir`) is replaced in place; others are kept.
+ * Whether a packages entry loads a factory cockpit — this one or another install of it (a global install moved to
+ * another prefix, an older checkout): its folder holds the node's report extension, or, gone from disk, the entry
+ * filters exactly the node's extensions. Two such entries make pi load every node extension twice, and it then
+ * refuses to start (`Tool "report_phase" conflicts with …`).
+ */
+export function isFactoryPackage(entry: unknown, baseDir: string): boolean {
+  const source = sourceOf(entry);
+  if (source === undefined || !isLocalPath(source)) return false;
+  const folder = path.resolve(baseDir, source);
+  if (existsSync(path.join(folder, '.pi', 'extensions', 'factory-report.ts'))) return true;
+  const filter = typeof entry === 'object' && entry !== null ? (entry as { extensions?: unknown }).extensions : undefined;
+  const nodeFiles = new Set(NODE_EXTENSIONS.map((name) => `.pi/extensions/${name}.ts`));
+  return !existsSync(folder) && Array.isArray(filter) && filter.length > 0 && filter.every((f) => typeof f === 'string' && nodeFiles.has(f));
+}
+
+/**
+ * `packages` with the node entry merged in: an entry whose source is the same folder (written as is, or resolving
+ * to the same absolute path from `baseDir`), or another install of the factory, is replaced in place; others are kept.
  */
 export function mergePackages(packages: unknown[], entry: PackageEntry, baseDir: string): { packages: unknown[]; replaced: boolean } {
   const entrySource = typeof entry === 'string' ? entry : entry.source;
@@ -86,7 +102,7 @@ export function mergePackages(packages: unknown[], entry: PackageEntry, baseDir:
   const same = (existing: unknown): boolean => {
     const source = sourceOf(existing);
     if (source === undefined) return false;
-    return source === entrySource || (isLocalPath(source) && path.resolve(baseDir, source) === target);
+    return source === entrySource || (isLocalPath(source) && path.resolve(baseDir, source) === target) || isFactoryPackage(existing, baseDir);
   };
   const merged: unknown[] = [];
   let replaced = false;

@@ -92,6 +92,12 @@ describe('the doctor sees the whole node', () => {
       expect(rows['node.ext.factory-context']).toMatchObject({ status: 'fail', detail: expect.stringMatching(/factory-context\.ts: missing$/) });
       expect(rows['node.ext.factory-compact']).toMatchObject({ status: 'ok' });
       expect(rows['node.settings']).toMatchObject({ status: 'fail', detail: expect.stringContaining('does not load .pi/extensions/damage-control.ts (its extensions filter)') });
+      // Another install of the factory loaded beside this one: pi would refuse to start (report_phase twice).
+      const other = path.join(scratch, 'other-install');
+      cpSync(path.join(factoryRoot(), '.pi'), path.join(other, '.pi'), { recursive: true });
+      writeFileSync(path.join(repo, '.pi/settings.json'), JSON.stringify({ packages: [nodePackageEntry('../../other-install'), nodePackageEntry('../../factory')] }));
+      const twice = Object.fromEntries((await runDoctor(ctx, { only: ['node'] })).map((r) => [r.id, r]));
+      expect(twice['node.settings']).toMatchObject({ status: 'fail', detail: expect.stringMatching(/also loads another factory install \("\.\.\/\.\.\/other-install"\): pi would load the node twice/) });
     } finally {
       rmSync(scratch, { recursive: true, force: true });
     }
