@@ -9,6 +9,7 @@ import { benchP5 } from './p5-doctor.js';
 import { benchP6 } from './p6-clone-tokens.js';
 import { benchP7 } from './p7-pruning.js';
 import { benchP8 } from './p8-adversarial.js';
+import { benchP10 } from './p10-parallel-arms.js';
 import { verdictLine } from './timing.js';
 
 // `npm run bench p3:5 p6`: ids to run (all when none); `p3:<seconds>` shortens P3 for a quick check;
@@ -39,6 +40,7 @@ async function main(): Promise<void> {
   if (wanted('p6')) await benchP6();
   if (wanted('p7')) await benchP7();
   if (wanted('p8')) benchP8();
+  if (wanted('p10')) await benchP10();
 }
 
 main().catch((error: unknown) => {

@@ -1,0 +1,106 @@
+// P10 (issue 12's wall-time goal): three arms at once against one arm alone. The demo payload's spec through the
+// built CLI, real pi and the scripted model with think time (a model takes time to answer; the arms' waits are what
+// running them at once overlaps). The same best-of-3 twice: at once (the default: worktrees, one pi per arm) and
+// with --concurrency 1 (one after another, still in worktrees). Figures come from each run's own --json events:
+// the arms' wall (first arm start to last arm end) at once, against the mean duration of one arm alone.
+// Goal: ≤ 1.3×; the sequential wall is printed beside. Run alone: `node dist/bench/p10-parallel-arms.js`.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { FACTORY_BIN } from './cli.js';
+import { createDemoRepo, DEMO_MODELS } from '../src/demo.js';
+import type { RunEvent } from '../src/events.js';
+import { makeAgentDir } from '../src/scripted/agentDir.js';
+import { startScriptedModel } from '../src/scripted/server.js';
+import { call, report, type Tapes } from '../src/scripted/tape.js';
+import { verdictLine } from './timing.js';
+
+const THIS_FILE = fileURLToPath(import.meta.url);
+const SPEC = 'specs/farewell.md';
+const GOAL = 1.3;
+/** How long the scripted model "thinks" before each answer of an arm. */
+const THINK_MS = 1500;
+
+function tapes(): Tapes {
+  const write = call('write', { path: 'src/farewell.js', content: "export function farewell(name) {\n  return `Goodbye, ${name}!`;\n}\n" }, { thinkMs: THINK_MS });
+  const built = report({ status: 'success', summary: 'farewell added', artifacts: [], notes_for_next_agent: '', changed_files: ['src/farewell.js'] }, undefined, { thinkMs: THINK_MS });
+  const [first, ...rest] = DEMO_MODELS.map((route) => `model:${route.split('/')[1]}`);
+  const out: Tapes = { [first!]: [call('read', { path: SPEC }), report({ status: 'success', summary: 'Plan: add src/farewell.js.', changed_files: [] }), write, built] };
+  for (const tape of rest) out[tape] = [write, built];
+  return out;
+}
+
+function bonEvents(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<RunEvent[]> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [FACTORY_BIN, 'bon', SPEC, '--models', DEMO_MODELS.join(','), '--json', ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code !== 0) return reject(new Error(`factory bon exited ${code}: ${err.trim().split('\n').slice(-2).join(' | ')}`));
+      resolve(out.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as RunEvent));
+    });
+  });
+}
+
+/** Each arm's start and end (ms), from its phase events. */
+function armSpans(events: RunEvent[]): { start: number; end: number }[] {
+  const spans = new Map<string, { start: number; end: number }>();
+  for (const e of events) {
+    if (!('phase' in e) || typeof e.phase !== 'string' || !e.phase.startsWith('arm_')) continue;
+    if (e.type === 'phase_started') spans.set(e.phase, { start: e.ts, end: e.ts });
+    if ((e.type === 'phase_ok' || e.type === 'phase_failed') && spans.has(e.phase)) spans.get(e.phase)!.end = e.ts;
+  }
+  return [...spans.values()];
+}
+
+async function side(args: string[]): Promise<{ wall: number; meanArm: number }> {
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'factory-p10-'));
+  const model = await startScriptedModel({ tapes: tapes() });
+  try {
+    const agent = makeAgentDir({ baseUrl: model.baseUrl, dir: path.join(scratch, 'pi-agent') });
+    const repo = createDemoRepo(path.join(scratch, 'greet'));
+    const spans = armSpans(await bonEvents(args, repo, { ...process.env, ...agent.env, FACTORY_WORKTREES: path.join(scratch, 'trees') }));
+    if (spans.length !== 3) throw new Error(`expected 3 arms, saw ${spans.length}`);
+    const wall = Math.max(...spans.map((s) => s.end)) - Math.min(...spans.map((s) => s.start));
+    return { wall, meanArm: spans.reduce((sum, s) => sum + (s.end - s.start), 0) / spans.length };
+  } finally {
+    await model.close();
+    fs.rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+export interface P10Result {
+  parallelWallMs: number;
+  sequentialWallMs: number;
+  oneArmMs: number;
+  ratio: number;
+  ok: boolean;
+}
+
+export async function benchP10(): Promise<P10Result> {
+  const sequential = await side(['--concurrency', '1']);
+  const parallel = await side([]);
+  const ratio = parallel.wall / sequential.meanArm;
+  const result = { parallelWallMs: parallel.wall, sequentialWallMs: sequential.wall, oneArmMs: sequential.meanArm, ratio, ok: ratio <= GOAL };
+  console.log(
+    `P10 three arms at once: ${(parallel.wall / 1000).toFixed(1)} s of arms against ${(sequential.meanArm / 1000).toFixed(1)} s for one arm alone = ${ratio.toFixed(2)}× ` +
+      `(goal ≤ ${GOAL.toFixed(1)}×; one after another: ${(sequential.wall / 1000).toFixed(1)} s = ${(sequential.wall / sequential.meanArm).toFixed(2)}×) — ${verdictLine(result.ok)}`,
+  );
+  return result;
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === THIS_FILE) {
+  benchP10()
+    .then((r) => {
+      if (!r.ok) process.exitCode = 1;
+    })
+    .catch((error: unknown) => {
+      console.error(`P10: ${error instanceof Error ? error.message : String(error)}`);
+      process.exitCode = 1;
+    });
+}
