@@ -61,7 +61,7 @@ export interface Roster {
   /** Registry id of the provider-outage fallback. */
   fallbackModel?: string;
   /** Payload gates: commands run in `dir` (relative to the workspace root). */
-  payload: { dir: string; commands: PayloadCommand[] };
+  payload: { dir: string; commands: PayloadCommand[]; setup?: PayloadCommand };
   /** factory-context's pruning of old, big tool results (for the model call only). */
   context: { pruneTurns?: number; pruneKb?: number };
   agents: Record<string, AgentConfig>;
@@ -216,6 +216,7 @@ function toRoster(abs: string, raw: RawRoster): Roster {
     payload: {
       dir: raw.payload?.dir ?? '.',
       commands: (raw.payload?.commands ?? []).map((c) => ({ run: c.run, timeoutSeconds: c.timeout ?? DEFAULT_COMMAND_TIMEOUT_SECONDS })),
+      ...(raw.payload?.setup ? { setup: { run: raw.payload.setup.run, timeoutSeconds: raw.payload.setup.timeout ?? DEFAULT_COMMAND_TIMEOUT_SECONDS } } : {}),
     },
     context: { pruneTurns: raw.context?.prune_turns, pruneKb: raw.context?.prune_kb },
     agents,
@@ -282,6 +283,12 @@ export function payloadDir(root: string, roster: Roster): string {
 export function gateCommands(root: string, roster: Roster): GateCommand[] {
   const cwd = payloadDir(root, roster);
   return roster.payload.commands.map((c) => ({ run: c.run, cwd, timeoutMs: c.timeoutSeconds * 1000 }));
+}
+
+/** The command each best-of-N worktree runs before its arm (`payload.setup`), in the payload folder, or undefined. */
+export function setupCommand(root: string, roster: Roster): GateCommand | undefined {
+  const setup = roster.payload.setup;
+  return setup ? { run: setup.run, cwd: payloadDir(root, roster), timeoutMs: setup.timeoutSeconds * 1000 } : undefined;
 }
 
 /** Where the cockpit's neutral briefs live (the fallback of a repository that has none, and what init copies). */

@@ -59,6 +59,8 @@ const RosterSchema = z.strictObject({
     .strictObject({
       dir: z.string().refine(insideWorkspace, { message: 'a folder inside the workspace (relative to its root) expected' }).optional(),
       commands: z.array(command).optional(),
+      // Run in each best-of-N worktree before its arm starts (an install): a string or {run, timeout}.
+      setup: command.optional(),
     })
     .optional(),
   context: z.strictObject({ prune_turns: positiveInt.optional(), prune_kb: z.number().positive().optional() }).optional(),
@@ -72,7 +74,7 @@ function knownKeysAt(path: readonly PropertyKey[]): readonly string[] {
   const [head, , third] = path;
   if (path.length === 0) return ROSTER_KEYS;
   if (head === 'payload' && path.length === 1) return PAYLOAD_KEYS;
-  if (head === 'payload') return COMMAND_KEYS;
+  if (head === 'payload') return COMMAND_KEYS; // a command of `commands`, or `setup`
   if (head === 'context') return CONTEXT_KEYS;
   if (head === 'agents' && path.length === 2) return AGENT_KEYS;
   if (head === 'agents' && third === 'limits') return LIMIT_KEYS;

@@ -12,7 +12,7 @@ export const ROLE_PATTERN = /^[a-z][a-z0-9_-]*$/;
 // The keys each level of the YAML accepts (named in the motif of an unknown key).
 export const ROSTER_KEYS = ['gateway', 'harness', 'pi', 'fallback_model', 'payload', 'context', 'agents'] as const;
 export const CONTEXT_KEYS = ['prune_turns', 'prune_kb'] as const;
-export const PAYLOAD_KEYS = ['dir', 'commands'] as const;
+export const PAYLOAD_KEYS = ['dir', 'commands', 'setup'] as const;
 export const COMMAND_KEYS = ['run', 'timeout'] as const;
 export const AGENT_KEYS = ['model', 'thinking', 'tools', 'timeout', 'limits', 'auth', 'writable'] as const;
 export const LIMIT_KEYS = ['max_turns', 'max_tool_calls', 'max_cost_usd'] as const;

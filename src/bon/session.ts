@@ -42,6 +42,8 @@ export interface BonAdwOptions {
    */
   inPlace?: boolean;
   concurrency?: number;
+  /** `payload.setup`: run in each arm's worktree before the arm starts (an install); a red setup makes the arm red. */
+  setup?: GateCommand;
 }
 
 /** How the workflow builds arm N's phase: injected by the ADW, so that `c` clones an arm the way the plan does. */

@@ -66,6 +66,23 @@ function fencedEnv(session: BonSession, run: Run, base: NodeJS.ProcessEnv | unde
   return { ...(base ?? process.env), [FENCE_ENV]: JSON.stringify(fenced) };
 }
 
+/**
+ * `payload.setup` in the arm's tree before the arm starts (an install), with the gates' environment: red, it makes
+ * the arm red in one line at zero tokens, and the other arms go on.
+ */
+async function runSetup(session: BonSession, run: Run, name: string, tree: string, env: NodeJS.ProcessEnv, signal: AbortSignal): Promise<string[]> {
+  const setup = session.opts.setup;
+  if (!setup) return [];
+  const cwd = intoTree(session.check!.root, tree, setup.cwd) ?? tree;
+  run.activity(name, { kind: 'note', text: `setup: ${setup.run}` });
+  const { commandGate } = await import('../gates.js');
+  const report = await commandGate({ ...setup, cwd }, { signal, env, runTag: run.adwId })();
+  if (!report.ok) throw new PhaseFailure(`setup ${report.motif ?? `\`${setup.run}\` failed`}`, report.outputTail, 'gate');
+  // What the setup wrote (not ignored) is the tree's, not the arm's work: it stays out of the arm's patch.
+  const after = await treeState(tree, gitOf(session, run));
+  return [...after.dirty, ...after.untracked];
+}
+
 export function treePrimePhase(session: BonSession): Phase {
   return {
     name: 'prime',
@@ -140,6 +157,7 @@ export function treeArmPhase(session: BonSession, arm: number): Phase {
       let detail: string | undefined;
       let ended: TurnEnd | undefined;
       let tree: ArmTree | undefined;
+      let setupOwn: string[] = [];
       let agent;
       const env = fencedEnv(session, run, armEnv(session.opts.env, arm));
       try {
@@ -148,6 +166,7 @@ export function treeArmPhase(session: BonSession, arm: number): Phase {
         } catch (error) {
           throw new PhaseFailure(`no worktree for ${name}: ${errorMessage(error)}`, undefined, 'crashed');
         }
+        setupOwn = await runSetup(session, run, name, tree.dir, armEnv(session.opts.gateEnv, arm), signal);
         const sessionId = randomUUID();
         run.sessions[name] = sessionId;
         run.attemptStarted(name, 1, 1, { sessionId, model });
@@ -207,7 +226,7 @@ export function treeArmPhase(session: BonSession, arm: number): Phase {
         await agent?.close().catch(() => undefined);
         if (tree) {
           try {
-            const harvest = await harvestPatch(tree.dir, armPatchFile(check.bonDir, arm), { base: check.head, git: gitOf(session, run), exclude: tree.own });
+            const harvest = await harvestPatch(tree.dir, armPatchFile(check.bonDir, arm), { base: check.head, git: gitOf(session, run), exclude: [...tree.own, ...setupOwn] });
             rank.patchFile = harvest.patchFile;
             rank.patchBytes = harvest.bytes;
             rank.patchSha256 = harvest.sha256;

@@ -7,7 +7,7 @@ import { MAX_ARMS, validateArms } from '../bon/check.js';
 import { UsageError } from '../errors.js';
 import { createPiHarness } from '../harness/pi.js';
 import { factoryRoot, PiUnavailableError, resolvePi } from '../pi/resolve.js';
-import { gateCommands, roleConfig } from '../roster.js';
+import { gateCommands, roleConfig, setupCommand } from '../roster.js';
 import { routeModelFlag } from '../routes.js';
 import { Run } from '../runner.js';
 import { preparedRun, type PreparedBon } from './prepared.js';
@@ -85,6 +85,7 @@ export async function prepareBonRun(ws: Workspace, args: BonArgs, flags: Command
     timeoutMs: setup.profile.timeoutMs,
     inPlace: args.inPlace,
     concurrency: args.concurrency,
+    setup: setupCommand(ws.root, ws.roster),
   };
   const session = new BonSession(run, opts);
   const phases = bonPhases(session);

@@ -215,6 +215,31 @@ describe('factory bon in worktrees, arms at once', () => {
     expect(treeStatus(b.dir)).toBe('');
   }, 180_000);
 
+  it('payload.setup runs in each arm\'s worktree first: its output stays out of the patch, a red setup makes only that arm red', async () => {
+    const { b } = await treesBench(0);
+    bench = b;
+    // The setup writes a file in the tree (as an install would) and fails for arm 2 only.
+    const setup = `node -e "require('fs').writeFileSync('setup-output.txt', 'arm ' + process.env.FACTORY_ARM); process.exit(process.env.FACTORY_ARM === '2' ? 3 : 0)"`;
+    const roster = path.join(b.dir, 'adws/adw_config/factory.config.yaml');
+    fs.writeFileSync(roster, fs.readFileSync(roster, 'utf8').replace('payload:\n', `payload:\n  setup: ${JSON.stringify(setup)}\n`));
+    git(b.dir, 'commit', '-qam', 'setup');
+    const { exit, events, prepared } = await runBon(b);
+    expect(exit).toBe(0);
+    const failed = ofType(events, 'phase_failed').find((e) => e.phase === 'arm_2');
+    expect(failed?.motif).toMatch(/^setup `node -e .*` exited 3/);
+    expect(failed?.motif).not.toContain('\n');
+    const harvest = ofType(events, 'harvest')[0]!;
+    expect(harvest.winner).toBe(3); // arm 1 is red on its test, arm 2 on its setup
+    // Arm 2 never reached the model: zero tokens.
+    expect(harvest.ranking.find((r) => r.arm === 2)).toMatchObject({ green: false, tokens: 0 });
+    for (const arm of [1, 3]) {
+      const patch = fs.readFileSync(path.join(b.paths.dataDir, 'bon', prepared.run.adwId, `arm-${arm}.patch`), 'utf8');
+      expect({ arm, setupInPatch: patch.includes('setup-output.txt') }).toEqual({ arm, setupInPatch: false });
+      expect(patch).toContain('src/farewell.js');
+    }
+    expect(treeStatus(b.dir)).toBe('');
+  }, 120_000);
+
   it('a worktree that cannot be made stops the run before a token, in one line, leaving nothing', async () => {
     const { b } = await treesBench(0);
     bench = b;

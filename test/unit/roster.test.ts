@@ -154,6 +154,19 @@ describe('loadRoster', () => {
     expect(await refusal(write('agents:\n  builder:\n    limits: { max_turns: 2.5 }\n'))).toMatch(/agents\.builder\.limits\.max_turns: /);
     expect(await refusal(write('payload:\n  commands: [ls, 3]\n'))).toMatch(/payload\.commands\[1\]: a command string or \{run, timeout\} expected, number received$/);
     expect(await refusal(write('payload:\n  commands: [{run: ls, tmeout: 3}]\n'))).toMatch(/payload\.commands\[0\]: unknown key "tmeout" \(known: run, timeout\)$/);
+    expect(await refusal(write('payload:\n  setup: 3\n'))).toMatch(/payload\.setup: /);
+    expect(await refusal(write('payload:\n  setpu: npm ci\n'))).toMatch(/payload: unknown key "setpu" \(known: dir, commands, setup\)$/);
+  });
+
+  it('payload.setup: a command string or {run, timeout}, run in the payload folder', async () => {
+    const file = path.join(dir, 'setup.yaml');
+    fs.writeFileSync(file, 'payload:\n  dir: app\n  setup: npm ci\n');
+    const r = await loadRoster(file);
+    expect(roster.setupCommand('/w', r)).toEqual({ run: 'npm ci', cwd: '/w/app', timeoutMs: expect.any(Number) });
+    fs.writeFileSync(file, 'payload:\n  setup: { run: make deps, timeout: 90 }\n');
+    expect(roster.setupCommand('/w', await loadRoster(file))).toEqual({ run: 'make deps', cwd: '/w', timeoutMs: 90_000 });
+    fs.writeFileSync(file, 'payload:\n  commands: [ls]\n');
+    expect(roster.setupCommand('/w', await loadRoster(file))).toBeUndefined();
   });
 
   it('a missing or unreadable file is a one-line refusal', async () => {
