@@ -11,7 +11,7 @@ import { openWorkspace } from '../../src/commands/workspace.js';
 import { bonTapes } from '../../src/demo.js';
 import type { RunEvent } from '../../src/events.js';
 import { readLedger } from '../../src/ledger.js';
-import { call, report } from '../../src/scripted/tape.js';
+import { call, fail, report } from '../../src/scripted/tape.js';
 import { bonBench, runBon, SPEC, treeStatus, until, type BonBench } from '../helpers/bon.js';
 import { ofType } from '../helpers/factory.js';
 import { runCli } from '../helpers/cli.js';
@@ -238,6 +238,20 @@ describe('factory bon in worktrees, arms at once', () => {
       expect(patch).toContain('src/farewell.js');
     }
     expect(treeStatus(b.dir)).toBe('');
+  }, 120_000);
+
+  it('a 429 on one arm backs that arm off (pi retries it) while the others go on; the run is green', async () => {
+    const demo = bonTapes(0);
+    const b = await bonBench({ ...demo, 'model:beta': [fail(429, { times: 2, body: { error: { message: 'rate limited' } } }), ...demo['model:beta']!] });
+    bench = b;
+    b.env = { ...b.env, FACTORY_WORKTREES: tempDir('factory-trees-429-', cleanups) };
+    const { exit, events } = await runBon(b);
+    expect(exit).toBe(0);
+    const retries = events.filter((e) => e.type === 'activity' && e.activity.kind === 'retry');
+    expect(retries.length).toBeGreaterThan(0);
+    expect(retries.every((e) => 'phase' in e && e.phase === 'arm_2')).toBe(true);
+    expect(ofType(events, 'harvest')[0]!.winner).toBe(2);
+    expect(ofType(events, 'phase_ok').map((e) => e.phase).sort()).toEqual(['arm_2', 'arm_3', 'check', 'harvest', 'prime']);
   }, 120_000);
 
   it('a worktree that cannot be made stops the run before a token, in one line, leaving nothing', async () => {
