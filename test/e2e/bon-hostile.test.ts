@@ -1,4 +1,4 @@
-// Hostile arms through the real pi under test and the scripted model (issue 10): each arm misbehaves in a way the
+// Hostile arms through the real pi under test and the scripted model (issues 10 and 12): each arm misbehaves in a way the
 // node's rules cannot see (a program, not a shell redirection, writes the files), and the core's own walls hold.
 // Arm 1 plants a hook in .git and leaves a background job and a setsid job running; arm 2 does the work cleanly;
 // arm 3 rewrites arm 2's patch (the winner's) in the factory's data. After the run: arm 1 and arm 3 are red with
@@ -86,6 +86,35 @@ describe('factory bon with hostile arms (real pi, scripted model)', () => {
     expect(applied).toMatchObject({ applied: true });
     expect(treeStatus(b.dir)).toBe('A  src/farewell.js\n');
     expect(dotGit(b.dir)).toEqual(before);
+  }, 120_000);
+
+  it('in worktrees (the default), the same walls hold: a hook planted in the shared .git and a rewritten sealed patch are caught and undone', async () => {
+    // From a worktree, the user's .git and the factory's data are absolute paths a program can compute: git names
+    // the first, the node's environment the second. No rule reading the command can see either.
+    const plant = `node -e "const d=require('child_process').execSync('git rev-parse --git-common-dir').toString().trim();require('fs').writeFileSync(d+'/hooks/post-checkout','#!/bin/sh\\ntouch hook-ran\\n',{mode:0o755})"`;
+    const tamper = `node -e "const fs=require('fs');const b=process.env.FACTORY_DATA_DIR+'/bon';for(const id of fs.readdirSync(b)){const f=b+'/'+id+'/arm-2.patch';if(fs.existsSync(f))fs.appendFileSync(f,'diff --git a/evil.txt b/evil.txt\\nnew file mode 100644\\n--- /dev/null\\n+++ b/evil.txt\\n@@ -0,0 +1 @@\\n+pwned\\n')}"`;
+    bench = await bonBench({
+      'model:alpha': [call('read', { path: 'specs/farewell.md' }), report({ status: 'success', summary: 'Plan: add src/farewell.js.', changed_files: [] }), call('bash', { command: plant }), call('write', write), report(built)],
+      'model:beta': [call('write', write), report(built)],
+      'model:gamma': [call('bash', { command: tamper }), call('write', write), report(built)],
+    });
+    const b = bench;
+    const before = dotGit(b.dir);
+    // One arm at a time, so arm 2's patch exists when arm 3 goes for it.
+    const outcome = await runBon(b, { concurrency: 1 });
+    expect(outcome.exit).toBe(0);
+    const harvest = outcome.events.find((e) => e.type === 'harvest');
+    if (harvest?.type !== 'harvest') throw new Error('no harvest');
+    const byArm = new Map(harvest.ranking.map((r) => [r.arm, r]));
+    expect(harvest.winner).toBe(2);
+    expect(byArm.get(1)).toMatchObject({ green: false, motif: expect.stringMatching(/changed the repository's \.git \(\.git\/hooks\/post-checkout \(added\)\): an agent may not; undone/) });
+    expect(byArm.get(3)).toMatchObject({ green: false, motif: expect.stringMatching(/rewrote earlier arms' sealed patches \(arm-2\.patch\)/) });
+    expect(dotGit(b.dir)).toEqual(before);
+    expect(treeStatus(b.dir)).toBe('');
+    const ws = await openWorkspace({ retries: 2, ui: false, json: false }, { env: b.env, cwd: b.dir });
+    expect(await applyWinner(outcome.session, ws)).toMatchObject({ applied: true });
+    expect(treeStatus(b.dir)).toBe('A  src/farewell.js\n');
+    expect(fs.existsSync(path.join(b.dir, 'evil.txt')) || fs.existsSync(path.join(b.dir, 'hook-ran'))).toBe(false);
   }, 120_000);
 
   it('an arm whose patch makes a symlink is red at harvest, and factory apply refuses it; nothing lands in the tree', async () => {
