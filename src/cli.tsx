@@ -56,6 +56,7 @@ async function dispatch(argv: string[], io: CliIo, lifecycle: Lifecycle): Promis
   const [command, ...rest] = cli.input;
   const flags = cli.flags;
   const interactive = io.isTTY && flags.ui && !flags.json && !io.env.CI;
+  if (command === 'prompt' && !interactive) preloadHeadlessRun();
   const prepared: Prepared = await prepareCommand(command, rest, flags, interactive);
   switch (prepared.kind) {
     case 'help':
@@ -75,6 +76,17 @@ async function dispatch(argv: string[], io: CliIo, lifecycle: Lifecycle): Promis
     }
     case 'run':
       return runWith(prepared.prepared, interactive, flags, io, lifecycle);
+  }
+}
+
+/**
+ * A headless prompt needs all of these before pi can start: asked for at once, their files are read while the
+ * workspace's modules compile instead of one module graph after the other. Nothing runs earlier than it did: a
+ * module evaluates only definitions. A failure to load surfaces where the module is imported for real.
+ */
+function preloadHeadlessRun(): void {
+  for (const load of [() => import('./commands/prompt.js'), () => import('./runPrepared.js'), () => import('./headless.js'), () => import('./trace/attach.js')]) {
+    load().catch(() => undefined);
   }
 }
 

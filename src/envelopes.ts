@@ -3,7 +3,7 @@
 // behind pi's `report_phase` gate, and the validation of what comes back all read the same fields,
 // so the ask can never drift from the check.
 
-import { z } from 'zod';
+import * as z from './zod.js';
 import { depthOf, nestedDeeperThan, objectSpans } from './envelopeScan.js';
 import { clip, oneLine } from './errors.js';
 import { formatPath, kindOf, lookup } from './zodIssues.js';

@@ -1,6 +1,6 @@
 // Where a workspace keeps the factory's runtime data. One function, so no module invents its own layout.
 import path from 'node:path';
-import { GitError, topLevel } from './git.js';
+import { discoverTopLevel } from './workTree.js';
 
 export interface WorkspacePaths {
   /** The folder the workflow runs in (a git top-level when there is one). */
@@ -29,9 +29,9 @@ export function workspacePaths(root: string): WorkspacePaths {
 let prefetched: { dir: string; root: Promise<string> } | undefined;
 
 /**
- * Starts the top-level probe now, before the modules of the command are loaded: git runs on the other core while
- * Node compiles them (~14 ms off the path to a `factory prompt`'s pi spawn, bench P2). The next
- * `resolveWorkspaceRoot` of the same folder takes this answer once; any other call probes afresh.
+ * Starts the top-level probe now, before the modules of the command are loaded: when git has to be asked (see
+ * workTree.ts), it runs on the other core while Node compiles them. The next `resolveWorkspaceRoot` of the same
+ * folder takes this answer once; any other call probes afresh.
  */
 export function prefetchWorkspaceRoot(dir: string): void {
   const abs = path.resolve(dir);
@@ -40,7 +40,7 @@ export function prefetchWorkspaceRoot(dir: string): void {
   prefetched = { dir: abs, root };
 }
 
-/** The git top-level of `dir`, or `dir` itself outside a work tree (git runs through the supervised spawner). */
+/** The git top-level of `dir`, or `dir` itself outside a work tree (read from the file system, else from git). */
 export async function resolveWorkspaceRoot(dir: string): Promise<string> {
   const abs = path.resolve(dir);
   if (prefetched?.dir === abs) {
@@ -52,6 +52,11 @@ export async function resolveWorkspaceRoot(dir: string): Promise<string> {
 }
 
 async function probeRoot(abs: string): Promise<string> {
+  // A plain repository (or none) answers from the file system exactly as git would, without a process.
+  const found = discoverTopLevel(abs);
+  if (found !== undefined) return found ?? abs;
+  // Anything else is git's to say, through the supervised spawner.
+  const { GitError, topLevel } = await import('./git.js');
   try {
     return (await topLevel(abs, { timeoutMs: 10_000 })) || abs;
   } catch (error) {

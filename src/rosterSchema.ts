@@ -1,6 +1,6 @@
 // The roster's zod schema and its one-line motifs. Kept apart from roster.ts on purpose: zod costs ~50 ms to
 // import, and a repository without a roster file must never pay it (roster.ts imports this module lazily).
-import * as z from 'zod';
+import * as z from './zod.js';
 import { REPORT_TOOL } from './gate.js';
 import { formatPath, kindOf, lookup, quote, shown } from './zodIssues.js';
 import { isModelId } from './routes.js';

@@ -15,12 +15,14 @@ export const MAX_STDIN_ASK = 1024 * 1024;
  * The ask as typed: the words after `prompt`, or stdin when the only word is `-` or when there are none and stdin
  * is not a terminal (`git diff | factory prompt`). A longer stdin is refused in one line.
  */
-export async function askFrom(words: string[], stdin: NodeJS.ReadableStream & { isTTY?: boolean } = process.stdin): Promise<string> {
-  const fromStdin = (words.length === 1 && words[0] === '-') || (words.length === 0 && !stdin.isTTY);
+export async function askFrom(words: string[], input?: NodeJS.ReadableStream & { isTTY?: boolean }): Promise<string> {
+  // process.stdin is only touched when the words send there: building that stream costs a few ms before pi starts.
+  const stdin = () => input ?? process.stdin;
+  const fromStdin = (words.length === 1 && words[0] === '-') || (words.length === 0 && !stdin().isTTY);
   if (!fromStdin) return words.join(' ');
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of stdin) {
+  for await (const chunk of stdin()) {
     const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
     size += buffer.length;
     if (size > MAX_STDIN_ASK) throw new UsageError(`the ask on stdin is longer than ${MAX_STDIN_ASK / 1024} KB: put it in a spec file (factory build <spec.md>)`);

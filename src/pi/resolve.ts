@@ -6,7 +6,6 @@ import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compareVersions, type PiCommand } from './piCommand.js';
 import { rememberPiVersion } from './piVersion.js';
-import { runToEnd } from '../process/run.js';
 
 export { compareVersions, type PiCommand } from './piCommand.js';
 
@@ -230,6 +229,8 @@ function lastLine(text: string): string {
  */
 export async function checkPi(cmd: PiCommand, opts: CheckPiOptions = {}): Promise<{ version: string }> {
   const timeoutMs = opts.timeoutMs ?? 15_000;
+  // Loaded here: resolving pi (every run, before its spawn) needs no process helper; checking it does.
+  const { runToEnd } = await import('../process/run.js');
   // Through the one run-to-end helper: under the supervisor like every child (its group swept, killAllChildren
   // reaching it), with the output bounded.
   const out = await runToEnd(cmd.command, [...cmd.prefixArgs, '--version'], { env: opts.env ?? process.env, timeoutMs, maxOutputBytes: 16 * 1024 * 1024 });

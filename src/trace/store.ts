@@ -9,8 +9,9 @@
 // Importing this module loads better-sqlite3 (a native addon): the CLI imports it lazily, after pi is spawned or
 // at run end; the run log recorder (runLog.ts) has no such cost.
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
 import type { RunEvent, RunEventType } from '../events.js';
 import type { WorkspacePaths } from '../paths.js';
 import { EventFolder } from './fold.js';
@@ -24,10 +25,15 @@ export type { HarnessRow, PhaseRow, RunRow, SessionRow } from './queries.js';
 export type { RunStatus } from './fold.js';
 export { TraceStoreError, type SyncReport, type TraceStore, type TraceStoreOptions } from './types.js';
 
+// better-sqlite3 is CommonJS: required, not imported. An ESM import of a CommonJS module makes Node run its export
+// lexer over the module and everything it re-exports first (~10 ms of CPU while pi starts); require() gives the
+// very same module.exports without it.
+const Database = createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
+
 const FREQUENT: ReadonlySet<RunEventType> = new Set(['activity', 'usage']);
 
 interface Connection {
-  db: Database.Database;
+  db: BetterSqlite3.Database;
   folder: EventFolder;
   ingestor: Ingestor;
   queries: TraceQueries;
@@ -62,7 +68,7 @@ class SqliteTraceStore implements TraceStore {
   private readonly layout: TraceLayout;
   private conn: Connection | undefined;
   /** A handle on a file found damaged at open, kept open until the file is moved aside. */
-  private damaged: Database.Database | undefined;
+  private damaged: BetterSqlite3.Database | undefined;
   private degradedFlag = false;
   private unavailableWarned = false;
   private closed = false;
