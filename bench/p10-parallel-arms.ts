@@ -16,6 +16,7 @@ import { makeAgentDir } from '../src/scripted/agentDir.js';
 import { startScriptedModel } from '../src/scripted/server.js';
 import { call, report, type Tapes } from '../src/scripted/tape.js';
 import { verdictLine } from './timing.js';
+import { megabytes, sampleTreeRss } from './treeRss.js';
 
 const THIS_FILE = fileURLToPath(import.meta.url);
 const SPEC = 'specs/farewell.md';
@@ -32,17 +33,25 @@ function tapes(): Tapes {
   return out;
 }
 
-function bonEvents(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<RunEvent[]> {
+interface Memory {
+  peakTree?: number;
+  peakRoot?: number;
+  processes: number;
+}
+
+function bonEvents(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<{ events: RunEvent[]; memory: Memory }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [FACTORY_BIN, 'bon', SPEC, '--models', DEMO_MODELS.join(','), '--json', ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const rss = sampleTreeRss(child.pid!);
     let out = '';
     let err = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
     child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
     child.on('error', reject);
     child.on('close', (code) => {
+      const memory = rss.stop();
       if (code !== 0) return reject(new Error(`factory bon exited ${code}: ${err.trim().split('\n').slice(-2).join(' | ')}`));
-      resolve(out.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as RunEvent));
+      resolve({ events: out.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as RunEvent), memory });
     });
   });
 }
@@ -58,16 +67,17 @@ function armSpans(events: RunEvent[]): { start: number; end: number }[] {
   return [...spans.values()];
 }
 
-async function side(args: string[]): Promise<{ wall: number; meanArm: number }> {
+async function side(args: string[]): Promise<{ wall: number; meanArm: number; memory: Memory }> {
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'factory-p10-'));
   const model = await startScriptedModel({ tapes: tapes() });
   try {
     const agent = makeAgentDir({ baseUrl: model.baseUrl, dir: path.join(scratch, 'pi-agent') });
     const repo = createDemoRepo(path.join(scratch, 'greet'));
-    const spans = armSpans(await bonEvents(args, repo, { ...process.env, ...agent.env, FACTORY_WORKTREES: path.join(scratch, 'trees') }));
+    const { events, memory } = await bonEvents(args, repo, { ...process.env, ...agent.env, FACTORY_WORKTREES: path.join(scratch, 'trees') });
+    const spans = armSpans(events);
     if (spans.length !== 3) throw new Error(`expected 3 arms, saw ${spans.length}`);
     const wall = Math.max(...spans.map((s) => s.end)) - Math.min(...spans.map((s) => s.start));
-    return { wall, meanArm: spans.reduce((sum, s) => sum + (s.end - s.start), 0) / spans.length };
+    return { wall, meanArm: spans.reduce((sum, s) => sum + (s.end - s.start), 0) / spans.length, memory };
   } finally {
     await model.close();
     fs.rmSync(scratch, { recursive: true, force: true });
@@ -79,6 +89,8 @@ export interface P10Result {
   sequentialWallMs: number;
   oneArmMs: number;
   ratio: number;
+  /** Peak resident memory of the cockpit and its pi processes with the arms at once (bytes; undefined off Linux). */
+  peakRssBytes?: number;
   ok: boolean;
 }
 
@@ -86,10 +98,15 @@ export async function benchP10(): Promise<P10Result> {
   const sequential = await side(['--concurrency', '1']);
   const parallel = await side([]);
   const ratio = parallel.wall / sequential.meanArm;
-  const result = { parallelWallMs: parallel.wall, sequentialWallMs: sequential.wall, oneArmMs: sequential.meanArm, ratio, ok: ratio <= GOAL };
+  const result = { parallelWallMs: parallel.wall, sequentialWallMs: sequential.wall, oneArmMs: sequential.meanArm, ratio, peakRssBytes: parallel.memory.peakTree, ok: ratio <= GOAL };
   console.log(
     `P10 three arms at once: ${(parallel.wall / 1000).toFixed(1)} s of arms against ${(sequential.meanArm / 1000).toFixed(1)} s for one arm alone = ${ratio.toFixed(2)}× ` +
       `(goal ≤ ${GOAL.toFixed(1)}×; one after another: ${(sequential.wall / 1000).toFixed(1)} s = ${(sequential.wall / sequential.meanArm).toFixed(2)}×) — ${verdictLine(result.ok)}`,
+  );
+  const m = parallel.memory;
+  console.log(
+    `P10 peak RSS with the arms at once: ${megabytes(m.peakTree)} for the cockpit and its ${Math.max(0, m.processes - 1)} child processes (the cockpit alone ${megabytes(m.peakRoot)}; ` +
+      `one after another: ${megabytes(sequential.memory.peakTree)})`,
   );
   return result;
 }

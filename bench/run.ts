@@ -9,6 +9,7 @@ import { benchP5 } from './p5-doctor.js';
 import { benchP6 } from './p6-clone-tokens.js';
 import { benchP7 } from './p7-pruning.js';
 import { benchP8 } from './p8-adversarial.js';
+import { benchP9 } from './p9-cached-fanout.js';
 import { benchP10 } from './p10-parallel-arms.js';
 import { verdictLine } from './timing.js';
 
@@ -40,6 +41,7 @@ async function main(): Promise<void> {
   if (wanted('p6')) await benchP6();
   if (wanted('p7')) await benchP7();
   if (wanted('p8')) benchP8();
+  if (wanted('p9')) await benchP9();
   if (wanted('p10')) await benchP10();
 }
 

@@ -65,6 +65,8 @@ const ALLOWED_NAMES = new Set([
   // Windows equivalents, so the same rule holds there.
   'SYSTEMROOT', 'SystemRoot', 'COMSPEC', 'PATHEXT', 'USERPROFILE', 'APPDATA', 'LOCALAPPDATA', 'TEMP', 'TMP',
   'PI_CODING_AGENT_DIR', 'PI_OFFLINE', 'PI_SKIP_VERSION_CHECK', 'PI_TELEMETRY',
+  // The user's prompt-cache lifetime: with `long`, pi sends the cache-routing key the arms share (issue 12).
+  'PI_CACHE_RETENTION',
 ]);
 
 /** GIT_* that can carry or fetch a credential (askpass, injected config such as http.extraHeader), or that

@@ -17,6 +17,7 @@ import type { ExtensionAPI } from '@earendil-works/pi-coding-agent';
 import { bashFindings, type Finding } from '../lib/bash-guard.js';
 import { checkToolPath, globToRegExp, makeGuard, matchGlob, type GuardOptions } from '../lib/path-guard.js';
 import { fencedInCommand, fencedRoots, fenceReason } from '../lib/fence.js';
+import { lensOf, presentPayload, realInput, type Lens } from '../lib/lens.js';
 import { joinSocle } from '../lib/socle.js';
 
 export { globToRegExp };
@@ -185,7 +186,19 @@ export function blockedReason(detail: string): string {
 
 export default function damageControl(pi: ExtensionAPI): void {
   const fenced = fencedRoots(process.env);
+  // A best-of-N arm is shown at the primer's path (../lib/lens.ts): its paths are taken back here, before any judging.
+  const lenses = new Map<string, Lens | undefined>();
+  const lensFor = (cwd: string) => {
+    if (!lenses.has(cwd)) lenses.set(cwd, lensOf(process.env, cwd));
+    return lenses.get(cwd);
+  };
+  pi.on('before_provider_request', (event, ctx) => {
+    const lens = lensFor(ctx.cwd);
+    return lens ? presentPayload(event.payload, lens) : undefined;
+  });
   pi.on('tool_call', async (event, ctx) => {
+    const lens = lensFor(ctx.cwd);
+    if (lens) realInput(event.input as Record<string, unknown>, lens);
     if (!watched(event.toolName, fenced)) return undefined;
     const loaded = loadRules(rulesFile(ctx.cwd));
     if (!loaded.ok) {

@@ -14,6 +14,7 @@ import type { WorkspacePaths } from '../paths.js';
 import { planOf, type Phase, type Run } from '../runner.js';
 import { MAX_ARMS, type BonCheck } from './check.js';
 import type { GitDirSnapshot } from './gitGuard.js';
+import type { PrefixGate } from './prefixGate.js';
 
 export const BON_TOOLS = ['read', 'bash', 'edit', 'write', 'grep', 'find', 'ls'];
 
@@ -61,6 +62,8 @@ export class BonSession {
   primerFile?: string;
   /** The primer session's message count: what each arm's fork must hold. */
   primerMessages = 0;
+  /** When each arm may send its first request (./prefixGate.ts), made with the first arm of a worktree run. */
+  prefixGate?: PrefixGate;
   /** The worktrees of this run (the primer's and each arm's), released by `close()` whatever happened. */
   readonly trees = new Map<string, ArmTree>();
   /** The live sessions of arms working at once (one pi process each), closed by `close()`. */

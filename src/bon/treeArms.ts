@@ -12,6 +12,9 @@ import { treeState } from '../git.js';
 import { PhaseFailure, type Phase, type Run } from '../runner.js';
 import { prepareArmTree, type ArmTree } from './armTree.js';
 import { FENCE_ENV } from '../../.pi/lib/fence.js';
+import { LENS_ENV } from '../../.pi/lib/lens.js';
+import { sessionHeader } from '../pi/forkCheck.js';
+import { PrefixGate, waitUnlessAborted, type GateTicket } from './prefixGate.js';
 import { armPatchFile, harvestPatch } from './patch.js';
 import { runFolder } from './worktrees.js';
 import type { BonSession } from './session.js';
@@ -64,6 +67,22 @@ function fencedEnv(session: BonSession, run: Run, base: NodeJS.ProcessEnv | unde
   const root = session.check!.root;
   const fenced = [root, runFolder(root, run.adwId, session.opts.gateEnv)];
   return { ...(base ?? process.env), [FENCE_ENV]: JSON.stringify(fenced) };
+}
+
+/**
+ * How an arm is shown to its model (../../.pi/lib/lens.ts): at the primer's folder (its session's header names it),
+ * with the primer's cache-routing key, so that every arm's prompt begins with the primer's byte for byte.
+ */
+function lensEnv(session: BonSession): Record<string, string> {
+  const shown = session.primerFile ? sessionHeader(session.primerFile)?.cwd : undefined;
+  if (typeof shown !== 'string' || !path.isAbsolute(shown)) return {};
+  return { [LENS_ENV]: JSON.stringify({ shown, ...(session.primer.sessionId ? { key: session.primer.sessionId } : {}) }) };
+}
+
+/** The run's gate on first requests (./prefixGate.ts), keyed on the primer's model. */
+function prefixGate(session: BonSession): PrefixGate {
+  session.prefixGate ??= new PrefixGate(session.opts.builderModel ?? session.modelOf(1));
+  return session.prefixGate;
 }
 
 /**
@@ -159,7 +178,8 @@ export function treeArmPhase(session: BonSession, arm: number): Phase {
       let tree: ArmTree | undefined;
       let setupOwn: string[] = [];
       let agent;
-      const env = fencedEnv(session, run, armEnv(session.opts.env, arm));
+      let ticket: GateTicket | undefined;
+      const env = { ...fencedEnv(session, run, armEnv(session.opts.env, arm)), ...lensEnv(session) };
       try {
         try {
           tree = await makeTree(session, run, name);
@@ -180,7 +200,12 @@ export function treeArmPhase(session: BonSession, arm: number): Phase {
         session.armAgents.set(arm, agent);
         const card = await envelopeCard('BuildEnvelope');
         const envelopes = loadEnvelopes();
-        const result = await agent.prompt(`${armAsk(check.spec)}\n\n${card.contract}`, turnOptions(session, name, signal, model));
+        ticket = prefixGate(session).enter(arm, model);
+        if (ticket.after !== undefined) {
+          run.activity(name, { kind: 'note', text: `waits for arm ${ticket.after}'s first token: the primer's context is then cached on ${model ?? 'its model'}` });
+          await waitUnlessAborted(ticket.ready, signal, () => new PhaseFailure(`aborted before its first request (it waited for arm ${ticket!.after})`, undefined, 'aborted'));
+        }
+        const result = await agent.prompt(`${armAsk(check.spec)}\n\n${card.contract}`, { ...turnOptions(session, name, signal, model), onAnswer: ticket.open });
         ended = await endTurn(session, run, agent);
         run.charge(name, result.tokens, result.cost);
         rank.tokens = result.tokens;
@@ -219,6 +244,8 @@ export function treeArmPhase(session: BonSession, arm: number): Phase {
           failureKind = 'crashed';
         }
       } finally {
+        // An arm that ends without a token (red, aborted) lets the arms waiting on it go all the same.
+        ticket?.open();
         const late = await endTurn(session, run, agent).catch((): TurnEnd => NOTHING_ENDED);
         if (!ended) failure = trespass(late) ?? failure;
         const strays = [...(ended?.strays ?? []), ...late.strays];

@@ -37,6 +37,8 @@ export interface AgentAnswer {
 export interface TurnOptions {
   onActivity?: (activity: Activity) => void;
   onUsage?: (figures: { tokens: number; cost: number }) => void;
+  /** The model's answer has begun to stream (its first token), once per turn. */
+  onAnswer?: () => void;
   /** Whole-turn deadline. */
   timeoutMs: number;
   /** No event from the agent for this long → the turn is aborted. */

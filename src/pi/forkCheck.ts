@@ -21,7 +21,8 @@ function real(p: string): string {
   }
 }
 
-function headerOf(file: string): Record<string, unknown> | undefined {
+/** A session file's header (its first line), or undefined when it has none that reads. */
+export function sessionHeader(file: string): Record<string, unknown> | undefined {
   try {
     const first = fs.readFileSync(file, 'utf8').split('\n', 1)[0] ?? '';
     const parsed = JSON.parse(first) as unknown;
@@ -35,7 +36,7 @@ function headerOf(file: string): Record<string, unknown> | undefined {
 export function forkRefusal(state: RpcState, expected: ForkExpectation): string | undefined {
   if (state.sessionId !== expected.sessionId) return `the fork opened session ${state.sessionId}, not the declared ${expected.sessionId}`;
   if (!state.sessionFile) return `pi did not say where the fork ${expected.sessionId} is kept`;
-  const header = headerOf(state.sessionFile);
+  const header = sessionHeader(state.sessionFile);
   if (!header || header.type !== 'session') return `the fork's session file has no session header: ${state.sessionFile}`;
   if (header.id !== expected.sessionId) return `the fork's session file is for session ${String(header.id)}, not ${expected.sessionId}`;
   if (typeof header.cwd !== 'string' || real(header.cwd) !== real(expected.cwd)) {

@@ -291,9 +291,14 @@ export class TurnObserver {
   readonly reader = new StreamReader();
   // 0, not -1: the user message's message_end (zero tokens) is not a usage report.
   private lastTokens = 0;
+  private answered = false;
 
   constructor(
-    private readonly sinks: { onActivity?: (activity: Activity) => void; onUsage?: (figures: { tokens: number; cost: number }) => void },
+    private readonly sinks: {
+      onActivity?: (activity: Activity) => void;
+      onUsage?: (figures: { tokens: number; cost: number }) => void;
+      onAnswer?: () => void;
+    },
   ) {}
 
   /** Feed one raw line; `known` is the event when the caller has parsed the line already (RPC framing). */
@@ -303,6 +308,10 @@ export class TurnObserver {
     if (!event) return undefined;
     const activity = toActivity(event);
     if (activity) this.sinks.onActivity?.(activity);
+    if (!this.answered && event.type === 'message_update' && (event.message as { role?: unknown } | undefined)?.role === 'assistant') {
+      this.answered = true;
+      this.sinks.onAnswer?.();
+    }
     if (event.type === 'message_end') {
       const { tokens, cost } = this.reader.summary;
       if (tokens !== this.lastTokens) {

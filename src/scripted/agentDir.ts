@@ -16,16 +16,19 @@ export interface ScriptedModelSpec {
   maxTokens?: number;
   /**
    * A declared prompt-cache lifetime in seconds (pi ≥ 0.86 `promptCache`): only to make pi's cache warming fire
-   * against the scripted server. The server has no cache; the lifetime is a fiction of the test.
+   * against the scripted server. The server's cache (promptCache.ts) never expires; the lifetime is a fiction of the test.
    */
   promptCache?: { short?: number; long?: number };
 }
 
-/** Models with different prices, so cost comparisons between best-of-N arms mean something. */
+/**
+ * Models with different prices, so cost comparisons between best-of-N arms mean something. Cached input costs a
+ * tenth of new input, as at the providers, since the server bills the prefixes it has served as cached.
+ */
 export const DEFAULT_SCRIPTED_MODELS: ScriptedModelSpec[] = [
-  { id: 'alpha', name: 'Scripted Alpha', cost: { input: 3, output: 15 } },
-  { id: 'beta', name: 'Scripted Beta', cost: { input: 1, output: 5 } },
-  { id: 'gamma', name: 'Scripted Gamma', cost: { input: 2, output: 10 } },
+  { id: 'alpha', name: 'Scripted Alpha', cost: { input: 3, output: 15, cacheRead: 0.3 } },
+  { id: 'beta', name: 'Scripted Beta', cost: { input: 1, output: 5, cacheRead: 0.1 } },
+  { id: 'gamma', name: 'Scripted Gamma', cost: { input: 2, output: 10, cacheRead: 0.2 } },
 ];
 
 export interface AgentDirOptions {
@@ -66,7 +69,8 @@ export function modelsJson(baseUrl: string, models: ScriptedModelSpec[], provide
         api: 'openai-completions',
         // pi lists a provider's models only when it has auth; the server ignores the key.
         apiKey: 'scripted-no-key',
-        compat: { supportsDeveloperRole: false, supportsReasoningEffort: false },
+        // The session id in an affinity header tells the server which arm asks, when arms send byte-identical prompts.
+        compat: { supportsDeveloperRole: false, supportsReasoningEffort: false, sendSessionAffinityHeaders: true },
         models: models.map((m) => ({
           id: m.id,
           name: m.name ?? m.id,

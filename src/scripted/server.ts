@@ -14,6 +14,8 @@ import {
   selectTape,
   usageFor,
 } from './tape.js';
+import { cachedTokens, PromptCache, promptPrefixes } from './promptCache.js';
+import { Conversations, sessionOf } from './conversation.js';
 
 export interface RecordedRequest {
   /** 1-based arrival order across all tapes. */
@@ -26,6 +28,10 @@ export interface RecordedRequest {
   /** Number of messages in the request (history growth is visible here). */
   messages: number;
   body: ChatRequest;
+  /** The pi session the request named in its affinity header, when it sent one. */
+  session?: string;
+  /** What the request was billed, once its response has finished: prompt tokens, the cached part of them, output. */
+  billed?: { prompt: number; cached: number; completion: number };
 }
 
 export interface ScriptedModelOptions {
@@ -34,6 +40,11 @@ export interface ScriptedModelOptions {
   models?: string[];
   /** Characters per text delta for `text` steps (several deltas exercise pi's streaming). */
   chunkChars?: number;
+  /**
+   * Bill a prompt prefix served before as cached input, as providers do (default true; see promptCache.ts). Off, every
+   * prompt token is billed as new.
+   */
+  caching?: boolean;
 }
 
 export interface ScriptedModel {
@@ -70,11 +81,6 @@ function endsTurn(step: Step): boolean {
   return step.kind === 'tools' && step.calls.some((c) => c.name === 'report_phase');
 }
 
-/** Which conversation a request belongs to: its system prompt (pi writes the agent's folder in it). */
-function conversationOf(body: ChatRequest): string {
-  const first = Array.isArray(body.messages) ? body.messages[0] : undefined;
-  return first && first.role === 'system' ? contentText(first.content) : '';
-}
 
 export async function startScriptedModel(opts: ScriptedModelOptions): Promise<ScriptedModel> {
   const tapes = opts.tapes;
@@ -83,6 +89,8 @@ export async function startScriptedModel(opts: ScriptedModelOptions): Promise<Sc
   const requests: RecordedRequest[] = [];
   const states = new Map<string, TapeState>();
   const sockets = new Set<Socket>();
+  const cache = opts.caching === false ? undefined : new PromptCache();
+  const conversations = new Conversations();
   const timers = new Set<NodeJS.Timeout>();
   let closed = false;
 
@@ -139,9 +147,11 @@ export async function startScriptedModel(opts: ScriptedModelOptions): Promise<Sc
       timers.add(timer);
     });
 
-  const handleCompletion = async (body: ChatRequest, res: ServerResponse) => {
+  const handleCompletion = async (body: ChatRequest, res: ServerResponse, session: string | undefined) => {
     const tape = selectTape(body, tapes);
-    const { step, index } = nextStep(tape, conversationOf(body));
+    const { step, index } = nextStep(tape, conversations.of(body, session));
+    const prefixes = cache ? promptPrefixes(body) : undefined;
+    const cachedChars = prefixes ? cache!.cachedChars(prefixes) : 0;
     requests.push({
       seq: requests.length + 1,
       tape,
@@ -150,8 +160,10 @@ export async function startScriptedModel(opts: ScriptedModelOptions): Promise<Sc
       exhausted: index === -1,
       messages: Array.isArray(body.messages) ? body.messages.length : 0,
       body,
+      ...(session ? { session } : {}),
     });
     const seq = requests.length;
+    const record = requests[seq - 1]!;
     const model = typeof body.model === 'string' ? body.model : (modelIds[0] ?? 'scripted');
     const id = `chatcmpl-scripted-${seq}`;
     const created = Math.floor(Date.now() / 1000);
@@ -178,12 +190,23 @@ export async function startScriptedModel(opts: ScriptedModelOptions): Promise<Sc
       res.flushHeaders();
       write(chunk([{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }]));
     };
+    // The first token, after the think time (the prompt's prefill): from now on the prompt is a cached prefix.
+    const firstToken = () => {
+      if (prefixes) cache!.remember(prefixes);
+    };
     const finish = (reason: 'stop' | 'tool_calls') => {
       const usage = usageFor(step, body);
+      const cached = cachedTokens(cachedChars, usage.prompt);
+      record.billed = { prompt: usage.prompt, cached, completion: usage.completion };
       write(chunk([{ index: 0, delta: {}, finish_reason: reason }]));
       write(
         chunk([], {
-          usage: { prompt_tokens: usage.prompt, completion_tokens: usage.completion, total_tokens: usage.prompt + usage.completion },
+          usage: {
+            prompt_tokens: usage.prompt,
+            completion_tokens: usage.completion,
+            total_tokens: usage.prompt + usage.completion,
+            ...(cache ? { prompt_tokens_details: { cached_tokens: cached } } : {}),
+          },
         }),
       );
       write('[DONE]');
@@ -202,6 +225,7 @@ export async function startScriptedModel(opts: ScriptedModelOptions): Promise<Sc
         openStream();
         if (step.thinkMs) await delay(step.thinkMs);
         if (gone) return;
+        firstToken();
         for (const piece of splitEvery(step.text, chunkChars)) write(textDelta(piece));
         finish('stop');
         return;
@@ -210,6 +234,7 @@ export async function startScriptedModel(opts: ScriptedModelOptions): Promise<Sc
         openStream();
         for (const piece of splitWords(step.text)) {
           await delay(step.chunkDelayMs);
+          firstToken();
           if (!write(textDelta(piece))) return; // the client went away (abort, timeout): stop quietly
         }
         if (!gone) finish('stop');
@@ -219,10 +244,11 @@ export async function startScriptedModel(opts: ScriptedModelOptions): Promise<Sc
         openStream();
         if (step.thinkMs) await delay(step.thinkMs);
         if (gone) return;
+        firstToken();
         if (step.text) for (const piece of splitEvery(step.text, chunkChars)) write(textDelta(piece));
         step.calls.forEach((toolCall, i) => {
           const callId = `call_${seq}_${i}`;
-          const args = JSON.stringify(toolCall.args);
+          const args = withShownFolder(JSON.stringify(toolCall.args), body);
           const toolDelta = (delta: Record<string, unknown>) =>
             chunk([{ index: 0, delta: { tool_calls: [{ index: i, ...delta }] }, finish_reason: null }]);
           // Name first, then the arguments in two halves: pi must reassemble streamed JSON.
@@ -241,6 +267,7 @@ export async function startScriptedModel(opts: ScriptedModelOptions): Promise<Sc
       }
       case 'drop': {
         openStream();
+        firstToken();
         write(textDelta('partial answer '));
         // Let the bytes leave, then cut the connection mid-stream.
         await delay(10);
@@ -273,7 +300,7 @@ export async function startScriptedModel(opts: ScriptedModelOptions): Promise<Sc
             sendJson(res, 400, { error: { message: 'the scripted model only streams (stream: true)', type: 'invalid_request_error' } });
             return;
           }
-          return handleCompletion(body, res);
+          return handleCompletion(body, res, sessionOf(req));
         })
         .catch(() => res.destroy());
       return;
@@ -311,6 +338,17 @@ export async function startScriptedModel(opts: ScriptedModelOptions): Promise<Sc
       await done;
     },
   };
+}
+
+/**
+ * A tape's `{{cwd}}` in tool arguments: the folder the request's system prompt names, as a model would write a path
+ * it was shown (tests of the arms' lens). Left as it is when the prompt names none.
+ */
+function withShownFolder(json: string, body: ChatRequest): string {
+  if (!json.includes('{{cwd}}')) return json;
+  const first = Array.isArray(body.messages) ? body.messages[0] : undefined;
+  const shown = /(?:Current working directory:\s*|<cwd>\s*)([^\s<]+)/.exec(first ? contentText(first.content) : '')?.[1];
+  return shown ? json.split('{{cwd}}').join(JSON.stringify(shown).slice(1, -1)) : json;
 }
 
 function sendJson(res: ServerResponse, status: number, payload: unknown) {

@@ -183,8 +183,9 @@ describe('factory bon in worktrees, arms at once', () => {
   it('a bon killed with SIGKILL resumes: finished arms keep their verdicts, the unfinished one forks again, then the harvest', async () => {
     const demo = bonTapes(0);
     const beta = demo['model:beta']!;
-    // Arm 2 is at work (a long command) when the cockpit is killed; in the second life it does the work.
-    const b = await bonBench({ ...demo, 'model:beta': [call('bash', { command: 'sleep 30' }), ...beta] });
+    // Arm 2 is at work (a long command) when the cockpit is killed; in the second life it does the work. Each
+    // session plays turns of its own: the killed one claimed the first turn, the fresh fork plays the second.
+    const b = await bonBench({ ...demo, 'model:beta': [call('bash', { command: 'sleep 30' }), ...beta, ...beta] });
     bench = b;
     const base = tempDir('factory-trees-resume-', cleanups);
     const env = { ...b.env, FACTORY_WORKTREES: base, CI: 'true' };

@@ -50,7 +50,7 @@ type ChunkJson = {
   object: string;
   model: string;
   choices: { delta: { content?: string; tool_calls?: { index: number; id?: string; function: { name?: string; arguments?: string } }[] }; finish_reason: string | null }[];
-  usage?: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
+  usage?: { prompt_tokens: number; completion_tokens: number; total_tokens: number; prompt_tokens_details?: { cached_tokens: number } };
 };
 
 async function complete(m: ScriptedModel, messages: Msg[], extra: Record<string, unknown> = {}) {
@@ -191,21 +191,86 @@ describe('usage', () => {
     // 10 + 13 + 7 chars of text = 30 → 8 prompt tokens; 9 reply chars → 3 completion tokens.
     const messages = [{ role: 'system', content: 'x'.repeat(10) }, user('[tape:u] abcd'), { role: 'user', content: [{ type: 'text', text: 'y'.repeat(7) }] }];
     const text = await complete(m, messages);
-    expect(text.usage).toEqual({ prompt_tokens: 8, completion_tokens: 3, total_tokens: 11 });
+    expect(text.usage).toEqual({ prompt_tokens: 8, completion_tokens: 3, total_tokens: 11, prompt_tokens_details: { cached_tokens: 0 } });
     // The tool list and earlier assistant tool calls count as their JSON text.
     const tools = [{ type: 'function', function: { name: 'bash', parameters: { type: 'object' } } }];
     const toolCalls = [{ id: 'c1', type: 'function', function: { name: 'bash', arguments: '{}' } }];
     const withTools = await complete(m, [...messages, { role: 'assistant', content: '', tool_calls: toolCalls } as Msg], { tools });
     const chars = 30 + JSON.stringify(toolCalls).length + JSON.stringify(tools).length;
-    // Reply: name "bash" (4) + {"command":"ls"} (16) = 20 chars → 5 tokens.
-    expect(withTools.usage).toEqual({ prompt_tokens: Math.ceil(chars / 4), completion_tokens: 5, total_tokens: Math.ceil(chars / 4) + 5 });
+    // Reply: name "bash" (4) + {"command":"ls"} (16) = 20 chars → 5 tokens. A tool list comes first in a prompt, so
+    // the first request is no cached prefix of this one.
+    expect(withTools.usage).toEqual({ prompt_tokens: Math.ceil(chars / 4), completion_tokens: 5, total_tokens: Math.ceil(chars / 4) + 5, prompt_tokens_details: { cached_tokens: 0 } });
   });
 
   it('reports an explicit usage exactly', async () => {
     const m = await start({ default: [say('hi', { prompt: 1234, completion: 56 }), say('again', { completion: 7 })] });
-    expect((await complete(m, [user('q')])).usage).toEqual({ prompt_tokens: 1234, completion_tokens: 56, total_tokens: 1290 });
+    expect((await complete(m, [user('q')])).usage).toMatchObject({ prompt_tokens: 1234, completion_tokens: 56, total_tokens: 1290 });
     // Only the completion is pinned: the prompt still counts the request ("q" → 1 token).
-    expect((await complete(m, [user('q')])).usage).toEqual({ prompt_tokens: 1, completion_tokens: 7, total_tokens: 8 });
+    expect((await complete(m, [user('q')])).usage).toMatchObject({ prompt_tokens: 1, completion_tokens: 7, total_tokens: 8 });
+  });
+});
+
+describe('prompt cache', () => {
+  const sys = { role: 'system', content: 's'.repeat(400) };
+  const ask = user('[tape:c] ' + 'a'.repeat(391));
+  const answer = { role: 'assistant', content: 'b'.repeat(400) } as Msg;
+
+  it('bills the prefix served before as cached, the new part as input; another routing key or model misses', async () => {
+    const m = await start({ c: [say('one'), say('two'), say('three'), say('four'), say('five')] });
+    expect((await complete(m, [sys, ask])).usage?.prompt_tokens_details).toEqual({ cached_tokens: 0 });
+    // 200 tokens served (system + ask): the follow-up pays 100 of its 300 as new.
+    const next = await complete(m, [sys, ask, answer]);
+    expect(next.usage).toMatchObject({ prompt_tokens: 300, prompt_tokens_details: { cached_tokens: 200 } });
+    expect(m.requests[1]!.billed).toEqual({ prompt: 300, cached: 200, completion: 1 });
+    expect((await complete(m, [sys, ask, answer], { prompt_cache_key: 'other' })).usage?.prompt_tokens_details).toEqual({ cached_tokens: 0 });
+    expect((await complete(m, [sys, ask, answer], { model: 'beta' })).usage?.prompt_tokens_details).toEqual({ cached_tokens: 0 });
+    // A prompt that differs in its first message shares nothing, whatever follows.
+    expect((await complete(m, [{ role: 'system', content: 't'.repeat(400) }, ask, answer])).usage?.prompt_tokens_details).toEqual({ cached_tokens: 0 });
+  });
+
+  it('caches a prompt once its response has begun: two sent at once both pay in full', async () => {
+    const m = await start({ c: [say('slow one', undefined, { thinkMs: 150 }), say('slow two', undefined, { thinkMs: 150 }), say('after')] });
+    const [a, b] = await Promise.all([complete(m, [sys, ask]), complete(m, [sys, ask])]);
+    expect([a.usage?.prompt_tokens_details, b.usage?.prompt_tokens_details]).toEqual([{ cached_tokens: 0 }, { cached_tokens: 0 }]);
+    expect((await complete(m, [sys, ask])).usage?.prompt_tokens_details).toEqual({ cached_tokens: 200 });
+  });
+
+  it('is off with caching: false (every prompt token new, no details)', async () => {
+    model = await startScriptedModel({ tapes: { c: [say('one'), say('two')] }, caching: false });
+    await complete(model, [sys, ask]);
+    const again = await complete(model, [sys, ask]);
+    expect(again.usage).toEqual({ prompt_tokens: 200, completion_tokens: 1, total_tokens: 201 });
+    expect(model.requests[1]!.billed).toEqual({ prompt: 200, cached: 0, completion: 1 });
+  });
+});
+
+describe('conversations by pi session', () => {
+  const postAs = (m: ScriptedModel, session: string, messages: Msg[]) =>
+    fetch(`${m.baseUrl}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-session-affinity': session },
+      body: JSON.stringify(chatBody(messages)),
+    }).then((r) => r.text());
+  const forked = [{ role: 'system', content: 'one prompt for all' }, user('[tape:t] go'), { role: 'assistant', content: 'primed' } as Msg, user('now build')];
+
+  it('forks that send byte-identical prompts each play whole turns of their own', async () => {
+    const m = await start({ t: [call('ls', {}), say('arm A done'), call('ls', {}), say('arm B done')] });
+    await postAs(m, 'arm-a', forked);
+    await postAs(m, 'arm-b', forked);
+    const a2 = await postAs(m, 'arm-a', forked);
+    const b2 = await postAs(m, 'arm-b', forked);
+    expect(m.requests.map((r) => [r.session, r.step])).toEqual([['arm-a', 0], ['arm-b', 2], ['arm-a', 1], ['arm-b', 3]]);
+    expect(a2).toContain('arm A done');
+    expect(b2).toContain('arm B done');
+  });
+
+  it('a fresh session of the same agent goes on with the turn its predecessor left (a new attempt)', async () => {
+    const m = await start({ t: [call('ls', {}), say('the end of the turn')] });
+    const fresh = [{ role: 'system', content: 'the agent in its folder' }, user('[tape:t] go')];
+    await postAs(m, 'attempt-1', fresh);
+    const second = await postAs(m, 'attempt-2', fresh);
+    expect(m.requests.map((r) => r.step)).toEqual([0, 1]);
+    expect(second).toContain('the end of the turn');
   });
 });
 
@@ -274,12 +339,12 @@ describe('agent dir', () => {
     const agent = makeAgentDir({ baseUrl: m.baseUrl });
     const models = JSON.parse(readFileSync(join(agent.dir, 'models.json'), 'utf8'));
     const provider = models.providers.scripted;
-    expect(provider).toMatchObject({ baseUrl: m.baseUrl, api: 'openai-completions', compat: { supportsDeveloperRole: false, supportsReasoningEffort: false } });
+    expect(provider).toMatchObject({ baseUrl: m.baseUrl, api: 'openai-completions', compat: { supportsDeveloperRole: false, supportsReasoningEffort: false, sendSessionAffinityHeaders: true } });
     expect(typeof provider.apiKey).toBe('string');
     expect(provider.models.map((x: { id: string; cost: unknown }) => [x.id, x.cost])).toEqual([
-      ['alpha', { input: 3, output: 15, cacheRead: 0, cacheWrite: 0 }],
-      ['beta', { input: 1, output: 5, cacheRead: 0, cacheWrite: 0 }],
-      ['gamma', { input: 2, output: 10, cacheRead: 0, cacheWrite: 0 }],
+      ['alpha', { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 0 }],
+      ['beta', { input: 1, output: 5, cacheRead: 0.1, cacheWrite: 0 }],
+      ['gamma', { input: 2, output: 10, cacheRead: 0.2, cacheWrite: 0 }],
     ]);
     expect(JSON.parse(readFileSync(join(agent.dir, 'settings.json'), 'utf8'))).toEqual({
       retry: { enabled: true, maxRetries: 2, baseDelayMs: 200 },
