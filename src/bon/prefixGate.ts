@@ -1,8 +1,9 @@
 // When an arm may send its first request. A provider serves a prompt prefix from its cache only once a response to
-// it has begun: arms that ask at once all pay for the primer's context in full. On the primer's own model the
-// primer's answer has long begun, so those arms start together. On any other model the first arm starts alone and
-// the others wait for its first token (or its end, whichever comes first), then ask with the prefix cached. An arm
-// waits after its pi has started and its fork was checked, so the wait hides the start-up.
+// it has begun. Every arm's first prompt is the primer's context, then the same ask: arms that ask at once all pay
+// for whatever of it is not cached yet (on the primer's model, the ask; on any other model, everything). So on each
+// model the first arm asks alone, and the others wait for its first token (or its end, whichever comes first), then
+// ask with all of it cached. Caches are per model: arms on different models never wait on each other. An arm waits
+// after its pi has started and its fork was checked, so the wait hides the start-up.
 export interface GateTicket {
   /** The arm that the wait is for, when there is one. */
   after?: number;
@@ -12,23 +13,18 @@ export interface GateTicket {
   open(): void;
 }
 
-const key = (model: string | undefined) => model ?? '';
-
 export class PrefixGate {
-  private readonly warm = new Map<string, { arm?: number; ready: Promise<void> }>();
-
-  constructor(primerModel: string | undefined) {
-    this.warm.set(key(primerModel), { ready: Promise.resolve() });
-  }
+  private readonly leaders = new Map<string, { arm: number; ready: Promise<void> }>();
 
   enter(arm: number, model: string | undefined): GateTicket {
-    const known = this.warm.get(key(model));
-    if (known) return { ...(known.arm !== undefined ? { after: known.arm } : {}), ready: known.ready, open: () => undefined };
+    const key = model ?? '';
+    const leader = this.leaders.get(key);
+    if (leader) return { after: leader.arm, ready: leader.ready, open: () => undefined };
     let open = () => undefined as void;
     const ready = new Promise<void>((resolve) => {
       open = resolve;
     });
-    this.warm.set(key(model), { arm, ready });
+    this.leaders.set(key, { arm, ready });
     return { ready: Promise.resolve(), open };
   }
 }

@@ -79,9 +79,9 @@ function lensEnv(session: BonSession): Record<string, string> {
   return { [LENS_ENV]: JSON.stringify({ shown, ...(session.primer.sessionId ? { key: session.primer.sessionId } : {}) }) };
 }
 
-/** The run's gate on first requests (./prefixGate.ts), keyed on the primer's model. */
+/** The run's gate on first requests (./prefixGate.ts). */
 function prefixGate(session: BonSession): PrefixGate {
-  session.prefixGate ??= new PrefixGate(session.opts.builderModel ?? session.modelOf(1));
+  session.prefixGate ??= new PrefixGate();
   return session.prefixGate;
 }
 
@@ -202,7 +202,7 @@ export function treeArmPhase(session: BonSession, arm: number): Phase {
         const envelopes = loadEnvelopes();
         ticket = prefixGate(session).enter(arm, model);
         if (ticket.after !== undefined) {
-          run.activity(name, { kind: 'note', text: `waits for arm ${ticket.after}'s first token: the primer's context is then cached on ${model ?? 'its model'}` });
+          run.activity(name, { kind: 'note', text: `waits for arm ${ticket.after}'s first token: its prompt is then cached on ${model ?? 'its model'}` });
           await waitUnlessAborted(ticket.ready, signal, () => new PhaseFailure(`aborted before its first request (it waited for arm ${ticket!.after})`, undefined, 'aborted'));
         }
         const result = await agent.prompt(`${armAsk(check.spec)}\n\n${card.contract}`, { ...turnOptions(session, name, signal, model), onAnswer: ticket.open });

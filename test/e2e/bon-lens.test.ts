@@ -2,8 +2,8 @@
 // prefix it has already served as cached input. Each arm works in its own worktree but is shown at the primer's
 // folder: every arm's first request begins with the primer's last one byte for byte (tool list and messages), under
 // the primer's cache-routing key, and is billed as cached; a path the model writes under the folder it was shown lands
-// in the arm's own worktree. On a model the primer did not use, one arm asks first and the others once its first
-// token has come, so they too find the primer's context cached.
+// in the arm's own worktree. On each model one arm asks first and the others once its first token has come, so they
+// find its whole prompt cached (on a model the primer did not use, the primer's context too).
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -79,6 +79,10 @@ describe('factory bon: every arm shares the primer\'s prompt prefix', () => {
       const pwd = requests[requests.length - 1]!.body.messages!.filter((m) => m.role === 'tool').pop();
       expect(String(pwd?.content)).toContain(shown);
     }
+    // The two that waited for the first arm's first token found its whole prompt (the same ask) cached.
+    const [leader, ...followers] = arms.map(([, requests]) => requests[0]!).sort((x, y) => x.seq - y.seq);
+    for (const f of followers) expect(f.billed!.cached).toBeGreaterThanOrEqual(leader!.billed!.prompt - 1);
+    expect(ofType(events, 'activity').filter((e) => e.activity.kind === 'note' && /waits for arm \d's first token/.test(e.activity.text))).toHaveLength(2);
     // What the model wrote at the shown folder is each arm's own work, in its own patch.
     const harvest = ofType(events, 'harvest')[0]!;
     expect(harvest.ranking.filter((r) => r.green)).toHaveLength(3);

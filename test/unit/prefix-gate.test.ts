@@ -1,5 +1,5 @@
-// When an arm may send its first request: at once on the primer's model (its context is cached since the primer's
-// answer began); on another model the first arm at once and the others once it has answered (or ended).
+// When an arm may send its first request: on each model the first arm at once, the others once it has answered
+// (or ended); arms on different models never wait on each other.
 import { describe, expect, it } from 'vitest';
 import { PrefixGate, waitUnlessAborted } from '../../src/bon/prefixGate.js';
 
@@ -11,17 +11,8 @@ const settled = async (p: Promise<void>) => {
 };
 
 describe('the prefix gate', () => {
-  it('lets every arm on the primer\'s model go at once', async () => {
-    const gate = new PrefixGate('scripted/alpha');
-    for (const arm of [1, 2, 3]) {
-      const ticket = gate.enter(arm, 'scripted/alpha');
-      expect(ticket.after).toBeUndefined();
-      expect(await settled(ticket.ready)).toBe(true);
-    }
-  });
-
-  it('holds the later arms on another model until the first one opens, whichever way it ends', async () => {
-    const gate = new PrefixGate('scripted/alpha');
+  it('holds the later arms on a model until the first one opens, whichever way it ends', async () => {
+    const gate = new PrefixGate();
     const leader = gate.enter(2, 'scripted/beta');
     expect(leader.after).toBeUndefined();
     expect(await settled(leader.ready)).toBe(true);
