@@ -28,7 +28,7 @@ export const statusGlyph: Readonly<Record<Exclude<PhaseStatus, 'running'>, strin
 
 export const SPINNER_FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'] as const;
 /** Milliseconds per spinner frame; the screen clock ticks at this pace while something runs. */
-export const SPINNER_INTERVAL_MS = 100;
+export const SPINNER_INTERVAL_MS = 125;
 
 export const CONNECTOR = '│';
 export const TOOL_GLYPH = '⚙';

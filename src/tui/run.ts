@@ -26,11 +26,12 @@ export function runScreenController(lifecycle: Lifecycle, openDoctor: () => void
 }
 
 export async function runFlowScreen(prepared: PreparedFlow, lifecycle: Lifecycle, execute: (run: Run) => Promise<number>): Promise<number> {
-  const [ui, { createRunStore }, { RunScreen }, { STATUS_ABORTING, STATUS_QUITTING }] = await Promise.all([
+  const [ui, { createRunStore }, { RunScreen }, { STATUS_ABORTING, STATUS_QUITTING }, { pacedStore }] = await Promise.all([
     importUi(),
     import('../../state/runStore.js'),
     import('../../components/RunScreen.js'),
     import('../../state/controller.js'),
+    import('../../state/paced.js'),
   ]);
   const { run } = prepared;
   const store = createRunStore();
@@ -38,7 +39,9 @@ export async function runFlowScreen(prepared: PreparedFlow, lifecycle: Lifecycle
   let mounted: Mounted | undefined;
   const controller = runScreenController(lifecycle, () => mounted && overlayDoctor(ui, mounted, prepared.workspace.root, 'run'));
   const detach = lifecycle.attach({ abort: () => run.abort(), onRung: showRung(store, STATUS_ABORTING, STATUS_QUITTING) });
-  mounted = mountScreen(ui, lifecycle, ui.React.createElement(RunScreen, { store, controller }), store);
+  // The screen reads the store at most once a frame (../../state/paced.ts): a busy run costs no render between frames.
+  const view = pacedStore(store);
+  mounted = mountScreen(ui, lifecycle, ui.React.createElement(RunScreen, { store: view, controller }), view);
   try {
     const exit = await execute(run);
     // The final frame stays on screen: unmount once it is drawn.
@@ -55,12 +58,13 @@ export async function runFlowScreen(prepared: PreparedFlow, lifecycle: Lifecycle
  * (enter: the diff) and one applied (p), until q.
  */
 export async function runBonScreen(prepared: PreparedBon, lifecycle: Lifecycle, execute: (run: Run) => Promise<number>): Promise<number> {
-  const [ui, { createBonStore }, { BonScreen }, { STATUS_ABORTING, STATUS_QUITTING }, { applyWinner, readArmPatch }] = await Promise.all([
+  const [ui, { createBonStore }, { BonScreen }, { STATUS_ABORTING, STATUS_QUITTING }, { applyWinner, readArmPatch }, { pacedStore }] = await Promise.all([
     importUi(),
     import('../../state/bonStore.js'),
     import('../../components/BonScreen.js'),
     import('../../state/controller.js'),
     import('../commands/bon.js'),
+    import('../../state/paced.js'),
   ]);
   const { run, session, workspace } = prepared;
   const store = createBonStore();
@@ -72,7 +76,8 @@ export async function runBonScreen(prepared: PreparedBon, lifecycle: Lifecycle, 
   let mounted: Mounted | undefined;
   const controller = bonScreenController(lifecycle, prepared, say, { applyWinner, readArmPatch }, () => mounted && overlayDoctor(ui, mounted, workspace.root, 'board'));
   const detach = lifecycle.attach({ abort: () => run.abort(), quit: () => quit(), onRung: showRung(store, STATUS_ABORTING, STATUS_QUITTING) });
-  mounted = mountScreen(ui, lifecycle, ui.React.createElement(BonScreen, { store, controller }), store);
+  const view = pacedStore(store);
+  mounted = mountScreen(ui, lifecycle, ui.React.createElement(BonScreen, { store: view, controller }), view);
   try {
     let exit = await execute(run);
     // --apply: the winner is verified and applied while the board stays (the follow-up says what it does).

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { RunScreen } from '../../components/RunScreen.js';
 import { phaseSeconds } from '../../state/runStore.js';
 import { spinnerFrame } from '../../components/Spinner.js';
+import { SPINNER_INTERVAL_MS } from '../../components/theme.js';
 import { formatCost, formatSeconds, formatTokens } from '../../src/format.js';
 import { tailHeight } from '../../components/layout.js';
 import { STATUS_ABORTING, STATUS_CONFIRM_QUIT, type RunController } from '../../state/controller.js';
@@ -253,8 +254,9 @@ describe('formats and pure view helpers', () => {
 
   it('one spinner frame per interval, cycling', () => {
     expect(spinnerFrame(0)).toBe('⠋');
-    expect(spinnerFrame(100)).toBe('⠙');
-    expect(spinnerFrame(1000)).toBe('⠋');
+    expect(spinnerFrame(SPINNER_INTERVAL_MS)).toBe('⠙');
+    expect(spinnerFrame(SPINNER_INTERVAL_MS - 1)).toBe('⠋');
+    expect(spinnerFrame(10 * SPINNER_INTERVAL_MS)).toBe('⠋');
   });
 
   it('tail height follows the terminal rows within bounds', () => {
