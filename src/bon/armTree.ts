@@ -1,5 +1,6 @@
 // An arm's own tree: a detached worktree of the user's repository at the primer's commit (./worktrees.ts), made
-// ready to work in — the node loads there, the ignored files `.worktreeinclude` names are copied in, and the
+// ready to work in — the user's checked-out submodules are checked out there too (./worktreeSubmodules.ts), the
+// node loads there, the ignored files `.worktreeinclude` names are copied in, and the
 // user's installed packages are reachable without their folders being the arm's to write (./scratchDependencies.ts).
 import fs from 'node:fs';
 import path from 'node:path';
@@ -8,6 +9,7 @@ import { packageSource } from '../pi/node.js';
 import { gitx, gitMotif } from './gitx.js';
 import { dependencyFolders, provideDependencies, type ScratchDependencies } from './scratchDependencies.js';
 import { copyIncluded } from './worktreeInclude.js';
+import { checkOutSubmodules } from './worktreeSubmodules.js';
 import { addWorktree, WorktreeError, type Worktree } from './worktrees.js';
 
 /** The node's settings, repo-relative: the factory rewrites it in an arm's tree, so it is never part of a patch. */
@@ -79,6 +81,7 @@ export async function prepareArmTree(root: string, opts: ArmTreeOptions): Promis
   const tree: Worktree = await addWorktree(root, opts);
   let dependencies: ScratchDependencies | undefined;
   try {
+    await checkOutSubmodules(root, tree.dir, opts.git);
     const aligned = await alignNodeSettings(root, tree.dir, opts.git);
     const included = await copyIncluded(root, tree.dir, opts.git);
     dependencies = provideDependencies(root, tree.dir, await dependencyFolders(root, opts.gateFolders, opts.git));

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { addWorktree, listWorktrees, repoKey, sweepWorktrees, WorktreeError } from '../../src/bon/worktrees.js';
 import { copyIncluded, parseInclude } from '../../src/bon/worktreeInclude.js';
+import { prepareArmTree } from '../../src/bon/armTree.js';
 import { git, makeTempRepo, tempDir } from '../helpers/repo.js';
 
 const cleanups: (() => void)[] = [];
@@ -54,6 +55,59 @@ describe('worktrees', () => {
     const error = await addWorktree(root, { run: 'r', name: 'arm_2', commit: '0'.repeat(40), ...opts }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(WorktreeError);
     expect((error as Error).message).toMatch(/^no worktree for arm_2: git worktree add failed: /);
+    expect((error as Error).message).not.toContain('\n');
+    expect(await listWorktrees(root, opts.git)).toEqual([]);
+  });
+
+  it('a shallow clone makes worktrees; the user\'s checked-out submodules are checked out from their copy, an uninitialized one stays empty', async () => {
+    const { root, base, opts } = setup();
+    const lib = makeTempRepo({ files: { 'lib.js': 'export const lib = 1;\n' } });
+    cleanups.push(lib.cleanup);
+    const other = makeTempRepo({ files: { 'other.js': 'export const other = 1;\n' } });
+    cleanups.push(other.cleanup);
+    for (const [url, at] of [[lib.dir, 'vendor/lib'], [other.dir, 'vendor/other']] as const) git(root, '-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', url, at);
+    git(root, 'commit', '-qm', 'submodules');
+    // The user has vendor/lib checked out but not vendor/other; the remote of vendor/lib is gone.
+    git(root, 'submodule', 'deinit', '-q', '--', 'vendor/other');
+    fs.rmSync(lib.dir, { recursive: true, force: true });
+    const head = git(root, 'rev-parse', 'HEAD').trim();
+    const tree = await prepareArmTree(root, { run: 'rs', name: 'arm_1', commit: head, gateFolders: [], ...opts });
+    try {
+      expect(fs.readFileSync(path.join(tree.dir, 'vendor/lib/lib.js'), 'utf8')).toBe('export const lib = 1;\n');
+      expect(fs.readdirSync(path.join(tree.dir, 'vendor/other'))).toEqual([]);
+      expect(git(tree.dir, 'status', '--porcelain')).toBe('');
+    } finally {
+      await tree.release();
+    }
+    // A shallow clone of the repository: its worktrees work the same.
+    const shallowBase = tempDir('factory-shallow-', cleanups);
+    git(shallowBase, 'clone', '-q', '--depth', '1', `file://${root}`, 'shallow');
+    const shallow = path.join(shallowBase, 'shallow');
+    const shallowTree = await addWorktree(shallow, { run: 'rs2', name: 'arm_1', commit: git(shallow, 'rev-parse', 'HEAD').trim(), ...opts });
+    expect(fs.readFileSync(path.join(shallowTree.dir, 'src/a.js'), 'utf8')).toBe('export const a = 1;\n');
+    await shallowTree.remove();
+    expect(await listWorktrees(root, opts.git)).toEqual([]);
+    expect(fs.readdirSync(base).flatMap((d) => fs.readdirSync(path.join(base, d)))).toEqual([]);
+  });
+
+  it('a submodule whose recorded commit the user\'s copy lacks refuses the tree in one line, leaving nothing', async () => {
+    const { root, opts } = setup();
+    const lib = makeTempRepo({ files: { 'lib.js': 'v1\n' } });
+    cleanups.push(lib.cleanup);
+    git(root, '-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', lib.dir, 'vendor/lib');
+    git(root, 'commit', '-qm', 'submodule');
+    // HEAD records a commit made in a clone the user never fetched from.
+    const ahead = tempDir('factory-ahead-', cleanups);
+    git(ahead, 'clone', '-q', lib.dir, 'lib');
+    fs.writeFileSync(path.join(ahead, 'lib', 'lib.js'), 'v2\n');
+    git(path.join(ahead, 'lib'), '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qam', 'v2');
+    const v2 = git(path.join(ahead, 'lib'), 'rev-parse', 'HEAD').trim();
+    git(root, 'update-index', '--cacheinfo', `160000,${v2},vendor/lib`);
+    git(root, 'commit', '-qm', 'bump the submodule');
+    const head = git(root, 'rev-parse', 'HEAD').trim();
+    const error = await prepareArmTree(root, { run: 'rf', name: 'arm_1', commit: head, gateFolders: [], ...opts }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WorktreeError);
+    expect((error as Error).message).toMatch(/^submodule vendor\/lib could not be checked out in the worktree from your copy of it: /);
     expect((error as Error).message).not.toContain('\n');
     expect(await listWorktrees(root, opts.git)).toEqual([]);
   });
