@@ -23,12 +23,18 @@ function messageChars(message: { content?: unknown; tool_calls?: unknown }): num
   return chars;
 }
 
+/**
+ * A cache marker (`cache_control`, which pi moves to the newest message and the last tool) is an instruction, not
+ * content: a provider matches the prefix without it.
+ */
+const withoutMarkers = (key: string, value: unknown) => (key === 'cache_control' ? undefined : value);
+
 export function promptPrefixes(body: ChatRequest): PromptPrefixes {
   const key = typeof body.prompt_cache_key === 'string' ? body.prompt_cache_key : '';
   const namespace = `${String(body.model ?? '')}\u0000${key}`;
-  const tools = Array.isArray(body.tools) && body.tools.length > 0 ? JSON.stringify(body.tools) : '';
+  const tools = Array.isArray(body.tools) && body.tools.length > 0 ? JSON.stringify(body.tools, withoutMarkers) : '';
   const units: { text: string; chars: number }[] = [{ text: tools, chars: tools.length }];
-  for (const message of Array.isArray(body.messages) ? body.messages : []) units.push({ text: JSON.stringify(message), chars: messageChars(message) });
+  for (const message of Array.isArray(body.messages) ? body.messages : []) units.push({ text: JSON.stringify(message, withoutMarkers), chars: messageChars(message) });
   const hashes: string[] = [];
   const chars: number[] = [];
   let previous = '';

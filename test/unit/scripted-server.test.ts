@@ -228,6 +228,14 @@ describe('prompt cache', () => {
     expect((await complete(m, [{ role: 'system', content: 't'.repeat(400) }, ask, answer])).usage?.prompt_tokens_details).toEqual({ cached_tokens: 0 });
   });
 
+  it('matches prefixes without the cache markers pi moves to the newest message', async () => {
+    const m = await start({ c: [say('one'), say('two')] });
+    const marked = (text: string) => ({ role: 'user', content: [{ type: 'text', text, cache_control: { type: 'ephemeral' } }] });
+    await complete(m, [sys, marked('[tape:c] ' + 'a'.repeat(391))]);
+    const next = await complete(m, [sys, { role: 'user', content: [{ type: 'text', text: '[tape:c] ' + 'a'.repeat(391) }] }, { ...answer, content: [{ type: 'text', text: 'b'.repeat(400), cache_control: { type: 'ephemeral' } }] } as Msg]);
+    expect(next.usage).toMatchObject({ prompt_tokens: 300, prompt_tokens_details: { cached_tokens: 200 } });
+  });
+
   it('caches a prompt once its response has begun: two sent at once both pay in full', async () => {
     const m = await start({ c: [say('slow one', undefined, { thinkMs: 150 }), say('slow two', undefined, { thinkMs: 150 }), say('after')] });
     const [a, b] = await Promise.all([complete(m, [sys, ask]), complete(m, [sys, ask])]);
