@@ -6,17 +6,18 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { envelopeCard, loadEnvelopes } from '../src/envelopeCatalog.js';
-import { HarnessError, InfrastructureError, errorMessage, oneLine, type FailureKind } from '../src/errors.js';
+import { HarnessError, InfrastructureError, errorMessage, type FailureKind } from '../src/errors.js';
 import type { ArmRank } from '../src/events.js';
 import { checkBon } from '../src/bon/check.js';
 import { snapshotGitDir } from '../src/bon/gitGuard.js';
 import { sweepWorktrees } from '../src/bon/worktrees.js';
 import { treeArmPhase, treePrimePhase } from '../src/bon/treeArms.js';
-import { armAsk, endTurn, NOTHING_ENDED, primerAsk, runGates, trespass, turnOptions, type TurnEnd } from '../src/bon/turn.js';
+import { armAsk, endTurn, NOTHING_ENDED, primerAsk, trespass, turnOptions, type TurnEnd } from '../src/bon/turn.js';
+import { harnessJudgement, judgeAnswer, settleArm } from '../src/bon/armVerdict.js';
 import type { BonSession } from '../src/bon/session.js';
 import { armPatchFile, harvestPatch, keepArmRef, readSealed, resetTree } from '../src/bon/patch.js';
 import { applyCommand, harvestFile, harvestJson, rankArms, winnerOf } from '../src/bon/rank.js';
-import { PhaseFailure, type Phase, type Run } from '../src/runner.js';
+import { PhaseFailure, type Phase } from '../src/runner.js';
 import { treeState } from '../src/git.js';
 
 export const ADW_NAME = 'adw_bon';
@@ -134,39 +135,13 @@ export function armPhase(session: BonSession, arm: number): Phase {
         if (model && model !== rpc.model) await rpc.switchModel(model);
         run.attemptStarted(name, 1, 1, { sessionId: cloned.sessionId, model });
         const card = await envelopeCard('BuildEnvelope');
-        const envelopes = loadEnvelopes();
         try {
           const result = await rpc.prompt(`${armAsk(check.spec)}\n\n${card.contract}`, turnOptions(session, name, signal, model));
           ended = await endTurn(session, run);
-          run.charge(name, result.tokens, result.cost);
-          rank.tokens = result.tokens;
-          rank.cost = result.cost;
-          const { parse, BuildEnvelope, EnvelopeError } = await envelopes;
-          let envelope;
-          try {
-            envelope = parse(result.payload, BuildEnvelope);
-          } catch (error) {
-            if (!(error instanceof EnvelopeError)) throw error;
-            failure = `envelope refused: ${error.message}`;
-          }
-          if (envelope && envelope.status !== 'success') failure = `the arm reports a failure: ${JSON.stringify(envelope.summary)}`;
-          // An arm that reached into .git is red whatever its gates would say; its gates never run on it.
-          failure = trespass(ended) ?? failure;
-          if (envelope && !failure) {
-            const verdict = await runGates(session, run, name, envelope.changed_files, signal);
-            failure = verdict.motif;
-            failureKind = 'gate';
-            detail = verdict.detail;
-          }
+          ({ failure, kind: failureKind, detail } = await judgeAnswer(session, run, rank, { result, ended, signal }));
         } catch (error) {
           if (!(error instanceof HarnessError)) throw error;
-          run.charge(name, error.evidence.tokens ?? 0, error.evidence.cost ?? 0);
-          rank.tokens = error.evidence.tokens ?? 0;
-          rank.cost = error.evidence.cost ?? 0;
-          const kind = error.evidence.kind;
-          failureKind = kind ?? 'error';
-          // The prefix is for people reading the motif; the board reads the kind.
-          failure = kind === 'aborted' ? `aborted: ${error.message}` : kind === 'crashed' ? `crashed: ${error.message}` : error.message;
+          ({ failure, kind: failureKind } = harnessJudgement(run, rank, error));
         }
       } catch (error) {
         // A failed clone stops the batch (after the finally below); anything else makes this arm red only.
@@ -198,18 +173,7 @@ export function armPhase(session: BonSession, arm: number): Phase {
         rank.seconds = (performance.now() - started) / 1000;
         run.emit({ type: 'arm_patch', adwId: run.adwId, ts: Date.now(), phase: name, arm, patchFile: harvest.patchFile, bytes: harvest.bytes, sha256: harvest.sha256, files: harvest.files, ...(strays.length > 0 ? { strays: strays.length } : {}) });
       }
-      // A green arm whose patch no way to apply would accept (a symlink, a path out of the tree) cannot win.
-      if (!failure && rank.patchFile && rank.patchBytes > 0) {
-        const { verifyPatch } = await import('../src/bon/apply.js');
-        const verdict = await verifyPatch(session.opts.cwd, rank.patchFile, { sha256: rank.patchSha256, git: { env: session.opts.gateEnv, runTag: run.adwId } });
-        if (!verdict.ok) failure = `its patch could never be applied — ${verdict.motif}`;
-      }
-      if (failure) {
-        rank.motif = oneLine(failure);
-        throw new PhaseFailure(rank.motif, detail, failureKind);
-      }
-      rank.green = true;
-      return { ...rank };
+      return settleArm(session, run, rank, { failure, kind: failureKind, detail });
     },
   };
 }

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { envelopeCard, loadEnvelopes } from '../envelopeCatalog.js';
-import { errorMessage, HarnessError, InfrastructureError, oneLine, type FailureKind } from '../errors.js';
+import { errorMessage, HarnessError, InfrastructureError, type FailureKind } from '../errors.js';
 import type { ArmRank } from '../events.js';
 import type { GateCommand } from '../gates.js';
 import { treeState } from '../git.js';
@@ -18,7 +18,8 @@ import { PrefixGate, waitUnlessAborted, type GateTicket } from './prefixGate.js'
 import { armPatchFile, harvestPatch } from './patch.js';
 import { runFolder } from './worktrees.js';
 import type { BonSession } from './session.js';
-import { armAsk, endTurn, NOTHING_ENDED, primerAsk, runGates, trespass, turnOptions, type TurnEnd } from './turn.js';
+import { armAsk, endTurn, NOTHING_ENDED, primerAsk, trespass, turnOptions, type TurnEnd } from './turn.js';
+import { harnessJudgement, judgeAnswer, settleArm } from './armVerdict.js';
 
 /** The first port an arm's dev server may take: arm k gets BASE + k, so servers of arms at once never collide. */
 export const ARM_PORT_BASE = 41_000;
@@ -199,7 +200,6 @@ export function treeArmPhase(session: BonSession, arm: number): Phase {
         }
         session.armAgents.set(arm, agent);
         const card = await envelopeCard('BuildEnvelope');
-        const envelopes = loadEnvelopes();
         ticket = prefixGate(session).enter(arm, model);
         if (ticket.after !== undefined) {
           run.activity(name, { kind: 'note', text: `waits for arm ${ticket.after}'s first token: its prompt is then cached on ${model ?? 'its model'}` });
@@ -207,33 +207,11 @@ export function treeArmPhase(session: BonSession, arm: number): Phase {
         }
         const result = await agent.prompt(`${armAsk(check.spec)}\n\n${card.contract}`, { ...turnOptions(session, name, signal, model), onAnswer: ticket.open });
         ended = await endTurn(session, run, agent);
-        run.charge(name, result.tokens, result.cost);
-        rank.tokens = result.tokens;
-        rank.cost = result.cost;
-        const { parse, BuildEnvelope, EnvelopeError } = await envelopes;
-        let envelope;
-        try {
-          envelope = parse(result.payload, BuildEnvelope);
-        } catch (error) {
-          if (!(error instanceof EnvelopeError)) throw error;
-          failure = `envelope refused: ${error.message}`;
-        }
-        if (envelope && envelope.status !== 'success') failure = `the arm reports a failure: ${JSON.stringify(envelope.summary)}`;
-        failure = trespass(ended) ?? failure;
-        if (envelope && !failure) {
-          const verdict = await runGates(session, run, name, envelope.changed_files, signal, { cwd: tree.dir, commands: treeCommands(session, tree.dir), env: armEnv(session.opts.gateEnv, arm) });
-          failure = verdict.motif;
-          failureKind = 'gate';
-          detail = verdict.detail;
-        }
+        const gates = { cwd: tree.dir, commands: treeCommands(session, tree.dir), env: armEnv(session.opts.gateEnv, arm) };
+        ({ failure, kind: failureKind, detail } = await judgeAnswer(session, run, rank, { result, ended, signal, gates }));
       } catch (error) {
         if (error instanceof HarnessError) {
-          run.charge(name, error.evidence.tokens ?? 0, error.evidence.cost ?? 0);
-          rank.tokens = error.evidence.tokens ?? 0;
-          rank.cost = error.evidence.cost ?? 0;
-          const kind = error.evidence.kind;
-          failureKind = kind ?? 'error';
-          failure = kind === 'aborted' ? `aborted: ${error.message}` : kind === 'crashed' ? `crashed: ${error.message}` : error.message;
+          ({ failure, kind: failureKind } = harnessJudgement(run, rank, error));
         } else if (error instanceof PhaseFailure) {
           failure = error.message;
           failureKind = error.kind ?? 'crashed';
@@ -268,17 +246,7 @@ export function treeArmPhase(session: BonSession, arm: number): Phase {
         }
         rank.seconds = (performance.now() - started) / 1000;
       }
-      if (!failure && rank.patchFile && rank.patchBytes > 0) {
-        const { verifyPatch } = await import('./apply.js');
-        const verdict = await verifyPatch(session.opts.cwd, rank.patchFile, { sha256: rank.patchSha256, git: gitOf(session, run) });
-        if (!verdict.ok) failure = `its patch could never be applied — ${verdict.motif}`;
-      }
-      if (failure) {
-        rank.motif = oneLine(failure);
-        throw new PhaseFailure(rank.motif, detail, failureKind);
-      }
-      rank.green = true;
-      return { ...rank };
+      return settleArm(session, run, rank, { failure, kind: failureKind, detail });
     },
   };
 }

@@ -1,0 +1,86 @@
+// How an arm is judged, in the user's tree or in its own worktree alike: its answer (the envelope, the status it
+// reports, any reach past its own work, then its gates), a turn the harness could not finish, and the last word on
+// a green arm (its patch must be one `git apply` accepts). The two modes differ in where the arm works and how its
+// work is harvested, never in how it is judged.
+import { HarnessError, oneLine, type FailureKind } from '../errors.js';
+import type { ArmRank } from '../events.js';
+import type { GateCommand } from '../gates.js';
+import type { AgentAnswer } from '../harness/types.js';
+import { PhaseFailure, type Run } from '../runner.js';
+import type { BonSession } from './session.js';
+import { runGates, trespass, type TurnEnd } from './turn.js';
+
+export interface ArmJudgement {
+  /** Why the arm is red (a motif), or undefined while it is green. */
+  failure?: string;
+  kind: FailureKind;
+  /** What the board shows under the motif (a gate's output tail). */
+  detail?: string;
+}
+
+/** Where the gates run: the user's tree in place (the default), the arm's worktree otherwise. */
+export interface GatePlace {
+  cwd: string;
+  commands: GateCommand[];
+  env?: NodeJS.ProcessEnv;
+}
+
+/** The arm's answer judged, its figures charged to it. The gates run only on an envelope that is green so far. */
+export async function judgeAnswer(
+  session: BonSession,
+  run: Run,
+  rank: ArmRank,
+  answer: { result: AgentAnswer; ended: TurnEnd; signal: AbortSignal; gates?: GatePlace },
+): Promise<ArmJudgement> {
+  const { result, ended, signal, gates } = answer;
+  run.charge(rank.phase, result.tokens, result.cost);
+  rank.tokens = result.tokens;
+  rank.cost = result.cost;
+  const { parse, BuildEnvelope, EnvelopeError } = await import('../envelopes.js');
+  let envelope;
+  let failure: string | undefined;
+  try {
+    envelope = parse(result.payload, BuildEnvelope);
+  } catch (error) {
+    if (!(error instanceof EnvelopeError)) throw error;
+    failure = `envelope refused: ${error.message}`;
+  }
+  if (envelope && envelope.status !== 'success') failure = `the arm reports a failure: ${JSON.stringify(envelope.summary)}`;
+  // An arm that reached into .git (or rewrote another arm's patch) is red whatever its gates would say; they never run.
+  failure = trespass(ended) ?? failure;
+  if (!envelope || failure) return { failure, kind: 'verdict' };
+  const verdict = await runGates(session, run, rank.phase, envelope.changed_files, signal, gates);
+  return { failure: verdict.motif, kind: 'gate', detail: verdict.detail };
+}
+
+/** A turn the harness could not finish (aborted, crashed, a model error): what it cost, and its motif. */
+export function harnessJudgement(run: Run, rank: ArmRank, error: HarnessError): ArmJudgement {
+  const tokens = error.evidence.tokens ?? 0;
+  const cost = error.evidence.cost ?? 0;
+  run.charge(rank.phase, tokens, cost);
+  rank.tokens = tokens;
+  rank.cost = cost;
+  const kind = error.evidence.kind;
+  // The prefix is for people reading the motif; the board reads the kind.
+  const failure = kind === 'aborted' ? `aborted: ${error.message}` : kind === 'crashed' ? `crashed: ${error.message}` : error.message;
+  return { failure, kind: kind ?? 'error' };
+}
+
+/**
+ * The arm's end: a green arm whose patch no way of applying would accept (a symlink, a path out of the tree) cannot
+ * win, so it is verified against the user's repository; a red arm throws its one-line motif for the runner.
+ */
+export async function settleArm(session: BonSession, run: Run, rank: ArmRank, judgement: ArmJudgement): Promise<ArmRank> {
+  let failure = judgement.failure;
+  if (!failure && rank.patchFile && rank.patchBytes > 0) {
+    const { verifyPatch } = await import('./apply.js');
+    const verdict = await verifyPatch(session.opts.cwd, rank.patchFile, { sha256: rank.patchSha256, git: { env: session.opts.gateEnv, runTag: run.adwId } });
+    if (!verdict.ok) failure = `its patch could never be applied — ${verdict.motif}`;
+  }
+  if (failure) {
+    rank.motif = oneLine(failure);
+    throw new PhaseFailure(rank.motif, judgement.detail, judgement.kind);
+  }
+  rank.green = true;
+  return { ...rank };
+}
