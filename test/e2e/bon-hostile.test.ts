@@ -72,7 +72,7 @@ describe('factory bon with hostile arms (real pi, scripted model)', () => {
     // The jobs arm 1 left running were ended with it, before its harvest.
     const patch1 = outcome.events.find((e) => e.type === 'arm_patch' && e.arm === 1);
     expect(patch1).toMatchObject({ strays: expect.any(Number) });
-    await new Promise((r) => setTimeout(r, 2500)); // past the jobs' own sleeps: had they lived, their files would be here
+    await new Promise((r) => setTimeout(r, 5000)); // past the jobs' own sleeps: had they lived, their files would be here
     for (const name of ['late-bg.txt', 'late-setsid.txt', 'hook-ran', 'evil.txt']) expect({ name, there: fs.existsSync(path.join(b.dir, name)) }).toEqual({ name, there: false });
     for (const arm of [1, 2, 3]) {
       const text = fs.readFileSync(path.join(b.paths.dataDir, 'bon', outcome.prepared.run.adwId, `arm-${arm}.patch`), 'utf8');
@@ -115,6 +115,39 @@ describe('factory bon with hostile arms (real pi, scripted model)', () => {
     expect(await applyWinner(outcome.session, ws)).toMatchObject({ applied: true });
     expect(treeStatus(b.dir)).toBe('A  src/farewell.js\n');
     expect(fs.existsSync(path.join(b.dir, 'evil.txt')) || fs.existsSync(path.join(b.dir, 'hook-ran'))).toBe(false);
+  }, 120_000);
+
+  it('in worktrees, jobs an arm leaves running (one aimed at the user\'s tree by a computed path) are ended with its turn, and its symlink patch is red', async () => {
+    // The jobs write after the turn ends: into the arm's worktree, and into the user's tree through the path git
+    // gives for the shared .git — beyond the fence, which reads paths as written. Ending them with the turn is the wall.
+    const escape = `(sleep 4; echo late > "$(git rev-parse --git-common-dir)/../late-escape.txt") > /dev/null 2>&1 & setsid sh -c 'sleep 4; echo late > late-setsid.txt' > /dev/null 2>&1 < /dev/null & (sleep 4; echo late > late-bg.txt) > /dev/null 2>&1 & echo started`;
+    const link = `node -e "require('fs').symlinkSync('/etc/passwd','src/passwd')"`;
+    bench = await bonBench({
+      'model:alpha': [
+        call('read', { path: 'specs/farewell.md' }),
+        report({ status: 'success', summary: 'Plan: add src/farewell.js.', changed_files: [] }),
+        call('bash', { command: escape }),
+        call('bash', { command: link }),
+        call('write', write),
+        report(built),
+      ],
+      'model:beta': [call('write', write), report(built)],
+    });
+    const b = bench;
+    const outcome = await runBon(b, { models: ['scripted/alpha', 'scripted/beta'] });
+    expect(outcome.exit).toBe(0);
+    const adwId = outcome.prepared.run.adwId;
+    const patched = outcome.events.find((e) => e.type === 'arm_patch' && e.arm === 1);
+    expect(patched?.type === 'arm_patch' && patched.strays).toBeGreaterThanOrEqual(2);
+    const harvest = outcome.events.find((e) => e.type === 'harvest');
+    expect(harvest).toMatchObject({ winner: 2 });
+    expect(harvest?.type === 'harvest' && harvest.ranking.find((r) => r.arm === 1)).toMatchObject({ green: false, motif: expect.stringMatching(/^its patch could never be applied — patch refused: it makes "src\/passwd" a symlink/) });
+    // Long after the jobs would have written: nothing in the user's tree, nothing in either patch.
+    await new Promise((r) => setTimeout(r, 5000));
+    for (const name of ['late-escape.txt', 'late-bg.txt', 'late-setsid.txt']) expect({ name, there: fs.existsSync(path.join(b.dir, name)) }).toEqual({ name, there: false });
+    for (const arm of [1, 2]) expect(fs.readFileSync(path.join(b.paths.dataDir, 'bon', adwId, `arm-${arm}.patch`), 'utf8')).not.toMatch(/late-/);
+    expect(treeStatus(b.dir)).toBe('');
+    expect(git(b.dir, 'worktree', 'list', '--porcelain').match(/^worktree /gm)).toHaveLength(1);
   }, 120_000);
 
   it('an arm whose patch makes a symlink is red at harvest, and factory apply refuses it; nothing lands in the tree', async () => {
