@@ -1,0 +1,69 @@
+// `r` on the home resumes a best-of-N killed mid-arms (issue 12, point 6), in a real terminal (tmux), through the
+// built CLI, the real pi under test and the scripted model: the cockpit is SIGKILLed while arm 2 is at work (arms 1
+// and 3 done); the home lists the run as interrupted; `r` opens the arms board on that very run, where only arm 2 is
+// asked again (a fresh fork of the primer), and the harvest ranks the three. Needs `npm run build`.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { bonTapes } from '../../src/demo.js';
+import { call } from '../../src/scripted/tape.js';
+import { bonBench, SPEC, treeStatus, until, type BonBench } from '../helpers/bon.js';
+import { FACTORY_BIN } from '../helpers/cli.js';
+import { git, tempDir } from '../helpers/repo.js';
+import { hasTmux, startTmux, type TmuxSession } from '../helpers/tmux.js';
+
+let bench: BonBench | undefined;
+let term: TmuxSession | undefined;
+const cleanups: (() => void)[] = [];
+afterEach(async () => {
+  term?.close();
+  term = undefined;
+  await bench?.cleanup();
+  bench = undefined;
+  for (const c of cleanups.splice(0)) c();
+});
+
+const selectedLine = (screen: string) => screen.split('\n').find((line) => line.trimStart().startsWith('›'));
+
+describe.skipIf(!hasTmux())('the home resumes a killed best-of-N', () => {
+  it('lists it as interrupted; r resumes it on the arms board, only the unfinished arm asked again', async () => {
+    const demo = bonTapes(0);
+    const beta = demo['model:beta']!;
+    // Arm 2 is at work (a long command) when the cockpit is killed; the fresh fork of the second life does the work.
+    const b = await bonBench({ ...demo, 'model:beta': [call('bash', { command: 'sleep 30' }), ...beta, ...beta] });
+    bench = b;
+    const base = tempDir('factory-home-bon-', cleanups);
+    const env = { ...(b.env as Record<string, string>), FACTORY_WORKTREES: base };
+    const child = spawn(process.execPath, [FACTORY_BIN, 'bon', SPEC, '--no-ui', '--models', 'scripted/alpha,scripted/beta,scripted/gamma'], { cwd: b.dir, env: { ...env, CI: 'true' }, stdio: ['ignore', 'ignore', 'pipe'] });
+    let log = '';
+    child.stderr.on('data', (d: Buffer) => (log += d.toString()));
+    await until('arms 1 and 3 finished, arm 2 at work', () => /arm_1 \(agent, attempt 1\/1\): failed/.test(log) && /arm_3 \(agent, attempt 1\/1\): OK/.test(log), 60_000).catch((error: unknown) => {
+      throw new Error(`${String(error)}\n${log}`);
+    });
+    child.kill('SIGKILL');
+    await new Promise((r) => child.once('exit', r));
+    const adwId = /\[([0-9a-f]{8})\]/.exec(log)![1]!;
+    const asked = { alpha: b.rig.model.requestsFor('model:alpha').length, gamma: b.rig.model.requestsFor('model:gamma').length, beta: b.rig.model.requestsFor('model:beta').length };
+
+    term = startTmux([process.execPath, FACTORY_BIN], { cwd: b.dir, env, cols: 120, rows: 32 });
+    const list = await term.waitForScreen((s) => s.includes('recent runs') && selectedLine(s)?.includes(adwId) === true, 30_000);
+    expect(selectedLine(list)).toMatch(new RegExp(`${adwId}\\s+adw_bon\\s+■ interrupted`));
+    term.sendKeys('r');
+    const board = await term.waitForScreen((s) => s.includes('proposal: factory apply'), 90_000);
+    expect(board).toContain(`factory · adw_bon · ${adwId}`);
+    expect(board).toMatch(/why #1: arm_2/);
+    term.sendKeys('q');
+    expect(await term.waitForExit(30_000)).toBe(0);
+
+    // Only arm 2 was asked again; the others kept their verdicts.
+    expect(b.rig.model.requestsFor('model:alpha').length).toBe(asked.alpha);
+    expect(b.rig.model.requestsFor('model:gamma').length).toBe(asked.gamma);
+    expect(b.rig.model.requestsFor('model:beta').length).toBeGreaterThan(asked.beta);
+    const harvest = JSON.parse(fs.readFileSync(path.join(b.paths.dataDir, 'bon', adwId, 'harvest.json'), 'utf8')) as { winner: number | null; arms: { arm: number; green: boolean }[] };
+    expect(harvest.winner).toBe(2);
+    expect(harvest.arms.map((a) => [a.arm, a.green]).sort()).toEqual([[1, false], [2, true], [3, true]]);
+    expect(git(b.dir, 'worktree', 'list', '--porcelain').match(/^worktree /gm)).toHaveLength(1);
+    expect(treeStatus(b.dir)).toBe('');
+  }, 180_000);
+});
