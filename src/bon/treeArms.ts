@@ -185,7 +185,8 @@ export function treeArmPhase(session: BonSession, arm: number): Phase {
         try {
           tree = await makeTree(session, run, name);
         } catch (error) {
-          throw new PhaseFailure(`no worktree for ${name}: ${errorMessage(error)}`, undefined, 'crashed');
+          const motif = errorMessage(error);
+          throw new PhaseFailure(motif.startsWith(`no worktree for ${name}:`) ? motif : `no worktree for ${name}: ${motif}`, undefined, 'crashed');
         }
         setupOwn = await runSetup(session, run, name, tree.dir, armEnv(session.opts.gateEnv, arm), signal);
         const sessionId = randomUUID();

@@ -110,6 +110,26 @@ export function runFolder(root: string, run: string, env?: NodeJS.ProcessEnv): s
   return path.join(worktreeBase(env), repoKey(root), run);
 }
 
+/**
+ * git reads every worktree's admin folder (`.git/worktrees/<name>/`) when it adds one, and fails on one another
+ * `git worktree add` has made but not filled yet ("failed to read …/commondir"). Arms start at once: this process
+ * adds and removes the worktrees of one repository one at a time; another process is met by a retry.
+ */
+const queues = new Map<string, Promise<unknown>>();
+const HALF_MADE = /failed to read .*worktrees\/[^/]+\/(commondir|gitdir)/;
+
+function oneAtATime<T>(root: string, work: () => Promise<T>): Promise<T> {
+  const key = path.resolve(root);
+  const previous = queues.get(key) ?? Promise.resolve();
+  const next = previous.then(work, work);
+  const settled = next.catch(() => undefined);
+  queues.set(key, settled);
+  void settled.then(() => {
+    if (queues.get(key) === settled) queues.delete(key);
+  });
+  return next;
+}
+
 /** A detached worktree of `root` at `opts.commit`, in the run's folder; its owner is this process. */
 export async function addWorktree(root: string, opts: AddWorktreeOptions): Promise<Worktree> {
   const refused = await worktreeRefusal(root, opts.git);
@@ -119,8 +139,17 @@ export async function addWorktree(root: string, opts: AddWorktreeOptions): Promi
   const owner: Owner = { pid: process.pid, started: startTimeOf(process.pid), root: fs.realpathSync(root) };
   fs.writeFileSync(path.join(runDir, OWNER_FILE), `${JSON.stringify(owner)}\n`);
   const dir = path.join(runDir, opts.name);
-  if (fs.existsSync(dir)) await removeDir(root, dir, opts.git);
-  const added = await gitx(root, ['worktree', 'add', '--detach', '--quiet', dir, opts.commit], opts.git);
+  const added = await oneAtATime(root, async () => {
+    if (fs.existsSync(dir)) await removeDir(root, dir, opts.git);
+    let result = await gitx(root, ['worktree', 'add', '--detach', '--quiet', dir, opts.commit], opts.git);
+    // Another cockpit's `git worktree add` caught half made (its admin folder without its files yet): try again.
+    for (let retry = 1; retry <= 3 && result.code !== 0 && HALF_MADE.test(result.stderr); retry += 1) {
+      await new Promise((r) => setTimeout(r, 100 * retry));
+      fs.rmSync(dir, { recursive: true, force: true });
+      result = await gitx(root, ['worktree', 'add', '--detach', '--quiet', dir, opts.commit], opts.git);
+    }
+    return result;
+  });
   if (added.code !== 0) {
     fs.rmSync(dir, { recursive: true, force: true });
     await gitx(root, ['worktree', 'prune'], opts.git).catch(() => undefined);
@@ -134,7 +163,7 @@ export async function addWorktree(root: string, opts: AddWorktreeOptions): Promi
     async remove() {
       if (removed) return;
       removed = true;
-      await removeDir(root, real, opts.git);
+      await oneAtATime(root, () => removeDir(root, real, opts.git));
       // The run's folder goes with its last worktree, and the repository's with its last run.
       if (fs.existsSync(runDir) && fs.readdirSync(runDir).every((entry) => entry === OWNER_FILE)) fs.rmSync(runDir, { recursive: true, force: true });
       removeIfEmpty(path.dirname(runDir));

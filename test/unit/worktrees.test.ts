@@ -47,6 +47,14 @@ describe('worktrees', () => {
     expect(fs.readFileSync(path.join(root, 'src', 'a.js'), 'utf8')).toContain('the user is editing');
   });
 
+  it('many worktrees of one repository made and removed at once all succeed (git trips on one half made)', async () => {
+    const { root, head, opts } = setup();
+    const trees = await Promise.all(Array.from({ length: 8 }, (_, i) => addWorktree(root, { run: 'rc', name: `arm_${i + 1}`, commit: head, ...opts })));
+    expect((await listWorktrees(root, opts.git)).sort()).toEqual(trees.map((t) => t.dir).sort());
+    await Promise.all(trees.map((t) => t.remove()));
+    expect(await listWorktrees(root, opts.git)).toEqual([]);
+  });
+
   it('refuses in one line: a bare repository, a commit that does not exist', async () => {
     const { root, head, opts } = setup();
     const bare = tempDir('factory-bare-', cleanups);
