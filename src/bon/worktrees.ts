@@ -13,6 +13,7 @@ import path from 'node:path';
 import { errorMessage, oneLine } from '../errors.js';
 import type { GitOptions } from '../git.js';
 import { gitMotif, gitx, gitxText } from './gitx.js';
+import { processAlive } from '../process/alive.js';
 
 export const WORKTREES_ENV = 'FACTORY_WORKTREES';
 const OWNER_FILE = 'owner.json';
@@ -50,11 +51,7 @@ function startTimeOf(pid: number): string | undefined {
 }
 
 function ownerAlive(owner: Owner): boolean {
-  try {
-    process.kill(owner.pid, 0);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
-  }
+  if (!processAlive(owner.pid)) return false;
   // Where the kernel says when a process started, a different start time is another process under a reused pid.
   const now = startTimeOf(owner.pid);
   return owner.started === undefined || now === undefined || now === owner.started;

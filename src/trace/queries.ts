@@ -3,6 +3,7 @@
 import type Database from 'better-sqlite3';
 import type { RunEvent } from '../events.js';
 import type { RunStatus } from './fold.js';
+import { processAlive } from '../process/alive.js';
 
 /** One line of the runs list; structurally the RunRow the TUI home (state/controller.ts) expects, plus extras. */
 export interface RunRow {
@@ -78,15 +79,6 @@ function opt<T>(value: T | null): T | undefined {
 }
 
 /** Whether a process still exists (EPERM: it does, under another user). */
-export function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 function epochMs(iso: string | null): number | undefined {
   if (iso === null) return undefined;
   const ms = Date.parse(iso);
