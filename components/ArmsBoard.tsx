@@ -138,11 +138,8 @@ function Verdict({ arm }: { arm: ArmView }): React.JSX.Element {
   return <Text dimColor>verdict —</Text>;
 }
 
-function ArmColumn({ arm, selected, width, now }: { arm: ArmView; selected: boolean; width: number; now: number }) {
-  const muted = arm.status === 'pending';
-  const patch = arm.patch
-    ? `patch ${formatBytes(arm.patch.bytes)} · ${arm.patch.files.length} file${arm.patch.files.length === 1 ? '' : 's'}`
-    : 'patch —';
+/** A card's frame, full or compact: the border (cyan when selected), the arm's title and its model. */
+function CardFrame({ arm, selected, width, children }: { arm: ArmView; selected: boolean; width: number; children: React.ReactNode }) {
   return (
     <Box width={width} flexDirection="column" borderStyle="round" borderColor={selected ? 'cyan' : 'gray'} paddingX={1}>
       <Text wrap="truncate-end" bold color={selected ? 'cyan' : undefined}>
@@ -151,6 +148,18 @@ function ArmColumn({ arm, selected, width, now }: { arm: ArmView; selected: bool
       <Text wrap="truncate-end" color="magenta">
         {arm.model ?? 'default model'}
       </Text>
+      {children}
+    </Box>
+  );
+}
+
+function ArmColumn({ arm, selected, width, now }: { arm: ArmView; selected: boolean; width: number; now: number }) {
+  const muted = arm.status === 'pending';
+  const patch = arm.patch
+    ? `patch ${formatBytes(arm.patch.bytes)} · ${arm.patch.files.length} file${arm.patch.files.length === 1 ? '' : 's'}`
+    : 'patch —';
+  return (
+    <CardFrame arm={arm} selected={selected} width={width}>
       <StateLine arm={arm} now={now} />
       <Text wrap="truncate-end" dimColor={muted}>{`turns ${arm.turns}`}</Text>
       <Text wrap="truncate-end" dimColor={muted}>{`tokens ${formatTokens(arm.tokens)}`}</Text>
@@ -164,7 +173,7 @@ function ArmColumn({ arm, selected, width, now }: { arm: ArmView; selected: bool
       <Text wrap="truncate-end" dimColor>
         {`${TOOL_GLYPH} ${arm.lastTool ?? '—'}`}
       </Text>
-    </Box>
+    </CardFrame>
   );
 }
 
@@ -182,13 +191,7 @@ function CompactColumn({ arm, selected, width, now }: { arm: ArmView; selected: 
       <Verdict arm={arm} />
     );
   return (
-    <Box width={width} flexDirection="column" borderStyle="round" borderColor={selected ? 'cyan' : 'gray'} paddingX={1}>
-      <Text wrap="truncate-end" bold color={selected ? 'cyan' : undefined}>
-        {armTitle(arm, selected)}
-      </Text>
-      <Text wrap="truncate-end" color="magenta">
-        {arm.model ?? 'default model'}
-      </Text>
+    <CardFrame arm={arm} selected={selected} width={width}>
       <Box>
         <StateLine arm={arm} now={now} />
         <Text wrap="truncate-end" dimColor>{` · ${time}`}</Text>
@@ -198,7 +201,7 @@ function CompactColumn({ arm, selected, width, now }: { arm: ArmView; selected: 
         {patch}
       </Text>
       {last}
-    </Box>
+    </CardFrame>
   );
 }
 
