@@ -46,7 +46,8 @@ describe.skipIf(!hasTmux())('the home resumes a killed best-of-N', () => {
     const adwId = /\[([0-9a-f]{8})\]/.exec(log)![1]!;
     const asked = { alpha: b.rig.model.requestsFor('model:alpha').length, gamma: b.rig.model.requestsFor('model:gamma').length, beta: b.rig.model.requestsFor('model:beta').length };
 
-    term = startTmux([process.execPath, FACTORY_BIN], { cwd: b.dir, env, cols: 120, rows: 32 });
+    // The terminal gets the rig's environment only (a CI runner's own variables would make the cockpit headless).
+    term = startTmux([process.execPath, FACTORY_BIN], { cwd: b.dir, env: { ...b.rig.env, FACTORY_WORKTREES: base }, cols: 120, rows: 32 });
     const list = await term.waitForScreen((s) => s.includes('recent runs') && selectedLine(s)?.includes(adwId) === true, 30_000);
     expect(selectedLine(list)).toMatch(new RegExp(`${adwId}\\s+adw_bon\\s+■ interrupted`));
     term.sendKeys('r');
