@@ -12,7 +12,7 @@ import { checkBon } from '../src/bon/check.js';
 import { snapshotGitDir } from '../src/bon/gitGuard.js';
 import { sweepWorktrees } from '../src/bon/worktrees.js';
 import { treeArmPhase, treePrimePhase } from '../src/bon/treeArms.js';
-import { armAsk, endTurn, NOTHING_ENDED, primerAsk, trespass, turnOptions, type TurnEnd } from '../src/bon/turn.js';
+import { armAsk, endTurn, NOTHING_ENDED, primerAsk, primerEnvelope, trespass, turnOptions, type TurnEnd } from '../src/bon/turn.js';
 import { harnessJudgement, judgeAnswer, settleArm } from '../src/bon/armVerdict.js';
 import type { BonSession } from '../src/bon/session.js';
 import { armPatchFile, harvestPatch, keepArmRef, readSealed, resetTree } from '../src/bon/patch.js';
@@ -88,13 +88,7 @@ function primePhase(session: BonSession): Phase {
       // Every arm is cloned from this file: without it no arm could start from what the primer read.
       if (!session.primerFile) throw new InfrastructureError(`the primer's session file is unknown (pi did not say where session ${sessionId} is kept): no arm can be cloned from it`);
       // The primer writes nothing: its changed_files: [] is judged by the base envelope (no build invariant).
-      const { parse, Envelope, EnvelopeError } = await envelopes;
-      try {
-        return parse(result.payload, Envelope);
-      } catch (error) {
-        if (error instanceof EnvelopeError) throw new InfrastructureError(`the primer's envelope was refused: ${error.message}`);
-        throw error;
-      }
+      return primerEnvelope(result.payload, envelopes);
     },
   };
 }

@@ -18,7 +18,7 @@ import { PrefixGate, waitUnlessAborted, type GateTicket } from './prefixGate.js'
 import { armPatchFile, harvestPatch } from './patch.js';
 import { runFolder } from './worktrees.js';
 import type { BonSession } from './session.js';
-import { armAsk, endTurn, NOTHING_ENDED, primerAsk, trespass, turnOptions, type TurnEnd } from './turn.js';
+import { armAsk, endTurn, NOTHING_ENDED, primerAsk, primerEnvelope, trespass, turnOptions, type TurnEnd } from './turn.js';
 import { harnessJudgement, judgeAnswer, settleArm } from './armVerdict.js';
 
 /** The first port an arm's dev server may take: arm k gets BASE + k, so servers of arms at once never collide. */
@@ -145,13 +145,7 @@ export function treePrimePhase(session: BonSession): Phase {
       // The arms fork the primer's file, each in its own process: this one has nothing left to do.
       session.rpc = undefined;
       await agent.close();
-      const { parse, Envelope, EnvelopeError } = await envelopes;
-      try {
-        return parse(result.payload, Envelope);
-      } catch (error) {
-        if (error instanceof EnvelopeError) throw new InfrastructureError(`the primer's envelope was refused: ${error.message}`);
-        throw error;
-      }
+      return primerEnvelope(result.payload, envelopes);
     },
   };
 }

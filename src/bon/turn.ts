@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { GateCommand } from '../gates.js';
 import type { GateListVerdict } from '../gateList.js';
 import type { AgentSession, TurnOptions } from '../harness/types.js';
+import { InfrastructureError } from '../errors.js';
 import type { Run } from '../runner.js';
 import { gitDirMotif, restoreGitDir } from './gitGuard.js';
 import type { BonSession } from './session.js';
@@ -16,6 +17,20 @@ export function primerAsk(spec: string): string {
     'Create, edit or delete nothing, and run no command that changes the repository: the changes come in the next turns.',
     'Once you have read it all, report status "success" with changed_files: [] and, as the summary, your plan in five lines or fewer.',
   ].join('\n');
+}
+
+/**
+ * The primer's answer as its envelope (the base one: it writes nothing); a refused one stops the batch. `envelopes`
+ * is the module, its loading started with the turn so that it is there when the answer is.
+ */
+export async function primerEnvelope(payload: unknown, envelopes: Promise<typeof import('../envelopes.js')>) {
+  const { parse, Envelope, EnvelopeError } = await envelopes;
+  try {
+    return parse(payload, Envelope);
+  } catch (error) {
+    if (error instanceof EnvelopeError) throw new InfrastructureError(`the primer's envelope was refused: ${error.message}`);
+    throw error;
+  }
 }
 
 /** The arm's ask: the mission only — the builder's brief reaches the node through factory-context. */

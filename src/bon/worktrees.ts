@@ -224,25 +224,22 @@ export async function sweepWorktrees(root: string, opts: { git?: GitOptions; env
  * (that repository's own next run sweeps them through its git).
  */
 function sweepOrphans(base: string): void {
-  let repos: string[];
-  try {
-    repos = fs.readdirSync(base);
-  } catch {
-    return;
-  }
-  for (const repo of repos) {
+  for (const repo of entriesOf(base)) {
     const repoDir = path.join(base, repo);
-    let runs: string[];
-    try {
-      runs = fs.readdirSync(repoDir);
-    } catch {
-      continue;
-    }
-    for (const run of runs) {
+    for (const run of entriesOf(repoDir)) {
       const owner = readOwner(path.join(repoDir, run));
       if (!owner || ownerAlive(owner) || fs.existsSync(owner.root)) continue;
       fs.rmSync(path.join(repoDir, run), { recursive: true, force: true });
     }
     removeIfEmpty(repoDir);
+  }
+}
+
+/** A folder's entries, or none when it cannot be read (gone, or not a folder). */
+function entriesOf(dir: string): string[] {
+  try {
+    return fs.readdirSync(dir);
+  } catch {
+    return [];
   }
 }
