@@ -14,18 +14,27 @@ export interface GateTicket {
 }
 
 export class PrefixGate {
-  private readonly leaders = new Map<string, { arm: number; ready: Promise<void> }>();
+  private readonly leaders = new Map<string, { arm: number; ready: Promise<void>; opened: boolean }>();
 
   enter(arm: number, model: string | undefined): GateTicket {
     const key = model ?? '';
     const leader = this.leaders.get(key);
+    // An arm added once the leader has answered (`c` on the board) has nothing to wait for.
+    if (leader?.opened) return { ready: Promise.resolve(), open: () => undefined };
     if (leader) return { after: leader.arm, ready: leader.ready, open: () => undefined };
-    let open = () => undefined as void;
-    const ready = new Promise<void>((resolve) => {
-      open = resolve;
+    let resolve = () => undefined as void;
+    const ready = new Promise<void>((r) => {
+      resolve = r;
     });
-    this.leaders.set(key, { arm, ready });
-    return { ready: Promise.resolve(), open };
+    const entry = { arm, ready, opened: false };
+    this.leaders.set(key, entry);
+    return {
+      ready: Promise.resolve(),
+      open: () => {
+        entry.opened = true;
+        resolve();
+      },
+    };
   }
 }
 

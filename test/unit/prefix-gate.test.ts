@@ -24,8 +24,10 @@ describe('the prefix gate', () => {
     leader.open();
     leader.open(); // idempotent
     expect(await settled(follower.ready)).toBe(true);
-    // An arm on beta added later goes at once.
-    expect(await settled(gate.enter(5, 'scripted/beta').ready)).toBe(true);
+    // An arm on beta added once the leader has answered goes at once, waiting on no one.
+    const late = gate.enter(5, 'scripted/beta');
+    expect(late.after).toBeUndefined();
+    expect(await settled(late.ready)).toBe(true);
   });
 
   it('a wait ends with the abort of the waiting arm', async () => {
