@@ -2,13 +2,10 @@
 // built CLI, the real pi under test and the scripted model: the cockpit is SIGKILLed while arm 2 is at work (arms 1
 // and 3 done); the home lists the run as interrupted; `r` opens the arms board on that very run, where only arm 2 is
 // asked again (a fresh fork of the primer), and the harvest ranks the three. Needs `npm run build`.
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { bonTapes } from '../../src/demo.js';
-import { call } from '../../src/scripted/tape.js';
-import { bonBench, SPEC, treeStatus, until, type BonBench } from '../helpers/bon.js';
+import { killedMidArms, treeStatus, type BonBench } from '../helpers/bon.js';
 import { FACTORY_BIN } from '../helpers/cli.js';
 import { git, tempDir } from '../helpers/repo.js';
 import { hasTmux, startTmux, type TmuxSession } from '../helpers/tmux.js';
@@ -28,23 +25,9 @@ const selectedLine = (screen: string) => screen.split('\n').find((line) => line.
 
 describe.skipIf(!hasTmux())('the home resumes a killed best-of-N', () => {
   it('lists it as interrupted; r resumes it on the arms board, only the unfinished arm asked again', async () => {
-    const demo = bonTapes(0);
-    const beta = demo['model:beta']!;
-    // Arm 2 is at work (a long command) when the cockpit is killed; the fresh fork of the second life does the work.
-    const b = await bonBench({ ...demo, 'model:beta': [call('bash', { command: 'sleep 30' }), ...beta, ...beta] });
-    bench = b;
     const base = tempDir('factory-home-bon-', cleanups);
-    const env = { ...(b.env as Record<string, string>), FACTORY_WORKTREES: base };
-    const child = spawn(process.execPath, [FACTORY_BIN, 'bon', SPEC, '--no-ui', '--models', 'scripted/alpha,scripted/beta,scripted/gamma'], { cwd: b.dir, env: { ...env, CI: 'true' }, stdio: ['ignore', 'ignore', 'pipe'] });
-    let log = '';
-    child.stderr.on('data', (d: Buffer) => (log += d.toString()));
-    await until('arms 1 and 3 finished, arm 2 at work', () => /arm_1 \(agent, attempt 1\/1\): failed/.test(log) && /arm_3 \(agent, attempt 1\/1\): OK/.test(log), 60_000).catch((error: unknown) => {
-      throw new Error(`${String(error)}\n${log}`);
-    });
-    child.kill('SIGKILL');
-    await new Promise((r) => child.once('exit', r));
-    const adwId = /\[([0-9a-f]{8})\]/.exec(log)![1]!;
-    const asked = { alpha: b.rig.model.requestsFor('model:alpha').length, gamma: b.rig.model.requestsFor('model:gamma').length, beta: b.rig.model.requestsFor('model:beta').length };
+    const { bench: b, adwId, asked } = await killedMidArms(base);
+    bench = b;
 
     // The terminal gets the rig's environment only (a CI runner's own variables would make the cockpit headless).
     term = startTmux([process.execPath, FACTORY_BIN], { cwd: b.dir, env: { ...b.rig.env, FACTORY_WORKTREES: base }, cols: 120, rows: 32 });

@@ -12,7 +12,7 @@ import { bonTapes } from '../../src/demo.js';
 import type { RunEvent } from '../../src/events.js';
 import { readLedger } from '../../src/ledger.js';
 import { call, fail, report } from '../../src/scripted/tape.js';
-import { bonBench, runBon, SPEC, treeStatus, until, type BonBench } from '../helpers/bon.js';
+import { bonBench, killedMidArms, runBon, SPEC, treeStatus, until, type BonBench } from '../helpers/bon.js';
 import { ofType } from '../helpers/factory.js';
 import { runCli } from '../helpers/cli.js';
 import { git, tempDir } from '../helpers/repo.js';
@@ -181,25 +181,10 @@ describe('factory bon in worktrees, arms at once', () => {
   }, 120_000);
 
   it('a bon killed with SIGKILL resumes: finished arms keep their verdicts, the unfinished one forks again, then the harvest', async () => {
-    const demo = bonTapes(0);
-    const beta = demo['model:beta']!;
-    // Arm 2 is at work (a long command) when the cockpit is killed; in the second life it does the work. Each
-    // session plays turns of its own: the killed one claimed the first turn, the fresh fork plays the second.
-    const b = await bonBench({ ...demo, 'model:beta': [call('bash', { command: 'sleep 30' }), ...beta, ...beta] });
-    bench = b;
+    // Arm 2 is at work (a long command) when the cockpit is killed; in the second life a fresh fork does the work.
     const base = tempDir('factory-trees-resume-', cleanups);
-    const env = { ...b.env, FACTORY_WORKTREES: base, CI: 'true' };
-    const cli = path.resolve('bin/factory.js');
-    const child = spawn(process.execPath, [cli, 'bon', SPEC, '--no-ui', '--models', 'scripted/alpha,scripted/beta,scripted/gamma'], { cwd: b.dir, env, stdio: ['ignore', 'ignore', 'pipe'] });
-    let log = '';
-    child.stderr.on('data', (d: Buffer) => (log += d.toString()));
-    await until('arms 1 and 3 finished, arm 2 at work', () => /arm_1 \(agent, attempt 1\/1\): failed/.test(log) && /arm_3 \(agent, attempt 1\/1\): OK/.test(log), 60_000).catch((error: unknown) => {
-      throw new Error(`${String(error)}\n${log}`);
-    });
-    child.kill('SIGKILL');
-    await new Promise((r) => child.once('exit', r));
-    const adwId = /\[([0-9a-f]{8})\]/.exec(log)![1]!;
-    const asked = { alpha: b.rig.model.requestsFor('model:alpha').length, gamma: b.rig.model.requestsFor('model:gamma').length, beta: b.rig.model.requestsFor('model:beta').length };
+    const { bench: b, adwId, env, asked } = await killedMidArms(base);
+    bench = b;
     const resumed = await runCli(['resume', adwId, '--no-ui'], { cwd: b.dir, env, timeoutMs: 120_000 });
     expect(resumed.code, resumed.stderr).toBe(0);
     // The finished arms were not asked again; arm 2 was (a fresh fork of the primer).

@@ -1,17 +1,20 @@
 // Helpers for best-of-N end-to-end tests: the demo's sample payload (committed, the factory's pi node included,
 // its roster naming `node --test` as the gate) in a temp folder, a rig (the real pi under test + scripted model), and
 // `factory bon` prepared exactly as the command does it (openWorkspace → prepareBonRun → execute → close).
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { BonSession } from '../../src/bon/session.js';
 import { prepareBonRun, type PreparedBon } from '../../src/commands/bon.js';
 import { openWorkspace, type CommandFlags } from '../../src/commands/workspace.js';
-import { createDemoRepo, DEMO_MODELS } from '../../src/demo.js';
+import { bonTapes, createDemoRepo, DEMO_MODELS } from '../../src/demo.js';
 import type { RunEvent } from '../../src/events.js';
 import { workspacePaths, type WorkspacePaths } from '../../src/paths.js';
 import { execute } from '../../src/runner.js';
-import type { Tapes } from '../../src/scripted/tape.js';
+import { call, type Tapes } from '../../src/scripted/tape.js';
+import { FACTORY_BIN } from './cli.js';
+import { until } from './processes.js';
 import { git } from './repo.js';
 import { startRig, type Rig } from './rig.js';
 
@@ -108,3 +111,42 @@ export function armRefs(dir: string, adwId: string): string[] {
 }
 
 export { alive, until } from './processes.js';
+
+/** A best-of-3 SIGKILLed mid-arms, as the resume tests need it: what it left and what the model had been asked. */
+export interface KilledBon {
+  bench: BonBench;
+  adwId: string;
+  /** The environment the killed cockpit had (its FACTORY_WORKTREES included). */
+  env: NodeJS.ProcessEnv;
+  /** Requests per model tape before the kill. */
+  asked: { alpha: number; beta: number; gamma: number };
+}
+
+/**
+ * The demo's best-of-3 through the built CLI, headless, killed with SIGKILL once arms 1 (red) and 3 (green) are done
+ * while arm 2 runs a long command. Arm 2's tape holds a second turn: what a fresh fork of the primer plays on resume.
+ */
+export async function killedMidArms(worktrees: string): Promise<KilledBon> {
+  const demo = bonTapes(0);
+  const beta = demo['model:beta']!;
+  const bench = await bonBench({ ...demo, 'model:beta': [call('bash', { command: 'sleep 30' }), ...beta, ...beta] });
+  const env = { ...bench.env, FACTORY_WORKTREES: worktrees };
+  const child = spawn(process.execPath, [FACTORY_BIN, 'bon', SPEC, '--no-ui', '--models', 'scripted/alpha,scripted/beta,scripted/gamma'], {
+    cwd: bench.dir,
+    env: { ...env, CI: 'true' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let log = '';
+  child.stderr.on('data', (d: Buffer) => (log += d.toString()));
+  try {
+    await until('arms 1 and 3 finished, arm 2 at work', () => /arm_1 \(agent, attempt 1\/1\): failed/.test(log) && /arm_3 \(agent, attempt 1\/1\): OK/.test(log), 60_000);
+  } catch (error) {
+    child.kill('SIGKILL');
+    await bench.cleanup();
+    throw new Error(`${String(error)}\n${log}`);
+  }
+  child.kill('SIGKILL');
+  await new Promise((r) => child.once('exit', r));
+  const requests = (tape: string) => bench.rig.model.requestsFor(tape).length;
+  return { bench, adwId: /\[([0-9a-f]{8})\]/.exec(log)![1]!, env, asked: { alpha: requests('model:alpha'), beta: requests('model:beta'), gamma: requests('model:gamma') } };
+}
