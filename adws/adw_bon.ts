@@ -12,8 +12,9 @@ import { checkBon } from '../src/bon/check.js';
 import { snapshotGitDir } from '../src/bon/gitGuard.js';
 import { sweepWorktrees } from '../src/bon/worktrees.js';
 import { treeArmPhase, treePrimePhase } from '../src/bon/treeArms.js';
-import { armAsk, endTurn, NOTHING_ENDED, primerAsk, primerEnvelope, trespass, turnOptions, type TurnEnd } from '../src/bon/turn.js';
-import { harnessJudgement, judgeAnswer, settleArm } from '../src/bon/armVerdict.js';
+import { armAsk, endTurn, NOTHING_ENDED, primerAsk, primerEnvelope, primerTurn, trespass, turnOptions, type TurnEnd } from '../src/bon/turn.js';
+import { harnessJudgement, judgeAnswer, primerStopped, settleArm, stopVerdict } from '../src/bon/armVerdict.js';
+import { promptArm, stoppedBy } from '../src/bon/armTurn.js';
 import type { BonSession } from '../src/bon/session.js';
 import { armPatchFile, harvestPatch, keepArmRef, readSealed, resetTree } from '../src/bon/patch.js';
 import { applyCommand, harvestFile, harvestJson, rankArms, winnerOf } from '../src/bon/rank.js';
@@ -30,6 +31,8 @@ function checkPhase(session: BonSession): Phase {
     name: 'check',
     kind: 'code',
     async action(run) {
+      // The deadline (--deadline) counts from the run's start.
+      session.spend.start();
       session.check = await checkBon({
         cwd: session.opts.cwd,
         specPath: session.opts.specPath,
@@ -55,25 +58,27 @@ function primePhase(session: BonSession): Phase {
   return {
     name: 'prime',
     kind: 'agent',
-    async action(run, ctx) {
+    async action(run) {
       const check = session.check!;
       const sessionId = randomUUID();
       run.sessions.prime = sessionId;
       const model = session.opts.builderModel ?? session.modelOf(1);
       run.attemptStarted('prime', 1, 1, { sessionId, model });
       session.rpc = await session.open(sessionId, 'prime');
+      const rpc = session.rpc;
       const card = await envelopeCard('BuildEnvelope');
       const envelopes = loadEnvelopes();
       let result;
       try {
-        result = await session.rpc.prompt(`${primerAsk(check.spec)}\n\n${card.contract}`, turnOptions(session, 'prime', ctx.signal, model));
+        result = await rpc.prompt(`${primerAsk(check.spec)}\n\n${card.contract}`, primerTurn(session, model));
       } catch (error) {
         if (!(error instanceof HarnessError)) throw error;
         run.charge('prime', error.evidence.tokens ?? 0, error.evidence.cost ?? 0);
-        throw new InfrastructureError(`the primer failed: ${error.message}`);
+        throw primerStopped(session, error) ?? new InfrastructureError(`the primer failed: ${error.message}`);
       }
       run.charge('prime', result.tokens, result.cost);
       session.primer = { tokens: result.tokens, cost: result.cost, sessionId };
+      session.spend.primerUsage(result.cost);
       // A job the primer left running would write into arm 1's tree: it ends with the primer's turn.
       const trespassed = trespass(await endTurn(session, run));
       if (trespassed) throw new InfrastructureError(`the primer ${trespassed}`);
@@ -84,9 +89,10 @@ function primePhase(session: BonSession): Phase {
         await resetTree(session.opts.cwd, { base: check.head, git: { env: session.opts.gateEnv, runTag: run.adwId } });
         throw new InfrastructureError(`the primer changed the tree (${touched.slice(0, 3).join(', ')}${touched.length > 3 ? ', …' : ''}): it must only read; the tree was reset`);
       }
-      session.primerFile = await session.rpc.sessionFile();
+      session.primerFile = await rpc.sessionFile();
       // Every arm is cloned from this file: without it no arm could start from what the primer read.
       if (!session.primerFile) throw new InfrastructureError(`the primer's session file is unknown (pi did not say where session ${sessionId} is kept): no arm can be cloned from it`);
+      await session.forecastFanOut(rpc, result, `${armAsk(check.spec)}\n\n${card.contract}`);
       // The primer writes nothing: its changed_files: [] is judged by the base envelope (no build invariant).
       return primerEnvelope(result.payload, envelopes);
     },
@@ -113,6 +119,8 @@ export function armPhase(session: BonSession, arm: number): Phase {
       let detail: string | undefined;
       let ended: TurnEnd | undefined;
       try {
+        const before = stoppedBy(signal);
+        if (before) throw new PhaseFailure(before.motif, undefined, before.kind);
         const rpc = await session.ensureRpc();
         if (rpc.sessionId !== session.primer.sessionId) {
           const back = await rpc.switchSession(session.primerFile!);
@@ -130,7 +138,7 @@ export function armPhase(session: BonSession, arm: number): Phase {
         run.attemptStarted(name, 1, 1, { sessionId: cloned.sessionId, model });
         const card = await envelopeCard('BuildEnvelope');
         try {
-          const result = await rpc.prompt(`${armAsk(check.spec)}\n\n${card.contract}`, turnOptions(session, name, signal, model));
+          const result = await promptArm(session, run, arm, rpc, `${armAsk(check.spec)}\n\n${card.contract}`, { ...turnOptions(session, name, signal, model), signal });
           ended = await endTurn(session, run);
           ({ failure, kind: failureKind, detail } = await judgeAnswer(session, run, rank, { result, ended, signal }));
         } catch (error) {
@@ -140,9 +148,15 @@ export function armPhase(session: BonSession, arm: number): Phase {
       } catch (error) {
         // A failed clone stops the batch (after the finally below); anything else makes this arm red only.
         if (error instanceof InfrastructureError) throw error;
-        failure = `crashed: ${errorMessage(error)}`;
-        failureKind = 'crashed';
+        if (error instanceof PhaseFailure) {
+          failure = error.message;
+          failureKind = error.kind ?? 'crashed';
+        } else {
+          failure = `crashed: ${errorMessage(error)}`;
+          failureKind = 'crashed';
+        }
       } finally {
+        ({ failure, kind: failureKind } = stopVerdict(signal, { failure, kind: failureKind }));
         // Always: what the arm started ends with it (a background job would write into the next arm's patch),
         // then the arm's work becomes a patch and the tree goes back to the primer's HEAD for the next arm.
         const late = await endTurn(session, run).catch((): TurnEnd => NOTHING_ENDED);
@@ -160,12 +174,10 @@ export function armPhase(session: BonSession, arm: number): Phase {
             throw new InfrastructureError(`the tree could not be reset after ${name}: ${errorMessage(error)}`);
           }
         }
-        rank.patchFile = harvest.patchFile;
-        rank.patchBytes = harvest.bytes;
-        rank.patchSha256 = harvest.sha256;
+        Object.assign(rank, { patchFile: harvest.patchFile, patchBytes: harvest.bytes, patchSha256: harvest.sha256, files: harvest.files, added: harvest.added, removed: harvest.removed });
         session.sealed.set(arm, { file: harvest.patchFile, bytes: fs.readFileSync(harvest.patchFile) });
         rank.seconds = (performance.now() - started) / 1000;
-        run.emit({ type: 'arm_patch', adwId: run.adwId, ts: Date.now(), phase: name, arm, patchFile: harvest.patchFile, bytes: harvest.bytes, sha256: harvest.sha256, files: harvest.files, ...(strays.length > 0 ? { strays: strays.length } : {}) });
+        run.emit({ type: 'arm_patch', adwId: run.adwId, ts: Date.now(), phase: name, arm, patchFile: harvest.patchFile, bytes: harvest.bytes, sha256: harvest.sha256, files: harvest.files, added: harvest.added, removed: harvest.removed, ...(strays.length > 0 ? { strays: strays.length } : {}) });
       }
       return settleArm(session, run, rank, { failure, kind: failureKind, detail });
     },
@@ -203,7 +215,12 @@ function harvestPhase(session: BonSession): Phase {
       }
       const command = winner?.patchFile ? applyCommand(run.adwId) : undefined;
       run.emit({ type: 'harvest', adwId: run.adwId, ts: Date.now(), ranking: ranked, winner: winner?.arm, primer: session.primer, harvestFile: file, applyCommand: command });
-      if (!winner) throw new PhaseFailure(`no green arm — see ${file}`);
+      if (!winner) {
+        // No winner because caps ended the arms is a budget verdict (exit 3), not broken work.
+        const capped = ranked.filter((a) => a.failure === 'budget').map((a) => a.arm);
+        if (capped.length > 0) run.budget ??= `budget: no green arm; arm${capped.length > 1 ? 's' : ''} ${capped.join(', ')} ended at ${capped.length > 1 ? 'their caps' : 'its cap'}`;
+        throw new PhaseFailure(`no green arm — see ${file}`);
+      }
       return json;
     },
   };

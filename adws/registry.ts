@@ -18,6 +18,10 @@ export const BonArgsSchema = z.object({
   apply: z.boolean(),
   inPlace: z.boolean().optional(),
   concurrency: z.number().int().min(1).optional(),
+  maxCost: z.number().positive().optional(),
+  stopAfterGreen: z.number().int().min(1).optional(),
+  deadlineMs: z.number().int().positive().optional(),
+  yes: z.boolean().optional(),
 });
 
 export type PromptArgs = z.infer<typeof PromptArgsSchema>;

@@ -5,7 +5,7 @@
 import { errorMessage, UsageError } from './errors.js';
 import type { CommandFlags, Prepared, PreparedRun } from './commands.js';
 import type { Lifecycle } from './lifecycle.js';
-import type { RunIo } from './runPrepared.js';
+import type { ReportRequest, RunIo } from './runPrepared.js';
 
 export interface CliIo extends RunIo {
   /** Whether stdout is a terminal (with --ui, no --json and no CI: the TUI). */
@@ -56,6 +56,8 @@ async function dispatch(argv: string[], io: CliIo, lifecycle: Lifecycle): Promis
   const [command, ...rest] = cli.input;
   const flags = cli.flags;
   const interactive = io.isTTY && flags.ui && !flags.json && !io.env.CI;
+  // Read before the command is prepared: a bad --report is one line and exit 2, before anything else happens.
+  const report = await reportRequest(flags, io.env);
   if (command === 'prompt' && !interactive) preloadHeadlessRun();
   const prepared: Prepared = await prepareCommand(command, rest, flags, interactive);
   switch (prepared.kind) {
@@ -65,7 +67,7 @@ async function dispatch(argv: string[], io: CliIo, lifecycle: Lifecycle): Promis
       // The cockpit home needs a terminal; anywhere else, `factory` alone shows how to use it.
       if (!interactive) return showHelp(io);
       const { runHomeRouter } = await import('./tui/home.js');
-      return runHomeRouter(flags, lifecycle, (resumed) => runWith(resumed, true, flags, io, lifecycle));
+      return runHomeRouter(flags, lifecycle, (resumed) => runWith(resumed, true, flags, io, lifecycle, report));
     }
     case 'print':
       io.stdout.write(prepared.stdout);
@@ -75,7 +77,7 @@ async function dispatch(argv: string[], io: CliIo, lifecycle: Lifecycle): Promis
       return runDoctorScreen(prepared.ids, flags, 'command', lifecycle);
     }
     case 'run':
-      return runWith(prepared.prepared, interactive, flags, io, lifecycle);
+      return runWith(prepared.prepared, interactive, flags, io, lifecycle, report);
   }
 }
 
@@ -91,18 +93,32 @@ function preloadHeadlessRun(): void {
 }
 
 /** The front end chosen once: the TUI (run screen or arms board) in a terminal, else the headless log. */
-async function runWith(prepared: PreparedRun, interactive: boolean, flags: CommandFlags, io: CliIo, lifecycle: Lifecycle): Promise<number> {
+async function runWith(prepared: PreparedRun, interactive: boolean, flags: CommandFlags, io: CliIo, lifecycle: Lifecycle, report?: ReportRequest): Promise<number> {
   const { runPrepared } = await import('./runPrepared.js');
   if (!interactive) {
     const { runHeadless } = await import('./headless.js');
-    return runPrepared(prepared, (p, execute) => runHeadless(p.run, io, flags.json, lifecycle, execute), { io, json: flags.json, interactive, lifecycle });
+    return runPrepared(prepared, (p, execute) => runHeadless(p.run, io, flags.json, lifecycle, execute), { io, json: flags.json, interactive, lifecycle, report });
   }
   const { runFlowScreen, runBonScreen } = await import('./tui/run.js');
   return runPrepared(
     prepared,
-    (p, execute) => (p.kind === 'bon' ? runBonScreen(p, lifecycle, execute) : runFlowScreen(p, lifecycle, execute)),
-    { io, json: false, interactive, lifecycle },
+    (p, execute) => (p.kind === 'bon' ? runBonScreen(p, lifecycle, execute, { notify: flags.notify }) : runFlowScreen(p, lifecycle, execute, { notify: flags.notify })),
+    { io, json: false, interactive, lifecycle, report },
   );
+}
+
+/** `--report md,junit [--report-dir D]`, read before anything runs: a bad value is one line and exit 2. */
+async function reportRequest(flags: CommandFlags, env: NodeJS.ProcessEnv): Promise<ReportRequest | undefined> {
+  if (flags.report === undefined) {
+    if (flags['report-dir'] !== undefined) throw new UsageError('--report-dir needs --report md, junit or md,junit');
+    return undefined;
+  }
+  const [{ parseReportKinds }, path] = await Promise.all([import('./ciReport.js'), import('node:path')]);
+  const kinds = parseReportKinds(flags.report);
+  if ('motif' in kinds) throw new UsageError(kinds.motif);
+  const dir = flags['report-dir'];
+  if (dir !== undefined && dir.trim() === '') throw new UsageError('--report-dir takes a folder');
+  return { kinds, env, ...(dir !== undefined ? { dir: path.resolve(dir) } : {}) };
 }
 
 /** The process entry (bin/factory.js): the exit code becomes the process's; the process ends on its own. */

@@ -12,6 +12,7 @@ export const HELP = `
     $ factory bon <spec.md>        best-of-N: one primer, N arms forked from it working at once, each in a
                                    worktree of its own, judged by the gates, ranked; your tree is left alone
                                    [--arms 3] [--models a,b,c] [--concurrency K] [--in-place] [--apply]
+                                   [--max-cost 2.50] [--stop-after-green 1] [--deadline 20m] [--yes]
     $ factory apply <adw_id> [arm] apply a bon run's sealed patch (the winner's, or the arm named) after its
                                    paths, modes and gates are checked again on the current HEAD
     $ factory doctor [<id>…]       zero-token preflight of the workstation and the pi node
@@ -32,10 +33,18 @@ export const HELP = `
     --apply      bon: apply the verified winning patch without asking
     --concurrency  bon: arms working at once (default: all of them, at most 5)
     --in-place   bon: the arms one after another in your tree, reset after each (no worktrees)
+    --max-cost   bon: the run's cap in dollars (primer and arms): at 80 % the arms are told to wrap up,
+                 at the cap they are stopped, the harvest ranks what exists and the run exits 3
+    --stop-after-green  bon: stop the arms still at work once this many are green
+    --deadline   bon: stop the arms still at work once the run is this old (90s, 20m, 1h30m)
+    --yes        bon: fan out even when the forecast is above the roster's bon.confirm_above
+    --report     md, junit or both (md,junit): write a Markdown summary and JUnit XML of the run's
+                 phases, arms and gates (into --report-dir, default adws/adw_data/reports/<adw_id>/)
+    --no-notify  no bell or desktop notification (OSC 9 / OSC 777) when a run ends or waits on you
     --config     roster file (default adws/adw_config/factory.config.yaml)
     --dir        demo: keep the demo repository in this folder
     --no-ui      plain log lines on stderr, the result on stdout (also when CI is set or stdout is not a TTY)
-    --json       one JSON event per line on stdout
+    --json       one JSON event per line on stdout, each with "schemaVersion" (now 1) and "type"
     --version    print the version
     --help       this help
 
@@ -46,7 +55,9 @@ export const HELP = `
     .env                    provider keys, loaded once; an agent with an auth profile gets only its keys
 
   Exit codes
-    0 green · 1 workflow failed · 2 infrastructure or usage (a refused check included) · 130 interrupted
+    0 green · 1 workflow failed (a red phase, no green arm) · 2 infrastructure or usage (bad flags, a
+    refused check) · 3 budget (a spend cap stopped the run, or a forecast above bon.confirm_above without
+    --yes; a green arm's patch is still proposed) · 130 interrupted
 `;
 
 export function helpText(): string {

@@ -6,7 +6,8 @@
  * - the answer was judged: `verdict` (no or invalid envelope, the agent reports a failure), `gate` (a payload
  *   gate went red), `check` (a phase's own precondition: spec missing, tree dirty), `empty` (no answer at all);
  * - the turn was stopped: `interrupted` (the user, before it ran), `aborted` (the user or an arm's abort),
- *   `stalled` (no progress), `timeout` (the deadline), `guard` (a circuit breaker tripped);
+ *   `stalled` (no progress), `timeout` (the deadline), `guard` (a circuit breaker tripped), `budget` (a spend cap
+ *   of the run or of an arm was reached), `race` (a race policy ended it: enough arms were green, the deadline);
  * - the agent process: `crashed` / `exit` (pi died or exited mid-turn), `handled` (an extension took the prompt),
  *   `model_error` (the provider failed the turn), `protocol` (output not understood), `refused`, `busy`, `clone`, `switch`, `model` (RPC commands);
  * - the installation: `socle`, `version`, `model_mismatch`, `resume`, `spawn`, `infrastructure`;
@@ -14,14 +15,14 @@
  */
 export type FailureKind =
   | 'verdict' | 'gate' | 'check' | 'empty'
-  | 'interrupted' | 'aborted' | 'stalled' | 'timeout' | 'guard'
+  | 'interrupted' | 'aborted' | 'stalled' | 'timeout' | 'guard' | 'budget' | 'race'
   | 'crashed' | 'exit' | 'handled' | 'model_error' | 'protocol' | 'refused' | 'busy' | 'clone' | 'fork' | 'switch' | 'model'
   | 'socle' | 'version' | 'model_mismatch' | 'resume' | 'spawn' | 'auth' | 'infrastructure'
   | 'error';
 
 const INFRASTRUCTURE: ReadonlySet<FailureKind> = new Set(['socle', 'version', 'model_mismatch', 'resume', 'spawn', 'auth', 'infrastructure']);
 /** Failures another attempt cannot mend: the installation's, a tripped breaker (a retry would get a fresh budget). */
-const FINAL: ReadonlySet<FailureKind> = new Set([...INFRASTRUCTURE, 'guard']);
+const FINAL: ReadonlySet<FailureKind> = new Set([...INFRASTRUCTURE, 'guard', 'budget', 'race']);
 
 /** Whether another attempt in the same live session may succeed. */
 export function isRetryable(kind: FailureKind): boolean {

@@ -41,6 +41,25 @@ export interface ArmRank {
   patchBytes: number;
   /** The patch's seal (sha256 of its bytes at harvest). */
   patchSha256?: string;
+  /** Why a red arm is red, as a kind (`budget`: a cap ended it; `race`: a race policy did; `gate`…). */
+  failure?: FailureKind;
+  /** The patch's size in lines and the files it touches. */
+  added?: number;
+  removed?: number;
+  files?: string[];
+  /** Gates red on HEAD before the fan-out that this arm's work turned green (./bon/baseline.ts). */
+  fixed?: string[];
+}
+
+/** The spend forecast of a fan-out, from the primer's own figures (./bon/forecast.ts): dollars, low–high. */
+export interface SpendForecast {
+  arms: number;
+  perArm: Array<{ arm: number; model?: string; low: number; mid: number; high: number }>;
+  total: { low: number; mid: number; high: number };
+  /** What the primer paid (already spent, in the total's figures). */
+  primer: number;
+  /** How it was reckoned, in one line (for people). */
+  basis: string;
 }
 
 interface Base {
@@ -61,15 +80,25 @@ export type RunEvent =
   /** `result`: what the phase handed to the next ones (an envelope, a gate report): the trace keeps it for resume. */
   | (Base & { type: 'phase_ok'; phase: string; kind: PhaseKind; attempt: number; attempts: number; seconds: number; tokens: number; cost: number; sessionId?: string; result?: unknown })
   /** One zero-token gate of a code phase (changed files exist, a payload command exits 0). */
-  | (Base & { type: 'gate_result'; phase: string; gate: string; ok: boolean; motif?: string; seconds: number })
+  /** `preexisting`: the gate was red on HEAD already (the baseline): not held against the arm. */
+  | (Base & { type: 'gate_result'; phase: string; gate: string; ok: boolean; motif?: string; seconds: number; preexisting?: boolean })
   | (Base & { type: 'phase_failed'; phase: string; kind: PhaseKind; attempts: number; motif: string; failure?: FailureKind; seconds: number; tokens: number; cost: number; sessionId?: string })
   /** A phase added while the run goes (best-of-N: one more arm cloned from the primer), placed before `before`. */
   | (Base & { type: 'phase_planned'; phase: PhasePlan; before?: string })
   /** Best-of-N: an arm's patch, harvested from the work tree (then reset) whatever the arm's verdict. */
-  | (Base & { type: 'arm_patch'; phase: string; arm: number; patchFile: string; bytes: number; sha256?: string; files: string[]; strays?: number })
+  | (Base & { type: 'arm_patch'; phase: string; arm: number; patchFile: string; bytes: number; sha256?: string; files: string[]; strays?: number; added?: number; removed?: number })
   /** Best-of-N: the ranking (green first, then cheapest, then fastest), the primer paid once, the proposal. */
   | (Base & { type: 'harvest'; ranking: ArmRank[]; winner?: number; primer: { tokens: number; cost: number; sessionId?: string }; harvestFile: string; applyCommand?: string })
-  | (Base & { type: 'run_finished'; exit: number; seconds: number; tokens: number; cost: number; failedPhase?: string; interrupted?: boolean })
+  /** `budget`: the spend cap that stopped the run (it exits 3). */
+  | (Base & { type: 'run_finished'; exit: number; seconds: number; tokens: number; cost: number; failedPhase?: string; interrupted?: boolean; budget?: string })
+  /** Best-of-N spend: an arm or the run near its cap (`wrap_up`: the agent was steered), at it, paused, raised. */
+  | (Base & { type: 'spend'; phase?: string; arm?: number; kind: 'wrap_up' | 'capped' | 'paused' | 'raised'; spent: number; cap: number; scope: 'arm' | 'run'; motif?: string })
+  /** Best-of-N: a cap or a race policy ended the batch; the arms still at work stop, the harvest ranks what exists. */
+  | (Base & { type: 'race_stop'; motif: string; kind: 'aborted' | 'budget' | 'race' })
+  /** Best-of-N: what the fan-out is expected to cost, before the arms start; `confirm`: it waits for a yes. */
+  | (Base & { type: 'forecast'; forecast: SpendForecast; threshold?: number; confirm?: boolean })
+  /** Best-of-N: the gates on HEAD before the fan-out; a red one is pre-existing and not held against the arms. */
+  | (Base & { type: 'baseline'; gates: Array<{ gate: string; ok: boolean; motif?: string }>; seconds: number })
   /** The provider was down: the attempt is relaunched on `to` in the same session. */
   | (Base & { type: 'fallback'; phase: string; from: string; to: string; reason: string })
   /** The run's result, as printed on stdout (already masked): the disposed envelope. */
@@ -80,5 +109,11 @@ export type RunEvent =
   | (Base & { type: 'apply'; arm?: number; applied: boolean; line: string });
 
 export type RunEventType = RunEvent['type'];
+
+/**
+ * The version of this union as `--json` prints it (every line carries `schemaVersion`). A field added is not a new
+ * version; a field removed, renamed or whose meaning changes is.
+ */
+export const EVENT_SCHEMA_VERSION = 1;
 
 export type RunEventListener = (event: RunEvent) => void;

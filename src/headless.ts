@@ -1,7 +1,8 @@
 // Headless output for CI and scripts: the runner's events as plain log lines on stderr, or (with --json) as
 // one JSON object per line on stdout. The envelope itself is the caller's to print.
 import { harvestReport } from './bon/rank.js';
-import type { PhaseKind, RunEvent } from './events.js';
+import { EVENT_SCHEMA_VERSION, type PhaseKind, type RunEvent } from './events.js';
+import { spendLine } from './spendLines.js';
 import { formatCost } from './format.js';
 
 /** A stateful formatter (it remembers each phase's kind from the plan); returns the line for an event, if any. */
@@ -26,7 +27,13 @@ export function createLogFormatter(): (event: RunEvent) => string | undefined {
       case 'phase_ok':
         return `${tag} ${event.phase} (${event.kind}, attempt ${event.attempt}/${event.attempts}): OK in ${event.seconds.toFixed(1)} s`;
       case 'gate_result':
+        if (!event.ok && event.preexisting) return `${tag} ${event.phase}: ✗ ${event.gate} (${event.seconds.toFixed(1)} s) — red on HEAD already: not held against it`;
         return `${tag} ${event.phase}: ${event.ok ? '✓' : '✗'} ${event.gate} (${event.seconds.toFixed(1)} s)${event.ok || !event.motif ? '' : ` — ${event.motif}`}`;
+      case 'forecast':
+      case 'spend':
+      case 'race_stop':
+      case 'baseline':
+        return spendLine(tag, event);
       case 'phase_planned':
         return `${tag} ${event.phase.name} added (${event.phase.kind})`;
       case 'arm_patch':
@@ -43,6 +50,7 @@ export function createLogFormatter(): (event: RunEvent) => string | undefined {
       case 'fallback':
         return `${tag} ${event.phase}: fell back from ${event.from} to ${event.to}: ${event.reason} (same session)`;
       case 'run_finished':
+        if (event.budget) return `${tag} BUDGET — ${event.budget} (cost ~${formatCost(event.cost)}); exit ${event.exit}`;
         if (event.interrupted) return `${tag} interrupted at phase ${event.failedPhase ?? '?'} — run stopped (cost so far ~${formatCost(event.cost)})`;
         if (event.exit === 0) return `${tag} run green — total cost ~${formatCost(event.cost)}`;
         return `${tag} FAILED at phase ${event.failedPhase ?? '?'} — run stopped`;
@@ -62,9 +70,9 @@ export interface HeadlessSink {
   stderr: { write(text: string): unknown };
 }
 
-/** Wire a run's events to the headless outputs. */
+/** Wire a run's events to the headless outputs; each `--json` line names the event schema it follows. */
 export function headlessListener(sink: HeadlessSink, json: boolean): (event: RunEvent) => void {
-  if (json) return (event) => sink.stdout.write(`${JSON.stringify(event)}\n`);
+  if (json) return (event) => sink.stdout.write(`${JSON.stringify({ schemaVersion: EVENT_SCHEMA_VERSION, ...event })}\n`);
   const format = createLogFormatter();
   return (event) => {
     const line = format(event);

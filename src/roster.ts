@@ -5,6 +5,7 @@
 // `agents.constructor` is undefined unless a roster defines it (and rosterYaml.ts refuses to let one).
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import { parseDuration } from './duration.js';
 import path from 'node:path';
 import { UsageError, errorMessage, oneLine } from './errors.js';
 import type { GateCommand } from './gates.js';
@@ -64,6 +65,8 @@ export interface Roster {
   payload: { dir: string; commands: PayloadCommand[]; setup?: PayloadCommand };
   /** factory-context's pruning of old, big tool results (for the model call only). */
   context: { pruneTurns?: number; pruneKb?: number };
+  /** Best-of-N spend caps and race policies (dollars, milliseconds): the defaults the flags override. */
+  bon?: { maxCost?: number; armMaxCost?: number; confirmAbove?: number; stopAfterGreen?: number; deadlineMs?: number };
   agents: Record<string, AgentConfig>;
 }
 
@@ -219,6 +222,17 @@ function toRoster(abs: string, raw: RawRoster): Roster {
       ...(raw.payload?.setup ? { setup: { run: raw.payload.setup.run, timeoutSeconds: raw.payload.setup.timeout ?? DEFAULT_COMMAND_TIMEOUT_SECONDS } } : {}),
     },
     context: { pruneTurns: raw.context?.prune_turns, pruneKb: raw.context?.prune_kb },
+    ...(raw.bon
+      ? {
+          bon: {
+            maxCost: raw.bon.max_cost,
+            armMaxCost: raw.bon.arm_max_cost,
+            confirmAbove: raw.bon.confirm_above,
+            stopAfterGreen: raw.bon.stop_after_green,
+            deadlineMs: raw.bon.deadline === undefined ? undefined : parseDuration(raw.bon.deadline),
+          },
+        }
+      : {}),
     agents,
   };
 }

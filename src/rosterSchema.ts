@@ -4,7 +4,8 @@ import * as z from './zod.js';
 import { REPORT_TOOL } from './gate.js';
 import { formatPath, kindOf, lookup, quote, shown } from './zodIssues.js';
 import { isModelId } from './routes.js';
-import { AGENT_KEYS, AUTH_KEYS, COMMAND_KEYS, CONTEXT_KEYS, KNOWN_TOOLS, LIMIT_KEYS, PAYLOAD_KEYS, RESERVED_NAMES, ROLE_PATTERN, ROSTER_KEYS, THINKING_LEVELS } from './rosterVocabulary.js';
+import { parseDuration } from './duration.js';
+import { AGENT_KEYS, AUTH_KEYS, BON_KEYS, COMMAND_KEYS, CONTEXT_KEYS, KNOWN_TOOLS, LIMIT_KEYS, PAYLOAD_KEYS, RESERVED_NAMES, ROLE_PATTERN, ROSTER_KEYS, THINKING_LEVELS } from './rosterVocabulary.js';
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const GATEWAY = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
@@ -64,6 +65,16 @@ const RosterSchema = z.strictObject({
     })
     .optional(),
   context: z.strictObject({ prune_turns: positiveInt.optional(), prune_kb: z.number().positive().optional() }).optional(),
+  // Best-of-N spend and race defaults (dollars; a duration such as "20m"); the command line's flags win.
+  bon: z
+    .strictObject({
+      max_cost: z.number().positive().optional(),
+      arm_max_cost: z.number().positive().optional(),
+      confirm_above: z.number().positive().optional(),
+      stop_after_green: positiveInt.optional(),
+      deadline: z.string().refine((s) => parseDuration(s) !== undefined, { message: 'a duration expected (e.g. 90s, 20m, 1h30m)' }).optional(),
+    })
+    .optional(),
   agents: z.record(z.string().regex(ROLE_PATTERN), agent).optional(),
 });
 
@@ -76,6 +87,7 @@ function knownKeysAt(path: readonly PropertyKey[]): readonly string[] {
   if (head === 'payload' && path.length === 1) return PAYLOAD_KEYS;
   if (head === 'payload') return COMMAND_KEYS; // a command of `commands`, or `setup`
   if (head === 'context') return CONTEXT_KEYS;
+  if (head === 'bon') return BON_KEYS;
   if (head === 'agents' && path.length === 2) return AGENT_KEYS;
   if (head === 'agents' && third === 'limits') return LIMIT_KEYS;
   if (head === 'agents' && third === 'auth') return AUTH_KEYS;

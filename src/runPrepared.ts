@@ -12,9 +12,23 @@ export interface RunIo {
 /** Shows the run while `execute` runs it; returns the run's exit. */
 export type FrontEnd = (prepared: PreparedRun, execute: () => Promise<number>) => Promise<number>;
 
-export async function runPrepared(prepared: PreparedRun, frontEnd: FrontEnd, opts: { io: RunIo; json: boolean; interactive: boolean; lifecycle: Lifecycle }): Promise<number> {
+/** `--report md,junit`: the kinds, the folder (default: the run's own under the data folder), the environment. */
+export interface ReportRequest {
+  kinds: Array<'md' | 'junit'>;
+  dir?: string;
+  env: NodeJS.ProcessEnv;
+}
+
+export async function runPrepared(
+  prepared: PreparedRun,
+  frontEnd: FrontEnd,
+  opts: { io: RunIo; json: boolean; interactive: boolean; lifecycle: Lifecycle; report?: ReportRequest },
+): Promise<number> {
   const { io, json, interactive, lifecycle } = opts;
   const { run } = prepared;
+  // The report folds every event of the run (masked, as every consumer sees them); written once the run is over.
+  const events: import('./events.js').RunEvent[] = [];
+  if (opts.report) run.subscribe((event) => events.push(event));
   const [{ attachTrace }, { execute }] = await Promise.all([import('./trace/attach.js'), import('./runner.js')]);
   const trace = attachTrace(run, prepared.workspace.paths, (message) => io.stderr.write(`factory: ${message}\n`));
   const syncTrace = lifecycle.defer('sync the trace', () => trace.close());
@@ -32,9 +46,29 @@ export async function runPrepared(prepared: PreparedRun, frontEnd: FrontEnd, opt
       run.emit({ type: 'envelope', adwId: run.adwId, ts: Date.now(), envelope });
       if (!json) io.stdout.write(`${JSON.stringify(envelope, null, 2)}\n`);
     }
+    if (opts.report) await writeReport(opts.report, events, prepared, io);
     return exit;
   } finally {
     await closeRun();
     await syncTrace();
+  }
+}
+
+/**
+ * The run's Markdown summary and JUnit XML, named on stderr. On GitHub Actions the summary is also appended to the
+ * job's step summary. A report that cannot be written is said in one line: the run's exit stays the run's.
+ */
+async function writeReport(request: ReportRequest, events: import('./events.js').RunEvent[], prepared: PreparedRun, io: RunIo): Promise<void> {
+  const [{ collectReport, markdownReport, writeReports }, path, fs] = await Promise.all([import('./ciReport.js'), import('node:path'), import('node:fs')]);
+  const { run } = prepared;
+  const dir = request.dir ?? path.join(prepared.workspace.paths.dataDir, 'reports', run.adwId);
+  try {
+    const report = collectReport(events);
+    const files = writeReports(request.kinds, report, dir);
+    io.stderr.write(`[${run.adwId}] report: ${files.join(', ')}\n`);
+    const summary = request.env.GITHUB_STEP_SUMMARY;
+    if (summary && request.kinds.includes('md')) fs.appendFileSync(summary, `${markdownReport(report)}\n`);
+  } catch (error) {
+    io.stderr.write(`factory: the report could not be written to ${dir}: ${(error as Error).message}\n`);
   }
 }

@@ -92,6 +92,9 @@ export class Run {
   private readonly figures = new Map<string, PhaseFigures>();
   private readonly aborter = new AbortController();
 
+  /** Set when a spend cap stopped the run (a best-of-N run cap…): the run then exits 3, its motif on run_finished. */
+  budget: string | undefined;
+
   /** The command's inputs, recorded in run_started so that a resume can rebuild the phases. */
   args: Record<string, unknown> | undefined;
 
@@ -180,10 +183,16 @@ function attemptsOf(phase: Phase): number {
   return phase.kind === 'agent' ? 1 + Math.max(0, phase.retries ?? 0) : 1;
 }
 
-/** Run the phases; returns the exit code (0 green, 1 a phase failed for good, 130 interrupted). */
+/** The exit code of a run a spend cap stopped. */
+export const EXIT_BUDGET = 3;
+
+/** Run the phases; returns the exit code (0 green, 1 a phase failed for good, 3 a budget stopped it, 130 interrupted). */
 export async function execute(run: Run, phases: Phase[], resume?: ResumeOptions): Promise<number> {
   const started = performance.now();
-  const finish = (exit: number, failedPhase?: string): number => {
+  const finish = (code: number, failedPhase?: string): number => {
+    // A budget that stopped the run outranks green or red (CI must tell "out of money" from "broken"), never an
+    // interrupt or the installation's failure.
+    const exit = run.budget !== undefined && (code === 0 || code === 1) ? EXIT_BUDGET : code;
     run.emit({
       type: 'run_finished',
       adwId: run.adwId,
@@ -194,25 +203,22 @@ export async function execute(run: Run, phases: Phase[], resume?: ResumeOptions)
       cost: run.cost,
       failedPhase,
       interrupted: run.interrupted || undefined,
+      ...(exit === EXIT_BUDGET ? { budget: run.budget } : {}),
     });
     return exit;
   };
   const plan = phases.map(planOf);
   run.emit({ type: 'run_started', adwId: run.adwId, ts: Date.now(), adwName: run.adwName, phases: plan, cwd: run.cwd, args: run.args });
-  if (phases.length === 0) {
-    run.emit({ type: 'phase_failed', adwId: run.adwId, ts: Date.now(), phase: '(none)', kind: 'code', attempts: 0, motif: 'no phases declared: an empty ADW is not an ADW', seconds: 0, tokens: 0, cost: 0 });
-    return finish(1, '(none)');
-  }
+  // A plan that cannot run is refused before any phase starts, as the failure of the phase at fault.
+  const refuse = (phase: string, kind: PhaseKind, motif: string): number => {
+    run.emit({ type: 'phase_failed', adwId: run.adwId, ts: Date.now(), phase, kind, attempts: 0, motif, seconds: 0, tokens: 0, cost: 0 });
+    return finish(1, phase);
+  };
+  if (phases.length === 0) return refuse('(none)', 'code', 'no phases declared: an empty ADW is not an ADW');
   const unknown = phases.find((p) => p.kind !== 'agent' && p.kind !== 'code');
-  if (unknown) {
-    run.emit({ type: 'phase_failed', adwId: run.adwId, ts: Date.now(), phase: unknown.name, kind: 'code', attempts: 0, motif: `unknown phase kind ${JSON.stringify(unknown.kind)}`, seconds: 0, tokens: 0, cost: 0 });
-    return finish(1, unknown.name);
-  }
+  if (unknown) return refuse(unknown.name, 'code', `unknown phase kind ${JSON.stringify(unknown.kind)}`);
   const misplaced = phases.find((p, i) => p.judges !== undefined && !phases.slice(0, i).some((q) => q.name === p.judges && q.kind === 'agent'));
-  if (misplaced) {
-    run.emit({ type: 'phase_failed', adwId: run.adwId, ts: Date.now(), phase: misplaced.name, kind: misplaced.kind, attempts: 0, motif: `judges ${JSON.stringify(misplaced.judges)}, which is not an earlier agent phase`, seconds: 0, tokens: 0, cost: 0 });
-    return finish(1, misplaced.name);
-  }
+  if (misplaced) return refuse(misplaced.name, misplaced.kind, `judges ${JSON.stringify(misplaced.judges)}, which is not an earlier agent phase`);
   const progress = new Map<string, PhaseProgress>();
   let i = 0;
   while (i < phases.length) {

@@ -240,6 +240,10 @@ export function reduceRun(state: RunState, event: RunEvent): RunState {
 
     case 'arm_patch':
     case 'harvest':
+    case 'spend':
+    case 'race_stop':
+    case 'forecast':
+    case 'baseline':
       return state; // best-of-N: folded by the bon slice beside this store (state/bonStore.ts)
 
     case 'fallback':

@@ -9,7 +9,24 @@ import type { AgentAnswer } from '../harness/types.js';
 import { PhaseFailure, type Run } from '../runner.js';
 import type { BonSession } from './session.js';
 import { runGates, trespass, type TurnEnd } from './turn.js';
+import { stoppedBy } from './armTurn.js';
 
+/**
+ * An arm stopped by its batch (a cap, a race policy) says so, whatever its turn or gate answered on the way out:
+ * "aborted", or a gate cut short, is how the stop looked from inside, not why it happened.
+ */
+export function stopVerdict(signal: AbortSignal, judged: { failure?: string; kind: FailureKind }): { failure?: string; kind: FailureKind } {
+  const order = stoppedBy(signal);
+  if (!order || judged.failure === undefined || judged.kind === 'budget' || judged.kind === 'race') return judged;
+  return { failure: order.motif, kind: order.kind };
+}
+
+/** A primer stopped by a cap or the deadline: the run's failure (exit 1, or 3 for a cap), not the installation's. */
+export function primerStopped(session: BonSession, error: HarnessError): PhaseFailure | undefined {
+  const kind = error.evidence.kind;
+  if (kind !== 'budget' && kind !== 'race') return undefined;
+  return new PhaseFailure(`the primer was stopped — ${session.batchStop?.motif ?? error.message}`, undefined, kind);
+}
 export interface ArmJudgement {
   /** Why the arm is red (a motif), or undefined while it is green. */
   failure?: string;
@@ -79,8 +96,13 @@ export async function settleArm(session: BonSession, run: Run, rank: ArmRank, ju
   }
   if (failure) {
     rank.motif = oneLine(failure);
+    rank.failure = judgement.kind;
+    session.settled.add(rank.arm);
+    session.spend.armSettled(rank.arm, false, rank.cost);
     throw new PhaseFailure(rank.motif, judgement.detail, judgement.kind);
   }
   rank.green = true;
+  session.settled.add(rank.arm);
+  session.spend.armSettled(rank.arm, true, rank.cost);
   return { ...rank };
 }

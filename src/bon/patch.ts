@@ -53,6 +53,23 @@ export interface Harvest {
   sha256: string;
   /** Repo-relative paths the patch touches (a rename names both). */
   files: string[];
+  /** Lines the patch adds and removes (binary hunks count none). */
+  added: number;
+  removed: number;
+}
+
+/** The lines a patch adds and removes: only hunk lines count, never a file's `--- a/` / `+++ b/` headers. */
+export function lineCounts(patch: string): { added: number; removed: number } {
+  let added = 0;
+  let removed = 0;
+  let inHunk = false;
+  for (const line of patch.split('\n')) {
+    if (line.startsWith('diff --git ')) inHunk = false;
+    else if (line.startsWith('@@')) inHunk = true;
+    else if (inHunk && line.startsWith('+')) added += 1;
+    else if (inHunk && line.startsWith('-')) removed += 1;
+  }
+  return { added, removed };
 }
 
 /**
@@ -90,7 +107,7 @@ export async function harvestPatch(cwd: string, patchFile: string, opts: Harvest
     fs.mkdirSync(path.dirname(patchFile), { recursive: true });
     fs.writeFileSync(patchFile, patch);
     const files = names.toString('utf8').split('\0').filter((f) => f !== '');
-    return { patchFile, bytes: patch.length, sha256: patchDigest(patch), files };
+    return { patchFile, bytes: patch.length, sha256: patchDigest(patch), files, ...lineCounts(patch.toString('utf8')) };
   } finally {
     await gitxOk(root, ['reset', '-q'], opts.git);
   }

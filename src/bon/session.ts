@@ -1,20 +1,23 @@
 // The live side of a best-of-N run: one live session of the harness (pi in RPC mode) that the primer and the arms
 // run in, the arms' ranks, an abort per arm, and what the board's keys ask of it (abort an arm, clone one more).
 // It knows no workflow: the phases, and how one more arm's phase is built, come from the ADW that plans the batch.
-import type { ArmRank } from '../events.js';
+import type { ArmRank, SpendForecast } from '../events.js';
+import { formatCost } from '../format.js';
 import { envelopeCard } from '../envelopeCatalog.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import { errorMessage, HarnessError, InfrastructureError } from '../errors.js';
 import type { GateCommand } from '../gates.js';
-import type { AgentSession, Limits, LiveHarness, SessionRequest } from '../harness/types.js';
+import type { AgentAnswer, AgentSession, Limits, LiveHarness, SessionRequest } from '../harness/types.js';
 import type { ArmTree } from './armTree.js';
 import type { BonResume } from './resumeBon.js';
 import type { WorkspacePaths } from '../paths.js';
-import { planOf, type Phase, type Run } from '../runner.js';
+import { PhaseFailure, planOf, type Phase, type Run } from '../runner.js';
 import { MAX_ARMS, type BonCheck } from './check.js';
 import type { GitDirSnapshot } from './gitGuard.js';
 import type { PrefixGate } from './prefixGate.js';
+import type { StopOrder } from '../pi/guards.js';
+import { formatCap, SpendWatch, type BonPolicy, type SpendNote } from './spend.js';
 
 export const BON_TOOLS = ['read', 'bash', 'edit', 'write', 'grep', 'find', 'ls'];
 
@@ -45,6 +48,8 @@ export interface BonAdwOptions {
   concurrency?: number;
   /** `payload.setup`: run in each arm's worktree before the arm starts (an install); a red setup makes the arm red. */
   setup?: GateCommand;
+  /** Caps and race policies (./spend.ts). */
+  policy?: BonPolicy;
 }
 
 /** How the workflow builds arm N's phase: injected by the ADW, so that `c` clones an arm the way the plan does. */
@@ -71,6 +76,18 @@ export class BonSession {
   primer = { tokens: 0, cost: 0, sessionId: undefined as string | undefined };
   readonly arms = new Map<number, ArmRank>();
   private readonly armAborts = new Map<number, AbortController>();
+  /** The primer's own stop: a run cap or the deadline reached while it reads. */
+  private readonly primerAbort = new AbortController();
+  /** Why the batch was stopped (a cap, a race policy): every arm still at work or not started yet ends so. */
+  batchStop?: StopOrder;
+  /** Arms paused at their cap, waiting for the board's raise (or their end). */
+  private readonly pauses = new Map<number, (raise: number | undefined) => void>();
+  readonly spend: SpendWatch;
+  /** Someone watches the board (the TUI sets it): an arm at its cap pauses for a raise, a high forecast asks. */
+  watched = false;
+  /** The fan-out's forecast, once the primer has read. */
+  forecast?: SpendForecast;
+  private confirmation?: (yes: boolean) => void;
   private harvested = false;
   private armPhase?: ArmPhaseFactory;
   phases: Phase[] = [];
@@ -78,7 +95,133 @@ export class BonSession {
   constructor(
     readonly run: Run,
     readonly opts: BonAdwOptions,
-  ) {}
+  ) {
+    this.spend = new SpendWatch(opts.policy ?? {}, {
+      stopBatch: (order) => this.stopBatch(order),
+      note: (note) => this.noteSpend(note),
+    });
+  }
+
+  private noteSpend(note: SpendNote): void {
+    const { run } = this;
+    run.emit({ type: 'spend', adwId: run.adwId, ts: Date.now(), ...(note.arm !== undefined ? { phase: `arm_${note.arm}`, arm: note.arm } : {}), ...note, kind: note.kind });
+  }
+
+  /** A cap or a race policy ends the batch: the arms at work are aborted, the ones not started never start. */
+  stopBatch(order: StopOrder): void {
+    if (this.batchStop) return;
+    this.batchStop = order;
+    if (order.kind === 'budget') this.run.budget ??= order.motif;
+    this.run.emit({ type: 'race_stop', adwId: this.run.adwId, ts: Date.now(), motif: order.motif, kind: order.kind });
+    this.primerAbort.abort(order);
+    for (const controller of this.armAborts.values()) controller.abort(order);
+    for (const resume of this.pauses.values()) resume(undefined);
+  }
+
+  /** The primer's turn signal: the run's interrupt, or the batch stopped while it reads. */
+  primerSignal(): AbortSignal {
+    return AbortSignal.any([this.run.signal, this.primerAbort.signal]);
+  }
+
+  /**
+   * The arm reached its cap. Watched (the TUI), it pauses until the board raises its cap (resolves the new cap) or
+   * ends it (undefined); headless, it ends at once. The pause is an event: the board shows it, the bell rings.
+   */
+  async pauseAtCap(arm: number, spent: number, cap: number): Promise<number | undefined> {
+    if (!this.watched || this.batchStop || this.run.interrupted) return undefined;
+    const { run } = this;
+    const raised = new Promise<number | undefined>((resolve) => this.pauses.set(arm, resolve));
+    const signal = this.armAborts.get(arm)?.signal;
+    const onAbort = () => this.pauses.get(arm)?.(undefined);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    run.emit({ type: 'spend', adwId: run.adwId, ts: Date.now(), phase: `arm_${arm}`, arm, kind: 'paused', spent, cap, scope: 'arm' });
+    try {
+      const cap2 = await raised;
+      if (cap2 !== undefined) {
+        this.spend.raise(arm, cap2);
+        run.emit({ type: 'spend', adwId: run.adwId, ts: Date.now(), phase: `arm_${arm}`, arm, kind: 'raised', spent, cap: cap2, scope: 'arm' });
+      }
+      return cap2;
+    } finally {
+      this.pauses.delete(arm);
+      signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /**
+   * Before the fan-out: what the arms should cost, from the primer's own calls and pi's prices, as an event. Above
+   * the roster's threshold it waits for a yes: the board asks; headless, only `--yes` goes on (else exit 3).
+   */
+  async forecastFanOut(agent: AgentSession, primer: AgentAnswer, ask: string): Promise<void> {
+    const { forecastFanOut } = await import('./forecast.js');
+    const prices = await agent.prices().catch(() => new Map());
+    const arms = Array.from({ length: this.armCount() }, (_, i) => ({ arm: i + 1, model: this.modelOf(i + 1) }));
+    const forecast = forecastFanOut({
+      calls: primer.calls ?? [],
+      primerCost: primer.cost,
+      primerModel: this.opts.builderModel ?? this.modelOf(1),
+      arms,
+      prices,
+      askTokens: Math.ceil(ask.length / 4),
+    });
+    const { policy = {} } = this.opts;
+    const threshold = policy.confirmAbove;
+    const confirm = threshold !== undefined && forecast.total.mid > threshold && !policy.yes;
+    this.forecast = forecast;
+    this.run.emit({ type: 'forecast', adwId: this.run.adwId, ts: Date.now(), forecast, ...(threshold !== undefined ? { threshold } : {}), ...(confirm ? { confirm } : {}) });
+    if (!confirm) return;
+    const motif = `forecast ~${formatCost(forecast.total.mid)} is above bon.confirm_above ${formatCap(threshold)}`;
+    if (!this.watched) {
+      this.run.budget = `budget: ${motif} — pass --yes to fan out`;
+      throw new PhaseFailure(`${motif}: pass --yes to fan out (no arm was started)`, undefined, 'budget');
+    }
+    const yes = await new Promise<boolean>((resolve) => {
+      this.confirmation = resolve;
+      this.run.signal.addEventListener('abort', () => resolve(false), { once: true });
+    });
+    this.confirmation = undefined;
+    if (!yes) {
+      this.run.budget = `budget: ${motif} — the fan-out was declined`;
+      throw new PhaseFailure(`${motif}: the fan-out was declined (no arm was started)`, undefined, 'budget');
+    }
+  }
+
+  /** `y` / `n` on the board while the forecast waits. Returns a motif when nothing waits. */
+  confirmFanOut(yes: boolean): string | undefined {
+    if (!this.confirmation) return 'no forecast waits for an answer';
+    this.confirmation(yes);
+    return undefined;
+  }
+
+  /** `+` on the board: a paused arm gets as much again as its cap (it goes on in the same session). */
+  raiseArm(arm: number): string | undefined {
+    const resume = this.pauses.get(arm);
+    if (!resume) return `arm ${arm} is not paused at its cap`;
+    const cap = this.spend.capOf(arm) ?? 0;
+    resume(cap * 2);
+    return undefined;
+  }
+
+  /**
+   * A word from the board into an arm's live session (pi `steer`: read before its next model call). Returns a motif
+   * when the arm has no turn running. The text is the user's: it goes as typed, and the board's log shows it.
+   */
+  steerArm(arm: number, text: string): string | undefined {
+    const message = text.trim();
+    if (message === '') return 'nothing to send: type a message first';
+    const agent = this.armAgents.get(arm) ?? (this.opts.inPlace && this.arms.has(arm) && !this.settled.has(arm) ? this.rpc : undefined);
+    if (!agent?.alive || this.settled.has(arm)) return `arm ${arm} has no turn running: nothing to steer`;
+    this.run.activity(`arm_${arm}`, { kind: 'note', text: `you: ${message}` });
+    agent.steer(message).catch((error: unknown) => this.run.activity(`arm_${arm}`, { kind: 'note', text: `the steer was refused: ${errorMessage(error)}` }));
+    return undefined;
+  }
+
+  /** Arms whose verdict is in (they take no steer). */
+  readonly settled = new Set<number>();
+
+  pausedArms(): number[] {
+    return [...this.pauses.keys()];
+  }
 
   /** Set when this is a resumed run: the HEAD its first life's arms started from, which the check must find again. */
   resumedHead?: string;
@@ -143,9 +286,10 @@ export class BonSession {
     return undefined;
   }
 
-  /** `a`: abort the arm's running turn (RPC abort); the arm ends red, the batch goes on. */
+  /** `a`: abort the arm's running turn (RPC abort), or end its pause at the cap; the arm ends red, the batch goes on. */
   abortArm(arm: number): void {
     this.armAborts.get(arm)?.abort();
+    this.pauses.get(arm)?.(undefined);
   }
 
   armSignal(arm: number): AbortSignal {
@@ -153,6 +297,7 @@ export class BonSession {
     this.armAborts.set(arm, controller);
     const runSignal = this.run.signal;
     if (runSignal.aborted) controller.abort();
+    else if (this.batchStop) controller.abort(this.batchStop);
     else runSignal.addEventListener('abort', () => controller.abort(), { once: true });
     return controller.signal;
   }
@@ -212,5 +357,6 @@ export class BonSession {
 
   markHarvested(): void {
     this.harvested = true;
+    this.spend.dispose();
   }
 }

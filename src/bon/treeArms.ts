@@ -18,8 +18,9 @@ import { PrefixGate, waitUnlessAborted, type GateTicket } from './prefixGate.js'
 import { armPatchFile, harvestPatch } from './patch.js';
 import { runFolder } from './worktrees.js';
 import type { BonSession } from './session.js';
-import { armAsk, endTurn, NOTHING_ENDED, primerAsk, primerEnvelope, trespass, turnOptions, type TurnEnd } from './turn.js';
-import { harnessJudgement, judgeAnswer, settleArm } from './armVerdict.js';
+import { armAsk, endTurn, NOTHING_ENDED, primerAsk, primerEnvelope, primerTurn, trespass, turnOptions, type TurnEnd } from './turn.js';
+import { harnessJudgement, judgeAnswer, primerStopped, settleArm, stopVerdict } from './armVerdict.js';
+import { promptArm, stoppedBy } from './armTurn.js';
 
 /** The first port an arm's dev server may take: arm k gets BASE + k, so servers of arms at once never collide. */
 export const ARM_PORT_BASE = 41_000;
@@ -107,7 +108,7 @@ export function treePrimePhase(session: BonSession): Phase {
   return {
     name: 'prime',
     kind: 'agent',
-    async action(run, ctx) {
+    async action(run) {
       const check = session.check!;
       const sessionId = randomUUID();
       run.sessions.prime = sessionId;
@@ -125,14 +126,15 @@ export function treePrimePhase(session: BonSession): Phase {
       const envelopes = loadEnvelopes();
       let result;
       try {
-        result = await agent.prompt(`${primerAsk(check.spec)}\n\n${card.contract}`, turnOptions(session, 'prime', ctx.signal, model));
+        result = await agent.prompt(`${primerAsk(check.spec)}\n\n${card.contract}`, primerTurn(session, model));
       } catch (error) {
         if (!(error instanceof HarnessError)) throw error;
         run.charge('prime', error.evidence.tokens ?? 0, error.evidence.cost ?? 0);
-        throw new InfrastructureError(`the primer failed: ${error.message}`);
+        throw primerStopped(session, error) ?? new InfrastructureError(`the primer failed: ${error.message}`);
       }
       run.charge('prime', result.tokens, result.cost);
       session.primer = { tokens: result.tokens, cost: result.cost, sessionId };
+      session.spend.primerUsage(result.cost);
       const trespassed = trespass(await endTurn(session, run, agent));
       if (trespassed) throw new InfrastructureError(`the primer ${trespassed}`);
       // The primer reads only; what it wrote in its own tree would mislead every arm forked from it.
@@ -142,6 +144,7 @@ export function treePrimePhase(session: BonSession): Phase {
       session.primerFile = await agent.sessionFile();
       if (!session.primerFile) throw new InfrastructureError(`the primer's session file is unknown (pi did not say where session ${sessionId} is kept): no arm can be forked from it`);
       session.primerMessages = await agent.messageCount();
+      await session.forecastFanOut(agent, result, `${armAsk(check.spec)}\n\n${card.contract}`);
       // The arms fork the primer's file, each in its own process: this one has nothing left to do.
       session.rpc = undefined;
       await agent.close();
@@ -176,6 +179,9 @@ export function treeArmPhase(session: BonSession, arm: number): Phase {
       let ticket: GateTicket | undefined;
       const env = { ...fencedEnv(session, run, armEnv(session.opts.env, arm)), ...lensEnv(session) };
       try {
+        // A batch stopped before this arm began (a cap, a race, the deadline): no worktree, no token.
+        const before = stoppedBy(signal);
+        if (before) throw new PhaseFailure(before.motif, undefined, before.kind);
         try {
           tree = await makeTree(session, run, name);
         } catch (error) {
@@ -200,7 +206,7 @@ export function treeArmPhase(session: BonSession, arm: number): Phase {
           run.activity(name, { kind: 'note', text: `waits for arm ${ticket.after}'s first token: its prompt is then cached on ${model ?? 'its model'}` });
           await waitUnlessAborted(ticket.ready, signal, () => new PhaseFailure(`aborted before its first request (it waited for arm ${ticket!.after})`, undefined, 'aborted'));
         }
-        const result = await agent.prompt(`${armAsk(check.spec)}\n\n${card.contract}`, { ...turnOptions(session, name, signal, model), onAnswer: ticket.open });
+        const result = await promptArm(session, run, arm, agent, `${armAsk(check.spec)}\n\n${card.contract}`, { ...turnOptions(session, name, signal, model), signal, onAnswer: ticket.open });
         ended = await endTurn(session, run, agent);
         const gates = { cwd: tree.dir, commands: treeCommands(session, tree.dir), env: armEnv(session.opts.gateEnv, arm) };
         ({ failure, kind: failureKind, detail } = await judgeAnswer(session, run, rank, { result, ended, signal, gates }));
@@ -216,6 +222,7 @@ export function treeArmPhase(session: BonSession, arm: number): Phase {
           failure = `crashed: ${errorMessage(error)}`;
           failureKind = 'crashed';
         }
+        ({ failure, kind: failureKind } = stopVerdict(signal, { failure, kind: failureKind }));
       } finally {
         // An arm that ends without a token (red, aborted) lets the arms waiting on it go all the same.
         ticket?.open();
@@ -231,7 +238,8 @@ export function treeArmPhase(session: BonSession, arm: number): Phase {
             rank.patchBytes = harvest.bytes;
             rank.patchSha256 = harvest.sha256;
             session.sealed.set(arm, { file: harvest.patchFile, bytes: fs.readFileSync(harvest.patchFile) });
-            run.emit({ type: 'arm_patch', adwId: run.adwId, ts: Date.now(), phase: name, arm, patchFile: harvest.patchFile, bytes: harvest.bytes, sha256: harvest.sha256, files: harvest.files, ...(strays.length > 0 ? { strays: strays.length } : {}) });
+            Object.assign(rank, { files: harvest.files, added: harvest.added, removed: harvest.removed });
+            run.emit({ type: 'arm_patch', adwId: run.adwId, ts: Date.now(), phase: name, arm, patchFile: harvest.patchFile, bytes: harvest.bytes, sha256: harvest.sha256, files: harvest.files, added: harvest.added, removed: harvest.removed, ...(strays.length > 0 ? { strays: strays.length } : {}) });
           } catch (error) {
             failure ??= `its work could not be harvested: ${errorMessage(error)}`;
           } finally {

@@ -50,6 +50,18 @@ export function turnOptions(session: BonSession, phase: string, signal: AbortSig
   };
 }
 
+/** The primer's turn: its figures feed the spend watch (a run cap may stop it), and a stopped batch stops it. */
+export function primerTurn(session: BonSession, model: string | undefined): TurnOptions {
+  const { run } = session;
+  return {
+    ...turnOptions(session, 'prime', session.primerSignal(), model),
+    onUsage: ({ tokens, cost }: { tokens: number; cost: number }) => {
+      run.liveUsage('prime', tokens, cost);
+      session.spend.primerUsage(cost);
+    },
+  };
+}
+
 /** The gates of one arm, in `cwd` (the user's tree in place, the arm's worktree otherwise) with `commands` mapped there. */
 export async function runGates(
   session: BonSession,

@@ -4,6 +4,8 @@ import fs from 'node:fs';
 import { ADW_NAME, bonPhases } from '../../adws/adw_bon.js';
 import { BonSession, type BonAdwOptions } from '../bon/session.js';
 import { MAX_ARMS, validateArms } from '../bon/check.js';
+import { parseUsd, type BonPolicy } from '../bon/spend.js';
+import { parseDuration } from '../duration.js';
 import { UsageError } from '../errors.js';
 import { createPiHarness } from '../harness/pi.js';
 import { factoryRoot, PiUnavailableError, resolvePi } from '../pi/resolve.js';
@@ -17,7 +19,7 @@ export type { BonArgs } from '../../adws/registry.js';
 
 export function bonArgs(
   spec: string | undefined,
-  flags: CommandFlags & { arms?: number; models?: string; apply?: boolean; 'in-place'?: boolean; concurrency?: number },
+  flags: CommandFlags & { arms?: number; models?: string; apply?: boolean; 'in-place'?: boolean; concurrency?: number; 'max-cost'?: string; 'stop-after-green'?: number; deadline?: string; yes?: boolean },
 ): BonArgs {
   if (!spec || !spec.trim()) throw new UsageError('missing spec: factory bon <spec.md> [--arms 3] [--models a,b,c]');
   const models = (flags.models ?? '').split(',').map((m) => m.trim()).filter(Boolean);
@@ -30,7 +32,46 @@ export function bonArgs(
     }
     if (inPlace) throw new UsageError('--concurrency and --in-place do not go together: in place, the arms run one after another');
   }
-  return { spec, arms, models, apply: Boolean(flags.apply), ...(inPlace ? { inPlace } : {}), ...(concurrency !== undefined ? { concurrency } : {}) };
+  return { spec, arms, models, apply: Boolean(flags.apply), ...(inPlace ? { inPlace } : {}), ...(concurrency !== undefined ? { concurrency } : {}), ...policyArgs(flags, arms) };
+}
+
+/** `--max-cost`, `--stop-after-green`, `--deadline`, `--yes`: each checked before anything runs (zero tokens). */
+function policyArgs(flags: { 'max-cost'?: string; 'stop-after-green'?: number; deadline?: string; yes?: boolean }, arms: number): Partial<BonArgs> {
+  const out: Partial<BonArgs> = {};
+  if (flags['max-cost'] !== undefined) {
+    const usd = parseUsd('--max-cost', flags['max-cost']);
+    if (typeof usd !== 'number') throw new UsageError(usd.motif);
+    out.maxCost = usd;
+  }
+  const k = flags['stop-after-green'];
+  if (k !== undefined) {
+    if (!Number.isInteger(k) || k < 1 || k > arms) {
+      throw new UsageError(`--stop-after-green takes a whole number of arms from 1 to ${arms} (got ${Number.isNaN(k) ? 'not a number' : String(k)})`);
+    }
+    out.stopAfterGreen = k;
+  }
+  if (flags.deadline !== undefined) {
+    const ms = parseDuration(flags.deadline);
+    if (ms === undefined) throw new UsageError(`--deadline takes a duration such as 90s, 20m or 1h30m (got ${JSON.stringify(flags.deadline)})`);
+    out.deadlineMs = ms;
+  }
+  if (flags.yes) out.yes = true;
+  return out;
+}
+
+/** The run's policy: the flags, else the roster's `bon:` defaults; an arm's cap is the lower of `bon.arm_max_cost` and the builder's own limit. */
+function bonPolicy(args: BonArgs, ws: Workspace, roleCap: number | undefined): BonPolicy {
+  const roster = ws.roster.bon ?? {};
+  const caps = [roster.armMaxCost, roleCap].filter((c): c is number => c !== undefined);
+  const policy: BonPolicy = {
+    maxCost: args.maxCost ?? roster.maxCost,
+    armMaxCost: caps.length > 0 ? Math.min(...caps) : undefined,
+    stopAfterGreen: args.stopAfterGreen ?? roster.stopAfterGreen,
+    deadlineMs: args.deadlineMs ?? roster.deadlineMs,
+    confirmAbove: roster.confirmAbove,
+    yes: args.yes,
+  };
+  return Object.fromEntries(Object.entries(policy).filter(([, v]) => v !== undefined)) as BonPolicy;
 }
 
 export type { PreparedBon } from './prepared.js';
@@ -86,6 +127,7 @@ export async function prepareBonRun(ws: Workspace, args: BonArgs, flags: Command
     inPlace: args.inPlace,
     concurrency: args.concurrency,
     setup: setupCommand(ws.root, ws.roster),
+    policy: bonPolicy(args, ws, setup.profile.limits.maxCostUsd),
   };
   const session = new BonSession(run, opts);
   const phases = bonPhases(session);

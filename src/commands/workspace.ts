@@ -32,6 +32,11 @@ export interface CommandFlags {
   strict?: boolean;
   layer?: string;
   into?: string;
+  /** A screen's bell and desktop notification (`--no-notify` turns them off). */
+  notify?: boolean;
+  /** `--report md,junit` and where the files go. */
+  report?: string;
+  'report-dir'?: string;
 }
 
 export const HARNESSES = ['pi', 'claude'];

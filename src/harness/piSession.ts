@@ -4,7 +4,23 @@ import { forkRefusal } from '../pi/forkCheck.js';
 import { PiRpc } from '../pi/rpc.js';
 import type { RpcState } from '../pi/rpcProtocol.js';
 import type { PiCommand } from '../pi/piCommand.js';
-import type { AgentSession, SessionRequest } from './types.js';
+import type { AgentSession, ModelPrices, SessionRequest } from './types.js';
+
+/** `get_available_models`' answer as prices per route; a model without a readable price is left out. */
+export function pricesOf(data: unknown): Map<string, ModelPrices> {
+  const out = new Map<string, ModelPrices>();
+  const models = (data as { models?: unknown } | undefined)?.models;
+  if (!Array.isArray(models)) return out;
+  const price = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined);
+  for (const m of models as Array<{ provider?: unknown; id?: unknown; cost?: Record<string, unknown> }>) {
+    if (typeof m?.provider !== 'string' || typeof m.id !== 'string' || typeof m.cost !== 'object' || m.cost === null) continue;
+    const input = price(m.cost.input);
+    const output = price(m.cost.output);
+    if (input === undefined || output === undefined) continue;
+    out.set(`${m.provider}/${m.id}`, { input, output, cacheRead: price(m.cost.cacheRead) ?? input });
+  }
+  return out;
+}
 
 /** `provider/id` → what pi's `set_model` takes. */
 function splitRoute(route: string): { provider: string; modelId: string } {
@@ -57,6 +73,10 @@ export async function openPiSession(pi: PiCommand, request: SessionRequest): Pro
       const { provider, modelId } = splitRoute(route);
       return rpc.setModel(provider, modelId);
     },
+    steer: async (message) => {
+      await rpc.command('steer', { message });
+    },
+    prices: async () => pricesOf(await rpc.command('get_available_models')),
     close: () => rpc.close(),
     endToolProcesses: () => rpc.endToolProcesses(),
   };

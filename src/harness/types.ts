@@ -7,6 +7,13 @@ import type { AgentAnswer, Limits, PhaseIdentity, TurnOptions } from '../pi/cont
 
 export { SOCLE, type AgentAnswer, type Limits, type PhaseIdentity, type TurnOptions } from '../pi/contract.js';
 
+/** A model's prices in dollars per million tokens, as pi's model registry has them. */
+export interface ModelPrices {
+  input: number;
+  output: number;
+  cacheRead: number;
+}
+
 export interface HarnessRequest {
   prompt: string;
   /** The folder the agent works in (resolved). */
@@ -88,6 +95,10 @@ export interface AgentSession {
   switchSession(sessionFile: string): Promise<{ sessionId: string }>;
   /** The current session goes on with another route (`provider/id`). */
   switchModel(route: string): Promise<void>;
+  /** A word into the running turn (pi `steer`): delivered before the agent's next model call. */
+  steer(message: string): Promise<void>;
+  /** Prices per million tokens of the routes pi offers (`provider/id` → input, output, cached input). */
+  prices(): Promise<Map<string, ModelPrices>>;
   /** Ends the process (a running turn is aborted first). Idempotent, safe in a finally. */
   close(): Promise<void>;
   /**

@@ -31,6 +31,8 @@ export interface AgentAnswer {
   cost: number;
   model?: string;
   seconds: number;
+  /** Each model call's usage in this turn (what a spend forecast is reckoned from). */
+  calls?: import('./stream.js').CallUsage[];
 }
 
 /** What one turn of a live session is told: where its progress goes and when it must end. */

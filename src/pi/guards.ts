@@ -3,8 +3,23 @@
 // RPC turn and the claude adapter each say only what their motifs are.
 import type { FailureKind } from '../errors.js';
 
-export type StopKind = Extract<FailureKind, 'timeout' | 'aborted' | 'stalled'>;
+export type StopKind = Extract<FailureKind, 'timeout' | 'aborted' | 'stalled' | 'budget' | 'race'>;
 export type StopAttempt = (motif: string, kind: StopKind) => void;
+
+/**
+ * Why a signal was aborted, when the one who aborted it says so (`controller.abort(order)`): a spend cap or a race
+ * policy ends a turn with its own motif and kind, not as the user's interrupt.
+ */
+export interface StopOrder {
+  motif: string;
+  kind: Extract<StopKind, 'aborted' | 'budget' | 'race'>;
+}
+
+export function stopOrderOf(reason: unknown): StopOrder | undefined {
+  if (typeof reason !== 'object' || reason === null) return undefined;
+  const { motif, kind } = reason as Partial<StopOrder>;
+  return typeof motif === 'string' && (kind === 'aborted' || kind === 'budget' || kind === 'race') ? { motif, kind } : undefined;
+}
 
 export interface GuardOptions {
   /** Whole-attempt deadline. */
@@ -34,7 +49,10 @@ export function guardAttempt(opts: GuardOptions, stop: StopAttempt): AttemptGuar
   };
   armIdle();
   const deadline = setTimeout(() => stop(`harness silent after ${Math.round(opts.timeoutMs / 1000)} s — request timeout`, 'timeout'), opts.timeoutMs);
-  const onAbort = () => stop(opts.abortMotif ?? 'interrupted by the user', 'aborted');
+  const onAbort = () => {
+    const order = stopOrderOf(opts.signal?.reason);
+    stop(order?.motif ?? opts.abortMotif ?? 'interrupted by the user', order?.kind ?? 'aborted');
+  };
   opts.signal?.addEventListener('abort', onAbort, { once: true });
   return {
     progress: armIdle,

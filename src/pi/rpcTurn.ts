@@ -135,6 +135,7 @@ export class RpcTurn {
       cost: summary.cost,
       model: summary.model,
       seconds: (performance.now() - this.started) / 1000,
+      calls: summary.calls,
     };
   }
 }

@@ -42,7 +42,20 @@ export interface StreamSummary {
   settledAborted?: boolean;
   lines: number;
   nonJson: number;
+  /** Each model call's usage, in order (the spend forecast reads a primer's; at most MAX_CALLS kept). */
+  calls: CallUsage[];
 }
+
+/** One model call's tokens as pi's usage splits them: prompt (fresh, read from the cache, written to it), answer. */
+export interface CallUsage {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  cost: number;
+}
+
+const MAX_CALLS = 1000;
 
 export const INVENTORY_CUSTOM_TYPE = 'factory-inventory';
 
@@ -110,6 +123,7 @@ export class StreamReader {
   private settledAborted?: boolean;
   private lines = 0;
   private nonJson = 0;
+  private readonly calls: CallUsage[] = [];
 
   /** Reads one line; returns the event, or undefined for a line that is not a JSON event. */
   feed(line: string): PiEvent | undefined {
@@ -151,6 +165,7 @@ export class StreamReader {
       settledAborted: this.settledAborted,
       lines: this.lines,
       nonJson: this.nonJson,
+      calls: [...this.calls],
     };
   }
 
@@ -193,6 +208,15 @@ export class StreamReader {
     // Clamped sums: a negative, NaN or overflowing figure from the stream must not shrink or poison the total.
     this.tokens = addCounts(this.tokens, usage.totalTokens);
     this.cost = addCosts(this.cost, isObj(usage.cost) ? usage.cost.total : undefined);
+    if (this.calls.length < MAX_CALLS && (usage.input !== undefined || usage.output !== undefined)) {
+      this.calls.push({
+        input: addCounts(0, usage.input),
+        output: addCounts(0, usage.output),
+        cacheRead: addCounts(0, usage.cacheRead),
+        cacheWrite: addCounts(0, usage.cacheWrite),
+        cost: addCosts(0, isObj(usage.cost) ? usage.cost.total : undefined),
+      });
+    }
     this.stopReason = str(message.stopReason) ?? this.stopReason;
     // The error belongs to the message that carries it: a later successful message (after pi's own
     // retry) clears it, so a stale error never becomes the evidence of a green turn.

@@ -109,7 +109,7 @@ export class EventFolder {
   apply(seq: number, event: RunEvent, payload = JSON.stringify(event)): boolean {
     const ts = isoTime(event.ts);
     // phase_planned carries the whole plan of the phase (an arm added live): its name is the phase column.
-    const phase = 'phase' in event ? (typeof event.phase === 'string' ? event.phase : event.phase.name) : null;
+    const phase = 'phase' in event && event.phase !== undefined ? (typeof event.phase === 'string' ? event.phase : event.phase.name) : null;
     if (this.insertEvent.run(event.adwId, seq, ts, event.type, phase, payload).changes === 0) return false;
     this.fold(event, ts);
     return true;

@@ -25,7 +25,18 @@ export function runScreenController(lifecycle: Lifecycle, openDoctor: () => void
   return { abort: () => lifecycle.interrupt(), quit: () => lifecycle.quit(), doctor: openDoctor };
 }
 
-export async function runFlowScreen(prepared: PreparedFlow, lifecycle: Lifecycle, execute: (run: Run) => Promise<number>): Promise<number> {
+/** How a screen tells someone who looked away (../notify.ts): on by default, `--no-notify` turns it off. */
+export interface ScreenOptions {
+  notify?: boolean;
+}
+
+async function notifyOn(run: Run, opts: ScreenOptions): Promise<void> {
+  if (opts.notify === false) return;
+  const { notifier } = await import('../notify.js');
+  run.subscribe(notifier(process.stdout, process.env));
+}
+
+export async function runFlowScreen(prepared: PreparedFlow, lifecycle: Lifecycle, execute: (run: Run) => Promise<number>, opts: ScreenOptions = {}): Promise<number> {
   const [ui, { createRunStore }, { RunScreen }, { STATUS_ABORTING, STATUS_QUITTING }, { pacedStore }] = await Promise.all([
     importUi(),
     import('../../state/runStore.js'),
@@ -36,6 +47,7 @@ export async function runFlowScreen(prepared: PreparedFlow, lifecycle: Lifecycle
   const { run } = prepared;
   const store = createRunStore();
   run.subscribe((event) => store.getState().apply(event));
+  await notifyOn(run, opts);
   let mounted: Mounted | undefined;
   const controller = runScreenController(lifecycle, () => mounted && overlayDoctor(ui, mounted, prepared.workspace.root, 'run'));
   const detach = lifecycle.attach({ abort: () => run.abort(), onRung: showRung(store, STATUS_ABORTING, STATUS_QUITTING) });
@@ -57,7 +69,7 @@ export async function runFlowScreen(prepared: PreparedFlow, lifecycle: Lifecycle
  * `factory bon` in a terminal: the arms board, live; it stays once the harvest is in, so the arms can be compared
  * (enter: the diff) and one applied (p), until q.
  */
-export async function runBonScreen(prepared: PreparedBon, lifecycle: Lifecycle, execute: (run: Run) => Promise<number>): Promise<number> {
+export async function runBonScreen(prepared: PreparedBon, lifecycle: Lifecycle, execute: (run: Run) => Promise<number>, opts: ScreenOptions = {}): Promise<number> {
   const [ui, { createBonStore }, { BonScreen }, { STATUS_ABORTING, STATUS_QUITTING }, { applyWinner, readArmPatch }, { pacedStore }] = await Promise.all([
     importUi(),
     import('../../state/bonStore.js'),
@@ -69,6 +81,9 @@ export async function runBonScreen(prepared: PreparedBon, lifecycle: Lifecycle, 
   const { run, session, workspace } = prepared;
   const store = createBonStore();
   run.subscribe((event) => store.getState().apply(event));
+  await notifyOn(run, opts);
+  // Someone watches: an arm at its cap pauses for a raise, a forecast above the threshold asks.
+  session.watched = true;
   let quit: () => void = () => {};
   const quitting = new Promise<void>((resolve) => (quit = resolve));
   // Status lines come from the core (an apply's motif quotes gate output) without passing through an event.
@@ -99,6 +114,19 @@ export function bonScreenController(lifecycle: Lifecycle, prepared: PreparedBon,
   return {
     ...runScreenController(lifecycle, openDoctor),
     abortArm: (arm: number) => session.abortArm(arm),
+    raiseArm: (arm: number) => {
+      const refused = session.raiseArm(arm);
+      if (refused) say(refused);
+    },
+    confirmFanOut: (yes: boolean) => {
+      const refused = session.confirmFanOut(yes);
+      if (refused) say(refused);
+    },
+    steerArm: (arm: number, text: string) => {
+      const refused = session.steerArm(arm, text);
+      if (refused) say(refused);
+      else say(`sent to arm ${arm}: it reads it before its next model call`);
+    },
     cloneArm: () => {
       const refused = session.addArm();
       if (refused) say(refused);

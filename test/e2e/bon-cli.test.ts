@@ -113,6 +113,45 @@ describe('factory bon, headless, on the demo payload', () => {
     expect(last.adwId).toBe(finished.adwId);
     expect(last.command).toBe(harvest?.applyCommand);
     expect(last.command).toBe(`factory apply ${finished.adwId}`);
+    // Every line names the event schema it follows.
+    for (const event of parsed) expect(event.schemaVersion).toBe(1);
+  });
+
+  it.each([
+    [['--max-cost', '-1'], '--max-cost takes a positive amount of dollars, e.g. --max-cost 0.50 (got "-1")'],
+    [['--max-cost', 'lots'], '--max-cost takes a positive amount of dollars, e.g. --max-cost 0.50 (got "lots")'],
+    [['--max-cost', '0'], '--max-cost takes a positive amount of dollars, e.g. --max-cost 0.50 (got "0")'],
+    [['--stop-after-green', '0'], '--stop-after-green takes a whole number of arms from 1 to 3 (got 0)'],
+    [['--stop-after-green', 'two'], '--stop-after-green takes a whole number of arms from 1 to 3 (got not a number)'],
+    [['--stop-after-green', '4'], '--stop-after-green takes a whole number of arms from 1 to 3 (got 4)'],
+    [['--deadline', 'soon'], '--deadline takes a duration such as 90s, 20m or 1h30m (got "soon")'],
+    [['--deadline', '-5m'], '--deadline takes a duration such as 90s, 20m or 1h30m (got "-5m")'],
+    [['--report', 'xml'], '--report takes md, junit or both (got "xml")'],
+    [['--report-dir', '/tmp/x'], '--report-dir needs --report md, junit or md,junit'],
+  ])('bad input %j: one line, exit 2, zero tokens, nothing written', async (flags, line) => {
+    const b = bench!;
+    const out = await bon(b, flags);
+    expect(out.code, out.stderr).toBe(2);
+    expect(out.stderr.trim().split('\n')).toEqual([`factory: ${line}`]);
+    expect(b.model.requests).toHaveLength(0);
+    expect(git(b.repo, 'status', '--porcelain', '--ignored')).toBe('');
+  });
+
+  it('--max-cost: the run cap stops the batch, the log says BUDGET, exit 3; --report writes both files', async () => {
+    const b = bench!;
+    const reports = path.join(b.scratch, 'reports');
+    // The primer alone costs about a cent: a cap just above it leaves room for beta's two calls only.
+    const out = await bon(b, ['--max-cost', '0.0135', '--report', 'md,junit', '--report-dir', reports]);
+    expect(out.code, out.stderr).toBe(3);
+    expect(out.stderr).toMatch(/budget: the run spent \$[\d.]+, its cap is \$0\.0135 \(--max-cost\) — the batch stopped: the arms still at work stop/);
+    expect(out.stderr).toMatch(/BUDGET — budget: the run spent .*; exit 3$/m);
+    expect(out.stderr).toMatch(/forecast: 3 arm\(s\) ~\$[\d.]+ \(\$[\d.]+–\$[\d.]+\) after the primer's \$[\d.]+/);
+    const md = fs.readFileSync(path.join(reports, 'report.md'), 'utf8');
+    expect(md).toMatch(/budget/i);
+    const junit = fs.readFileSync(path.join(reports, 'junit.xml'), 'utf8');
+    expect(junit).toMatch(/^<\?xml /);
+    expect(junit).toMatch(/<testsuite name="arms"/);
+    expect(out.stderr).toContain(`report: ${path.join(reports, 'report.md')}, ${path.join(reports, 'junit.xml')}`);
   });
 
   it('--json: one usage event per assistant message of each arm (what the board counts as turns)', async () => {

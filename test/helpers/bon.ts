@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { BonSession } from '../../src/bon/session.js';
-import { prepareBonRun, type PreparedBon } from '../../src/commands/bon.js';
+import { prepareBonRun, type BonArgs, type PreparedBon } from '../../src/commands/bon.js';
 import { openWorkspace, type CommandFlags } from '../../src/commands/workspace.js';
 import { bonTapes, createDemoRepo, DEMO_MODELS } from '../../src/demo.js';
 import type { RunEvent } from '../../src/events.js';
@@ -72,6 +72,10 @@ export interface BonRunOptions {
   /** The arms one after another in the payload's tree (`--in-place`); worktrees at once otherwise. */
   inPlace?: boolean;
   concurrency?: number;
+  /** More of the command's arguments (caps, race policies: `maxCost`, `stopAfterGreen`, `deadlineMs`, `yes`). */
+  args?: Partial<BonArgs>;
+  /** The board watches (an arm at its cap pauses, a high forecast asks), as the TUI sets it. */
+  watched?: boolean;
 }
 
 /** `factory bon specs/farewell.md` in the bench, headless: prepared by the command's own code, closed after. */
@@ -81,7 +85,8 @@ export async function runBon(bench: BonBench, opts: BonRunOptions = {}): Promise
   const flags: CommandFlags = { retries: 2, ui: false, json: false };
   const ws = await openWorkspace(flags, { env: bench.env, cwd: bench.dir });
   const modes = { ...(opts.inPlace ? { inPlace: true } : {}), ...(opts.concurrency ? { concurrency: opts.concurrency } : {}) };
-  const prepared = await prepareBonRun(ws, { spec: SPEC, arms: opts.arms ?? models.length, models, apply: false, ...modes }, flags);
+  const prepared = await prepareBonRun(ws, { spec: SPEC, arms: opts.arms ?? models.length, models, apply: false, ...modes, ...opts.args }, flags);
+  if (opts.watched) prepared.session.watched = true;
   const events: RunEvent[] = [];
   prepared.run.subscribe((e) => {
     events.push(e);

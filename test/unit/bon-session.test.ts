@@ -24,6 +24,8 @@ function fakeSession(sessionId: string, alive = true): AgentSession & { closed: 
     switchSession: () => Promise.reject(new Error('not in this test')),
     switchModel: () => Promise.resolve(),
     endToolProcesses: () => Promise.resolve([]),
+    steer: () => Promise.resolve(),
+    prices: () => Promise.resolve(new Map()),
     async close() {
       this.closed += 1;
     },

@@ -27,6 +27,7 @@ function summary(over: Partial<StreamSummary> = {}): StreamSummary {
     text: '',
     tokens: 0,
     cost: 0,
+    calls: [],
     gateErrors: [],
     turns: 1,
     toolCalls: 0,

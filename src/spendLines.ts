@@ -1,0 +1,43 @@
+// The headless lines of best-of-N spend control: the forecast before the fan-out, a cap neared or reached, a race
+// policy that ended the batch, the gates' baseline on HEAD. One place, so the log and `factory show` say it alike.
+import type { RunEvent } from './events.js';
+import { formatCost } from './format.js';
+import { formatCap } from './bon/spend.js';
+
+type SpendEvent = Extract<RunEvent, { type: 'forecast' | 'spend' | 'race_stop' | 'baseline' }>;
+
+export function forecastLine(event: Extract<RunEvent, { type: 'forecast' }>): string {
+  const { forecast: f, threshold, confirm } = event;
+  const arms = f.total.mid - f.primer;
+  const range = `${formatCost(f.total.low - f.primer)}–${formatCost(f.total.high - f.primer)}`;
+  const ask = confirm ? ` — above bon.confirm_above ${formatCap(threshold ?? 0)}: waits for a yes` : '';
+  return `forecast: ${f.arms} arm(s) ~${formatCost(arms)} (${range}) after the primer's ${formatCost(f.primer)}, run ~${formatCost(f.total.mid)}${ask}`;
+}
+
+export function spendLine(tag: string, event: SpendEvent): string {
+  switch (event.type) {
+    case 'forecast':
+      return `${tag} ${forecastLine(event)}`;
+    case 'race_stop':
+      return `${tag} ${event.motif}: the arms still at work stop, the harvest ranks what exists`;
+    case 'baseline': {
+      const red = event.gates.filter((g) => !g.ok);
+      const gates = event.gates.map((g) => `${g.ok ? '✓' : '✗'} ${g.gate}`).join(' · ') || 'no gate';
+      return `${tag} baseline on HEAD (${event.seconds.toFixed(1)} s): ${gates}${red.length > 0 ? ' — red before any arm: not held against the arms' : ''}`;
+    }
+    case 'spend': {
+      const who = event.scope === 'run' ? 'the run' : (event.phase ?? 'an arm');
+      const figures = `${formatCost(event.spent)} of ${formatCap(event.cap)}`;
+      switch (event.kind) {
+        case 'wrap_up':
+          return `${tag} ${who}: ${figures} spent (80 % of the cap): ${event.scope === 'run' ? 'every arm at work is' : 'the agent is'} told to wrap up`;
+        case 'capped':
+          return `${tag} ${who}: ${event.motif ?? `${figures}: cap reached`}`;
+        case 'paused':
+          return `${tag} ${who}: paused at its cap (${figures}) — + on the board gives it as much again, a ends it`;
+        case 'raised':
+          return `${tag} ${who}: cap raised to ${formatCap(event.cap)}; it goes on in its session`;
+      }
+    }
+  }
+}

@@ -1,0 +1,169 @@
+// Spend control and race policies of best-of-N through the real pi and the scripted model: the forecast before the
+// fan-out, an arm's cap (a wrap-up steer at 80 %, then RPC abort: verdict budget, the others go on), the run's cap
+// (the batch stops, the harvest ranks what exists, exit 3), a pause at the cap raised from the board, a forecast
+// above the roster's threshold, --stop-after-green and --deadline. Every figure checked against what the scripted
+// model billed, request by request.
+import { afterEach, describe, expect, it } from 'vitest';
+import { bonTapes } from '../../src/demo.js';
+import type { RunEvent } from '../../src/events.js';
+import { DEFAULT_SCRIPTED_MODELS } from '../../src/scripted/agentDir.js';
+import type { RecordedRequest } from '../../src/scripted/server.js';
+import { call, contentText, type Step, type Tapes } from '../../src/scripted/tape.js';
+import { bonBench, runBon, type BonBench } from '../helpers/bon.js';
+
+const ROSTER = 'adws/adw_config/factory.config.yaml';
+const DEMO_ROSTER = 'gateway: ""\nharness: pi\npayload:\n  dir: .\n  commands:\n    - run: node --test\n      timeout: 60\n';
+
+let bench: BonBench | undefined;
+afterEach(async () => {
+  await bench?.cleanup();
+  bench = undefined;
+});
+
+/** What one request cost at the scripted model's prices (dollars). */
+function billedUsd(request: RecordedRequest, model: string): number {
+  const prices = DEFAULT_SCRIPTED_MODELS.find((m) => m.id === model)!.cost;
+  const b = request.billed!;
+  return ((b.prompt - b.cached) * prices.input + b.cached * (prices.cacheRead ?? prices.input) + b.completion * prices.output) / 1e6;
+}
+
+/** `n` cheap tool calls before the tape's own steps: an arm that keeps working (and spending); `sleep` s each. */
+function busy(n: number, then: Step[], sleep = 0): Step[] {
+  const command = (i: number) => (sleep > 0 ? `sleep ${sleep}; echo step ${i + 1}` : `echo step ${i + 1}`);
+  return [...Array.from({ length: n }, (_, i) => call('bash', { command: command(i) })), ...then];
+}
+
+const ranks = (events: RunEvent[]) => (events.find((e) => e.type === 'harvest') as Extract<RunEvent, { type: 'harvest' }> | undefined)?.ranking ?? [];
+const armOf = (events: RunEvent[], arm: number) => ranks(events).find((r) => r.arm === arm);
+
+describe('bon spend control (real pi, scripted model)', () => {
+  it('forecasts the fan-out before any arm starts, within 15 % of what the arms then spend', async () => {
+    bench = await bonBench(bonTapes(0));
+    const out = await runBon(bench);
+    expect(out.exit).toBe(0);
+    const at = out.events.findIndex((e) => e.type === 'forecast');
+    const firstArm = out.events.findIndex((e) => e.type === 'attempt_started' && e.phase.startsWith('arm_'));
+    expect(at).toBeGreaterThan(-1);
+    expect(at).toBeLessThan(firstArm);
+    const { forecast } = out.events[at] as Extract<RunEvent, { type: 'forecast' }>;
+    expect(forecast.perArm.map((a) => a.model)).toEqual(['scripted/alpha', 'scripted/beta', 'scripted/gamma']);
+    const spent = ranks(out.events).reduce((sum, r) => sum + r.cost, 0);
+    const predicted = forecast.total.mid - forecast.primer;
+    expect(Math.abs(predicted - spent) / spent).toBeLessThanOrEqual(0.15);
+    for (const a of forecast.perArm) expect(a.low).toBeLessThanOrEqual(a.mid), expect(a.mid).toBeLessThanOrEqual(a.high);
+  });
+
+  it("an arm at its cap is told to wrap up at 80 %, then aborted: verdict budget, overshoot under one call, the others go on", async () => {
+    const demo = bonTapes(0);
+    bench = await bonBench({ ...demo, 'model:alpha': [...demo['model:alpha']!.slice(0, 2), ...busy(14, demo['model:alpha']!.slice(2))] }, { [ROSTER]: `${DEMO_ROSTER}bon:\n  arm_max_cost: 0.02\n` });
+    const out = await runBon(bench);
+    const alpha = armOf(out.events, 1)!;
+    expect(alpha.green).toBe(false);
+    expect(alpha.failure).toBe('budget');
+    expect(alpha.motif).toMatch(/^budget: the arm spent \$[\d.]+, its cap is \$0\.02/);
+    // The arm's requests after the primer's: the wrap-up word reached its live session before the cap.
+    const requests = bench.rig.model.requestsFor('model:alpha').filter((r) => r.session !== undefined && r.session !== out.session.primer.sessionId);
+    const steered = requests.findIndex((r) => (r.body.messages ?? []).some((m) => m.role === 'user' && contentText(m.content).includes('Budget notice from the factory')));
+    expect(steered).toBeGreaterThan(0);
+    const usd = requests.map((r) => billedUsd(r, 'alpha'));
+    const total = usd.reduce((a, b) => a + b, 0);
+    expect(alpha.cost).toBeCloseTo(total, 6);
+    // The cap was reached by the last call and by no earlier one: the overshoot is at most that call.
+    expect(total).toBeGreaterThanOrEqual(0.02);
+    expect(total - usd.at(-1)!).toBeLessThan(0.02);
+    const notes = out.events.filter((e): e is Extract<RunEvent, { type: 'spend' }> => e.type === 'spend' && e.arm === 1).map((e) => e.kind);
+    expect(notes).toEqual(['wrap_up', 'capped']);
+    // The other arms were never held: beta green (the winner), gamma green.
+    expect(armOf(out.events, 2)?.green).toBe(true);
+    expect(armOf(out.events, 3)?.green).toBe(true);
+    expect(out.exit).toBe(0);
+  });
+
+  it('the run cap stops the batch: the arms at work end budget, the harvest ranks what exists, exit 3', async () => {
+    const demo = bonTapes(0);
+    // alpha and gamma keep working (a few tenths of a second per step): beta's two calls and its gate end first.
+    bench = await bonBench({ ...demo, 'model:gamma': busy(30, demo['model:gamma']!, 0.3), 'model:alpha': [...demo['model:alpha']!.slice(0, 2), ...busy(30, demo['model:alpha']!.slice(2), 0.3)] });
+    const out = await runBon(bench, { args: { maxCost: 0.04 } });
+    expect(out.exit).toBe(3);
+    const stop = out.events.find((e) => e.type === 'race_stop') as Extract<RunEvent, { type: 'race_stop' }>;
+    expect(stop.kind).toBe('budget');
+    expect(stop.motif).toMatch(/^budget: the run spent \$[\d.]+, its cap is \$0\.04 \(--max-cost\)/);
+    expect(ranks(out.events)).toHaveLength(3);
+    expect(armOf(out.events, 1)?.failure).toBe('budget');
+    expect(armOf(out.events, 3)?.failure).toBe('budget');
+    // beta's two calls fit under the cap: its green work is ranked and proposed.
+    expect(armOf(out.events, 2)?.green).toBe(true);
+    const finished = out.events.at(-1) as Extract<RunEvent, { type: 'run_finished' }>;
+    expect(finished.type).toBe('run_finished');
+    expect(finished.budget).toBe(stop.motif);
+    // Overshoot: at most one call in flight per arm at work when the cap was crossed.
+    expect(finished.cost).toBeLessThan(0.04 + 3 * 0.004);
+  });
+
+  it('watched, an arm at its cap pauses; + raises it and it goes on in its session to green', async () => {
+    const demo = bonTapes(0);
+    const beta = demo['model:beta']!;
+    bench = await bonBench({ ...demo, 'model:beta': busy(8, beta) }, { [ROSTER]: `${DEMO_ROSTER}bon:\n  arm_max_cost: 0.004\n` });
+    const out = await runBon(bench, {
+      watched: true,
+      onEvent: (e, session) => {
+        if (e.type === 'spend' && e.kind === 'paused') expect(session.raiseArm(e.arm!)).toBeUndefined();
+      },
+    });
+    const kinds = out.events.filter((e): e is Extract<RunEvent, { type: 'spend' }> => e.type === 'spend' && e.arm === 2).map((e) => e.kind);
+    expect(kinds.slice(0, 4)).toEqual(['wrap_up', 'capped', 'paused', 'raised']);
+    const beta2 = armOf(out.events, 2)!;
+    expect(beta2.green, beta2.motif).toBe(true);
+    // The raise went on in the same session: one conversation, the go-on ask in it.
+    const requests = bench.rig.model.requestsFor('model:beta');
+    expect(new Set(requests.map((r) => r.session)).size).toBe(1);
+    expect(requests.some((r) => (r.body.messages ?? []).some((m) => m.role === 'user' && contentText(m.content).startsWith('Your budget was raised')))).toBe(true);
+    expect(beta2.cost).toBeCloseTo(requests.reduce((sum, r) => sum + billedUsd(r, 'beta'), 0), 6);
+  });
+
+  it('a forecast above bon.confirm_above stops headless before any arm (exit 3, no arm token); --yes goes on', async () => {
+    bench = await bonBench(bonTapes(0), { [ROSTER]: `${DEMO_ROSTER}bon:\n  confirm_above: 0.001\n` });
+    const refused = await runBon(bench);
+    expect(refused.exit).toBe(3);
+    const forecast = refused.events.find((e) => e.type === 'forecast') as Extract<RunEvent, { type: 'forecast' }>;
+    expect(forecast.confirm).toBe(true);
+    expect(refused.events.some((e) => e.type === 'attempt_started' && e.phase.startsWith('arm_'))).toBe(false);
+    expect(bench.rig.model.requestsFor('model:beta')).toHaveLength(0);
+    const failed = refused.events.find((e) => e.type === 'phase_failed' && e.phase === 'prime') as Extract<RunEvent, { type: 'phase_failed' }>;
+    expect(failed.motif).toMatch(/^forecast ~\$[\d.]+ is above bon\.confirm_above \$0\.001: pass --yes to fan out/);
+    await bench.cleanup();
+    // A fresh model: the refused run's primer took the alpha tape's first steps.
+    bench = await bonBench(bonTapes(0), { [ROSTER]: `${DEMO_ROSTER}bon:\n  confirm_above: 0.001\n` });
+    const yes = await runBon(bench, { args: { yes: true } });
+    expect(yes.exit).toBe(0);
+  });
+});
+
+describe('bon race policies (real pi, scripted model)', () => {
+  const slowGamma = (demo: Tapes): Tapes => ({ ...demo, 'model:gamma': [call('bash', { command: 'sleep 20' }), ...demo['model:gamma']!] });
+
+  it('--stop-after-green 1: once beta is green, gamma is stopped and says why; the harvest ranks what exists', async () => {
+    bench = await bonBench(slowGamma(bonTapes(0)));
+    const out = await runBon(bench, { args: { stopAfterGreen: 1 } });
+    expect(out.exit).toBe(0);
+    const gamma = armOf(out.events, 3)!;
+    expect(gamma.failure).toBe('race');
+    expect(gamma.motif).toBe('stopped: 1 arm already green (--stop-after-green 1)');
+    const harvest = out.events.find((e) => e.type === 'harvest') as Extract<RunEvent, { type: 'harvest' }>;
+    expect(harvest.winner).toBe(2);
+    // Stopped mid-sleep: gamma never reached its write, its patch is empty.
+    expect(gamma.patchBytes).toBe(0);
+  });
+
+  it('--deadline: the arms still at work when it passes are stopped (race), the others keep their verdicts', async () => {
+    bench = await bonBench(slowGamma(bonTapes(0)));
+    const started = Date.now();
+    const out = await runBon(bench, { args: { deadlineMs: 9000 } });
+    expect(Date.now() - started).toBeLessThan(19_000);
+    const gamma = armOf(out.events, 3)!;
+    expect(gamma.failure).toBe('race');
+    expect(gamma.motif).toBe("stopped: the run's deadline (9s) passed");
+    expect(armOf(out.events, 2)?.green).toBe(true);
+    expect(out.exit).toBe(0);
+  });
+});

@@ -1,0 +1,158 @@
+// The spend watch as a fold of usage reports (caps, the soft cap's one word, a race ended by greens), the flags'
+// readers, the forecast's arithmetic and the notifications' bytes. The same paths through the real pi are in
+// test/e2e/bon-spend.test.ts.
+import { describe, expect, it } from 'vitest';
+import { parseDuration, formatDuration } from '../../src/duration.js';
+import { armCost, armShape, forecastFanOut } from '../../src/bon/forecast.js';
+import { formatCap, parseUsd, SpendWatch, type SpendNote } from '../../src/bon/spend.js';
+import type { StopOrder } from '../../src/pi/guards.js';
+import { stopOrderOf } from '../../src/pi/guards.js';
+import { notificationBytes, notificationKind, notificationOf } from '../../src/notify.js';
+
+function watch(policy: ConstructorParameters<typeof SpendWatch>[0]) {
+  const notes: SpendNote[] = [];
+  const stops: StopOrder[] = [];
+  const w = new SpendWatch(policy, { stopBatch: (o) => stops.push(o), note: (n) => notes.push(n) });
+  const levers = (arm: number) => {
+    const got = { steers: [] as string[], stops: [] as StopOrder[] };
+    w.begin(arm, { steer: (t) => got.steers.push(t), stop: (o) => got.stops.push(o) });
+    return got;
+  };
+  return { w, notes, stops, levers };
+}
+
+describe('SpendWatch', () => {
+  it("an arm's cap: one wrap-up word at 80 %, then a budget stop at the cap", () => {
+    const { w, notes, levers } = watch({ armMaxCost: 1 });
+    const arm = levers(1);
+    for (const cost of [0.3, 0.79, 0.8, 0.85, 0.99]) w.armUsage(1, cost);
+    expect(arm.steers).toHaveLength(1);
+    expect(arm.steers[0]).toMatch(/^Budget notice from the factory: this attempt has spent \$0\.8000 of its \$1 cap\. Wrap up now/);
+    expect(arm.stops).toEqual([]);
+    w.armUsage(1, 1.02);
+    expect(arm.stops).toEqual([{ kind: 'budget', motif: 'budget: the arm spent $1.02, its cap is $1' }]);
+    expect(notes.map((n) => n.kind)).toEqual(['wrap_up', 'capped']);
+  });
+
+  it("the run's cap counts the primer and every arm; at 80 % every arm at work is told, at the cap the batch stops once", () => {
+    const { w, stops, levers } = watch({ maxCost: 1 });
+    w.primerUsage(0.4);
+    const a = levers(1);
+    const b = levers(2);
+    w.armUsage(1, 0.2);
+    w.armUsage(2, 0.2);
+    expect(a.steers.length + b.steers.length).toBe(2);
+    w.armUsage(1, 0.45);
+    w.armUsage(2, 0.5);
+    expect(stops).toHaveLength(1);
+    expect(stops[0]!.kind).toBe('budget');
+    expect(w.exhausted).toMatch(/^budget: the run spent \$1\.05\d*, its cap is \$1 \(--max-cost\)/);
+  });
+
+  it('a raised cap holds the arm to the new figure, with a new wrap-up word', () => {
+    const { w, levers } = watch({ armMaxCost: 1 });
+    const arm = levers(1);
+    w.armUsage(1, 1.1);
+    w.raise(1, 2);
+    w.armUsage(1, 1.7);
+    // Past the first cap in one call (no word then), told at 80 % of the new one.
+    expect(arm.steers).toHaveLength(1);
+    expect(arm.steers[0]).toContain('of its $2 cap');
+    expect(arm.stops).toHaveLength(1);
+    expect(w.capOf(1)).toBe(2);
+  });
+
+  it('--stop-after-green k: the k-th green arm stops the batch; red arms do not count', () => {
+    const { w, stops } = watch({ stopAfterGreen: 2 });
+    w.armSettled(1, false, 0.1);
+    w.armSettled(2, true, 0.1);
+    expect(stops).toEqual([]);
+    w.armSettled(3, true, 0.1);
+    expect(stops).toEqual([{ kind: 'race', motif: 'stopped: 2 arms already green (--stop-after-green 2)' }]);
+  });
+
+  it('a signal aborted with a stop order says its motif and kind; a bare abort does not', () => {
+    const c = new AbortController();
+    c.abort({ motif: 'budget: x', kind: 'budget' });
+    expect(stopOrderOf(c.signal.reason)).toEqual({ motif: 'budget: x', kind: 'budget' });
+    const bare = new AbortController();
+    bare.abort();
+    expect(stopOrderOf(bare.signal.reason)).toBeUndefined();
+  });
+});
+
+describe('flag readers', () => {
+  it.each([
+    ['90s', 90_000], ['20m', 1_200_000], ['1h30m', 5_400_000], ['1.5h', 5_400_000], ['500ms', 500], [' 2M ', 120_000],
+  ])('duration %j → %d ms', (text, ms) => expect(parseDuration(text)).toBe(ms));
+
+  it.each(['', 'soon', '-5m', '0s', '5', 'm5', '1h 30m', '5 min'])('not a duration: %j', (text) => expect(parseDuration(text)).toBeUndefined());
+
+  it('durations and caps written back as people write them', () => {
+    expect(formatDuration(9000)).toBe('9s');
+    expect(formatDuration(5_400_000)).toBe('90m');
+    expect(formatCap(0.03)).toBe('$0.03');
+    expect(formatCap(2.5)).toBe('$2.5');
+  });
+
+  it.each([['0.5', 0.5], ['$2', 2], ['1e-2', 0.01], ['.25', 0.25]])('dollars %j → %d', (text, usd) => expect(parseUsd('--max-cost', text)).toBe(usd));
+
+  it.each(['-1', '0', 'lots', '', 'NaN', 'Infinity', '1,5', '0x10'])('not an amount: %j', (text) => {
+    expect(parseUsd('--max-cost', text)).toEqual({ motif: `--max-cost takes a positive amount of dollars, e.g. --max-cost 0.50 (got ${JSON.stringify(text)})` });
+  });
+});
+
+describe('forecast', () => {
+  const calls = [
+    { input: 3000, output: 50, cacheRead: 0, cacheWrite: 0, cost: 0 },
+    { input: 200, output: 80, cacheRead: 3000, cacheWrite: 0, cost: 0 },
+  ];
+  const prices = new Map([
+    ['p/warm', { input: 3, output: 15, cacheRead: 0.3 }],
+    ['p/cold', { input: 1, output: 5, cacheRead: 0.1 }],
+  ]);
+
+  it("reckons an arm's shape from the primer's calls: its context at the fork, growth per call, answer size", () => {
+    expect(armShape(calls, 100)).toEqual({ context: 3280, growth: 200, output: 65, calls: 2 });
+  });
+
+  it('the first arm on the primer\'s model reads the context cached; the first on another model pays it in full, the next does not', () => {
+    const f = forecastFanOut({ calls, primerCost: 0.01, primerModel: 'p/warm', arms: [{ arm: 1, model: 'p/warm' }, { arm: 2, model: 'p/cold' }, { arm: 3, model: 'p/cold' }], prices, askTokens: 100 });
+    const shape = armShape(calls, 100);
+    expect(f.perArm[0]!.mid).toBeCloseTo(armCost(shape, prices.get('p/warm')!, 2, 100, true), 6);
+    expect(f.perArm[1]!.mid).toBeCloseTo(armCost(shape, prices.get('p/cold')!, 2, 100, false), 6);
+    expect(f.perArm[2]!.mid).toBeCloseTo(armCost(shape, prices.get('p/cold')!, 2, 100, true), 6);
+    expect(f.perArm[1]!.mid).toBeGreaterThan(f.perArm[2]!.mid);
+    expect(f.total.mid).toBeCloseTo(0.01 + f.perArm.reduce((s, a) => s + a.mid, 0), 6);
+    for (const a of f.perArm) expect([a.low <= a.mid, a.mid <= a.high]).toEqual([true, true]);
+  });
+
+  it('a route without a price is priced as the primer\'s calls were', () => {
+    const f = forecastFanOut({ calls, primerCost: 0.0066, arms: [{ arm: 1, model: 'x/unknown' }], prices: new Map(), askTokens: 0 });
+    expect(f.perArm[0]!.mid).toBeGreaterThan(0);
+  });
+});
+
+describe('notifications', () => {
+  it('the terminal decides: OSC 9, OSC 777, or the bell alone (tmux, unknown terminals)', () => {
+    expect(notificationKind({ TERM_PROGRAM: 'iTerm.app' })).toBe('osc9');
+    expect(notificationKind({ WT_SESSION: 'x' })).toBe('osc9');
+    expect(notificationKind({ VTE_VERSION: '7600' })).toBe('osc777');
+    expect(notificationKind({ TERM_PROGRAM: 'iTerm.app', TMUX: '/tmp/t,1,0' })).toBe('bell');
+    expect(notificationKind({ TERM: 'xterm-256color' })).toBe('bell');
+  });
+
+  it('a hostile text cannot close the sequence or start another', () => {
+    const bytes = notificationBytes('arm_2\u0007\u001b]0;pwned\u0007 done; ok', { TERM_PROGRAM: 'WezTerm' });
+    expect(bytes).toBe('\u0007\u001b]9;factory: arm_2 ]0 pwned done ok\u0007');
+    expect(notificationBytes('x', { VTE_VERSION: '1' })).toBe('\u0007\u001b]777;notify;factory;x\u0007');
+  });
+
+  it('a run that ends, an arm paused at its cap and a forecast that asks are told; other events are not', () => {
+    const base = { adwId: 'a1', ts: 0 };
+    expect(notificationOf({ ...base, type: 'run_finished', exit: 0, seconds: 1, tokens: 1, cost: 0 })).toBe('run a1 green');
+    expect(notificationOf({ ...base, type: 'run_finished', exit: 3, seconds: 1, tokens: 1, cost: 0, budget: 'b' })).toBe('run a1 stopped by its budget');
+    expect(notificationOf({ ...base, type: 'spend', phase: 'arm_2', arm: 2, kind: 'paused', spent: 1, cap: 1, scope: 'arm' })).toMatch(/^arm_2 paused at its cap/);
+    expect(notificationOf({ ...base, type: 'spend', arm: 2, kind: 'wrap_up', spent: 1, cap: 1, scope: 'arm' })).toBeUndefined();
+  });
+});
