@@ -11,7 +11,7 @@ import type { ArmRank } from '../src/events.js';
 import { checkBon } from '../src/bon/check.js';
 import { snapshotGitDir } from '../src/bon/gitGuard.js';
 import { sweepWorktrees } from '../src/bon/worktrees.js';
-import { treeArmPhase, treePrimePhase } from '../src/bon/treeArms.js';
+import { runBaseline, treeArmPhase, treePrimePhase } from '../src/bon/treeArms.js';
 import { armAsk, endTurn, NOTHING_ENDED, primerAsk, primerEnvelope, primerTurn, trespass, turnOptions, type TurnEnd } from '../src/bon/turn.js';
 import { harnessJudgement, judgeAnswer, primerStopped, settleArm, stopVerdict } from '../src/bon/armVerdict.js';
 import { promptArm, stoppedBy } from '../src/bon/armTurn.js';
@@ -64,6 +64,8 @@ function primePhase(session: BonSession): Phase {
       run.sessions.prime = sessionId;
       const model = session.opts.builderModel ?? session.modelOf(1);
       run.attemptStarted('prime', 1, 1, { sessionId, model });
+      // The gates on HEAD, in a worktree of their own, before the primer: in place, the arms will share this tree.
+      await runBaseline(session, run);
       session.rpc = await session.open(sessionId, 'prime');
       const rpc = session.rpc;
       const card = await envelopeCard('BuildEnvelope');

@@ -4,6 +4,7 @@
 // gates measure motifs by display width, and string-width costs tens of milliseconds to load.
 import { changedFilesExist, commandGate, correctionDetail, motif, type GateCommand, type GateReport } from './gates.js';
 import type { Run } from './runner.js';
+import { gateSignature, sameFailure, type GateSignature } from './gateBaseline.js';
 
 export interface GateListOptions {
   run: Run;
@@ -14,10 +15,19 @@ export interface GateListOptions {
   commands: readonly GateCommand[];
   signal: AbortSignal;
   env?: NodeJS.ProcessEnv;
+  /**
+   * Gates red on HEAD before any agent worked (best-of-N's baseline), with what they said: red again the same way
+   * (../gateBaseline.ts), a gate is not held against the change; green, it is the change's credit.
+   */
+  preexisting?: ReadonlyMap<string, GateSignature>;
 }
 
 export interface GateListVerdict {
   reports: GateReport[];
+  /** Gates red on HEAD that this change turned green: its credit. */
+  fixed: string[];
+  /** Gates red on HEAD and red again the same way: not this change's fault, left out of its motif. */
+  excused: string[];
   /** The one-line motif of the red gates; undefined when all are green. */
   motif: string | undefined;
   /** What goes back to the agent: the red gates' output. */
@@ -26,8 +36,14 @@ export interface GateListVerdict {
 
 export async function runGateList(opts: GateListOptions): Promise<GateListVerdict> {
   const { run, phase } = opts;
+  const before = opts.preexisting ?? new Map<string, GateSignature>();
+  const excusedGate = (report: GateReport): boolean => {
+    const head = before.get(report.gate);
+    return !report.ok && head !== undefined && sameFailure(head, gateSignature(report, opts.cwd));
+  };
   const record = (report: GateReport): GateReport => {
-    run.emit({ type: 'gate_result', adwId: run.adwId, ts: Date.now(), phase, gate: report.gate, ok: report.ok, motif: report.motif, seconds: report.seconds });
+    const preexisting = excusedGate(report) ? { preexisting: true } : {};
+    run.emit({ type: 'gate_result', adwId: run.adwId, ts: Date.now(), phase, gate: report.gate, ok: report.ok, motif: report.motif, seconds: report.seconds, ...preexisting });
     return report;
   };
   const reports = [record(changedFilesExist({ changed_files: opts.changedFiles }, opts.cwd))];
@@ -35,5 +51,8 @@ export async function runGateList(opts: GateListOptions): Promise<GateListVerdic
     if (opts.signal.aborted) break;
     reports.push(record(await commandGate(cmd, { signal: opts.signal, runTag: run.adwId, env: opts.env })({ changed_files: opts.changedFiles })));
   }
-  return { reports, motif: motif(reports) || undefined, detail: correctionDetail(reports) };
+  const excused = reports.filter(excusedGate).map((r) => r.gate);
+  const held = reports.filter((r) => !excusedGate(r));
+  const fixed = reports.filter((r) => r.ok && before.has(r.gate)).map((r) => r.gate);
+  return { reports, fixed, excused, motif: motif(held) || undefined, detail: correctionDetail(held) };
 }

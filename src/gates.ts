@@ -236,6 +236,14 @@ const DECORATION = /^(---|\.\.\.)$|^[─━═⎯]{3,}|^\d+\.\.\d+$|^\d+ (passin
 /** A line of a printed diff: `++x`/`--x` (uvu), `+ x`/`- x` (jest, node:assert). */
 const DIFF_LINE = /^(\+\+|--)(?![+-])\S|^[+-]\s\S/; // not TAP's `---` nor a `+++` header
 
+/** The lines of a command's output that say what failed, as plain text (empty when it names no failure). */
+export function failureLines(output: string): string[] {
+  return plainText(output)
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => FAILURE_LINE.test(l));
+}
+
 export function tellingOutput(output: string, max: number): string {
   const lines = plainText(output).split('\n').map((l) => l.trim());
   const picked: string[] = [];

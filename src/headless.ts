@@ -27,7 +27,7 @@ export function createLogFormatter(): (event: RunEvent) => string | undefined {
       case 'phase_ok':
         return `${tag} ${event.phase} (${event.kind}, attempt ${event.attempt}/${event.attempts}): OK in ${event.seconds.toFixed(1)} s`;
       case 'gate_result':
-        if (!event.ok && event.preexisting) return `${tag} ${event.phase}: ✗ ${event.gate} (${event.seconds.toFixed(1)} s) — red on HEAD already: not held against it`;
+        if (!event.ok && event.preexisting) return `${tag} ${event.phase}: ✗ ${event.gate} (${event.seconds.toFixed(1)} s) — red on HEAD the same way: not held against it`;
         return `${tag} ${event.phase}: ${event.ok ? '✓' : '✗'} ${event.gate} (${event.seconds.toFixed(1)} s)${event.ok || !event.motif ? '' : ` — ${event.motif}`}`;
       case 'forecast':
       case 'spend':

@@ -23,7 +23,7 @@ export function spendLine(tag: string, event: SpendEvent): string {
     case 'baseline': {
       const red = event.gates.filter((g) => !g.ok);
       const gates = event.gates.map((g) => `${g.ok ? '✓' : '✗'} ${g.gate}`).join(' · ') || 'no gate';
-      return `${tag} baseline on HEAD (${event.seconds.toFixed(1)} s): ${gates}${red.length > 0 ? ' — red before any arm: not held against the arms' : ''}`;
+      return `${tag} baseline on HEAD (${event.seconds.toFixed(1)} s): ${gates}${red.length > 0 ? ' — red before any arm: an arm that fails it the same way is not held to it' : ''}`;
     }
     case 'spend': {
       const who = event.scope === 'run' ? 'the run' : (event.phase ?? 'an arm');

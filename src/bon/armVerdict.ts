@@ -67,6 +67,8 @@ export async function judgeAnswer(
   failure = trespass(ended) ?? failure;
   if (!envelope || failure) return { failure, kind: 'verdict' };
   const verdict = await runGates(session, run, rank.phase, envelope.changed_files, signal, gates);
+  // Red on HEAD already and green now: the arm's credit, said in its verdict.
+  if (verdict.fixed.length > 0) rank.fixed = verdict.fixed;
   return { failure: verdict.motif, kind: 'gate', detail: verdict.detail };
 }
 

@@ -6,13 +6,16 @@ import type { ArmRank } from '../events.js';
 import { formatCost, formatSeconds, formatTokens } from '../format.js';
 
 /**
- * Green before red; among the red, an arm that ran a turn before one that never did (0 tokens: it is not cheap,
- * it did nothing); then lower cost, then fewer seconds; arms equal on all of these keep their order.
+ * Green before red; among the green, one that turned more of HEAD's red gates green first (its credit: an arm that
+ * left them red the same way is not held to them, but it did not do what they ask); among the red, an arm that ran
+ * a turn before one that never did (0 tokens: it is not cheap, it did nothing); then lower cost, then fewer seconds;
+ * arms equal on all of these keep their order.
  */
 export function rankArms(arms: readonly ArmRank[]): ArmRank[] {
   const ran = (arm: ArmRank) => Number(arm.tokens > 0);
+  const credit = (arm: ArmRank) => (arm.green ? (arm.fixed?.length ?? 0) : 0);
   // Array.prototype.sort is stable: equal arms stay in run order (the earlier arm first).
-  return [...arms].sort((a, b) => Number(b.green) - Number(a.green) || ran(b) - ran(a) || a.cost - b.cost || a.seconds - b.seconds);
+  return [...arms].sort((a, b) => Number(b.green) - Number(a.green) || credit(b) - credit(a) || ran(b) - ran(a) || a.cost - b.cost || a.seconds - b.seconds);
 }
 
 /** The winner: the first ranked arm if it is green, otherwise none. */
@@ -40,6 +43,10 @@ export function whyFirst(ranked: readonly ArmRank[]): string {
   const second = others.find((rank) => rank.green);
   if (second === undefined) return `why #1: ${armLabel(first)} is the only green arm${redNote}`;
   const vs = `arm_${second.arm}`;
+  const fixed = (arm: ArmRank) => arm.fixed?.length ?? 0;
+  if (fixed(first) > fixed(second)) {
+    return `why #1: ${armLabel(first)} is green and made green what was red on HEAD (${first.fixed!.join(', ')}); ${vs} did not${fixed(second) > 0 ? ' as much' : ''}${redNote}`;
+  }
   if (first.cost < second.cost) {
     const saved = second.cost > 0 ? Math.round((1 - first.cost / second.cost) * 100) : 0;
     return `why #1: ${armLabel(first)} is green and cheapest: ${formatCost(first.cost)} vs ${formatCost(second.cost)} for ${vs} (-${saved}%)${redNote}`;
@@ -80,8 +87,10 @@ export function applyCommand(adwId: string, arm?: number): string {
 export function harvestReport(event: { ranking: readonly ArmRank[]; primer: PrimerFigures; winner?: number; applyCommand?: string; harvestFile: string }): string[] {
   const lines = ['harvest — ranked (green first, then cheapest, then fastest):'];
   event.ranking.forEach((arm, i) => {
-    const verdict = arm.green ? 'green' : `red: ${arm.motif ?? '?'}`;
-    lines.push(`  #${i + 1} arm ${arm.arm} ${arm.model ?? ''} — ${verdict} — ${arm.tokens} tokens, ${formatCost(arm.cost)}, ${arm.seconds.toFixed(1)} s, patch ${arm.patchBytes} bytes`);
+    const credit = arm.fixed?.length ? ` (and made green what was red on HEAD: ${arm.fixed.join(', ')})` : '';
+    const verdict = arm.green ? `green${credit}` : `red: ${arm.motif ?? '?'}`;
+    const size = arm.added !== undefined ? ` (+${arm.added} −${arm.removed ?? 0}, ${arm.files?.length ?? 0} file(s))` : '';
+    lines.push(`  #${i + 1} arm ${arm.arm} ${arm.model ?? ''} — ${verdict} — ${arm.tokens} tokens, ${formatCost(arm.cost)}, ${arm.seconds.toFixed(1)} s, patch ${arm.patchBytes} bytes${size}`);
   });
   lines.push(primerLine(event.primer, event.ranking.length));
   lines.push(event.winner !== undefined ? `winner: arm ${event.winner} — apply with: ${event.applyCommand ?? '?'}` : `no green arm — see ${event.harvestFile}`);
@@ -107,6 +116,13 @@ export interface HarvestArmJson {
   patch_bytes: number;
   /** sha256 of the patch's bytes when it was harvested: `factory apply` refuses a file that hashes otherwise. */
   patch_sha256: string | null;
+  /** Why a red arm is red, as a kind (budget, race, gate…). */
+  failure: string | null;
+  lines_added: number | null;
+  lines_removed: number | null;
+  files: string[];
+  /** Gates red on HEAD before the fan-out that this arm turned green. */
+  fixed: string[];
 }
 
 /** The shape of `bon/<adw_id>/harvest.json` (snake_case, like the trace). */
@@ -155,6 +171,11 @@ export function harvestJson(input: HarvestInput): HarvestJson {
       patch_file: a.patchFile ?? null,
       patch_bytes: a.patchBytes,
       patch_sha256: a.patchSha256 ?? null,
+      failure: a.green ? null : (a.failure ?? null),
+      lines_added: a.added ?? null,
+      lines_removed: a.removed ?? null,
+      files: [...(a.files ?? [])],
+      fixed: [...(a.fixed ?? [])],
     })),
     winner: winner?.arm ?? null,
     why: whyFirst(ranked),

@@ -216,6 +216,9 @@ export class BonSession {
     return undefined;
   }
 
+  /** Gates red on HEAD before the fan-out, with what they said (../gateBaseline.ts): the same failure is not the arms'. */
+  preexisting = new Map<string, import('../gateBaseline.js').GateSignature>();
+
   /** Arms whose verdict is in (they take no steer). */
   readonly settled = new Set<number>();
 

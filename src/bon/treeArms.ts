@@ -17,6 +17,7 @@ import { sessionHeader } from '../pi/forkCheck.js';
 import { PrefixGate, waitUnlessAborted, type GateTicket } from './prefixGate.js';
 import { armPatchFile, harvestPatch } from './patch.js';
 import { runFolder } from './worktrees.js';
+import { gateSignature } from '../gateBaseline.js';
 import type { BonSession } from './session.js';
 import { armAsk, endTurn, NOTHING_ENDED, primerAsk, primerEnvelope, primerTurn, trespass, turnOptions, type TurnEnd } from './turn.js';
 import { harnessJudgement, judgeAnswer, primerStopped, settleArm, stopVerdict } from './armVerdict.js';
@@ -104,6 +105,41 @@ async function runSetup(session: BonSession, run: Run, name: string, tree: strin
   return [...after.dirty, ...after.untracked];
 }
 
+/**
+ * The gates once on HEAD, in a worktree of their own, while the primer reads: a gate already red there is
+ * pre-existing, not held against any arm (an arm that turns it green gets the credit). Both modes use it (the user's
+ * tree is never where it runs). It never fails the run: a baseline that cannot run leaves every gate held.
+ */
+export async function runBaseline(session: BonSession, run: Run): Promise<void> {
+  const commands = session.opts.payloadCommands;
+  if (commands.length === 0) return;
+  const started = performance.now();
+  let tree: ArmTree | undefined;
+  try {
+    tree = await makeTree(session, run, 'baseline');
+    const signal = session.primerSignal();
+    const env = armEnv(session.opts.gateEnv, 0);
+    await runSetup(session, run, 'prime', tree.dir, env, signal);
+    const { commandGate } = await import('../gates.js');
+    const gates: Array<{ gate: string; ok: boolean; motif?: string }> = [];
+    for (const cmd of treeCommands(session, tree.dir)) {
+      if (signal.aborted) return;
+      const report = await commandGate(cmd, { signal, runTag: run.adwId, env })();
+      gates.push({ gate: report.gate, ok: report.ok, ...(report.motif ? { motif: report.motif } : {}) });
+      if (!report.ok) session.preexisting.set(report.gate, gateSignature(report, tree.dir));
+    }
+    run.emit({ type: 'baseline', adwId: run.adwId, ts: Date.now(), gates, seconds: (performance.now() - started) / 1000 });
+  } catch (error) {
+    session.preexisting.clear();
+    run.activity('prime', { kind: 'note', text: `the gates could not run on HEAD (${errorMessage(error)}): every red gate counts against its arm` });
+  } finally {
+    if (tree) {
+      session.trees.delete('baseline');
+      await tree.release().catch(() => undefined);
+    }
+  }
+}
+
 export function treePrimePhase(session: BonSession): Phase {
   return {
     name: 'prime',
@@ -120,7 +156,12 @@ export function treePrimePhase(session: BonSession): Phase {
       } catch (error) {
         throw new InfrastructureError(`the primer has no worktree: ${errorMessage(error)} (--in-place runs the arms in your tree)`);
       }
-      const agent = await session.open(sessionId, 'prime', { cwd: tree.dir, env: fencedEnv(session, run, session.opts.env) });
+      // The baseline runs beside the primer's turn; the arms are judged only once it is known.
+      const baseline = runBaseline(session, run);
+      const agent = await session.open(sessionId, 'prime', { cwd: tree.dir, env: fencedEnv(session, run, session.opts.env) }).catch(async (error: unknown) => {
+        await baseline;
+        throw error;
+      });
       session.rpc = agent;
       const card = await envelopeCard('BuildEnvelope');
       const envelopes = loadEnvelopes();
@@ -130,8 +171,10 @@ export function treePrimePhase(session: BonSession): Phase {
       } catch (error) {
         if (!(error instanceof HarnessError)) throw error;
         run.charge('prime', error.evidence.tokens ?? 0, error.evidence.cost ?? 0);
+        await baseline;
         throw primerStopped(session, error) ?? new InfrastructureError(`the primer failed: ${error.message}`);
       }
+      await baseline;
       run.charge('prime', result.tokens, result.cost);
       session.primer = { tokens: result.tokens, cost: result.cost, sessionId };
       session.spend.primerUsage(result.cost);

@@ -72,7 +72,7 @@ export async function runGates(
   where: { cwd: string; commands: GateCommand[]; env?: NodeJS.ProcessEnv } = { cwd: session.opts.cwd, commands: session.opts.payloadCommands },
 ): Promise<GateListVerdict> {
   const { runGateList } = await import('../gateList.js');
-  return runGateList({ run, phase, cwd: where.cwd, changedFiles: changed, commands: where.commands, signal, env: where.env ?? session.opts.gateEnv });
+  return runGateList({ run, phase, cwd: where.cwd, changedFiles: changed, commands: where.commands, signal, env: where.env ?? session.opts.gateEnv, preexisting: session.preexisting });
 }
 
 /**

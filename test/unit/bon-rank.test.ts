@@ -25,6 +25,12 @@ describe('rankArms', () => {
     expect(rankArms([arm(1, false, 0.002, 7), arm(2, false, 0.001, 7)]).map((a) => a.arm)).toEqual([2, 1]);
   });
 
+  it("among the green, the arm that turned HEAD's red gates green ranks first, however dearer; why #1 says so", () => {
+    const ranked = rankArms([arm(1, true, 0.001, 5), arm(2, true, 0.009, 9, { fixed: ['npm test'] }), arm(3, false, 0.001, 2, { fixed: ['npm test'] })]);
+    expect(ranked.map((a) => a.arm)).toEqual([2, 1, 3]);
+    expect(whyFirst(ranked)).toBe('why #1: arm_2 is green and made green what was red on HEAD (npm test); arm_1 did not (1 red)');
+  });
+
   it('does not reorder its input', () => {
     const arms = [arm(1, false, 1, 1), arm(2, true, 1, 1)];
     rankArms(arms);
