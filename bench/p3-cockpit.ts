@@ -172,7 +172,7 @@ export async function benchP3(opts: { seconds?: number; eventsPerArmPerSecond?: 
   const rate = opts.eventsPerArmPerSecond ?? 2000;
   const store = createBonStore();
   const terminal = new CountingTerminal();
-  const controller: BonController = { abort() {}, quit() {}, abortArm() {}, cloneArm() {}, apply() {}, readPatch: () => '' };
+  const controller: BonController = { abort() {}, quit() {}, abortArm() {}, cloneArm() {}, apply() {}, raiseArm() {}, confirmFanOut() {}, steerArm() {}, readPatch: () => '' };
   let renders = 0;
   let renderMs = 0;
   const app = render(React.createElement(BonScreen, { store: pacedStore(store), controller }), {

@@ -96,6 +96,13 @@ export function armTitle(arm: ArmView, selected: boolean): string {
 }
 
 function StateLine({ arm, now }: { arm: ArmView; now: number }): React.JSX.Element {
+  if (arm.status === 'running' && arm.spend === 'paused') {
+    return (
+      <Text wrap="truncate-end" color="yellow">
+        ⏸ paused at its cap: + more, a ends it
+      </Text>
+    );
+  }
   if (arm.status === 'running') {
     return (
       <Text wrap="truncate-end">
@@ -127,7 +134,13 @@ function Chips({ arm }: { arm: ArmView }): React.JSX.Element {
 }
 
 function Verdict({ arm }: { arm: ArmView }): React.JSX.Element {
-  if (arm.status === 'green') return <Text color={statusColor.ok}>verdict green</Text>;
+  if (arm.status === 'green') {
+    return (
+      <Text wrap="truncate-end" color={statusColor.ok}>
+        {arm.fixed ? `verdict green · fixed ${arm.fixed.join(', ')}` : 'verdict green'}
+      </Text>
+    );
+  }
   if (arm.motif !== undefined) {
     return (
       <Text wrap="truncate-end" color={armColor[arm.status]}>
@@ -153,17 +166,32 @@ function CardFrame({ arm, selected, width, children }: { arm: ArmView; selected:
   );
 }
 
+/** The patch's size: bytes, lines added and removed, files. */
+export function patchText(patch: ArmView['patch'], short = false): string {
+  if (!patch) return 'patch —';
+  const lines = patch.added !== undefined ? ` · +${patch.added} −${patch.removed ?? 0}` : '';
+  const files = short ? `${patch.files.length}f` : `${patch.files.length} file${patch.files.length === 1 ? '' : 's'}`;
+  return `patch ${formatBytes(patch.bytes)}${lines} · ${files}`;
+}
+
+/** The arm's cost, with its cap and where it stands against it when it has one. */
+export function costText(arm: ArmView): string {
+  if (arm.cap === undefined) return `cost ${formatCost(arm.cost)}`;
+  const note = arm.spend === 'wrap_up' ? ' · told to wrap up' : arm.spend === 'raised' ? ' · raised' : '';
+  return `cost ${formatCost(arm.cost)} / ${formatCost(arm.cap)} cap${note}`;
+}
+
 function ArmColumn({ arm, selected, width, now }: { arm: ArmView; selected: boolean; width: number; now: number }) {
   const muted = arm.status === 'pending';
-  const patch = arm.patch
-    ? `patch ${formatBytes(arm.patch.bytes)} · ${arm.patch.files.length} file${arm.patch.files.length === 1 ? '' : 's'}`
-    : 'patch —';
+  const patch = patchText(arm.patch);
   return (
     <CardFrame arm={arm} selected={selected} width={width}>
       <StateLine arm={arm} now={now} />
       <Text wrap="truncate-end" dimColor={muted}>{`turns ${arm.turns}`}</Text>
       <Text wrap="truncate-end" dimColor={muted}>{`tokens ${formatTokens(arm.tokens)}`}</Text>
-      <Text wrap="truncate-end" dimColor={muted}>{`cost ${formatCost(arm.cost)}`}</Text>
+      <Text wrap="truncate-end" dimColor={muted} color={arm.spend === 'wrap_up' || arm.spend === 'paused' ? 'yellow' : undefined}>
+        {costText(arm)}
+      </Text>
       <Text wrap="truncate-end" dimColor={muted}>{`time ${arm.seconds !== undefined ? formatSeconds(arm.seconds) : '—'}`}</Text>
       <Text wrap="truncate-end" dimColor={arm.patch === undefined}>
         {patch}
@@ -181,7 +209,7 @@ function ArmColumn({ arm, selected, width, now }: { arm: ArmView; selected: bool
  *  while the arm runs, then its verdict (a motif) or its gates. */
 function CompactColumn({ arm, selected, width, now }: { arm: ArmView; selected: boolean; width: number; now: number }) {
   const time = arm.seconds !== undefined ? formatSeconds(arm.seconds) : '—';
-  const patch = arm.patch ? `patch ${formatBytes(arm.patch.bytes)} · ${arm.patch.files.length}f` : 'patch —';
+  const patch = patchText(arm.patch, true);
   const last =
     arm.status === 'running' ? (
       <Text wrap="truncate-end" dimColor>{`${TOOL_GLYPH} ${arm.lastTool ?? '—'}`}</Text>

@@ -8,8 +8,11 @@
 import React, { useRef } from 'react';
 import { Box, Text } from 'ink';
 import { useStore } from 'zustand';
-import { bonModeOf, dispatchBonIntent, type BonController } from '../state/bonIntents.js';
-import { armsOf, primerTextOf, proposalLine, selectedArm, whyFirstOf, type BonState, type BonStore } from '../state/bonStore.js';
+import { bonModeOf, dispatchBonIntent, typeIntoBoard, type BonController } from '../state/bonIntents.js';
+import { armsOf, primerTextOf, proposalLine, selectedArm, spendLinesOf, whyFirstOf, type BonState, type BonStore, type CompareState } from '../state/bonStore.js';
+import { OverlapView } from './OverlapView.js';
+import { SideBySide } from './SideBySide.js';
+import { printableLine } from './DiffView.js';
 import { ArmsBoard, armsBoardHeight } from './ArmsBoard.js';
 import { DiffView } from './DiffView.js';
 import { KeyHelp } from './KeyHelp.js';
@@ -42,13 +45,24 @@ export interface BonViewProps {
   rows?: number;
 }
 
+/** Two or more arms' patches compared: their overlap (`o`), or two side by side (`s`). */
+function CompareView({ compare, height, columns }: { compare: CompareState; height: number; columns: number }): React.JSX.Element {
+  if (compare.status === 'loading') return <Text dimColor>{`reading the patches of arms ${compare.arms.join(', ')}…`}</Text>;
+  if (compare.status === 'failed') return <Text color="red" wrap="truncate-end">{`could not read the patches: ${compare.error ?? 'unknown error'}`}</Text>;
+  if (compare.kind === 'overlap' && compare.overlap) {
+    return <OverlapView overlap={compare.overlap} arms={compare.arms} height={height} columns={columns} offset={compare.offset} />;
+  }
+  return <SideBySide left={{ arm: compare.arms[0]! }} right={{ arm: compare.arms[1]! }} rows={compare.rows ?? []} height={height} columns={columns} offset={compare.offset} />;
+}
+
 export function BonView({ state, now, help, columns, rows }: BonViewProps): React.JSX.Element {
-  const diff = state.bon.ui.diff;
+  const { diff, compare, steer } = state.bon.ui;
   const arms = armsOf(state, now);
   const primerText = primerTextOf(state, arms.length);
   const why = whyFirstOf(state);
   const proposal = proposalLine(state);
-  const footer = (primerText !== undefined ? 1 : 0) + (why !== undefined ? 1 : 0);
+  const spend = spendLinesOf(state);
+  const footer = (primerText !== undefined ? 1 : 0) + (why !== undefined ? 1 : 0) + spend.length + (steer !== undefined ? 1 : 0);
   // A short terminal keeps the board (the arms are the point of this screen) and folds the graph to one line.
   // Rows of arm cards that fit beside the chrome and a one-line phase strip (a strip and its gap: 2 lines).
   // Lines the arms may take beside the chrome and a one-line phase strip (a strip and its gap: 2 lines); the
@@ -60,7 +74,11 @@ export function BonView({ state, now, help, columns, rows }: BonViewProps): Reac
   return (
     <Box flexDirection="column" width={columns}>
       <RunHeader adwName={state.adwName} adwId={state.adwId} cwd={state.cwd} />
-      {diff !== undefined ? (
+      {compare !== undefined ? (
+        <Box marginTop={1} flexDirection="column">
+          <CompareView compare={compare} height={diffHeight(rows)} columns={columns} />
+        </Box>
+      ) : diff !== undefined ? (
         <Box marginTop={1} flexDirection="column">
           <DiffView diff={diff} height={diffHeight(rows)} columns={columns} />
         </Box>
@@ -71,6 +89,16 @@ export function BonView({ state, now, help, columns, rows }: BonViewProps): Reac
           </Box>
           <Box marginTop={1} flexDirection="column">
             <ArmsBoard arms={arms} selected={selectedArm(state)} columns={columns} now={now} primer={primerText} why={why} height={armLines} />
+            {spend.map((line) => (
+              <Text key={line} wrap="truncate-end" color={line.startsWith('fan out?') ? 'yellow' : undefined} dimColor={!line.startsWith('fan out?')}>
+                {line}
+              </Text>
+            ))}
+            {steer !== undefined ? (
+              <Text wrap="truncate-end" color="cyan">
+                {`message to arm_${steer.arm} › ${printableLine(steer.text)}▌`}
+              </Text>
+            ) : null}
             {proposal !== undefined ? (
               <Text wrap="truncate-end" dimColor>
                 {proposal}
@@ -109,6 +137,7 @@ export function BonScreen({ store, controller }: BonScreenProps): React.JSX.Elem
   useKeymap(
     () => BON_KEYS[bonModeOf(store.getState())],
     (intent) => dispatchBonIntent(store, controller, intent, { page: page.current }),
+    (text) => typeIntoBoard(store, text),
   );
 
   return <BonView state={state} now={now} help={BON_KEYS[bonModeOf(state)]} columns={columns} rows={rows} />;

@@ -17,6 +17,9 @@ export function fitHelp(items: readonly HelpItem[], columns: number | undefined)
   if (columns === undefined || lineWidth(items) <= columns) return [...items];
   const short = items.map((item) => ({ keys: item.keys, help: item.help.split(' ')[0] ?? '' }));
   if (lineWidth(short) <= columns) return short;
+  // The way out (quit, doctor: the last two) keeps its word the longest.
+  const tail = short.map((item, i) => (i >= short.length - 2 ? item : { keys: item.keys, help: '' }));
+  if (lineWidth(tail) <= columns) return tail;
   return items.map((item) => ({ keys: item.keys, help: '' }));
 }
 

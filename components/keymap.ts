@@ -84,14 +84,32 @@ const BON_SELECT: KeyTable<BonIntent> = [
 /**
  * Bon screen (the arms board). The run screen's Ctrl-C / q machine, plus the arm keys: `a` aborts the
  * running arm (the batch goes on), `c` clones one more arm from the primer, `p` asks before applying the
- * selected (by default the winning) patch. In the diff view and the apply question Ctrl-C still acts as
+ * selected (by default the winning) patch, `m` types a message into the selected arm's live session, `+` gives an
+ * arm paused at its cap as much again, `o` shows the arms' overlap and `s` two arms side by side (tab: the next). In the diff view and the apply question Ctrl-C still acts as
  * on the run screen (`interrupt`: abort the turn, or quit when that was done or the run is over).
  */
+const BON_COMPARE: KeyTable<BonIntent> = [
+  { keys: ['o'], intent: 'overlap', help: 'overlap' },
+  { keys: ['s'], intent: 'side', help: 'compare' },
+];
+
+const SCROLL: KeyTable<BonIntent> = [
+  { keys: ['up', 'k'], intent: 'up', help: 'scroll' },
+  { keys: ['down', 'j'], intent: 'down', help: 'scroll' },
+  { keys: ['pageup'], intent: 'page-up', help: 'page' },
+  { keys: ['pagedown'], intent: 'page-down', help: 'page' },
+  { keys: ['g'], intent: 'top', help: 'top' },
+  { keys: ['G'], intent: 'bottom', help: 'end' },
+];
+
 export const BON_KEYS: Readonly<Record<BonMode, KeyTable<BonIntent>>> = {
   running: [
     ...BON_SELECT,
     { keys: ['a'], intent: 'abort-arm', help: 'abort arm' },
     { keys: ['c'], intent: 'clone', help: 'clone arm' },
+    { keys: ['m'], intent: 'steer', help: 'message arm' },
+    { keys: ['+'], intent: 'raise', help: 'raise cap' },
+    ...BON_COMPARE,
     { keys: ['p'], intent: 'ask-apply', help: 'apply' },
     { keys: ['ctrl+c'], intent: 'abort', help: 'abort turn (twice: quit)' },
     { keys: ['q'], intent: 'confirm-quit', help: 'quit (asks first)' },
@@ -104,9 +122,27 @@ export const BON_KEYS: Readonly<Record<BonMode, KeyTable<BonIntent>>> = {
   ],
   finished: [
     ...BON_SELECT,
+    ...BON_COMPARE,
     { keys: ['p'], intent: 'ask-apply', help: 'apply' },
     { keys: ['q', 'ctrl+c'], intent: 'quit', help: 'quit' },
     { keys: ['d'], intent: 'doctor', help: 'doctor' },
+  ],
+  'confirm-fanout': [
+    { keys: ['y'], intent: 'fanout-yes', help: 'fan out' },
+    { keys: ['n'], intent: 'fanout-no', help: 'no arm' },
+    { keys: ['ctrl+c'], intent: 'interrupt', help: 'abort / quit' },
+  ],
+  steer: [
+    { keys: ['return'], intent: 'steer-send', help: 'send' },
+    { keys: ['backspace', 'delete'], intent: 'steer-erase', help: 'erase' },
+    { keys: ['escape'], intent: 'steer-cancel', help: 'cancel' },
+    { keys: ['ctrl+c'], intent: 'interrupt', help: 'abort / quit' },
+  ],
+  compare: [
+    ...SCROLL,
+    { keys: ['tab'], intent: 'next-pair', help: 'next arm' },
+    { keys: ['escape', 'q'], intent: 'back', help: 'back to board' },
+    { keys: ['ctrl+c'], intent: 'interrupt', help: 'abort / quit' },
   ],
   'confirm-apply': [
     { keys: ['y'], intent: 'apply', help: 'apply' },
@@ -119,12 +155,7 @@ export const BON_KEYS: Readonly<Record<BonMode, KeyTable<BonIntent>>> = {
     { keys: ['ctrl+c'], intent: 'interrupt', help: 'abort / quit' },
   ],
   diff: [
-    { keys: ['up', 'k'], intent: 'up', help: 'scroll' },
-    { keys: ['down', 'j'], intent: 'down', help: 'scroll' },
-    { keys: ['pageup'], intent: 'page-up', help: 'page' },
-    { keys: ['pagedown'], intent: 'page-down', help: 'page' },
-    { keys: ['g'], intent: 'top', help: 'top' },
-    { keys: ['G'], intent: 'bottom', help: 'end' },
+    ...SCROLL,
     { keys: ['escape', 'q'], intent: 'back', help: 'back to board' },
     { keys: ['ctrl+c'], intent: 'interrupt', help: 'abort / quit' },
   ],

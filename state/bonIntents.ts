@@ -18,12 +18,19 @@ export interface BonController extends RunController {
   apply(arm: number): void;
   /** The text of arm `arm`'s harvested patch. */
   readPatch(arm: number): string | Promise<string>;
+  /** `+`: the arm paused at its cap gets as much again and goes on in its session. */
+  raiseArm(arm: number): void;
+  /** y / n to a forecast above the roster's threshold. */
+  confirmFanOut(yes: boolean): void;
+  /** The user's message into arm `arm`'s running turn (pi `steer`). */
+  steerArm(arm: number, text: string): void;
 }
 
 export type BonIntent =
   | RunIntent
   | 'left' | 'right' | 'diff' | 'abort-arm' | 'confirm-abort' | 'cancel-abort' | 'clone' | 'ask-apply' | 'apply' | 'cancel-apply'
   | 'up' | 'down' | 'page-up' | 'page-down' | 'top' | 'bottom' | 'back'
+  | 'raise' | 'fanout-yes' | 'fanout-no' | 'steer' | 'steer-send' | 'steer-erase' | 'steer-cancel' | 'overlap' | 'side' | 'next-pair'
   /** Ctrl-C where the screen shows something else than the board: acts as on the run screen. */
   | 'interrupt';
 
@@ -31,15 +38,38 @@ export type BonIntent =
  * The bon screen's input modes: the run screen's (running, aborting, confirm-quit, finished, quitting)
  * plus `diff` (an arm's patch on screen) and `confirm-apply` (`p` asked, waiting for y/n).
  */
-export type BonMode = RunMode | 'diff' | 'confirm-apply' | 'confirm-abort';
+export type BonMode = RunMode | 'diff' | 'confirm-apply' | 'confirm-abort' | 'confirm-fanout' | 'steer' | 'compare';
 
 export function bonModeOf(state: BonState): BonMode {
   const run = runModeOf(state);
   if (run === 'quitting') return run;
-  if (state.bon.ui.confirmApply !== undefined) return 'confirm-apply';
-  if (state.bon.ui.confirmAbort !== undefined) return 'confirm-abort';
-  if (state.bon.ui.diff !== undefined) return 'diff';
+  const ui = state.bon.ui;
+  if (state.bon.forecast?.confirm === true && !ui.fanOutAnswered && run === 'running') return 'confirm-fanout';
+  if (ui.confirmApply !== undefined) return 'confirm-apply';
+  if (ui.confirmAbort !== undefined) return 'confirm-abort';
+  if (ui.steer !== undefined) return 'steer';
+  if (ui.compare !== undefined) return 'compare';
+  if (ui.diff !== undefined) return 'diff';
   return run;
+}
+
+/** Text typed while a message is being written (`m`): it goes into the message, never to a key binding. */
+export function typeIntoBoard(store: BonStore, text: string): void {
+  if (store.getState().bon.ui.steer === undefined) return;
+  store.getState().dispatch({ type: 'steer_input', text });
+}
+
+function readPatchesInto(store: BonStore, controller: BonController, arms: number[]): void {
+  const { dispatch } = store.getState();
+  const failed = (error: unknown) => dispatch({ type: 'compare_failed', message: errorText(error) });
+  try {
+    Promise.all(arms.map(async (arm) => [arm, await controller.readPatch(arm)] as const)).then(
+      (pairs) => dispatch({ type: 'compare_loaded', texts: Object.fromEntries(pairs) }),
+      failed,
+    );
+  } catch (error) {
+    failed(error);
+  }
 }
 
 /** Rows the diff view scrolls by for PgUp/PgDn and clamps to: the view's height, known to the screen. */
@@ -74,6 +104,18 @@ export function runBonEffect(store: BonStore, controller: BonController, effect:
       return;
     case 'apply':
       controller.apply(effect.arm);
+      return;
+    case 'raise_arm':
+      controller.raiseArm(effect.arm);
+      return;
+    case 'answer_fanout':
+      controller.confirmFanOut(effect.yes);
+      return;
+    case 'steer':
+      controller.steerArm(effect.arm, effect.text);
+      return;
+    case 'read_patches':
+      readPatchesInto(store, controller, effect.arms);
       return;
     default: {
       const unreachable: never = effect;
@@ -115,6 +157,24 @@ function boardAction(intent: Exclude<BonIntent, RunIntent | 'interrupt'>, view: 
       return { type: 'cancel_apply' };
     case 'apply':
       return { type: 'confirm_apply' };
+    case 'raise':
+      return { type: 'raise_arm' };
+    case 'fanout-yes':
+    case 'fanout-no':
+      return { type: 'answer_fanout', yes: intent === 'fanout-yes' };
+    case 'steer':
+      return { type: 'steer_open' };
+    case 'steer-send':
+      return { type: 'steer_send' };
+    case 'steer-erase':
+      return { type: 'steer_erase' };
+    case 'steer-cancel':
+      return { type: 'steer_cancel' };
+    case 'overlap':
+    case 'side':
+      return { type: 'compare_open', kind: intent };
+    case 'next-pair':
+      return { type: 'compare_next' };
     default: {
       const unreachable: never = intent;
       throw new Error(`unknown bon intent ${String(unreachable)}`);

@@ -6,7 +6,8 @@
 import type { RunEvent } from '../src/events.js';
 import { oneLine } from '../src/text.js';
 import { armsOf, harvestBegun, runningArm, selectedArm } from './bonSelectors.js';
-import { armOfPhase, armPhase, extrasOf, initialBonSlice, MAX_ARMS, type ArmExtras, type BonSlice, type BonState, type BonUi } from './bonState.js';
+import { armOfPhase, armPhase, extrasOf, initialBonSlice, MAX_ARMS, type ArmExtras, type BonSlice, type BonState, type BonUi, type CompareState } from './bonState.js';
+import { armOverlap, sideBySide } from '../src/bon/overlap.js';
 import { reduceRun } from './runReducer.js';
 import { isLive } from './runSelectors.js';
 import type { RunState, RunUiState } from './runState.js';
@@ -34,8 +35,17 @@ function foldBon(bon: BonSlice, before: RunState, event: RunEvent): BonSlice {
     case 'arm_patch':
       return withArm(bon, event.phase, (arm) => ({
         ...arm,
-        patch: { file: event.patchFile, bytes: event.bytes, files: event.files.slice() },
+        patch: { file: event.patchFile, bytes: event.bytes, files: event.files.slice(), ...(event.added !== undefined ? { added: event.added, removed: event.removed ?? 0 } : {}) },
       }));
+    case 'forecast':
+      return { ...bon, forecast: event };
+    case 'baseline':
+      return { ...bon, baseline: event };
+    case 'race_stop':
+      return { ...bon, stop: { motif: event.motif, kind: event.kind } };
+    case 'spend':
+      if (event.scope === 'run' || event.phase === undefined) return { ...bon, runSpend: { spent: event.spent, cap: event.cap, kind: event.kind } };
+      return withArm(bon, event.phase, (arm) => ({ ...arm, cap: event.cap, spend: event.kind }));
     case 'phase_planned':
       if (event.phase.arm === undefined) return bon;
       return { ...bon, ui: { ...bon.ui, pendingClones: Math.max(0, bon.ui.pendingClones - 1) } };
@@ -80,7 +90,18 @@ export type BonAction =
   | { type: 'clone' }
   | { type: 'ask_apply' }
   | { type: 'cancel_apply' }
-  | { type: 'confirm_apply' };
+  | { type: 'confirm_apply' }
+  | { type: 'raise_arm' }
+  | { type: 'answer_fanout'; yes: boolean }
+  | { type: 'steer_open' }
+  | { type: 'steer_input'; text: string }
+  | { type: 'steer_erase' }
+  | { type: 'steer_send' }
+  | { type: 'steer_cancel' }
+  | { type: 'compare_open'; kind: 'overlap' | 'side' }
+  | { type: 'compare_loaded'; texts: Record<number, string> }
+  | { type: 'compare_failed'; message: string }
+  | { type: 'compare_next' };
 
 /** What the core must do for an accepted board action. */
 export type BonEffect =
@@ -89,13 +110,40 @@ export type BonEffect =
   | { type: 'abort_arm'; arm: number }
   | { type: 'clone_arm' }
   /** Verify then apply arm `arm`'s patch. */
-  | { type: 'apply'; arm: number };
+  | { type: 'apply'; arm: number }
+  /** The arm paused at its cap gets as much again. */
+  | { type: 'raise_arm'; arm: number }
+  | { type: 'answer_fanout'; yes: boolean }
+  /** The user's message into the arm's live session (pi `steer`). */
+  | { type: 'steer'; arm: number; text: string }
+  /** Read these arms' patches for the overlap or the side-by-side view. */
+  | { type: 'read_patches'; arms: number[] };
 
 export type BonStep = Step<BonState, BonEffect>;
 
 function withUi(state: BonState, ui: Partial<BonUi>, statusLine?: string | null): BonState {
   const runUi: RunUiState = statusLine === undefined ? state.ui : { ...state.ui, statusLine: statusLine ?? undefined };
   return { ...state, ui: runUi, bon: { ...state.bon, ui: { ...state.bon.ui, ...ui } } };
+}
+
+/** The arms whose patch is harvested and not empty, in board order. */
+function patchedArms(state: BonState): number[] {
+  return armsOf(state, 0).filter((view) => (view.patch?.bytes ?? 0) > 0).map((view) => view.arm);
+}
+
+/** The side-by-side pair: the selected arm (else the first with a patch) and the next one with a patch after `from`. */
+function sidePair(arms: number[], left: number, after: number): number[] {
+  const others = arms.filter((arm) => arm !== left);
+  const next = others.find((arm) => arm > after) ?? others[0];
+  return next === undefined ? [left] : [left, next];
+}
+
+/** Lines a compare view holds (for scrolling): the overlap's hunks or the side-by-side rows. */
+export function compareLines(compare: CompareState): number {
+  if (compare.rows) return compare.rows.length;
+  if (!compare.overlap) return 0;
+  const hunks = [...compare.overlap.shared, ...compare.overlap.partial.map((p) => p.hunk), ...[...compare.overlap.unique.values()].flat()];
+  return compare.arms.length + hunks.reduce((sum, h) => sum + 1 + h.lines.length, 0) + 3;
 }
 
 function clampOffset(offset: number, lines: number, page: number): number {
@@ -131,13 +179,82 @@ export function reduceBonUi(state: BonState, action: BonAction): BonStep {
     }
     case 'scroll':
     case 'scroll_to': {
+      if (ui.compare !== undefined) {
+        const total = compareLines(ui.compare);
+        const target = action.type === 'scroll' ? ui.compare.offset + action.by : action.to === 'top' ? 0 : total;
+        return stay(withUi(state, { compare: { ...ui.compare, offset: clampOffset(target, total, action.page) } }));
+      }
       if (ui.diff === undefined) return stay(state);
       const target = action.type === 'scroll' ? ui.diff.offset + action.by : action.to === 'top' ? 0 : ui.diff.lines.length;
       const offset = clampOffset(target, ui.diff.lines.length, action.page);
       return stay(offset === ui.diff.offset ? state : withUi(state, { diff: { ...ui.diff, offset } }));
     }
     case 'close_diff':
-      return stay(withUi(state, { diff: undefined }));
+      return stay(withUi(state, { diff: undefined, compare: undefined }));
+    case 'raise_arm': {
+      const arm = selectedArm(state);
+      const extras = arm === undefined ? undefined : extrasOf(state.bon, armPhase(state, arm));
+      if (arm === undefined || extras?.spend !== 'paused') return stay(withUi(state, {}, 'no arm is paused at its cap (select one with ←/→)'));
+      return { state: withUi(state, {}, `arm_${arm} gets as much again: it goes on where it stopped`), effect: { type: 'raise_arm', arm } };
+    }
+    case 'answer_fanout':
+      if (state.bon.forecast?.confirm !== true || ui.fanOutAnswered) return stay(state);
+      return {
+        state: withUi(state, { fanOutAnswered: true }, action.yes ? 'fanning out…' : 'fan-out declined: no arm starts'),
+        effect: { type: 'answer_fanout', yes: action.yes },
+      };
+    case 'steer_open': {
+      const arm = selectedArm(state);
+      const view = armsOf(state, 0).find((candidate) => candidate.arm === arm);
+      if (arm === undefined || view?.status !== 'running') return stay(withUi(state, {}, 'select a running arm to send it a message'));
+      return stay(withUi(state, { steer: { arm, text: '' } }, null));
+    }
+    case 'steer_input': {
+      if (!ui.steer) return stay(state);
+      // Typed or pasted: control characters never reach the message (nor the terminal).
+      const text = action.text.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
+      return stay(withUi(state, { steer: { ...ui.steer, text: (ui.steer.text + text).slice(0, 2000) } }));
+    }
+    case 'steer_erase':
+      if (!ui.steer) return stay(state);
+      return stay(withUi(state, { steer: { ...ui.steer, text: [...ui.steer.text].slice(0, -1).join('') } }));
+    case 'steer_cancel':
+      return stay(withUi(state, { steer: undefined }, 'message not sent'));
+    case 'steer_send': {
+      if (!ui.steer) return stay(state);
+      const { arm, text } = ui.steer;
+      if (text.trim() === '') return stay(withUi(state, {}, 'type a message first (esc cancels)'));
+      return { state: withUi(state, { steer: undefined }, `sending to arm_${arm}…`), effect: { type: 'steer', arm, text } };
+    }
+    case 'compare_open': {
+      const arms = patchedArms(state);
+      if (arms.length < 2) return stay(withUi(state, {}, 'two arms with a patch are needed to compare'));
+      const left = selectedArm(state);
+      const chosen = action.kind === 'overlap' ? arms : sidePair(arms, left !== undefined && arms.includes(left) ? left : arms[0]!, left ?? 0);
+      return {
+        state: withUi(state, { compare: { kind: action.kind, arms: chosen, status: 'loading', texts: {}, offset: 0 } }, null),
+        effect: { type: 'read_patches', arms: chosen },
+      };
+    }
+    case 'compare_next': {
+      const compare = ui.compare;
+      if (compare?.kind !== 'side' || compare.arms.length < 2) return stay(state);
+      const arms = sidePair(patchedArms(state), compare.arms[0]!, compare.arms[1]!);
+      return { state: withUi(state, { compare: { ...compare, arms, status: 'loading', texts: {}, offset: 0, rows: undefined } }), effect: { type: 'read_patches', arms } };
+    }
+    case 'compare_loaded': {
+      const compare = ui.compare;
+      if (!compare || compare.status !== 'loading' || compare.arms.some((arm) => action.texts[arm] === undefined)) return stay(state);
+      const texts = action.texts;
+      const ready: CompareState =
+        compare.kind === 'overlap'
+          ? { ...compare, status: 'ready', texts, overlap: armOverlap(compare.arms.map((arm) => ({ arm, patch: texts[arm]! }))) }
+          : { ...compare, status: 'ready', texts, rows: sideBySide(texts[compare.arms[0]!]!, texts[compare.arms[1]!]!) };
+      return stay(withUi(state, { compare: ready }));
+    }
+    case 'compare_failed':
+      if (!ui.compare) return stay(state);
+      return stay(withUi(state, { compare: { ...ui.compare, status: 'failed', error: oneLine(action.message) } }));
     case 'abort_arm': {
       // Asks first: an aborted arm's turn (and what it spent) is lost for good.
       const arm = runningArm(state);

@@ -6,7 +6,8 @@ import type { ArmRank } from '../src/events.js';
 import { primerLine as corePrimerLine, whyFirst } from '../src/bon/rank.js';
 import { formatCost, formatTokens } from '../src/format.js';
 import { oneLine } from '../src/text.js';
-import { extrasOf, HARVEST_PHASE, PRIMER_PHASE, type ArmExtras, type ArmPatch, type BonState } from './bonState.js';
+import { extrasOf, HARVEST_PHASE, PRIMER_PHASE, type ArmExtras, type ArmPatch, type ArmSpendState, type BonState } from './bonState.js';
+import { forecastLine } from '../src/spendLines.js';
 import { isLive, phaseSeconds } from './runSelectors.js';
 import type { GateReport, PhaseState, RunState } from './runState.js';
 
@@ -31,6 +32,11 @@ export interface ArmView {
   /** 1-based place in the harvest ranking. */
   rank?: number;
   winner: boolean;
+  /** The arm's cap and where it stands against it (told to wrap up, at the cap, paused there, raised). */
+  cap?: number;
+  spend?: ArmSpendState;
+  /** Gates red on HEAD that it turned green. */
+  fixed?: string[];
 }
 
 function statusOf(phase: PhaseState, extras: ArmExtras, rank: ArmRank | undefined): ArmStatus {
@@ -83,6 +89,9 @@ export function armsOf(state: BonState, now: number): ArmView[] {
       lastTool: extras.lastTool,
       rank: rank ? rankIndex + 1 : undefined,
       winner: state.bon.harvest?.winner === arm,
+      ...(extras.cap !== undefined ? { cap: extras.cap } : {}),
+      ...(extras.spend !== undefined && status === 'running' ? { spend: extras.spend } : {}),
+      ...(rank?.fixed?.length ? { fixed: rank.fixed } : {}),
     });
   }
   return views;
@@ -154,4 +163,24 @@ export function proposalLine(state: BonState): string | undefined {
   // The command first: on a narrow terminal the line is cut at its end, and the command is what the user types.
   const apply = harvest.applyCommand !== undefined ? `proposal: ${harvest.applyCommand} · ` : '';
   return `${apply}harvest: ${harvest.harvestFile}`;
+}
+
+/**
+ * The spend lines under the board: the forecast (and its question, while it waits for y/n), the gates' baseline on
+ * HEAD, the run's cap once it was neared, and what stopped the batch. Each is one line; none before it is known.
+ */
+export function spendLinesOf(state: BonState): string[] {
+  const { forecast, baseline, stop, runSpend, ui } = state.bon;
+  const lines: string[] = [];
+  if (forecast) {
+    const asks = forecast.confirm === true && !ui.fanOutAnswered && state.exit === undefined;
+    // The question first: a narrow terminal cuts the end of the line, never what it asks.
+    lines.push(asks ? `fan out? y / n — above bon.confirm_above · ${forecastLine({ ...forecast, confirm: false })}` : forecastLine({ ...forecast, confirm: false }));
+  }
+  if (baseline && baseline.gates.some((gate) => !gate.ok)) {
+    lines.push(`baseline on HEAD: ${baseline.gates.map((g) => `${g.ok ? '✓' : '✗'} ${g.gate}`).join(' · ')} — a gate red there the same way is not held against an arm`);
+  }
+  if (stop) lines.push(`${stop.motif}: the harvest ranks what exists`);
+  else if (runSpend) lines.push(`run: ${formatCost(runSpend.spent)} of its ${formatCost(runSpend.cap)} cap${runSpend.kind === 'wrap_up' ? ' — every arm at work was told to wrap up' : ''}`);
+  return lines;
 }

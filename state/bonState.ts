@@ -4,7 +4,8 @@
 // view, apply confirmation, clones asked). Arms are the phases whose plan carries an arm number; the primer is the `prime`
 // phase. The reducers are in bonReducer.ts, what the views derive in bonSelectors.ts.
 
-import type { ArmRank } from '../src/events.js';
+import type { ArmRank, RunEvent } from '../src/events.js';
+import type { Overlap, Row } from '../src/bon/overlap.js';
 import { initialRunState, type RunState } from './runState.js';
 
 /** The most arms a bon run may have (SPEC 3.7): `c` is refused at this count. One limit, the core's. */
@@ -21,7 +22,13 @@ export interface ArmPatch {
   file: string;
   bytes: number;
   files: string[];
+  /** Lines the patch adds and removes. */
+  added?: number;
+  removed?: number;
 }
+
+/** Where an arm stands against its cap: told to wrap up, at the cap, paused there (the board may raise it), raised. */
+export type ArmSpendState = 'wrap_up' | 'capped' | 'paused' | 'raised';
 
 /** What the bon slice remembers of one arm beyond its PhaseState. */
 export interface ArmExtras {
@@ -32,6 +39,9 @@ export interface ArmExtras {
   patch?: ArmPatch;
   /** `a` asked the core to abort this arm: its red verdict reads "aborted". */
   abortRequested: boolean;
+  /** Its cap (the last the core said) and where it stands against it. */
+  cap?: number;
+  spend?: ArmSpendState;
 }
 
 export interface BonHarvest {
@@ -51,7 +61,25 @@ export interface DiffState {
   offset: number;
 }
 
+/** Two or more arms' patches read side by side (`s`) or as their overlap (`o`), scrolled like the diff. */
+export interface CompareState {
+  kind: 'overlap' | 'side';
+  arms: number[];
+  status: 'loading' | 'ready' | 'failed';
+  texts: Record<number, string>;
+  error?: string;
+  offset: number;
+  /** Reckoned once, when every text is in. */
+  overlap?: Overlap;
+  rows?: Row[];
+}
+
 export interface BonUi {
+  /** `m`: the message being typed for arm `arm` (enter sends it into its live session). */
+  steer?: { arm: number; text: string };
+  compare?: CompareState;
+  /** The forecast asked y/n and the answer went to the core. */
+  fanOutAnswered?: boolean;
   /** The arm the user chose with ←/→; undefined = the default (winner, else running arm, else the first). */
   selected?: number;
   diff?: DiffState;
@@ -68,6 +96,12 @@ export interface BonUi {
 export interface BonSlice {
   arms: Record<string, ArmExtras>;
   harvest?: BonHarvest;
+  /** The fan-out's forecast (before the arms), the gates' baseline on HEAD, what stopped the batch. */
+  forecast?: Extract<RunEvent, { type: 'forecast' }>;
+  baseline?: Extract<RunEvent, { type: 'baseline' }>;
+  stop?: { motif: string; kind: string };
+  /** The run's cap, once the core spoke of it (its wrap-up word, its stop). */
+  runSpend?: { spent: number; cap: number; kind: ArmSpendState };
   ui: BonUi;
 }
 

@@ -66,11 +66,15 @@ describe('bon spend control (real pi, scripted model)', () => {
     const steered = requests.findIndex((r) => (r.body.messages ?? []).some((m) => m.role === 'user' && contentText(m.content).includes('Budget notice from the factory')));
     expect(steered).toBeGreaterThan(0);
     const usd = requests.map((r) => billedUsd(r, 'alpha'));
-    const total = usd.reduce((a, b) => a + b, 0);
-    expect(alpha.cost).toBeCloseTo(total, 6);
-    // The cap was reached by the last call and by no earlier one: the overshoot is at most that call.
-    expect(total).toBeGreaterThanOrEqual(0.02);
-    expect(total - usd.at(-1)!).toBeLessThan(0.02);
+    // The call that crossed the cap: the first whose running sum reaches it.
+    let sum = 0;
+    const crossing = usd.findIndex((u) => (sum += u) >= 0.02);
+    expect(crossing).toBeGreaterThan(0);
+    const counted = usd.slice(0, crossing + 1).reduce((a, b) => a + b, 0);
+    expect(alpha.cost).toBeCloseTo(counted, 6);
+    // At most one call after it: the one pi had already sent when the abort came (its answer cut short, its usage
+    // never reported by pi — the overshoot the README names).
+    expect(usd.length - (crossing + 1)).toBeLessThanOrEqual(1);
     const notes = out.events.filter((e): e is Extract<RunEvent, { type: 'spend' }> => e.type === 'spend' && e.arm === 1).map((e) => e.kind);
     expect(notes).toEqual(['wrap_up', 'capped']);
     // The other arms were never held: beta green (the winner), gamma green.
@@ -118,7 +122,11 @@ describe('bon spend control (real pi, scripted model)', () => {
     const requests = bench.rig.model.requestsFor('model:beta');
     expect(new Set(requests.map((r) => r.session)).size).toBe(1);
     expect(requests.some((r) => (r.body.messages ?? []).some((m) => m.role === 'user' && contentText(m.content).startsWith('Your budget was raised')))).toBe(true);
-    expect(beta2.cost).toBeCloseTo(requests.reduce((sum, r) => sum + billedUsd(r, 'beta'), 0), 6);
+    // Every call counted, but for at most the one in flight when the cap's abort came (pi reports no usage for it).
+    const usd = requests.map((r) => billedUsd(r, 'beta'));
+    const total = usd.reduce((a, b) => a + b, 0);
+    expect(beta2.cost).toBeLessThanOrEqual(total + 1e-9);
+    expect(total - beta2.cost).toBeLessThanOrEqual(Math.max(...usd) + 1e-9);
   });
 
   it('a forecast above bon.confirm_above stops headless before any arm (exit 3, no arm token); --yes goes on', async () => {

@@ -319,6 +319,9 @@ function recorder(patch: string | Promise<string> = samplePatch(10)): BonControl
     abortArm: (k) => calls.push(`abortArm ${k}`),
     cloneArm: () => calls.push('cloneArm'),
     apply: (k) => calls.push(`apply ${k}`),
+    raiseArm: (k) => calls.push(`raiseArm ${k}`),
+    confirmFanOut: (yes) => calls.push(`confirmFanOut ${yes}`),
+    steerArm: (k, text) => calls.push(`steerArm ${k} ${text}`),
     readPatch: (k) => {
       calls.push(`readPatch ${k}`);
       return patch;
@@ -378,7 +381,7 @@ describe('bon key tables', () => {
       }
     }
     expect(helpText(BON_KEYS.running)).toBe(
-      '←/→ select arm · enter diff · a abort arm · c clone arm · p apply · ctrl-c abort turn (twice: quit) · q quit (asks first) · d doctor',
+      '←/→ select arm · enter diff · a abort arm · c clone arm · m message arm · + raise cap · o overlap · s compare · p apply · ctrl-c abort turn (twice: quit) · q quit (asks first) · d doctor',
     );
     expect(helpText(BON_KEYS.diff)).toBe('↑/k/↓/j scroll · PgUp/PgDn page · g top · G end · esc/q back to board · ctrl-c abort / quit');
   });

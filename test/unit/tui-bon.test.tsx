@@ -43,6 +43,9 @@ function recorder(patch = samplePatch(40)): BonController & { calls: string[] } 
     abortArm: (k) => calls.push(`abortArm ${k}`),
     cloneArm: () => calls.push('cloneArm'),
     apply: (k) => calls.push(`apply ${k}`),
+    raiseArm: (k) => calls.push(`raiseArm ${k}`),
+    confirmFanOut: (yes) => calls.push(`confirmFanOut ${yes}`),
+    steerArm: (k, text) => calls.push(`steerArm ${k} ${text}`),
     readPatch: (k) => {
       calls.push(`readPatch ${k}`);
       return Promise.resolve(patch);
@@ -155,8 +158,7 @@ describe('BonScreen: the arms board of a best-of-3', () => {
     const strip = running.lines().find((l) => l.includes('→'))!;
     expect(strip).toMatch(/check → .*prime → \[.*arm_1 .*arm_2 .*arm_3\] → .*harvest/);
     const help = running.lines().at(-1)!;
-    expect(help).toMatch(/ q /);
-    expect(help).toMatch(/ d$/);
+    expect(help).toMatch(/ q quit · d doctor$/);
     for (const line of running.lines()) expect(displayWidth(line)).toBeLessThanOrEqual(80);
     const done = await mount(storeAt('harvested'), recorder(), { columns: 80, rows: 24 } as { columns: number });
     await done.waitForFrame('proposal: factory apply b0b0b0b0');
