@@ -18,6 +18,7 @@ import { promptArm, stoppedBy } from '../src/bon/armTurn.js';
 import type { BonSession } from '../src/bon/session.js';
 import { armPatchFile, harvestPatch, keepArmRef, readSealed, resetTree } from '../src/bon/patch.js';
 import { applyCommand, harvestFile, harvestJson, rankArms, winnerOf } from '../src/bon/rank.js';
+import { judgedRanking, judgePhase } from '../src/bon/judge.js';
 import { PhaseFailure, type Phase } from '../src/runner.js';
 import { treeState } from '../src/git.js';
 
@@ -204,9 +205,10 @@ function harvestPhase(session: BonSession): Phase {
           arm.motif = sealed.motif.replace(/^patch refused: /, '');
         }
       }
-      const ranked = rankArms(arms);
+      // The judge's order among the green arms, when the code accepted it (./judge.ts); the code's own otherwise.
+      const ranked = judgedRanking(rankArms(arms), session.judge);
       const winner = winnerOf(ranked);
-      const json = harvestJson({ adwId: run.adwId, arms, primer: session.primer, spec: check.spec, head: check.head, now: Date.now() });
+      const json = harvestJson({ adwId: run.adwId, arms, primer: session.primer, spec: check.spec, head: check.head, now: Date.now(), judge: session.judge });
       const file = harvestFile(check.bonDir);
       // Motifs may quote what an agent or a provider said (a key in a 401): the run's one redactor first.
       fs.writeFileSync(file, `${JSON.stringify(run.redact(json), null, 2)}\n`);
@@ -216,7 +218,7 @@ function harvestPhase(session: BonSession): Phase {
         await keepArmRef(session.opts.cwd, run.adwId, arm.arm, arm.patchFile, { git: { env: session.opts.gateEnv, runTag: run.adwId } });
       }
       const command = winner?.patchFile ? applyCommand(run.adwId) : undefined;
-      run.emit({ type: 'harvest', adwId: run.adwId, ts: Date.now(), ranking: ranked, winner: winner?.arm, primer: session.primer, harvestFile: file, applyCommand: command });
+      run.emit({ type: 'harvest', adwId: run.adwId, ts: Date.now(), ranking: ranked, winner: winner?.arm, primer: session.primer, harvestFile: file, applyCommand: command, ...(session.judge ? { judge: session.judge } : {}) });
       if (!winner) {
         // No winner because caps ended the arms is a budget verdict (exit 3), not broken work.
         const capped = ranked.filter((a) => a.failure === 'budget').map((a) => a.arm);
@@ -236,5 +238,6 @@ export function bonPhases(session: BonSession): Phase[] {
   const arm = session.opts.inPlace ? armPhase : treeArmPhase;
   const prime = session.opts.inPlace ? primePhase(session) : treePrimePhase(session);
   const arms = Array.from({ length: session.opts.arms }, (_, i) => arm(session, i + 1));
-  return session.plan([checkPhase(session), prime, ...arms, harvestPhase(session)], arm);
+  const judge = session.opts.judge ? [judgePhase(session, session.opts.judge)] : [];
+  return session.plan([checkPhase(session), prime, ...arms, ...judge, harvestPhase(session)], arm);
 }

@@ -22,6 +22,7 @@ export const BonArgsSchema = z.object({
   stopAfterGreen: z.number().int().min(1).optional(),
   deadlineMs: z.number().int().positive().optional(),
   yes: z.boolean().optional(),
+  judge: z.boolean().optional(),
 });
 
 export type PromptArgs = z.infer<typeof PromptArgsSchema>;

@@ -11,6 +11,7 @@ import { benchP7 } from './p7-pruning.js';
 import { benchP8 } from './p8-adversarial.js';
 import { benchP9 } from './p9-cached-fanout.js';
 import { benchP10 } from './p10-parallel-arms.js';
+import { benchP11 } from './p11-spend.js';
 import { verdictLine } from './timing.js';
 
 // `npm run bench p3:5 p6`: ids to run (all when none); `p3:<seconds>` shortens P3 for a quick check;
@@ -43,6 +44,7 @@ async function main(): Promise<void> {
   if (wanted('p8')) benchP8();
   if (wanted('p9')) await benchP9();
   if (wanted('p10')) await benchP10();
+  if (wanted('p11')) await benchP11();
 }
 
 main().catch((error: unknown) => {

@@ -12,7 +12,7 @@ export const HELP = `
     $ factory bon <spec.md>        best-of-N: one primer, N arms forked from it working at once, each in a
                                    worktree of its own, judged by the gates, ranked; your tree is left alone
                                    [--arms 3] [--models a,b,c] [--concurrency K] [--in-place] [--apply]
-                                   [--max-cost 2.50] [--stop-after-green 1] [--deadline 20m] [--yes]
+                                   [--max-cost 2.50] [--stop-after-green 1] [--deadline 20m] [--yes] [--judge]
     $ factory apply <adw_id> [arm] apply a bon run's sealed patch (the winner's, or the arm named) after its
                                    paths, modes and gates are checked again on the current HEAD
     $ factory doctor [<id>…]       zero-token preflight of the workstation and the pi node
@@ -38,6 +38,8 @@ export const HELP = `
     --stop-after-green  bon: stop the arms still at work once this many are green
     --deadline   bon: stop the arms still at work once the run is this old (90s, 20m, 1h30m)
     --yes        bon: fan out even when the forecast is above the roster's bon.confirm_above
+    --judge      bon: an agent (roster role judge) orders the green arms with a reason each; the code
+                 checks its order, a red arm never wins by it, and its cost is its own line
     --report     md, junit or both (md,junit): write a Markdown summary and JUnit XML of the run's
                  phases, arms and gates (into --report-dir, default adws/adw_data/reports/<adw_id>/)
     --no-notify  no bell or desktop notification (OSC 9 / OSC 777) when a run ends or waits on you

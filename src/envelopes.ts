@@ -115,8 +115,27 @@ export const BuildEnvelope = extendEnvelope(
 );
 export type BuildEnvelope = EnvelopeOf<typeof BuildEnvelope>;
 
+/** A best-of-N judge's answer: the green arms it was shown, best first, each with its reason. */
+export const JudgeEnvelope = extendEnvelope(
+  Envelope,
+  'JudgeEnvelope',
+  {
+    ranking: z
+      .array(
+        z.strictObject({
+          arm: z.number().int().positive().describe('the arm number, as its patch was headed'),
+          reason: z.string().describe('why it stands here, in one sentence'),
+        }),
+      )
+      .default([])
+      .describe('every green arm you were shown exactly once, the best first'),
+  },
+  (value) => (value.status === 'success' && value.ranking.length === 0 ? 'ranking: a successful judgement must rank the arms it was shown' : undefined),
+);
+export type JudgeEnvelope = EnvelopeOf<typeof JudgeEnvelope>;
+
 /** Every envelope type by title: ADWs name their envelope, the catalog and the parser look it up here. */
-export const ENVELOPE_TYPES: Record<string, EnvelopeType<unknown>> = { Envelope, BuildEnvelope } as Record<string, EnvelopeType<unknown>>;
+export const ENVELOPE_TYPES: Record<string, EnvelopeType<unknown>> = { Envelope, BuildEnvelope, JudgeEnvelope } as Record<string, EnvelopeType<unknown>>;
 
 export function envelopeType(title: string): EnvelopeType<unknown> {
   const type = ENVELOPE_TYPES[title];

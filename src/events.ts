@@ -51,6 +51,14 @@ export interface ArmRank {
   fixed?: string[];
 }
 
+/** A best-of-N judge's order of the green arms, as the code accepted it (./bon/judge.ts). */
+export interface JudgeOrder {
+  ranking: Array<{ arm: number; reason: string }>;
+  tokens: number;
+  cost: number;
+  model?: string;
+}
+
 /** The spend forecast of a fan-out, from the primer's own figures (./bon/forecast.ts): dollars, low–high. */
 export interface SpendForecast {
   arms: number;
@@ -88,7 +96,8 @@ export type RunEvent =
   /** Best-of-N: an arm's patch, harvested from the work tree (then reset) whatever the arm's verdict. */
   | (Base & { type: 'arm_patch'; phase: string; arm: number; patchFile: string; bytes: number; sha256?: string; files: string[]; strays?: number; added?: number; removed?: number })
   /** Best-of-N: the ranking (green first, then cheapest, then fastest), the primer paid once, the proposal. */
-  | (Base & { type: 'harvest'; ranking: ArmRank[]; winner?: number; primer: { tokens: number; cost: number; sessionId?: string }; harvestFile: string; applyCommand?: string })
+  /** `judge`: the judge's order of the green arms, which the ranking follows (its cost is its own, in no arm's). */
+  | (Base & { type: 'harvest'; ranking: ArmRank[]; winner?: number; primer: { tokens: number; cost: number; sessionId?: string }; harvestFile: string; applyCommand?: string; judge?: JudgeOrder })
   /** `budget`: the spend cap that stopped the run (it exits 3). */
   | (Base & { type: 'run_finished'; exit: number; seconds: number; tokens: number; cost: number; failedPhase?: string; interrupted?: boolean; budget?: string })
   /** Best-of-N spend: an arm or the run near its cap (`wrap_up`: the agent was steered), at it, paused, raised. */
@@ -98,7 +107,7 @@ export type RunEvent =
   /** Best-of-N: what the fan-out is expected to cost, before the arms start; `confirm`: it waits for a yes. */
   | (Base & { type: 'forecast'; forecast: SpendForecast; threshold?: number; confirm?: boolean })
   /** Best-of-N: the gates on HEAD before the fan-out; a red one is pre-existing and not held against the arms. */
-  | (Base & { type: 'baseline'; gates: Array<{ gate: string; ok: boolean; motif?: string }>; seconds: number })
+  | (Base & { type: 'baseline'; gates: Array<{ gate: string; ok: boolean; motif?: string; signature?: { ending: string; lines: string[] } }>; seconds: number })
   /** The provider was down: the attempt is relaunched on `to` in the same session. */
   | (Base & { type: 'fallback'; phase: string; from: string; to: string; reason: string })
   /** The run's result, as printed on stdout (already masked): the disposed envelope. */

@@ -27,10 +27,12 @@ const DEFAULT_COMMAND_TIMEOUT_SECONDS = 600;
 const DEFAULT_AGENT_TIMEOUT_SECONDS = 600;
 const READ_ONLY_TOOLS: ToolName[] = ['read', 'grep', 'find', 'ls', 'bash'];
 
-/** What a role gets when the roster says nothing about it: the prompter explores, the builder edits. */
+/** What a role gets when the roster says nothing about it: the prompter explores, the builder edits, the judge reads. */
 const ROLE_DEFAULTS: Record<string, { tools: ToolName[]; timeoutSeconds: number }> = Object.assign(Object.create(null), {
   prompter: { tools: READ_ONLY_TOOLS, timeoutSeconds: 600 },
   builder: { tools: [...KNOWN_TOOLS], timeoutSeconds: 1800 },
+  // A best-of-N judge compares patches it is handed: it reads, it runs nothing.
+  judge: { tools: ['read', 'grep', 'find', 'ls'], timeoutSeconds: 600 },
 });
 
 export interface PayloadCommand {
@@ -66,7 +68,7 @@ export interface Roster {
   /** factory-context's pruning of old, big tool results (for the model call only). */
   context: { pruneTurns?: number; pruneKb?: number };
   /** Best-of-N spend caps and race policies (dollars, milliseconds): the defaults the flags override. */
-  bon?: { maxCost?: number; armMaxCost?: number; confirmAbove?: number; stopAfterGreen?: number; deadlineMs?: number };
+  bon?: { maxCost?: number; armMaxCost?: number; confirmAbove?: number; stopAfterGreen?: number; deadlineMs?: number; judge?: boolean };
   agents: Record<string, AgentConfig>;
 }
 
@@ -230,6 +232,7 @@ function toRoster(abs: string, raw: RawRoster): Roster {
             confirmAbove: raw.bon.confirm_above,
             stopAfterGreen: raw.bon.stop_after_green,
             deadlineMs: raw.bon.deadline === undefined ? undefined : parseDuration(raw.bon.deadline),
+            judge: raw.bon.judge,
           },
         }
       : {}),

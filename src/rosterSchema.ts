@@ -73,6 +73,7 @@ const RosterSchema = z.strictObject({
       confirm_above: z.number().positive().optional(),
       stop_after_green: positiveInt.optional(),
       deadline: z.string().refine((s) => parseDuration(s) !== undefined, { message: 'a duration expected (e.g. 90s, 20m, 1h30m)' }).optional(),
+      judge: z.boolean().optional(),
     })
     .optional(),
   agents: z.record(z.string().regex(ROLE_PATTERN), agent).optional(),

@@ -11,7 +11,7 @@ export const ROLE_PATTERN = /^[a-z][a-z0-9_-]*$/;
 
 // The keys each level of the YAML accepts (named in the motif of an unknown key).
 export const ROSTER_KEYS = ['gateway', 'harness', 'pi', 'fallback_model', 'payload', 'context', 'bon', 'agents'] as const;
-export const BON_KEYS = ['max_cost', 'arm_max_cost', 'confirm_above', 'stop_after_green', 'deadline'] as const;
+export const BON_KEYS = ['max_cost', 'arm_max_cost', 'confirm_above', 'stop_after_green', 'deadline', 'judge'] as const;
 export const CONTEXT_KEYS = ['prune_turns', 'prune_kb'] as const;
 export const PAYLOAD_KEYS = ['dir', 'commands', 'setup'] as const;
 export const COMMAND_KEYS = ['run', 'timeout'] as const;

@@ -58,6 +58,7 @@ function foldBon(bon: BonSlice, before: RunState, event: RunEvent): BonSlice {
           primer: { ...event.primer },
           harvestFile: event.harvestFile,
           applyCommand: event.applyCommand,
+          ...(event.judge ? { judge: event.judge } : {}),
         },
         // No clone can come any more.
         ui: { ...bon.ui, pendingClones: 0 },

@@ -4,7 +4,7 @@
 // view, apply confirmation, clones asked). Arms are the phases whose plan carries an arm number; the primer is the `prime`
 // phase. The reducers are in bonReducer.ts, what the views derive in bonSelectors.ts.
 
-import type { ArmRank, RunEvent } from '../src/events.js';
+import type { ArmRank, JudgeOrder, RunEvent } from '../src/events.js';
 import type { Overlap, Row } from '../src/bon/overlap.js';
 import { initialRunState, type RunState } from './runState.js';
 
@@ -46,6 +46,8 @@ export interface ArmExtras {
 
 export interface BonHarvest {
   ranking: ArmRank[];
+  /** The judge's order of the green arms, which the ranking follows. */
+  judge?: JudgeOrder;
   winner?: number;
   primer: { tokens: number; cost: number; sessionId?: string };
   harvestFile: string;

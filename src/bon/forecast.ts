@@ -37,8 +37,11 @@ export function armShape(calls: readonly CallUsage[], askTokens: number): { cont
   if (!last) return { context: askTokens, growth: askTokens, output: askTokens, calls: 1 };
   const output = calls.reduce((sum, c) => sum + c.output, 0) / calls.length;
   const first = calls[0]!;
-  // What each call adds to the next one's prompt: the answer and what its tools returned.
-  const growth = calls.length > 1 ? Math.max(output, (promptOf(last) - promptOf(first)) / (calls.length - 1)) : 2 * output;
+  // What each arm call adds to the next one's prompt: its answer and what its tools returned. The primer's own growth
+  // is mostly files it read, which an arm (told not to read them again) does not repeat: an arm's call is reckoned to
+  // add about twice an answer (the answer, then a tool result of its size), never more than the primer's calls did.
+  const primerGrowth = calls.length > 1 ? (promptOf(last) - promptOf(first)) / (calls.length - 1) : 2 * output;
+  const growth = Math.max(1, Math.min(primerGrowth, 2 * output));
   return { context: promptOf(last) + last.output, growth, output, calls: calls.length };
 }
 

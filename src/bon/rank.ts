@@ -2,7 +2,7 @@
 // composite score, so "why #1" is always one comparison a human can check. Plus the lines and the file the
 // harvest shows and writes, and the exact command it proposes.
 import path from 'node:path';
-import type { ArmRank } from '../events.js';
+import type { ArmRank, JudgeOrder } from '../events.js';
 import { formatCost, formatSeconds, formatTokens } from '../format.js';
 
 /**
@@ -83,9 +83,17 @@ export function applyCommand(adwId: string, arm?: number): string {
   return `factory apply ${adwId}${arm !== undefined ? ` ${arm}` : ''}`;
 }
 
+/** Why #1, when a judge ordered the green arms: its reason, and what the code's own order would have said. */
+export function whyJudged(ranked: readonly ArmRank[], judge: JudgeOrder): string {
+  const first = ranked[0];
+  if (!first?.green) return whyFirst(ranked);
+  const reason = judge.ranking.find((r) => r.arm === first.arm)?.reason ?? '';
+  return `why #1: the judge ranked ${armLabel(first)} first among the green — ${reason}`.trimEnd();
+}
+
 /** The harvest as lines (the headless log and `factory show` alike): the ranking, the primer line, the winner. */
-export function harvestReport(event: { ranking: readonly ArmRank[]; primer: PrimerFigures; winner?: number; applyCommand?: string; harvestFile: string }): string[] {
-  const lines = ['harvest — ranked (green first, then cheapest, then fastest):'];
+export function harvestReport(event: { ranking: readonly ArmRank[]; primer: PrimerFigures; winner?: number; applyCommand?: string; harvestFile: string; judge?: JudgeOrder }): string[] {
+  const lines = [event.judge ? 'harvest — ranked (green first, in the judge\'s order, then the red):' : 'harvest — ranked (green first, then cheapest, then fastest):'];
   event.ranking.forEach((arm, i) => {
     const credit = arm.fixed?.length ? ` (and made green what was red on HEAD: ${arm.fixed.join(', ')})` : '';
     const verdict = arm.green ? `green${credit}` : `red: ${arm.motif ?? '?'}`;
@@ -93,6 +101,10 @@ export function harvestReport(event: { ranking: readonly ArmRank[]; primer: Prim
     lines.push(`  #${i + 1} arm ${arm.arm} ${arm.model ?? ''} — ${verdict} — ${arm.tokens} tokens, ${formatCost(arm.cost)}, ${arm.seconds.toFixed(1)} s, patch ${arm.patchBytes} bytes${size}`);
   });
   lines.push(primerLine(event.primer, event.ranking.length));
+  if (event.judge) {
+    const first = event.judge.ranking[0];
+    lines.push(`judge${event.judge.model ? ` (${event.judge.model})` : ''}: ${event.judge.tokens} tokens, ${formatCost(event.judge.cost)}, its own line — ${first ? `arm ${first.arm} first: ${first.reason}` : 'no order'}`);
+  }
   lines.push(event.winner !== undefined ? `winner: arm ${event.winner} — apply with: ${event.applyCommand ?? '?'}` : `no green arm — see ${event.harvestFile}`);
   return lines;
 }
@@ -137,6 +149,8 @@ export interface HarvestJson {
   apply_command: string | null;
   /** ISO time the harvest was made. */
   created_at: string;
+  /** The judge's order of the green arms, when one ran and the code accepted it. */
+  judge: { ranking: Array<{ arm: number; reason: string }>; tokens: number; cost_usd: number; model: string | null } | null;
 }
 
 export interface HarvestInput {
@@ -148,10 +162,11 @@ export interface HarvestInput {
   head?: string;
   /** Milliseconds since the epoch (the caller's clock, so the function stays pure). */
   now: number;
+  judge?: JudgeOrder;
 }
 
 export function harvestJson(input: HarvestInput): HarvestJson {
-  const ranked = rankArms(input.arms);
+  const ranked = judged(rankArms(input.arms), input.judge);
   const winner = winnerOf(ranked);
   return {
     adw_id: input.adwId,
@@ -178,8 +193,17 @@ export function harvestJson(input: HarvestInput): HarvestJson {
       fixed: [...(a.fixed ?? [])],
     })),
     winner: winner?.arm ?? null,
-    why: whyFirst(ranked),
+    why: input.judge ? whyJudged(ranked, input.judge) : whyFirst(ranked),
     apply_command: winner?.patchFile ? applyCommand(input.adwId) : null,
     created_at: new Date(input.now).toISOString(),
+    judge: input.judge ? { ranking: input.judge.ranking.map((r) => ({ ...r })), tokens: input.judge.tokens, cost_usd: input.judge.cost, model: input.judge.model ?? null } : null,
   };
+}
+
+/** The green arms in the judge's order (it names each exactly once: ./judge.ts checked it), the red after them. */
+export function judged(ranked: readonly ArmRank[], judge: JudgeOrder | undefined): ArmRank[] {
+  if (!judge) return [...ranked];
+  const greens = ranked.filter((a) => a.green);
+  const order = judge.ranking.map((r) => greens.find((a) => a.arm === r.arm)).filter((a): a is ArmRank => a !== undefined);
+  return order.length === greens.length ? [...order, ...ranked.filter((a) => !a.green)] : [...ranked];
 }

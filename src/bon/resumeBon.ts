@@ -13,6 +13,8 @@ export interface BonResume {
   primer?: { sessionId: string; file: string; messages: number; tokens: number; cost: number };
   /** The finished arms, as the harvest ranks them. */
   arms: ArmRank[];
+  /** The gates red on HEAD in the first life's baseline, with what they said: the arms still to run meet the same. */
+  preexisting: Array<{ gate: string; ending: string; lines: string[] }>;
 }
 
 /** Messages pi holds for a session file (what a fork of it holds): its message entries, custom messages included. */
@@ -38,7 +40,7 @@ function isRank(value: unknown): value is ArmRank {
 export function bonResumeState(events: readonly RunEvent[], carried: ReadonlyMap<string, CarriedResult>, sessionsDir: string): BonResume | { motif: string } {
   const checked = carried.get('check')?.result as { head?: unknown } | undefined;
   const head = typeof checked?.head === 'string' ? checked.head : undefined;
-  const state: BonResume = { head, arms: [] };
+  const state: BonResume = { head, arms: [], preexisting: [] };
   const prime = carried.get('prime');
   if (prime?.sessionId) {
     const file = sessionFileOf(sessionsDir, prime.sessionId);
@@ -50,6 +52,9 @@ export function bonResumeState(events: readonly RunEvent[], carried: ReadonlyMap
   for (const e of events) {
     if (e.type === 'attempt_started' && e.model) models.set(e.phase, e.model);
     if (e.type === 'arm_patch') patches.set(e.arm, e);
+    if (e.type === 'baseline') {
+      state.preexisting = e.gates.filter((g) => !g.ok && g.signature).map((g) => ({ gate: g.gate, ending: g.signature!.ending, lines: [...g.signature!.lines] }));
+    }
   }
   for (const [name, done] of carried) {
     if (done.status !== 'failed') {

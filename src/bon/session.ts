@@ -50,6 +50,20 @@ export interface BonAdwOptions {
   setup?: GateCommand;
   /** Caps and race policies (./spend.ts). */
   policy?: BonPolicy;
+  /** The judge (./judge.ts): once the arms are in, an agent orders the green ones; absent, the code ranks alone. */
+  judge?: JudgeSetup;
+}
+
+/** How the judge runs (./judge.ts): its own role's route, tools and limits (json mode, one process per attempt). */
+export interface JudgeSetup {
+  harness: import('../harness/types.js').Harness;
+  model?: string;
+  thinking?: string;
+  tools?: string[];
+  limits?: Limits;
+  timeoutMs: number;
+  env?: NodeJS.ProcessEnv;
+  retries: number;
 }
 
 /** How the workflow builds arm N's phase: injected by the ADW, so that `c` clones an arm the way the plan does. */
@@ -85,6 +99,8 @@ export class BonSession {
   readonly spend: SpendWatch;
   /** Someone watches the board (the TUI sets it): an arm at its cap pauses for a raise, a high forecast asks. */
   watched = false;
+  /** The judge's order of the green arms, once the code accepted it. */
+  judge?: import('../events.js').JudgeOrder;
   /** The fan-out's forecast, once the primer has read. */
   forecast?: SpendForecast;
   private confirmation?: (yes: boolean) => void;
@@ -235,6 +251,7 @@ export class BonSession {
    */
   preload(state: BonResume): void {
     this.resumedHead = state.head;
+    for (const gate of state.preexisting) this.preexisting.set(gate.gate, { ending: gate.ending, lines: new Set(gate.lines) });
     if (state.primer) {
       this.primer = { tokens: state.primer.tokens, cost: state.primer.cost, sessionId: state.primer.sessionId };
       this.primerFile = state.primer.file;
@@ -254,9 +271,14 @@ export class BonSession {
   /** Plans arms up to `total` (the arms a first life added from the board), before the run starts: no event. */
   planArms(total: number): void {
     while (this.armPhase && this.armCount() < Math.min(total, MAX_ARMS)) {
-      const at = this.phases.findIndex((p) => p.name === 'harvest');
-      this.phases.splice(at, 0, this.armPhase(this, this.armCount() + 1));
+      this.phases.splice(this.afterArms(), 0, this.armPhase(this, this.armCount() + 1));
     }
+  }
+
+  /** Where one more arm goes: before the first phase that needs every arm in (the judge, else the harvest). */
+  private afterArms(): number {
+    const judge = this.phases.findIndex((p) => p.name === 'judge');
+    return judge >= 0 ? judge : this.phases.findIndex((p) => p.name === 'harvest');
   }
 
   /** The workflow's phases, and the factory `addArm` builds one more arm's phase with. */
@@ -283,9 +305,10 @@ export class BonSession {
     if (count >= MAX_ARMS) return `already ${MAX_ARMS} arms: the most a batch takes`;
     const arm = count + 1;
     const phase = this.armPhase(this, arm);
-    const at = this.phases.findIndex((p) => p.name === 'harvest');
+    const at = this.afterArms();
+    const before = this.phases[at]?.name ?? 'harvest';
     this.phases.splice(at, 0, phase);
-    this.run.emit({ type: 'phase_planned', adwId: this.run.adwId, ts: Date.now(), phase: planOf(phase), before: 'harvest' });
+    this.run.emit({ type: 'phase_planned', adwId: this.run.adwId, ts: Date.now(), phase: planOf(phase), before });
     return undefined;
   }
 

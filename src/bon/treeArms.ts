@@ -121,12 +121,14 @@ export async function runBaseline(session: BonSession, run: Run): Promise<void> 
     const env = armEnv(session.opts.gateEnv, 0);
     await runSetup(session, run, 'prime', tree.dir, env, signal);
     const { commandGate } = await import('../gates.js');
-    const gates: Array<{ gate: string; ok: boolean; motif?: string }> = [];
+    const gates: Array<{ gate: string; ok: boolean; motif?: string; signature?: { ending: string; lines: string[] } }> = [];
     for (const cmd of treeCommands(session, tree.dir)) {
       if (signal.aborted) return;
       const report = await commandGate(cmd, { signal, runTag: run.adwId, env })();
-      gates.push({ gate: report.gate, ok: report.ok, ...(report.motif ? { motif: report.motif } : {}) });
-      if (!report.ok) session.preexisting.set(report.gate, gateSignature(report, tree.dir));
+      const signature = report.ok ? undefined : gateSignature(report, tree.dir);
+      if (signature) session.preexisting.set(report.gate, signature);
+      // The signature travels in the event: a resumed run judges its arms against the same baseline.
+      gates.push({ gate: report.gate, ok: report.ok, ...(report.motif ? { motif: report.motif } : {}), ...(signature ? { signature: { ending: signature.ending, lines: [...signature.lines] } } : {}) });
     }
     run.emit({ type: 'baseline', adwId: run.adwId, ts: Date.now(), gates, seconds: (performance.now() - started) / 1000 });
   } catch (error) {

@@ -5,6 +5,7 @@ import { ADW_NAME, bonPhases } from '../../adws/adw_bon.js';
 import { BonSession, type BonAdwOptions } from '../bon/session.js';
 import { MAX_ARMS, validateArms } from '../bon/check.js';
 import { parseUsd, type BonPolicy } from '../bon/spend.js';
+import type { JudgeSetup } from '../bon/judge.js';
 import { parseDuration } from '../duration.js';
 import { UsageError } from '../errors.js';
 import { createPiHarness } from '../harness/pi.js';
@@ -19,7 +20,7 @@ export type { BonArgs } from '../../adws/registry.js';
 
 export function bonArgs(
   spec: string | undefined,
-  flags: CommandFlags & { arms?: number; models?: string; apply?: boolean; 'in-place'?: boolean; concurrency?: number; 'max-cost'?: string; 'stop-after-green'?: number; deadline?: string; yes?: boolean },
+  flags: CommandFlags & { arms?: number; models?: string; apply?: boolean; 'in-place'?: boolean; concurrency?: number; 'max-cost'?: string; 'stop-after-green'?: number; deadline?: string; yes?: boolean; judge?: boolean },
 ): BonArgs {
   if (!spec || !spec.trim()) throw new UsageError('missing spec: factory bon <spec.md> [--arms 3] [--models a,b,c]');
   const models = (flags.models ?? '').split(',').map((m) => m.trim()).filter(Boolean);
@@ -36,7 +37,7 @@ export function bonArgs(
 }
 
 /** `--max-cost`, `--stop-after-green`, `--deadline`, `--yes`: each checked before anything runs (zero tokens). */
-function policyArgs(flags: { 'max-cost'?: string; 'stop-after-green'?: number; deadline?: string; yes?: boolean }, arms: number): Partial<BonArgs> {
+function policyArgs(flags: { 'max-cost'?: string; 'stop-after-green'?: number; deadline?: string; yes?: boolean; judge?: boolean }, arms: number): Partial<BonArgs> {
   const out: Partial<BonArgs> = {};
   if (flags['max-cost'] !== undefined) {
     const usd = parseUsd('--max-cost', flags['max-cost']);
@@ -56,6 +57,7 @@ function policyArgs(flags: { 'max-cost'?: string; 'stop-after-green'?: number; d
     out.deadlineMs = ms;
   }
   if (flags.yes) out.yes = true;
+  if (flags.judge) out.judge = true;
   return out;
 }
 
@@ -128,6 +130,7 @@ export async function prepareBonRun(ws: Workspace, args: BonArgs, flags: Command
     concurrency: args.concurrency,
     setup: setupCommand(ws.root, ws.roster),
     policy: bonPolicy(args, ws, setup.profile.limits.maxCostUsd),
+    ...((args.judge ?? ws.roster.bon?.judge) ? { judge: judgeSetup(ws, flags, pi, setup.profile.route) } : {}),
   };
   const session = new BonSession(run, opts);
   const phases = bonPhases(session);
@@ -147,6 +150,22 @@ export async function prepareBonRun(ws: Workspace, args: BonArgs, flags: Command
     return outcome.applied ? 0 : 1;
   };
   return { ...prepared, kind: 'bon', session, finish };
+}
+
+/** The judge's role (`agents.judge` in the roster: its model, tools, limits), on the builder's model by default. */
+function judgeSetup(ws: Workspace, flags: CommandFlags, pi: Parameters<typeof createPiHarness>[0], builderRoute: string | undefined): JudgeSetup {
+  // --model names the builder's route: the judge keeps its own (or the builder's).
+  const judge = agentSetup(ws, 'judge', { ...flags, model: undefined });
+  return {
+    harness: createPiHarness(pi),
+    model: judge.profile.route ?? builderRoute,
+    thinking: judge.profile.thinking,
+    tools: judge.profile.tools,
+    limits: judge.profile.limits,
+    timeoutMs: judge.profile.timeoutMs,
+    env: judge.env,
+    retries: 1,
+  };
 }
 
 /** The bon sessions whose tree has received an arm's patch. */

@@ -67,7 +67,9 @@ describe('factory bon, headless, on the demo payload', () => {
     // The ranked table: green first, then cheapest (beta is the cheaper model), the red arm last.
     const table = out.stderr.split('\n').filter((l) => /^\[\w+\]\s+#\d arm \d/.test(l));
     expect(table).toHaveLength(3);
-    expect(table[0]).toMatch(/#1 arm 2 scripted\/beta — green — \d+ tokens/);
+    // node --test is red on HEAD (the spec's test cannot load farewell.js): beta and gamma get the credit.
+    expect(table[0]).toMatch(/#1 arm 2 scripted\/beta — green \(and made green what was red on HEAD: node --test\) — \d+ tokens, .* patch \d+ bytes \(\+3 −0, 1 file\(s\)\)$/);
+    expect(out.stderr).toMatch(/baseline on HEAD \([\d.]+ s\): ✗ node --test — red before any arm/);
     expect(table[1]).toMatch(/#2 arm 3 scripted\/gamma — green/);
     expect(table[2]).toMatch(/#3 arm 1 scripted\/alpha — red: `node --test` exited 1/);
     expect(out.stderr).toMatch(/primer: [\d.]+k? tokens, \$[\d.]+, paid once/);
@@ -235,7 +237,7 @@ describe('factory bon, headless, when no arm is green', () => {
     const b = bench;
     const out = await bon(b);
     expect(out.code, out.stderr).toBe(1);
-    expect(out.stderr.match(/✗ node --test/g)).toHaveLength(3);
+    expect(out.stderr.match(/arm_\d: ✗ node --test/g)).toHaveLength(3);
     const harvestPath = /no green arm — see (\S+harvest\.json)/.exec(out.stderr)?.[1];
     expect(harvestPath, out.stderr).toBeDefined();
     const harvest = JSON.parse(fs.readFileSync(path.resolve(b.repo, harvestPath!), 'utf8')) as {

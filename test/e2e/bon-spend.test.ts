@@ -147,6 +147,29 @@ describe('bon spend control (real pi, scripted model)', () => {
   });
 });
 
+describe('bon: a message from the board into a running arm (real pi, scripted model)', () => {
+  it("steerArm puts the user's words into the arm's live session before its next model call; an arm that ended takes none", async () => {
+    const demo = bonTapes(0);
+    bench = await bonBench({ ...demo, 'model:gamma': [call('bash', { command: 'sleep 2' }), ...demo['model:gamma']!] });
+    const said: Array<string | undefined> = [];
+    const out = await runBon(bench, {
+      onEvent: (e, session) => {
+        if (e.type === 'activity' && e.phase === 'arm_3' && e.activity.kind === 'tool_start' && e.activity.tool === 'bash' && said.length === 0) {
+          said.push(session.steerArm(3, 'Keep the doc comment short, please.'));
+        }
+        if (e.type === 'phase_ok' && e.phase === 'arm_2') said.push(session.steerArm(2, 'too late'));
+      },
+    });
+    expect(out.exit).toBe(0);
+    expect(said).toEqual([undefined, 'arm 2 has no turn running: nothing to steer']);
+    const gamma = bench.rig.model.requestsFor('model:gamma');
+    const carrying = gamma.filter((r) => (r.body.messages ?? []).some((m) => m.role === 'user' && contentText(m.content).includes('Keep the doc comment short, please.')));
+    // Every request after the sleep carries it, the first (before it) does not.
+    expect(carrying.length).toBe(gamma.length - 1);
+    expect(out.events.some((e) => e.type === 'activity' && e.phase === 'arm_3' && e.activity.kind === 'note' && e.activity.text === 'you: Keep the doc comment short, please.')).toBe(true);
+  });
+});
+
 describe('bon race policies (real pi, scripted model)', () => {
   const slowGamma = (demo: Tapes): Tapes => ({ ...demo, 'model:gamma': [call('bash', { command: 'sleep 20' }), ...demo['model:gamma']!] });
 

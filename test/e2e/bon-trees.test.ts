@@ -191,8 +191,10 @@ describe('factory bon in worktrees, arms at once', () => {
     expect(b.rig.model.requestsFor('model:alpha').length).toBe(asked.alpha);
     expect(b.rig.model.requestsFor('model:gamma').length).toBe(asked.gamma);
     expect(b.rig.model.requestsFor('model:beta').length).toBeGreaterThan(asked.beta);
-    const harvest = JSON.parse(fs.readFileSync(path.join(b.paths.dataDir, 'bon', adwId, 'harvest.json'), 'utf8')) as { winner: number | null; arms: { arm: number; green: boolean }[] };
+    const harvest = JSON.parse(fs.readFileSync(path.join(b.paths.dataDir, 'bon', adwId, 'harvest.json'), 'utf8')) as { winner: number | null; arms: { arm: number; green: boolean; fixed: string[] }[] };
     expect(harvest.winner).toBe(2);
+    // The second life judged arm 2 against the first life's baseline (node --test red on HEAD): the same credit.
+    expect(harvest.arms.filter((a) => a.green).map((a) => [a.arm, a.fixed])).toEqual([[2, ['node --test']], [3, ['node --test']]]);
     expect(harvest.arms.map((a) => [a.arm, a.green]).sort()).toEqual([[1, false], [2, true], [3, true]]);
     expect(resumed.stdout.trim()).toBe(`factory apply ${adwId}`);
     // Nothing left of either life.

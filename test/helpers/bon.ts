@@ -16,7 +16,7 @@ import { call, type Tapes } from '../../src/scripted/tape.js';
 import { FACTORY_BIN } from './cli.js';
 import { until } from './processes.js';
 import { git } from './repo.js';
-import { startRig, type Rig } from './rig.js';
+import { startRig, type Rig, type RigOptions } from './rig.js';
 
 export const SPEC = 'specs/farewell.md';
 
@@ -30,8 +30,8 @@ export interface BonBench {
   cleanup(): Promise<void>;
 }
 
-/** `files`: more files for the payload (a project extension…), committed on top of the demo's. */
-export async function bonBench(tapes: Tapes, files: Record<string, string> = {}): Promise<BonBench> {
+/** `files`: more files for the payload (a project extension…), committed on top of the demo's; `models`: the rig's. */
+export async function bonBench(tapes: Tapes, files: Record<string, string> = {}, models?: RigOptions['models']): Promise<BonBench> {
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'factory-bon-'));
   const dir = createDemoRepo(path.join(scratch, 'greet'));
   if (Object.keys(files).length > 0) {
@@ -42,7 +42,7 @@ export async function bonBench(tapes: Tapes, files: Record<string, string> = {})
     git(dir, 'add', '-A');
     git(dir, 'commit', '-qm', 'test files');
   }
-  const rig = await startRig({ tapes });
+  const rig = await startRig({ tapes, ...(models ? { models } : {}) });
   return {
     rig,
     dir,

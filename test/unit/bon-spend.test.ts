@@ -113,7 +113,7 @@ describe('forecast', () => {
   ]);
 
   it("reckons an arm's shape from the primer's calls: its context at the fork, growth per call, answer size", () => {
-    expect(armShape(calls, 100)).toEqual({ context: 3280, growth: 200, output: 65, calls: 2 });
+    expect(armShape(calls, 100)).toEqual({ context: 3280, growth: 130, output: 65, calls: 2 });
   });
 
   it('the first arm on the primer\'s model reads the context cached; the first on another model pays it in full, the next does not', () => {

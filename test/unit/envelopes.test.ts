@@ -63,7 +63,7 @@ describe('schema', () => {
 describe('envelope types by title', () => {
   it('finds each type by its title and names the known ones otherwise', () => {
     expect(envelopeType('BuildEnvelope')).toBe(BuildEnvelope);
-    expect(() => envelopeType('Nope')).toThrow(/unknown envelope type "Nope" \(known: Envelope, BuildEnvelope\)/);
+    expect(() => envelopeType('Nope')).toThrow(/unknown envelope type "Nope" \(known: Envelope, BuildEnvelope, JudgeEnvelope\)/);
   });
 });
 
