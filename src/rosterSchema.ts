@@ -129,6 +129,8 @@ function describeIssue(issue: z.core.$ZodIssue, data: unknown): string {
   }
   if (issue.code === 'invalid_type') {
     if (path[0] === 'payload' && parent === 'commands') return `${where}: a command string or {run, timeout} expected, ${kindOf(value)} received`;
+    // zod 4 says `int` for a fraction where a whole number belongs: said as people say it, with the value.
+    if (issue.expected === 'int' && typeof value === 'number') return `${where}: a whole number expected, got ${shown(value)}`;
     const expected = issue.expected === 'record' || issue.expected === 'object' ? 'mapping' : issue.expected;
     return `${where}: ${expected} expected, ${kindOf(value)} received`;
   }
