@@ -9,7 +9,7 @@ import type { RunEvent } from '../../src/events.js';
 import { DEFAULT_SCRIPTED_MODELS } from '../../src/scripted/agentDir.js';
 import type { RecordedRequest } from '../../src/scripted/server.js';
 import { call, contentText, type Step, type Tapes } from '../../src/scripted/tape.js';
-import { bonBench, runBon, type BonBench } from '../helpers/bon.js';
+import { bonBench, runBon, treeStatus, type BonBench } from '../helpers/bon.js';
 
 const ROSTER = 'adws/adw_config/factory.config.yaml';
 const DEMO_ROSTER = 'gateway: ""\nharness: pi\npayload:\n  dir: .\n  commands:\n    - run: node --test\n      timeout: 60\n';
@@ -184,6 +184,17 @@ describe('bon race policies (real pi, scripted model)', () => {
     expect(harvest.winner).toBe(2);
     // Stopped mid-sleep: gamma never reached its write, its patch is empty.
     expect(gamma.patchBytes).toBe(0);
+  });
+
+  it('--in-place --stop-after-green 1: arm 2 green ends the race before arm 3 starts (no token, no patch), the tree is clean', async () => {
+    bench = await bonBench(bonTapes(0));
+    const out = await runBon(bench, { inPlace: true, args: { stopAfterGreen: 1 } });
+    expect(out.exit).toBe(0);
+    const gamma = armOf(out.events, 3)!;
+    expect([gamma.failure, gamma.motif, gamma.tokens]).toEqual(['race', 'stopped: 1 arm already green (--stop-after-green 1)', 0]);
+    expect(out.events.some((e) => e.type === 'attempt_started' && e.phase === 'arm_3')).toBe(false);
+    expect(bench.rig.model.requestsFor('model:gamma')).toHaveLength(0);
+    expect(treeStatus(bench.dir)).toBe('');
   });
 
   it('--deadline: the arms still at work when it passes are stopped (race), the others keep their verdicts', async () => {

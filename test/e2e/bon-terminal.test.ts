@@ -110,7 +110,25 @@ describe.skipIf(!hasTmux())('factory demo in a real terminal', () => {
 
     // esc: back to the board.
     term.sendKeys('Escape');
-    await term.waitForScreen((s) => s.includes('★ winner') && !s.includes('arm_2 patch'));
+    const board = await term.waitForScreen((s) => s.includes('★ winner') && !s.includes('arm_2 patch'));
+    // The forecast made before the arms, the baseline on HEAD (the spec's test is red there), each patch's size.
+    expect(board).toMatch(/forecast: 3 arm\(s\) ~\$[\d.]+ \(\$[\d.]+–\$[\d.]+\) after the primer's \$[\d.]+/);
+    expect(board).toContain('baseline on HEAD: ✗ node --test');
+    expect(board).toMatch(/patch 211 B · \+3 −0 · 1 file/);
+
+    // o: what the arms share and what is each one's own (three different farewell.js: all their own).
+    term.sendKeys('o');
+    const overlap = await term.waitForScreen((s) => s.includes('── overlap of arms 1, 2, 3'));
+    expect(overlap).toMatch(/── only arm 2 \(1\)/);
+    term.sendKeys('Escape');
+    await term.waitForScreen((s) => s.includes('★ winner') && !s.includes('── overlap'));
+    // s: the selected arm (the winner) beside the next one; tab, beside the one after.
+    term.sendKeys('s');
+    await term.waitForScreen((s) => s.includes('── arm 2 ⟷ arm 3'));
+    term.sendKeys('Tab');
+    await term.waitForScreen((s) => s.includes('── arm 2 ⟷ arm 1'));
+    term.sendKeys('Escape');
+    await term.waitForScreen((s) => s.includes('★ winner') && !s.includes('⟷'));
 
     // p asks, y applies: verified (paths, git apply --check, gates on HEAD in a scratch worktree), then --index.
     expect(git(repo, 'diff', '--cached', '--stat')).toBe('');
