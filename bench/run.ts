@@ -4,7 +4,7 @@ import './ui-production.js';
 import { benchP1 } from './p1-stream.js';
 import { benchP2 } from './p2-overhead.js';
 import { benchP3 } from './p3-cockpit.js';
-import { benchP4 } from './p4-startup.js';
+import { benchNodes, benchP4 } from './p4-startup.js';
 import { benchP5 } from './p5-doctor.js';
 import { benchP6 } from './p6-clone-tokens.js';
 import { benchP7 } from './p7-pruning.js';
@@ -33,10 +33,13 @@ async function main(): Promise<void> {
     await benchP3({ seconds: seconds ? Number(seconds) : undefined });
   }
   if (wanted('p4')) {
-    const p4 = await benchP4();
-    console.log(
-      `P4 factory --version ${p4.factoryMs.toFixed(0)} ms vs node -e 0 ${p4.nodeMs.toFixed(0)} ms: ${p4.ratio.toFixed(2)}× (+${(p4.factoryMs - p4.nodeMs).toFixed(0)} ms)`,
-    );
+    // On every runtime at hand (the bench's own, Node 24 from .ci/node24, the bundled Node 22…).
+    for (const node of benchNodes()) {
+      const p4 = await benchP4(15, node);
+      console.log(
+        `P4 on Node ${p4.version}: factory --version ${p4.factoryMs.toFixed(0)} ms vs node -e 0 ${p4.nodeMs.toFixed(0)} ms: ${p4.ratio.toFixed(2)}× (+${(p4.factoryMs - p4.nodeMs).toFixed(0)} ms)`,
+      );
+    }
   }
   if (wanted('p5')) await benchP5({ quick: argOf('p5') === 'quick' });
   if (wanted('p6')) await benchP6();

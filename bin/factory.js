@@ -1,5 +1,13 @@
 #!/usr/bin/env node
 // Thin launcher: the CLI is compiled to dist/ by `npm install` (prepare) or `npm run build`.
+// The Node floor is checked first, in syntax any Node parses: an older runtime gets one line and exit 2, not a
+// SyntaxError from somewhere inside the CLI.
+var FLOOR = 20;
+var major = Number(String(process.versions.node).split('.')[0]);
+if (!(major >= FLOOR)) {
+  process.stderr.write('factory: Node ' + process.versions.node + ' is too old: the cockpit needs Node ' + FLOOR + ' or newer (' + FLOOR + ' is past its end of life; install Node 24 LTS, e.g. `nvm install 24`)\n');
+  process.exit(2);
+}
 import('../dist/src/cli.js').then(
   (cli) => cli.main(),
   (error) => {

@@ -9,6 +9,7 @@ import { batteryCheck } from './battery.js';
 import { modelChecks } from './modelChecks.js';
 import { rulesCheck, settingsCheck } from './nodeFiles.js';
 import { repoChecks } from './repoChecks.js';
+import { runtimeChecks } from './runtimeChecks.js';
 import { piVersion, sdkManifest, shortHash, toolVersion } from './probes.js';
 import type { CheckResult, DoctorCheck, DoctorContext } from './types.js';
 
@@ -193,6 +194,7 @@ function extensionCheck(name: string, required: boolean): DoctorCheck {
 /** Every check that applies to this context, in display order. Cheap: only existence tests run here. */
 export function doctorChecks(ctx: DoctorContext): DoctorCheck[] {
   return [
+    ...runtimeChecks(),
     gitCheck(),
     piToolCheck(ctx),
     claudeCheck(ctx),
