@@ -137,7 +137,7 @@ function Verdict({ arm }: { arm: ArmView }): React.JSX.Element {
   if (arm.status === 'green') {
     return (
       <Text wrap="truncate-end" color={statusColor.ok}>
-        {arm.fixed ? `verdict green · fixed ${arm.fixed.join(', ')}` : 'verdict green'}
+        {`verdict green${arm.fixed ? ` · fixed ${arm.fixed.join(', ')}` : ''}${arm.excused ? ` · ${arm.excused.join(', ')} red as on HEAD` : ''}`}
       </Text>
     );
   }

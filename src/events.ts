@@ -47,8 +47,10 @@ export interface ArmRank {
   added?: number;
   removed?: number;
   files?: string[];
-  /** Gates red on HEAD before the fan-out that this arm's work turned green (./bon/baseline.ts). */
+  /** Gates red on HEAD before the fan-out that this arm's work turned green (../gateBaseline.ts). */
   fixed?: string[];
+  /** Gates red on HEAD that this arm left red the same way: not held against it, but not proof of its work either. */
+  excused?: string[];
 }
 
 /** A best-of-N judge's order of the green arms, as the code accepted it (./bon/judge.ts). */

@@ -37,6 +37,8 @@ export interface ArmView {
   spend?: ArmSpendState;
   /** Gates red on HEAD that it turned green. */
   fixed?: string[];
+  /** Gates red on HEAD that it left red the same way (not held against it). */
+  excused?: string[];
 }
 
 function statusOf(phase: PhaseState, extras: ArmExtras, rank: ArmRank | undefined): ArmStatus {
@@ -92,6 +94,7 @@ export function armsOf(state: BonState, now: number): ArmView[] {
       ...(extras.cap !== undefined ? { cap: extras.cap } : {}),
       ...(extras.spend !== undefined && status === 'running' ? { spend: extras.spend } : {}),
       ...(rank?.fixed?.length ? { fixed: rank.fixed } : {}),
+      ...(rank?.excused?.length ? { excused: rank.excused } : {}),
     });
   }
   return views;

@@ -69,6 +69,7 @@ export async function judgeAnswer(
   const verdict = await runGates(session, run, rank.phase, envelope.changed_files, signal, gates);
   // Red on HEAD already and green now: the arm's credit, said in its verdict.
   if (verdict.fixed.length > 0) rank.fixed = verdict.fixed;
+  if (verdict.excused.length > 0) rank.excused = verdict.excused;
   return { failure: verdict.motif, kind: 'gate', detail: verdict.detail };
 }
 

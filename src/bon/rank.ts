@@ -95,7 +95,9 @@ export function whyJudged(ranked: readonly ArmRank[], judge: JudgeOrder): string
 export function harvestReport(event: { ranking: readonly ArmRank[]; primer: PrimerFigures; winner?: number; applyCommand?: string; harvestFile: string; judge?: JudgeOrder }): string[] {
   const lines = [event.judge ? 'harvest — ranked (green first, in the judge\'s order, then the red):' : 'harvest — ranked (green first, then cheapest, then fastest):'];
   event.ranking.forEach((arm, i) => {
-    const credit = arm.fixed?.length ? ` (and made green what was red on HEAD: ${arm.fixed.join(', ')})` : '';
+    const credit =
+      (arm.fixed?.length ? ` (and made green what was red on HEAD: ${arm.fixed.join(', ')})` : '') +
+      (arm.excused?.length ? ` (${arm.excused.join(', ')} red on HEAD the same way: not held against it, not proof either)` : '');
     const verdict = arm.green ? `green${credit}` : `red: ${arm.motif ?? '?'}`;
     const size = arm.added !== undefined ? ` (+${arm.added} −${arm.removed ?? 0}, ${arm.files?.length ?? 0} file(s))` : '';
     lines.push(`  #${i + 1} arm ${arm.arm} ${arm.model ?? ''} — ${verdict} — ${arm.tokens} tokens, ${formatCost(arm.cost)}, ${arm.seconds.toFixed(1)} s, patch ${arm.patchBytes} bytes${size}`);
@@ -135,6 +137,8 @@ export interface HarvestArmJson {
   files: string[];
   /** Gates red on HEAD before the fan-out that this arm turned green. */
   fixed: string[];
+  /** Gates red on HEAD that it left red the same way (not held against it). */
+  excused: string[];
 }
 
 /** The shape of `bon/<adw_id>/harvest.json` (snake_case, like the trace). */
@@ -191,6 +195,7 @@ export function harvestJson(input: HarvestInput): HarvestJson {
       lines_removed: a.removed ?? null,
       files: [...(a.files ?? [])],
       fixed: [...(a.fixed ?? [])],
+      excused: [...(a.excused ?? [])],
     })),
     winner: winner?.arm ?? null,
     why: input.judge ? whyJudged(ranked, input.judge) : whyFirst(ranked),

@@ -267,8 +267,9 @@ export function treeArmPhase(session: BonSession, arm: number): Phase {
           failure = `crashed: ${errorMessage(error)}`;
           failureKind = 'crashed';
         }
-        ({ failure, kind: failureKind } = stopVerdict(signal, { failure, kind: failureKind }));
       } finally {
+        // Stopped by its batch (a cap, a race), the arm says so, whatever its turn or a gate cut short answered.
+        ({ failure, kind: failureKind } = stopVerdict(signal, { failure, kind: failureKind }));
         // An arm that ends without a token (red, aborted) lets the arms waiting on it go all the same.
         ticket?.open();
         const late = await endTurn(session, run, agent).catch((): TurnEnd => NOTHING_ENDED);

@@ -34,6 +34,8 @@ describe('bon baseline on HEAD (real pi, scripted model)', () => {
     const arm = (k: number) => ranking.find((r) => r.arm === k)!;
     expect(arm(2).green).toBe(true);
     expect(arm(3).green).toBe(true);
+    // Said in the verdict: not held against them, not proof of their work either.
+    expect([arm(2).excused, arm(3).excused, arm(2).fixed]).toEqual([['node --test'], ['node --test'], undefined]);
     // alpha: its farewell fails an assertion HEAD never reached — its own failure.
     expect(gates('arm_1')).toEqual([expect.not.objectContaining({ preexisting: true })]);
     expect(arm(1).green).toBe(false);
