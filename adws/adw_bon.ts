@@ -17,8 +17,8 @@ import { harnessJudgement, judgeAnswer, primerStopped, settleArm, stopVerdict } 
 import { promptArm, stoppedBy } from '../src/bon/armTurn.js';
 import type { BonSession } from '../src/bon/session.js';
 import { armPatchFile, harvestPatch, keepArmRef, readSealed, resetTree } from '../src/bon/patch.js';
-import { applyCommand, harvestFile, harvestJson, rankArms, winnerOf } from '../src/bon/rank.js';
-import { judgedRanking, judgePhase } from '../src/bon/judge.js';
+import { applyCommand, harvestFile, harvestJson, judged, rankArms, winnerOf } from '../src/bon/rank.js';
+import { judgePhase } from '../src/bon/judge.js';
 import { PhaseFailure, type Phase } from '../src/runner.js';
 import { treeState } from '../src/git.js';
 
@@ -206,7 +206,7 @@ function harvestPhase(session: BonSession): Phase {
         }
       }
       // The judge's order among the green arms, when the code accepted it (./judge.ts); the code's own otherwise.
-      const ranked = judgedRanking(rankArms(arms), session.judge);
+      const ranked = judged(rankArms(arms), session.judge);
       const winner = winnerOf(ranked);
       const json = harvestJson({ adwId: run.adwId, arms, primer: session.primer, spec: check.spec, head: check.head, now: Date.now(), judge: session.judge });
       const file = harvestFile(check.bonDir);

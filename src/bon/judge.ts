@@ -45,9 +45,6 @@ export function judgeRefusal(ranking: ReadonlyArray<{ arm: number }>, greens: re
   return undefined;
 }
 
-/** The harvest's ranking with the judge's order among the green arms (the red keep their places after them). */
-export { judged as judgedRanking } from './rank.js';
-
 /**
  * The judge's phase. With fewer than two green arms there is nothing to judge: it says so and costs nothing. A
  * judge that fails for good leaves the code's order (the phase is optional: the harvest goes on).

@@ -238,9 +238,6 @@ export class BonSession {
   /** Arms whose verdict is in (they take no steer). */
   readonly settled = new Set<number>();
 
-  pausedArms(): number[] {
-    return [...this.pauses.keys()];
-  }
 
   /** Set when this is a resumed run: the HEAD its first life's arms started from, which the check must find again. */
   resumedHead?: string;

@@ -2,8 +2,8 @@
 // its order, the red after; the ask fences each patch as data and cuts a huge one.
 import { describe, expect, it } from 'vitest';
 import type { ArmRank } from '../../src/events.js';
-import { JUDGE_PATCH_MAX, judgeAsk, judgedRanking, judgeRefusal } from '../../src/bon/judge.js';
-import { harvestReport, rankArms, whyJudged } from '../../src/bon/rank.js';
+import { JUDGE_PATCH_MAX, judgeAsk, judgeRefusal } from '../../src/bon/judge.js';
+import { harvestReport, judged as judgedRanking, rankArms, whyJudged } from '../../src/bon/rank.js';
 
 const arm = (n: number, green: boolean, cost: number): ArmRank => ({ arm: n, phase: `arm_${n}`, green, tokens: 100, cost, seconds: 1, patchBytes: 10 });
 
