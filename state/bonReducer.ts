@@ -46,6 +46,13 @@ function foldBon(bon: BonSlice, before: RunState, event: RunEvent): BonSlice {
     case 'spend':
       if (event.scope === 'run' || event.phase === undefined) return { ...bon, runSpend: { spent: event.spent, cap: event.cap, kind: event.kind } };
       return withArm(bon, event.phase, (arm) => ({ ...arm, cap: event.cap, spend: event.kind }));
+    case 'phase_ok': {
+      // The arm's verdict as the core settled it (its ArmRank): unverified is its own word, before the harvest too.
+      const rank = event.result as { unverified?: unknown; excused?: unknown } | undefined;
+      if (armOfPhase(before, event.phase) === undefined || rank?.unverified !== true) return bon;
+      const excused = Array.isArray(rank.excused) ? rank.excused.filter((g): g is string => typeof g === 'string') : [];
+      return withArm(bon, event.phase, (arm) => ({ ...arm, unverified: excused }));
+    }
     case 'phase_planned':
       if (event.phase.arm === undefined) return bon;
       return { ...bon, ui: { ...bon.ui, pendingClones: Math.max(0, bon.ui.pendingClones - 1) } };
@@ -284,6 +291,13 @@ export function reduceBonUi(state: BonState, action: BonAction): BonStep {
     }
     case 'ask_apply': {
       if (state.bon.harvest === undefined) return stay(withUi(state, {}, 'apply waits for the harvest'));
+      // Without a choice, `p` takes only the harvest's winner: an unverified (or red) arm is applied only when chosen.
+      const harvest = state.bon.harvest;
+      if (ui.selected === undefined && harvest.winner === undefined) {
+        const best = harvest.ranking[0];
+        const why = best?.unverified ? `no verified arm: arm_${best.arm} is unverified` : 'no green arm';
+        return stay(withUi(state, {}, `${why} — choose an arm with ←/→, then p, to apply it anyway`));
+      }
       const arm = selectedArm(state);
       if (arm === undefined) return stay(withUi(state, {}, 'no arm to apply'));
       const patch = extrasOf(state.bon, armPhase(state, arm)).patch;

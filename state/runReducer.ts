@@ -263,6 +263,7 @@ export function reduceRun(state: RunState, event: RunEvent): RunState {
           ok: event.ok,
           ...(event.motif !== undefined ? { motif: event.motif } : {}),
           seconds: event.seconds,
+          ...(event.preexisting ? { preexisting: true } : {}),
         }),
       }));
 

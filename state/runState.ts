@@ -21,6 +21,8 @@ export interface GateReport {
   ok: boolean;
   motif?: string;
   seconds: number;
+  /** Red on HEAD the same way (best-of-N's baseline): not held against the arm. */
+  preexisting?: boolean;
 }
 
 export interface TailEntry {
