@@ -146,7 +146,8 @@ export async function prepareBonRun(ws: Workspace, args: BonArgs, flags: Command
     if (!args.apply) return exit;
     // Nothing verified the best arm: --apply says it applies nothing (an `apply` event), and the exit stays 1.
     if (exit === 1 && session.ranking?.arms[0]?.unverified) {
-      report?.((await applyWinner(session, ws)).line);
+      const refused = await applyWinner(session, ws);
+      report?.(refused.line);
       return exit;
     }
     if (exit !== 0) return exit;
