@@ -135,3 +135,14 @@ describe('unverified arms (every gate red on HEAD the same way: nothing verified
     expect(harvestJson({ adwId: 'j', ranking: byJudge, primer: { tokens: 0, cost: 0 }, now: 0 }).winner).toBe(3);
   });
 });
+
+describe('nothingVerified (armVerdict.ts)', () => {
+  it('only when a gate command ran and every one was excused; the declared-files check verifies nothing', async () => {
+    const { nothingVerified } = await import('../../src/bon/armVerdict.js');
+    const files = { gate: 'changed_files', ok: true };
+    expect(nothingVerified([files, { gate: 'npm test', ok: false }], ['npm test'])).toBe(true);
+    expect(nothingVerified([files, { gate: 'npm test', ok: false }, { gate: 'lint', ok: true }], ['npm test'])).toBe(false);
+    expect(nothingVerified([files, { gate: 'npm test', ok: false }], [])).toBe(false);
+    expect(nothingVerified([files], [])).toBe(false);
+  });
+});
