@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { applyOutput } from '../../src/commands/apply.js';
+import { outcomeLines } from '../../src/commands/runs.js';
 import { openWorkspace } from '../../src/commands/workspace.js';
 import { bonTapes } from '../../src/demo.js';
 import type { RunEvent } from '../../src/events.js';
@@ -70,6 +71,11 @@ describe('bon baseline on HEAD (real pi, scripted model)', () => {
     expect(named.exit).toBe(0);
     expect(git(bench.dir, 'status', '--porcelain')).toBe('A  src/farewell.js\n');
     git(bench.dir, 'reset', '-q', '--hard');
+    // factory show tells the same ranking, in the same words (its outcome lines, from the run's events; this
+    // in-process run keeps no run log for the CLI to read).
+    const shown = { stdout: outcomeLines(out.events).join('\n') };
+    expect(shown.stdout).toMatch(/#1 arm 2 scripted\/beta — unverified \(node --test red on HEAD the same way — nothing verified it\)/);
+    expect(shown.stdout).toContain(`no verified arm: nothing applied unless you name one — arm 2 is the best unverified (factory apply ${id} 2)`);
     // alpha: its farewell fails an assertion HEAD never reached — its own failure.
     expect(gates('arm_1')).toEqual([expect.not.objectContaining({ preexisting: true })]);
     expect(arm(1).green).toBe(false);
