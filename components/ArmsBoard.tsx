@@ -145,7 +145,7 @@ function Verdict({ arm }: { arm: ArmView }): React.JSX.Element {
   if (arm.status === 'unverified') {
     return (
       <Text wrap="truncate-end" color={armColor.unverified}>
-        {`verdict unverified · ${arm.motif ?? 'nothing verified it'}`}
+        {'unverified: nothing verified it'}
       </Text>
     );
   }

@@ -46,13 +46,6 @@ function foldBon(bon: BonSlice, before: RunState, event: RunEvent): BonSlice {
     case 'spend':
       if (event.scope === 'run' || event.phase === undefined) return { ...bon, runSpend: { spent: event.spent, cap: event.cap, kind: event.kind } };
       return withArm(bon, event.phase, (arm) => ({ ...arm, cap: event.cap, spend: event.kind }));
-    case 'phase_ok': {
-      // The arm's verdict as the core settled it (its ArmRank): unverified is its own word, before the harvest too.
-      const rank = event.result as { unverified?: unknown; excused?: unknown } | undefined;
-      if (armOfPhase(before, event.phase) === undefined || rank?.unverified !== true) return bon;
-      const excused = Array.isArray(rank.excused) ? rank.excused.filter((g): g is string => typeof g === 'string') : [];
-      return withArm(bon, event.phase, (arm) => ({ ...arm, unverified: excused }));
-    }
     case 'phase_planned':
       if (event.phase.arm === undefined) return bon;
       return { ...bon, ui: { ...bon.ui, pendingClones: Math.max(0, bon.ui.pendingClones - 1) } };

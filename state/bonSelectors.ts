@@ -46,7 +46,7 @@ function statusOf(phase: PhaseState, extras: ArmExtras, rank: ArmRank | undefine
   if (phase.status === 'pending' || phase.status === 'skipped') return 'pending';
   if (isLive(phase)) return 'running';
   // The core's verdict (the harvest's ranking, else the arm's settled result) says nothing verified it.
-  if (rank?.unverified || (phase.status === 'ok' && extras.unverified !== undefined && rank?.green !== true)) return 'unverified';
+  if (rank?.unverified || (phase.status === 'ok' && phase.unverified === true && rank?.green !== true)) return 'unverified';
   // A gate red on HEAD the same way is not held against the arm (the baseline): only the others make it red.
   const heldRed = (phase.gates ?? []).some((gate) => !gate.ok && !gate.preexisting);
   if (phase.status === 'failed' || rank?.green === false || heldRed) {
@@ -80,7 +80,7 @@ export function armsOf(state: BonState, now: number): ArmView[] {
     const motif = status === 'green' || status === 'pending' || status === 'running'
       ? undefined
       : status === 'unverified'
-        ? unverifiedReason({ excused: rank?.excused ?? extras.unverified })
+        ? unverifiedReason({ excused: rank?.excused ?? gates.filter((gate) => gate.preexisting).map((gate) => gate.gate) })
         : oneLine(phase.motif ?? rank?.motif ?? redGateMotif(gates) ?? (status === 'aborted' ? 'aborted' : 'red'));
     views.push({
       arm,

@@ -42,8 +42,6 @@ export interface ArmExtras {
   /** Its cap (the last the core said) and where it stands against it. */
   cap?: number;
   spend?: ArmSpendState;
-  /** Its phase ended with every gate red on HEAD the same way: the gates excused, nothing verified it. */
-  unverified?: string[];
 }
 
 export interface BonHarvest {
