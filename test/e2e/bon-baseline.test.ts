@@ -84,6 +84,20 @@ describe('bon baseline on HEAD (real pi, scripted model)', () => {
     expect(treeStatus(bench.dir)).toBe('');
   });
 
+  it('in place too, and --json says unverified: the arms\' verdicts, the harvest, exit 1', async () => {
+    bench = await bonBench(bonTapes(0), { 'test/legacy.test.js': LEGACY });
+    const lines: string[] = [];
+    const out = await runBon(bench, { inPlace: true, onPrepared: (p) => p.run.subscribe(headlessListener({ stdout: { write: (t: string) => lines.push(t) }, stderr: { write: () => true } }, true)) });
+    const json = lines.join('').trim().split('\n').map((l) => JSON.parse(l) as { type: string; phase?: string; result?: { unverified?: boolean }; ranking?: Array<{ arm: number; unverified?: boolean; green: boolean }>; winner?: number; exit?: number });
+    expect(json.filter((e) => e.type === 'phase_ok' && e.result?.unverified).map((e) => e.phase)).toEqual(['arm_2', 'arm_3']);
+    const harvest = json.find((e) => e.type === 'harvest')!;
+    expect(harvest.ranking!.map((r) => [r.arm, r.green, r.unverified ?? false])).toEqual([[2, false, true], [3, false, true], [1, false, false]]);
+    expect(harvest.winner).toBeUndefined();
+    expect(json.at(-1)).toMatchObject({ type: 'run_finished', exit: 1 });
+    expect(out.exit).toBe(1);
+    expect(treeStatus(bench.dir)).toBe('');
+  });
+
   it('an arm that turns a gate red on HEAD green gets the credit in its verdict; a gate green on HEAD gives none', async () => {
     // Two gates: the suite (red on HEAD: farewell.js is missing) and a lint nobody breaks.
     const roster = 'gateway: ""\nharness: pi\npayload:\n  dir: .\n  commands:\n    - run: node --test\n      timeout: 60\n    - run: node --check src/greet.js\n      timeout: 60\n';
