@@ -17,7 +17,7 @@ import { harnessJudgement, judgeAnswer, primerStopped, settleArm, stopVerdict } 
 import { promptArm, stoppedBy } from '../src/bon/armTurn.js';
 import type { BonSession } from '../src/bon/session.js';
 import { armPatchFile, harvestPatch, keepArmRef, readSealed, resetTree } from '../src/bon/patch.js';
-import { applyCommand, harvestFile, harvestJson, judged, rankArms, winnerOf } from '../src/bon/rank.js';
+import { applyCommand, harvestFile, harvestJson, rankHarvest, unverifiedReason } from '../src/bon/rank.js';
 import { judgePhase } from '../src/bon/judge.js';
 import { PhaseFailure, type Phase } from '../src/runner.js';
 import { treeState } from '../src/git.js';
@@ -205,10 +205,12 @@ function harvestPhase(session: BonSession): Phase {
           arm.motif = sealed.motif.replace(/^patch refused: /, '');
         }
       }
-      // The judge's order among the green arms, when the code accepted it (./judge.ts); the code's own otherwise.
-      const ranked = judged(rankArms(arms), session.judge);
-      const winner = winnerOf(ranked);
-      const json = harvestJson({ adwId: run.adwId, arms, primer: session.primer, spec: check.spec, head: check.head, now: Date.now(), judge: session.judge });
+      // Ranked once, here: the judge's order among the green arms when the code accepted it (./judge.ts), the code's
+      // own otherwise. Everything after (harvest.json, the board, --apply, factory apply, show) reads this ranking.
+      session.ranking = rankHarvest(arms, session.judge);
+      const { arms: ranked, winner } = session.ranking;
+      const baseline = [...session.preexisting].map(([gate, sig]) => ({ gate, ending: sig.ending, lines: [...sig.lines] }));
+      const json = harvestJson({ adwId: run.adwId, ranking: session.ranking, primer: session.primer, spec: check.spec, head: check.head, now: Date.now(), baseline });
       const file = harvestFile(check.bonDir);
       // Motifs may quote what an agent or a provider said (a key in a 401): the run's one redactor first.
       fs.writeFileSync(file, `${JSON.stringify(run.redact(json), null, 2)}\n`);
@@ -223,6 +225,10 @@ function harvestPhase(session: BonSession): Phase {
         // No winner because caps ended the arms is a budget verdict (exit 3), not broken work.
         const capped = ranked.filter((a) => a.failure === 'budget').map((a) => a.arm);
         if (capped.length > 0) run.budget ??= `budget: no green arm; arm${capped.length > 1 ? 's' : ''} ${capped.join(', ')} ended at ${capped.length > 1 ? 'their caps' : 'its cap'}`;
+        // Nothing verified the best arm (every gate red on HEAD the same way): not a green run (exit 1), and its
+        // patch is applied only when the user names it.
+        const best = ranked[0];
+        if (best?.unverified) throw new PhaseFailure(`no verified arm: arm ${best.arm} is unverified (${unverifiedReason(best)}) — apply it only knowingly: ${applyCommand(run.adwId, best.arm)}`, undefined, 'gate');
         throw new PhaseFailure(`no green arm — see ${file}`);
       }
       return json;

@@ -35,6 +35,7 @@ const armColor: Readonly<Record<ArmStatus, string>> = {
   pending: statusColor.pending,
   running: statusColor.running,
   green: statusColor.ok,
+  unverified: statusColor.retrying,
   red: statusColor.failed,
   aborted: statusColor.retrying,
   crashed: statusColor.failed,
@@ -110,7 +111,7 @@ function StateLine({ arm, now }: { arm: ArmView; now: number }): React.JSX.Eleme
       </Text>
     );
   }
-  const glyph = arm.status === 'green' ? statusGlyph.ok : arm.status === 'pending' ? statusGlyph.pending : statusGlyph.failed;
+  const glyph = arm.status === 'green' ? statusGlyph.ok : arm.status === 'pending' ? statusGlyph.pending : arm.status === 'unverified' ? '?' : statusGlyph.failed;
   return (
     <Text wrap="truncate-end" color={armColor[arm.status]}>
       {`${glyph} ${arm.status}`}
@@ -138,6 +139,13 @@ function Verdict({ arm }: { arm: ArmView }): React.JSX.Element {
     return (
       <Text wrap="truncate-end" color={statusColor.ok}>
         {`verdict green${arm.fixed ? ` · fixed ${arm.fixed.join(', ')}` : ''}${arm.excused ? ` · ${arm.excused.join(', ')} red as on HEAD` : ''}`}
+      </Text>
+    );
+  }
+  if (arm.status === 'unverified') {
+    return (
+      <Text wrap="truncate-end" color={armColor.unverified}>
+        {'unverified: nothing verified it'}
       </Text>
     );
   }

@@ -64,6 +64,8 @@ export function motifLine(phase: PhaseState): string | undefined {
 
 function Glyph({ phase, now }: { phase: PhaseState; now: number }): React.JSX.Element {
   if (phase.status === 'running') return <Spinner now={now} color={statusColor.running} />;
+  // An arm that ended with nothing verified (every gate red on HEAD the same way) is not green: not ✓.
+  if (phase.unverified) return <Text color={statusColor.retrying}>?</Text>;
   return <Text color={statusColor[phase.status]}>{statusGlyph[phase.status]}</Text>;
 }
 
@@ -116,6 +118,7 @@ export function branchPrefix(index: number, count: number, more: boolean): strin
 }
 
 function armMotif(phase: PhaseState): string | undefined {
+  if (phase.unverified && phase.status === 'ok') return 'unverified: every gate red on HEAD the same way — nothing verified it';
   if (phase.status !== 'failed' && phase.status !== 'retrying') return undefined;
   if (phase.motif === undefined) return undefined;
   const motif = oneLine(phase.motif);

@@ -4,7 +4,7 @@
 // what happened, and fields it does not know of are ignored, or read generically when they say something.
 import fs from 'node:fs';
 import path from 'node:path';
-import { whyFirst } from './bon/rank.js';
+import { unverifiedReason, whyFirst, whyJudged } from './bon/rank.js';
 import type { ArmRank, PhasePlan, RunEvent } from './events.js';
 import { junitReport, markdownReport, type ArmReport, type BonReport, type CiReport, type GateGroup, type GateRow, type PhaseReport, type Verdict } from './ciReportFormat.js';
 import { finiteCost, finiteCount } from './numbers.js';
@@ -227,13 +227,13 @@ function armFromRank(rank: ArmRank, i: number, p: PhaseReport | undefined, patch
   const own = rank as { failure?: unknown; files?: unknown };
   const failure = typeof own.failure === 'string' ? own.failure : p?.failure;
   const files = Array.isArray(own.files) ? own.files.map(String) : [...(patch?.files ?? [])];
-  const status = rank.green ? 'green' : failure === 'interrupted' || failure === 'race' ? 'interrupted' : 'red';
+  const status = rank.green ? 'green' : rank.unverified ? 'unverified' : failure === 'interrupted' || failure === 'race' ? 'interrupted' : 'red';
   return {
     arm: rank.arm,
     phase: rank.phase,
     ...(rank.model || p?.model ? { model: rank.model ?? p?.model } : {}),
     status,
-    ...(rank.motif ? { motif: String(rank.motif) } : {}),
+    ...(rank.motif ? { motif: String(rank.motif) } : rank.unverified ? { motif: unverifiedReason(rank) } : {}),
     ...(failure && !rank.green ? { failure } : {}),
     tokens: finiteCount(rank.tokens),
     cost: finiteCost(rank.cost),
@@ -267,7 +267,8 @@ function bonOf(
     harvested: harvest !== undefined,
     arms,
     ...(harvest?.winner !== undefined ? { winner: harvest.winner } : {}),
-    ...(harvest ? { why: whyFirst(ranking) } : {}),
+    // The harvest's own why: the judge's reason when its order stood (the ranking follows it).
+    ...(harvest ? { why: harvest.judge ? whyJudged(ranking, harvest.judge) : whyFirst(ranking) } : {}),
     ...(primer ? { primer: { tokens: finiteCount(primer.tokens), cost: finiteCost(primer.cost) } } : {}),
     ...(applyCommand ? { applyCommand } : {}),
     ...(harvest?.harvestFile ? { harvestFile: harvest.harvestFile } : {}),

@@ -11,7 +11,8 @@ import { formatCost, formatSeconds, formatTokens } from './format.js';
 export type Verdict = 'green' | 'failed' | 'interrupted' | 'budget' | 'unfinished';
 export type PhaseStatus = 'ok' | 'failed' | 'skipped';
 /** `not-run`: planned, never started; `interrupted`: stopped by the user or a race policy (or the log ends inside it). */
-export type ArmStatus = 'green' | 'red' | 'interrupted' | 'not-run';
+/** `unverified`: every gate red on HEAD the same way — nothing verified the arm (not green, never the winner). */
+export type ArmStatus = 'green' | 'unverified' | 'red' | 'interrupted' | 'not-run';
 
 export interface PhaseReport {
   name: string;
@@ -164,7 +165,7 @@ function headline(r: CiReport): string {
 function armVerdict(a: ArmReport): string {
   if (a.status === 'green') return '✅ green';
   if (a.status === 'not-run') return '⏭️ not run';
-  const label = a.status === 'red' ? '❌ red' : '⏹️ interrupted';
+  const label = a.status === 'red' ? '❌ red' : a.status === 'unverified' ? '⚠️ unverified' : '⏹️ interrupted';
   return a.motif ? `${label}: ${mdText(a.motif)}` : label;
 }
 
@@ -296,6 +297,7 @@ function armCase(a: ArmReport, classname: string): TestCase {
   const base = { name: a.model ? `arm_${a.arm} (${a.model})` : `arm_${a.arm}`, classname, seconds: a.seconds };
   if (a.status === 'green') return base;
   if (a.status === 'red') return { ...base, outcome: { tag: 'failure', message: a.motif ?? 'red', ...(a.failure ? { type: a.failure } : {}) } };
+  if (a.status === 'unverified') return { ...base, outcome: { tag: 'failure', message: a.motif ?? 'unverified', type: 'unverified' } };
   return { ...base, outcome: { tag: 'skipped', message: a.status === 'not-run' ? 'not run' : a.motif ?? 'interrupted' } };
 }
 

@@ -51,6 +51,11 @@ export interface ArmRank {
   fixed?: string[];
   /** Gates red on HEAD that this arm left red the same way: not held against it, but not proof of its work either. */
   excused?: string[];
+  /**
+   * Every gate that ran was excused (red on HEAD the same way): nothing verified the arm. It is not green (`green` is
+   * false), never wins, and is applied only when the user names it (../bon/rank.ts verdictOf says `unverified`).
+   */
+  unverified?: boolean;
 }
 
 /** A best-of-N judge's order of the green arms, as the code accepted it (./bon/judge.ts). */

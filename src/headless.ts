@@ -1,6 +1,6 @@
 // Headless output for CI and scripts: the runner's events as plain log lines on stderr, or (with --json) as
 // one JSON object per line on stdout. The envelope itself is the caller's to print.
-import { harvestReport } from './bon/rank.js';
+import { harvestReport, unverifiedReason } from './bon/rank.js';
 import { EVENT_SCHEMA_VERSION, type PhaseKind, type RunEvent } from './events.js';
 import { spendLine } from './spendLines.js';
 import { formatCost } from './format.js';
@@ -24,8 +24,12 @@ export function createLogFormatter(): (event: RunEvent) => string | undefined {
         return event.activity.kind === 'note' && kinds.get(event.phase) === 'code' ? `${tag} ${event.phase}: ${event.activity.text}` : undefined;
       case 'attempt_failed':
         return `${tag} ${event.phase} (${kinds.get(event.phase) ?? 'agent'}, attempt ${event.attempt}/${event.attempts}): failed — ${event.motif}`;
-      case 'phase_ok':
+      case 'phase_ok': {
+        // An arm whose every gate was red on HEAD the same way ended, but nothing verified it: not "OK".
+        const arm = event.result as { unverified?: unknown; excused?: string[] } | undefined;
+        if (arm?.unverified === true) return `${tag} ${event.phase} (${event.kind}, attempt ${event.attempt}/${event.attempts}): unverified in ${event.seconds.toFixed(1)} s — ${unverifiedReason(arm)}`;
         return `${tag} ${event.phase} (${event.kind}, attempt ${event.attempt}/${event.attempts}): OK in ${event.seconds.toFixed(1)} s`;
+      }
       case 'gate_result':
         if (!event.ok && event.preexisting) return `${tag} ${event.phase}: ✗ ${event.gate} (${event.seconds.toFixed(1)} s) — red on HEAD the same way: not held against it`;
         return `${tag} ${event.phase}: ${event.ok ? '✓' : '✗'} ${event.gate} (${event.seconds.toFixed(1)} s)${event.ok || !event.motif ? '' : ` — ${event.motif}`}`;

@@ -284,6 +284,13 @@ export function reduceBonUi(state: BonState, action: BonAction): BonStep {
     }
     case 'ask_apply': {
       if (state.bon.harvest === undefined) return stay(withUi(state, {}, 'apply waits for the harvest'));
+      // Without a choice, `p` takes only the harvest's winner: an unverified (or red) arm is applied only when chosen.
+      const harvest = state.bon.harvest;
+      if (ui.selected === undefined && harvest.winner === undefined) {
+        const best = harvest.ranking[0];
+        const why = best?.unverified ? `no verified arm: arm_${best.arm} is unverified` : 'no green arm';
+        return stay(withUi(state, {}, `${why} — choose an arm with ←/→, then p, to apply it anyway`));
+      }
       const arm = selectedArm(state);
       if (arm === undefined) return stay(withUi(state, {}, 'no arm to apply'));
       const patch = extrasOf(state.bon, armPhase(state, arm)).patch;

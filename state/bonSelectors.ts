@@ -3,7 +3,7 @@
 // the same ones, so what a key acts on is what the board highlights.
 
 import type { ArmRank } from '../src/events.js';
-import { primerLine as corePrimerLine, whyFirst, whyJudged } from '../src/bon/rank.js';
+import { primerLine as corePrimerLine, unverifiedReason, whyFirst, whyJudged } from '../src/bon/rank.js';
 import { formatCost, formatTokens } from '../src/format.js';
 import { oneLine } from '../src/text.js';
 import { extrasOf, HARVEST_PHASE, PRIMER_PHASE, type ArmExtras, type ArmPatch, type ArmSpendState, type BonState } from './bonState.js';
@@ -11,7 +11,8 @@ import { forecastLine } from '../src/spendLines.js';
 import { isLive, phaseSeconds } from './runSelectors.js';
 import type { GateReport, PhaseState, RunState } from './runState.js';
 
-export type ArmStatus = 'pending' | 'running' | 'green' | 'red' | 'aborted' | 'crashed';
+/** `unverified`: its work ended, but every gate was red on HEAD the same way — nothing verified it (not green). */
+export type ArmStatus = 'pending' | 'running' | 'green' | 'unverified' | 'red' | 'aborted' | 'crashed';
 
 export interface ArmView {
   arm: number;
@@ -44,10 +45,14 @@ export interface ArmView {
 function statusOf(phase: PhaseState, extras: ArmExtras, rank: ArmRank | undefined): ArmStatus {
   if (phase.status === 'pending' || phase.status === 'skipped') return 'pending';
   if (isLive(phase)) return 'running';
-  if (phase.status === 'failed' || rank?.green === false || (phase.gates ?? []).some((gate) => !gate.ok)) {
+  // The core's verdict (the harvest's ranking, else the arm's settled result) says nothing verified it.
+  if (rank?.unverified || (phase.status === 'ok' && phase.unverified === true && rank?.green !== true)) return 'unverified';
+  // A gate red on HEAD the same way is not held against the arm (the baseline): only the others make it red.
+  const heldRed = (phase.gates ?? []).some((gate) => !gate.ok && !gate.preexisting);
+  if (phase.status === 'failed' || rank?.green === false || heldRed) {
     if (extras.abortRequested || phase.failure === 'aborted' || phase.failure === 'interrupted') return 'aborted';
     // A red gate is the arm's own failure, whatever its output says (`npm test` exited 1…).
-    if ((phase.gates ?? []).some((gate) => !gate.ok)) return 'red';
+    if (heldRed) return 'red';
     if (phase.failure === 'crashed' || phase.failure === 'exit') return 'crashed';
     return 'red';
   }
@@ -55,7 +60,7 @@ function statusOf(phase: PhaseState, extras: ArmExtras, rank: ArmRank | undefine
 }
 
 function redGateMotif(gates: readonly GateReport[]): string | undefined {
-  const red = gates.find((gate) => !gate.ok);
+  const red = gates.find((gate) => !gate.ok && !gate.preexisting) ?? gates.find((gate) => !gate.ok);
   if (red === undefined) return undefined;
   return red.motif ? oneLine(red.motif) : `${red.gate} failed`;
 }
@@ -74,7 +79,9 @@ export function armsOf(state: BonState, now: number): ArmView[] {
     const gates = phase.gates ?? [];
     const motif = status === 'green' || status === 'pending' || status === 'running'
       ? undefined
-      : oneLine(phase.motif ?? rank?.motif ?? redGateMotif(gates) ?? (status === 'aborted' ? 'aborted' : 'red'));
+      : status === 'unverified'
+        ? unverifiedReason({ excused: rank?.excused ?? gates.filter((gate) => gate.preexisting).map((gate) => gate.gate) })
+        : oneLine(phase.motif ?? rank?.motif ?? redGateMotif(gates) ?? (status === 'aborted' ? 'aborted' : 'red'));
     views.push({
       arm,
       phase: phase.name,

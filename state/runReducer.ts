@@ -164,10 +164,12 @@ export function reduceRun(state: RunState, event: RunEvent): RunState {
     }
 
     case 'phase_ok':
-      return updatePhase(state, event.phase, event.kind, (phase) => ({
+      return updatePhase(state, event.phase, event.kind, ({ unverified: _earlier, ...phase }) => ({
         ...phase,
         kind: event.kind,
         status: 'ok',
+        // The core's settled verdict of a best-of-N arm (its ArmRank): ended, but nothing verified it.
+        ...((event.result as { unverified?: unknown } | undefined)?.unverified === true ? { unverified: true } : {}),
         attempt: event.attempt,
         attempts: event.attempts,
         finishedAt: event.ts,
@@ -263,6 +265,7 @@ export function reduceRun(state: RunState, event: RunEvent): RunState {
           ok: event.ok,
           ...(event.motif !== undefined ? { motif: event.motif } : {}),
           seconds: event.seconds,
+          ...(event.preexisting ? { preexisting: true } : {}),
         }),
       }));
 

@@ -21,6 +21,8 @@ export interface GateReport {
   ok: boolean;
   motif?: string;
   seconds: number;
+  /** Red on HEAD the same way (best-of-N's baseline): not held against the arm. */
+  preexisting?: boolean;
 }
 
 export interface TailEntry {
@@ -56,6 +58,8 @@ export interface PhaseState {
   settledCost: number;
   /** Why the phase (or its last failed attempt) failed. */
   motif?: string;
+  /** A best-of-N arm that ended with every gate red on HEAD the same way (its result says so): nothing verified it. */
+  unverified?: boolean;
   /** Which attempt the motif belongs to (undefined when it is the phase's final motif). */
   motifAttempt?: number;
   /** Why, as a type (from the failure events; never read back from the motif's words). */

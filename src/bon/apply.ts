@@ -12,6 +12,7 @@ import path from 'node:path';
 import { oneLine } from '../errors.js';
 import { topLevel, type GitOptions } from '../git.js';
 import { commandGate, motif as gatesMotif, type GateCommand, type GateReport } from '../gates.js';
+import { gateSignature, sameFailure, type GateSignature } from '../gateBaseline.js';
 import { readSealed } from './patch.js';
 import { appliedSpecialEntry, gitPatchFacts } from './patchGit.js';
 import { parsePatchHeaders, type PatchPath } from './patchText.js';
@@ -111,6 +112,11 @@ export interface ApplyOptions {
   signal?: AbortSignal;
   runTag?: string;
   git?: GitOptions;
+  /**
+   * The run's baseline: gates red on HEAD before its fan-out, with what they said. A gate red again the same way
+   * with the patch is not held against it (as the harvest judged the arm), and the result names it.
+   */
+  excuse?: ReadonlyMap<string, GateSignature>;
 }
 
 export interface ApplyResult {
@@ -118,6 +124,8 @@ export interface ApplyResult {
   /** Why the patch was not applied (one line). */
   motif?: string;
   gates: GateReport[];
+  /** Gates red with the patch exactly as on the run's HEAD: not held against it, not proof of it either. */
+  excused?: string[];
 }
 
 /** The gate's folder inside the scratch worktree, or undefined when it lies outside the work tree. */
@@ -161,6 +169,7 @@ async function applyCopy(opts: ApplyOptions, patch: string, scratch: string): Pr
   const worktree = path.join(scratch, 'tree');
   let dependencies: ScratchDependencies | undefined;
   const reports: GateReport[] = [];
+  const excused: GateReport[] = [];
   let added = false;
   try {
     // Hooks off: a post-checkout hook of the user's must not run for a throwaway checkout.
@@ -183,7 +192,10 @@ async function applyCopy(opts: ApplyOptions, patch: string, scratch: string): Pr
         continue;
       }
       // Every gate runs even after a red one (as in build): the report shows each verdict.
-      reports.push(await commandGate({ ...gate, cwd }, { signal: opts.signal, env: opts.env, runTag: opts.runTag })());
+      const report = await commandGate({ ...gate, cwd }, { signal: opts.signal, env: opts.env, runTag: opts.runTag })();
+      const head = opts.excuse?.get(report.gate);
+      if (!report.ok && head !== undefined && sameFailure(head, gateSignature(report, cwd))) excused.push(report);
+      reports.push(report);
     }
   } finally {
     dependencies?.release(); // the links themselves, never what they point to, before the worktree goes
@@ -196,11 +208,13 @@ async function applyCopy(opts: ApplyOptions, patch: string, scratch: string): Pr
     }
   }
   if (opts.signal?.aborted) return { applied: false, motif: 'interrupted by the user: the patch was not applied', gates: reports };
-  const red = gatesMotif(reports);
-  if (red) return { applied: false, motif: oneLine(`gates red on HEAD with the patch, not applied: ${red}`), gates: reports };
+  const held = reports.filter((r) => !excused.includes(r));
+  const excusedNames = excused.length > 0 ? { excused: excused.map((r) => r.gate) } : {};
+  const red = gatesMotif(held);
+  if (red) return { applied: false, motif: oneLine(`gates red on HEAD with the patch, not applied: ${red}`), gates: reports, ...excusedNames };
   const now = await gitxText(root, ['rev-parse', '--verify', 'HEAD^{commit}'], opts.git);
   if (now !== head) return { applied: false, motif: `HEAD moved while the gates ran (${head.slice(0, 8)} → ${now.slice(0, 8)}): not applied`, gates: reports };
   const applied = await gitx(root, ['apply', '--index', '--', patch], opts.git);
   if (applied.code !== 0) return { applied: false, motif: oneLine(`git apply --index failed: ${gitMotif(applied)}`), gates: reports };
-  return { applied: true, gates: reports };
+  return { applied: true, gates: reports, ...excusedNames };
 }

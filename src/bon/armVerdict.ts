@@ -70,7 +70,21 @@ export async function judgeAnswer(
   // Red on HEAD already and green now: the arm's credit, said in its verdict.
   if (verdict.fixed.length > 0) rank.fixed = verdict.fixed;
   if (verdict.excused.length > 0) rank.excused = verdict.excused;
+  // Every gate excused and none green: nothing verified this arm (a runner broken on HEAD proves nothing).
+  if (verdict.motif === undefined && nothingVerified(verdict.reports, verdict.excused)) rank.unverified = true;
   return { failure: verdict.motif, kind: 'gate', detail: verdict.detail };
+}
+
+/**
+ * Whether no gate verified the arm: at least one gate command ran, and every one was red on HEAD the same way (the
+ * declared-files check proves nothing of the work). A gate that could not run is never excused: it is red.
+ */
+/** The declared-files check's gate name (../gates.ts keeps it private): it checks the envelope, not the work. */
+const CHANGED_FILES_GATE = 'changed_files';
+
+export function nothingVerified(reports: ReadonlyArray<{ gate: string; ok: boolean }>, excused: readonly string[]): boolean {
+  const commands = reports.filter((r) => r.gate !== CHANGED_FILES_GATE);
+  return commands.length > 0 && commands.every((r) => !r.ok && excused.includes(r.gate));
 }
 
 /** A turn the harness could not finish (aborted, crashed, a model error): what it cost, and its motif. */
@@ -104,8 +118,9 @@ export async function settleArm(session: BonSession, run: Run, rank: ArmRank, ju
     session.spend.armSettled(rank.arm, false, rank.cost);
     throw new PhaseFailure(rank.motif, judgement.detail, judgement.kind);
   }
-  rank.green = true;
+  // An unverified arm ends its phase (its work is kept and ranked) but is not green: it counts for no race policy.
+  rank.green = !rank.unverified;
   session.settled.add(rank.arm);
-  session.spend.armSettled(rank.arm, true, rank.cost);
+  session.spend.armSettled(rank.arm, rank.green, rank.cost);
   return { ...rank };
 }

@@ -1,12 +1,22 @@
 // The harvest's judgement, pure: arms ranked green first, then cheapest, then fastest — three keys in order, no
-// composite score, so "why #1" is always one comparison a human can check. Plus the lines and the file the
-// harvest shows and writes, and the exact command it proposes.
+// composite score, so "why #1" is always one comparison a human can check. Ranked once (rankHarvest): the harvest
+// event, harvest.json, the board, `--apply`, `factory apply` and `factory show` all read that one Ranking. Plus the
+// lines and the file the harvest shows and writes, and the exact command it proposes.
 import path from 'node:path';
 import type { ArmRank, JudgeOrder } from '../events.js';
 import { formatCost, formatSeconds, formatTokens } from '../format.js';
 
+/** An arm's verdict in one word: `unverified` when every gate it ran was red on HEAD the same way (nothing verified it). */
+export type ArmVerdictWord = 'green' | 'unverified' | 'red';
+
+export function verdictOf(arm: Pick<ArmRank, 'green' | 'unverified'>): ArmVerdictWord {
+  return arm.green ? 'green' : arm.unverified ? 'unverified' : 'red';
+}
+
+const VERDICT_ORDER: Readonly<Record<ArmVerdictWord, number>> = { green: 2, unverified: 1, red: 0 };
+
 /**
- * Green before red; among the green, one that turned more of HEAD's red gates green first (its credit: an arm that
+ * Green before unverified before red; among the green, one that turned more of HEAD's red gates green first (its credit: an arm that
  * left them red the same way is not held to them, but it did not do what they ask); among the red, an arm that ran
  * a turn before one that never did (0 tokens: it is not cheap, it did nothing); then lower cost, then fewer seconds;
  * arms equal on all of these keep their order.
@@ -15,10 +25,11 @@ export function rankArms(arms: readonly ArmRank[]): ArmRank[] {
   const ran = (arm: ArmRank) => Number(arm.tokens > 0);
   const credit = (arm: ArmRank) => (arm.green ? (arm.fixed?.length ?? 0) : 0);
   // Array.prototype.sort is stable: equal arms stay in run order (the earlier arm first).
-  return [...arms].sort((a, b) => Number(b.green) - Number(a.green) || credit(b) - credit(a) || ran(b) - ran(a) || a.cost - b.cost || a.seconds - b.seconds);
+  const verdict = (arm: ArmRank) => VERDICT_ORDER[verdictOf(arm)];
+  return [...arms].sort((a, b) => verdict(b) - verdict(a) || credit(b) - credit(a) || ran(b) - ran(a) || a.cost - b.cost || a.seconds - b.seconds);
 }
 
-/** The winner: the first ranked arm if it is green, otherwise none. */
+/** The winner: the first ranked arm if it is green, otherwise none (an unverified arm never wins). */
 export function winnerOf(ranked: readonly ArmRank[]): ArmRank | undefined {
   const first = ranked[0];
   return first?.green ? first : undefined;
@@ -36,10 +47,15 @@ function armLabel(rank: ArmRank): string {
 export function whyFirst(ranked: readonly ArmRank[]): string {
   const first = ranked[0];
   if (first === undefined) return 'no arm ran: nothing to apply';
+  if (first.unverified) {
+    return `no verified arm: nothing to apply unless you name one (the best ranked, arm_${first.arm}, is unverified: ${unverifiedReason(first)})`;
+  }
   if (!first.green) return `no green arm: nothing to apply (the best ranked, arm_${first.arm}, is red${first.motif ? `: ${first.motif}` : ''})`;
   const others = ranked.slice(1);
-  const reds = others.filter((rank) => !rank.green).length;
-  const redNote = reds > 0 ? ` (${reds} red)` : '';
+  const unverified = others.filter((rank) => rank.unverified).length;
+  const reds = others.filter((rank) => !rank.green && !rank.unverified).length;
+  const notes = [...(unverified > 0 ? [`${unverified} unverified`] : []), ...(reds > 0 ? [`${reds} red`] : [])];
+  const redNote = notes.length > 0 ? ` (${notes.join(', ')})` : '';
   const second = others.find((rank) => rank.green);
   if (second === undefined) return `why #1: ${armLabel(first)} is the only green arm${redNote}`;
   const vs = `arm_${second.arm}`;
@@ -55,6 +71,29 @@ export function whyFirst(ranked: readonly ArmRank[]): string {
     return `why #1: ${armLabel(first)} is green, as cheap as ${vs} (${formatCost(first.cost)}) and faster: ${formatSeconds(first.seconds)} vs ${formatSeconds(second.seconds)}${redNote}`;
   }
   return `why #1: ${armLabel(first)} is green and ties ${vs} on cost and time: first in plan order${redNote}`;
+}
+
+/** Why an unverified arm is not green, in words (its verdict's tail). */
+export function unverifiedReason(arm: Pick<ArmRank, 'excused'>): string {
+  return `${(arm.excused ?? []).join(', ') || 'every gate'} red on HEAD the same way — nothing verified it`;
+}
+
+/**
+ * The harvest's one ranking. Every consumer reads this value (or harvest.json, written from it): the order, the
+ * winner (the first arm when it is green: what `--apply`, `p` without a selection and `factory apply <id>` take)
+ * and the one line that says why.
+ */
+export interface Ranking {
+  /** Best first: the green (in the judge's order when the code accepted one), then the unverified, then the red. */
+  arms: ArmRank[];
+  winner?: ArmRank;
+  why: string;
+  judge?: JudgeOrder;
+}
+
+export function rankHarvest(arms: readonly ArmRank[], judge?: JudgeOrder): Ranking {
+  const ranked = judged(rankArms(arms), judge);
+  return { arms: ranked, winner: winnerOf(ranked), why: judge ? whyJudged(ranked, judge) : whyFirst(ranked), ...(judge ? { judge } : {}) };
 }
 
 export interface PrimerFigures {
@@ -92,13 +131,13 @@ export function whyJudged(ranked: readonly ArmRank[], judge: JudgeOrder): string
 }
 
 /** The harvest as lines (the headless log and `factory show` alike): the ranking, the primer line, the winner. */
-export function harvestReport(event: { ranking: readonly ArmRank[]; primer: PrimerFigures; winner?: number; applyCommand?: string; harvestFile: string; judge?: JudgeOrder }): string[] {
+export function harvestReport(event: { adwId?: string; ranking: readonly ArmRank[]; primer: PrimerFigures; winner?: number; applyCommand?: string; harvestFile: string; judge?: JudgeOrder }): string[] {
   const lines = [event.judge ? 'harvest — ranked (green first, in the judge\'s order, then the red):' : 'harvest — ranked (green first, then cheapest, then fastest):'];
   event.ranking.forEach((arm, i) => {
     const credit =
       (arm.fixed?.length ? ` (and made green what was red on HEAD: ${arm.fixed.join(', ')})` : '') +
       (arm.excused?.length ? ` (${arm.excused.join(', ')} red on HEAD the same way: not held against it, not proof either)` : '');
-    const verdict = arm.green ? `green${credit}` : `red: ${arm.motif ?? '?'}`;
+    const verdict = arm.green ? `green${credit}` : arm.unverified ? `unverified (${unverifiedReason(arm)})` : `red: ${arm.motif ?? '?'}`;
     const size = arm.added !== undefined ? ` (+${arm.added} −${arm.removed ?? 0}, ${arm.files?.length ?? 0} file(s))` : '';
     lines.push(`  #${i + 1} arm ${arm.arm} ${arm.model ?? ''} — ${verdict} — ${arm.tokens} tokens, ${formatCost(arm.cost)}, ${arm.seconds.toFixed(1)} s, patch ${arm.patchBytes} bytes${size}`);
   });
@@ -107,7 +146,10 @@ export function harvestReport(event: { ranking: readonly ArmRank[]; primer: Prim
     const first = event.judge.ranking[0];
     lines.push(`judge${event.judge.model ? ` (${event.judge.model})` : ''}: ${event.judge.tokens} tokens, ${formatCost(event.judge.cost)}, its own line — ${first ? `arm ${first.arm} first: ${first.reason}` : 'no order'}`);
   }
-  lines.push(event.winner !== undefined ? `winner: arm ${event.winner} — apply with: ${event.applyCommand ?? '?'}` : `no green arm — see ${event.harvestFile}`);
+  const best = event.ranking[0];
+  if (event.winner !== undefined) lines.push(`winner: arm ${event.winner} — apply with: ${event.applyCommand ?? '?'}`);
+  else if (best?.unverified) lines.push(`no verified arm: nothing applied unless you name one — arm ${best.arm} is the best unverified${event.adwId ? ` (${applyCommand(event.adwId, best.arm)})` : ''}; see ${event.harvestFile}`);
+  else lines.push(`no green arm — see ${event.harvestFile}`);
   return lines;
 }
 
@@ -121,6 +163,8 @@ export interface HarvestArmJson {
   arm: number;
   phase: string;
   model: string | null;
+  /** `green`, `unverified` (every gate red on HEAD the same way: applied only when named) or `red`. */
+  verdict: ArmVerdictWord;
   green: boolean;
   motif: string | null;
   tokens: number;
@@ -148,6 +192,7 @@ export interface HarvestJson {
   head: string | null;
   primer: { tokens: number; cost_usd: number; session_id: string | null; line: string };
   arms: HarvestArmJson[];
+  /** The first arm when it is green; never an unverified one. */
   winner: number | null;
   why: string;
   apply_command: string | null;
@@ -155,33 +200,42 @@ export interface HarvestJson {
   created_at: string;
   /** The judge's order of the green arms, when one ran and the code accepted it. */
   judge: { ranking: Array<{ arm: number; reason: string }>; tokens: number; cost_usd: number; model: string | null } | null;
+  /** The gates red on HEAD before the fan-out, with what they said: `factory apply` excuses the same failure again. */
+  baseline: BaselineGate[];
+}
+
+/** A gate red on HEAD, as the baseline read it (../gateBaseline.ts). */
+export interface BaselineGate {
+  gate: string;
+  ending: string;
+  lines: string[];
 }
 
 export interface HarvestInput {
   adwId: string;
-  /** Arms in any order: they are ranked here. */
-  arms: readonly ArmRank[];
+  /** The harvest's ranking (rankHarvest): written as it is, never ranked again. */
+  ranking: Ranking;
   primer: PrimerFigures & { sessionId?: string };
   spec?: string;
   head?: string;
   /** Milliseconds since the epoch (the caller's clock, so the function stays pure). */
   now: number;
-  judge?: JudgeOrder;
+  baseline?: readonly BaselineGate[];
 }
 
 export function harvestJson(input: HarvestInput): HarvestJson {
-  const ranked = judged(rankArms(input.arms), input.judge);
-  const winner = winnerOf(ranked);
+  const { arms: ranked, winner, judge } = input.ranking;
   return {
     adw_id: input.adwId,
     spec: input.spec ?? null,
     head: input.head ?? null,
-    primer: { tokens: input.primer.tokens, cost_usd: input.primer.cost, session_id: input.primer.sessionId ?? null, line: primerLine(input.primer, input.arms.length) },
+    primer: { tokens: input.primer.tokens, cost_usd: input.primer.cost, session_id: input.primer.sessionId ?? null, line: primerLine(input.primer, ranked.length) },
     arms: ranked.map((a, i) => ({
       rank: i + 1,
       arm: a.arm,
       phase: a.phase,
       model: a.model ?? null,
+      verdict: verdictOf(a),
       green: a.green,
       motif: a.motif ?? null,
       tokens: a.tokens,
@@ -198,10 +252,11 @@ export function harvestJson(input: HarvestInput): HarvestJson {
       excused: [...(a.excused ?? [])],
     })),
     winner: winner?.arm ?? null,
-    why: input.judge ? whyJudged(ranked, input.judge) : whyFirst(ranked),
+    why: input.ranking.why,
     apply_command: winner?.patchFile ? applyCommand(input.adwId) : null,
     created_at: new Date(input.now).toISOString(),
-    judge: input.judge ? { ranking: input.judge.ranking.map((r) => ({ ...r })), tokens: input.judge.tokens, cost_usd: input.judge.cost, model: input.judge.model ?? null } : null,
+    judge: judge ? { ranking: judge.ranking.map((r) => ({ ...r })), tokens: judge.tokens, cost_usd: judge.cost, model: judge.model ?? null } : null,
+    baseline: (input.baseline ?? []).map((g) => ({ gate: g.gate, ending: g.ending, lines: [...g.lines] })),
   };
 }
 

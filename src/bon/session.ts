@@ -235,6 +235,9 @@ export class BonSession {
   /** Gates red on HEAD before the fan-out, with what they said (../gateBaseline.ts): the same failure is not the arms'. */
   preexisting = new Map<string, import('../gateBaseline.js').GateSignature>();
 
+  /** The harvest's one ranking (../bon/rank.ts rankHarvest), once it is made: --apply and `p` read it. */
+  ranking?: import('./rank.js').Ranking;
+
   /** Arms whose verdict is in (they take no steer). */
   readonly settled = new Set<number>();
 

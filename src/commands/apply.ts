@@ -8,7 +8,8 @@ import { UsageError, errorMessage } from '../errors.js';
 import type { RunEvent } from '../events.js';
 import { gateCommands } from '../roster.js';
 import { armPatchFile } from '../bon/patch.js';
-import { harvestFile } from '../bon/rank.js';
+import { harvestFile, unverifiedReason } from '../bon/rank.js';
+import type { GateSignature } from '../gateBaseline.js';
 import { redactDeep } from '../redact.js';
 import { runLogPath } from '../trace/runLog.js';
 import { gateEnv, type Workspace } from './workspace.js';
@@ -35,8 +36,42 @@ export function applyArgs(args: string[]): ApplyArgs {
 interface SealedArm {
   arm: number;
   green: boolean;
+  /** harvest.json's verdict word says nothing verified it (it is applied only because it was named). */
+  unverified: boolean;
   patchFile: string;
   sha256: string;
+}
+
+type HarvestArmEntry = Record<string, unknown>;
+
+function armEntry(arms: unknown, arm: unknown): HarvestArmEntry | undefined {
+  const list = Array.isArray(arms) ? (arms as unknown[]) : [];
+  return list.find((a): a is HarvestArmEntry => a !== null && typeof a === 'object' && (a as { arm?: unknown }).arm === arm);
+}
+
+/** Without an arm named and no winner: why (an unverified best arm is named, with the command that applies it). */
+function noWinner(adwId: string, arms: unknown): UsageError {
+  const first = Array.isArray(arms) ? (arms as unknown[])[0] : undefined;
+  const best = first !== null && typeof first === 'object' ? (first as HarvestArmEntry) : undefined;
+  if (best?.verdict === 'unverified' && typeof best.arm === 'number') {
+    const excused = Array.isArray(best.excused) ? best.excused.filter((g): g is string => typeof g === 'string') : [];
+    return new UsageError(
+      `run ${adwId} has no verified arm: arm ${best.arm} is unverified (${unverifiedReason({ excused })}); apply it only knowingly: factory apply ${adwId} ${best.arm}`,
+    );
+  }
+  return new UsageError(`run ${adwId} has no green arm to apply: name one (factory apply ${adwId} <arm>)`);
+}
+
+/** The baseline harvest.json recorded (gates red on HEAD, with what they said), read defensively. */
+export function baselineOf(harvest: unknown): Map<string, GateSignature> {
+  const out = new Map<string, GateSignature>();
+  const list = harvest !== null && typeof harvest === 'object' ? (harvest as { baseline?: unknown }).baseline : undefined;
+  for (const g of Array.isArray(list) ? (list as unknown[]) : []) {
+    const { gate, ending, lines } = (g ?? {}) as { gate?: unknown; ending?: unknown; lines?: unknown };
+    if (typeof gate !== 'string' || typeof ending !== 'string' || !Array.isArray(lines)) continue;
+    out.set(gate, { ending, lines: new Set(lines.filter((l): l is string => typeof l === 'string')) });
+  }
+  return out;
 }
 
 /** The arm to apply, as harvest.json seals it; a UsageError for anything missing, malformed or out of place. */
@@ -45,10 +80,10 @@ export function sealedArm(bonDir: string, harvest: unknown, args: ApplyArgs): Se
   if (harvest === null || typeof harvest !== 'object' || Array.isArray(harvest)) throw new UsageError(`${file} is not a harvest record`);
   const record = harvest as { adw_id?: unknown; winner?: unknown; arms?: unknown };
   if (record.adw_id !== args.adwId) throw new UsageError(`${file} belongs to another run (${JSON.stringify(record.adw_id)})`);
+  // The harvest's one ranking decided the winner; without an arm named, only that one (never an unverified arm).
   const wanted = args.arm ?? record.winner;
-  if (typeof wanted !== 'number') throw new UsageError(`run ${args.adwId} has no green arm to apply: name one (factory apply ${args.adwId} <arm>)`);
-  const arms = Array.isArray(record.arms) ? (record.arms as unknown[]) : [];
-  const entry = arms.find((a): a is Record<string, unknown> => a !== null && typeof a === 'object' && (a as { arm?: unknown }).arm === wanted);
+  if (typeof wanted !== 'number') throw noWinner(args.adwId, record.arms);
+  const entry = armEntry(record.arms, wanted);
   if (!entry) throw new UsageError(`run ${args.adwId} has no arm ${wanted}`);
   if (typeof entry.patch_file !== 'string' || entry.patch_bytes === 0) throw new UsageError(`arm ${wanted} of run ${args.adwId} has no patch to apply`);
   // harvest.json is a file on disk: it may only point at the arm's own patch in the run's own folder.
@@ -57,7 +92,7 @@ export function sealedArm(bonDir: string, harvest: unknown, args: ApplyArgs): Se
   if (typeof entry.patch_sha256 !== 'string' || !SHA256.test(entry.patch_sha256)) {
     throw new UsageError(`arm ${wanted} of run ${args.adwId} has no seal (sha256) in ${file}: it was harvested by an older factory; run the spec again`);
   }
-  return { arm: wanted, green: entry.green === true, patchFile: expected, sha256: entry.patch_sha256 };
+  return { arm: wanted, green: entry.green === true, unverified: entry.verdict === 'unverified', patchFile: expected, sha256: entry.patch_sha256 };
 }
 
 function readHarvest(bonDir: string, adwId: string): unknown {
@@ -83,7 +118,8 @@ function recordApply(ws: Workspace, adwId: string, event: RunEvent): void {
 
 export async function applyOutput(ws: Workspace, args: ApplyArgs, json = false): Promise<{ stdout: string; exit: number }> {
   const bonDir = path.join(ws.paths.dataDir, 'bon', args.adwId);
-  const chosen = sealedArm(bonDir, readHarvest(bonDir, args.adwId), args);
+  const harvest = readHarvest(bonDir, args.adwId);
+  const chosen = sealedArm(bonDir, harvest, args);
   const { applyVerified } = await import('../bon/apply.js');
   const outcome = await applyVerified({
     cwd: ws.root,
@@ -92,11 +128,17 @@ export async function applyOutput(ws: Workspace, args: ApplyArgs, json = false):
     gates: gateCommands(ws.root, ws.roster),
     env: gateEnv(ws),
     runTag: args.adwId,
+    excuse: baselineOf(harvest),
   });
+  const note = chosen.unverified
+    ? ` — unverified: ${unverifiedReason({ excused: outcome.excused })}`
+    : outcome.excused
+      ? ` (${outcome.excused.join(', ')} red as on HEAD: not held against it)`
+      : '';
   const shown = path.relative(ws.invokedIn, chosen.patchFile) || chosen.patchFile;
   // A gate's motif may quote what a test printed: through the workspace's redactor like every line shown or kept.
   const line = ws.redact(
-    outcome.applied ? `applied arm ${chosen.arm} (${shown}) with git apply --index — review and commit it` : `arm ${chosen.arm} not applied: ${outcome.motif ?? 'refused'}`,
+    outcome.applied ? `applied arm ${chosen.arm} (${shown}) with git apply --index${note} — review and commit it` : `arm ${chosen.arm} not applied: ${outcome.motif ?? 'refused'}`,
   );
   recordApply(ws, args.adwId, { type: 'apply', adwId: args.adwId, ts: Date.now(), arm: chosen.arm, applied: outcome.applied, line });
   const stdout = json ? `${JSON.stringify(redactDeep(ws.redact, { adw_id: args.adwId, arm: chosen.arm, applied: outcome.applied, line, gates: outcome.gates }))}\n` : `${line}\n`;

@@ -143,7 +143,14 @@ export async function prepareBonRun(ws: Workspace, args: BonArgs, flags: Command
   const prepared = preparedRun(ws, run, phases, output, () => session.close());
   // The outcome is an `apply` event (the headless log, --json and the trace see it); `report` is for a screen.
   const finish = async (exit: number, report?: (line: string) => void): Promise<number> => {
-    if (!args.apply || exit !== 0) return exit;
+    if (!args.apply) return exit;
+    // Nothing verified the best arm: --apply says it applies nothing (an `apply` event), and the exit stays 1.
+    if (exit === 1 && session.ranking?.arms[0]?.unverified) {
+      const refused = await applyWinner(session, ws);
+      report?.(refused.line);
+      return exit;
+    }
+    if (exit !== 0) return exit;
     report?.('applying the winner (--apply): checking its paths, then its gates on HEAD in a scratch worktree…');
     const outcome = await applyWinner(session, ws);
     report?.(outcome.line);
@@ -182,14 +189,25 @@ export async function applyWinner(session: BonSession, ws: Workspace, arm?: numb
   return { applied: outcome.applied, line: outcome.line };
 }
 
+/**
+ * Without an arm named, the harvest's winner (its one ranking: the judge's order and the baseline's credit
+ * included), and nothing when there is none: an unverified arm is applied only when the user names it.
+ */
 async function verifyAndApply(session: BonSession, ws: Workspace, arm?: number): Promise<{ applied: boolean; line: string; arm?: number }> {
   const { applyVerified } = await import('../bon/apply.js');
-  const ranked = [...session.arms.values()].filter((a) => a.green).sort((a, b) => a.cost - b.cost || a.seconds - b.seconds);
-  const chosen = arm !== undefined ? session.arms.get(arm) : ranked[0];
+  const { unverifiedReason } = await import('../bon/rank.js');
+  const ranking = session.ranking;
+  const chosen = arm !== undefined ? session.arms.get(arm) : ranking?.winner;
+  if (arm === undefined && chosen === undefined) {
+    const best = ranking?.arms[0];
+    if (best?.unverified) return { applied: false, line: `no verified arm to apply: arm ${best.arm} is unverified (${unverifiedReason(best)}) — name it to apply it anyway` };
+    return { applied: false, line: ranking ? 'no green arm to apply' : 'apply waits for the harvest' };
+  }
   if (!chosen?.patchFile) return { applied: false, arm, line: arm !== undefined ? `arm ${arm} has no patch to apply` : 'no green arm to apply' };
-  const outcome = await applyVerified({ cwd: ws.root, patchFile: chosen.patchFile, sha256: chosen.patchSha256, gates: gateCommands(ws.root, ws.roster), env: gateEnv(ws), runTag: session.run.adwId });
+  const outcome = await applyVerified({ cwd: ws.root, patchFile: chosen.patchFile, sha256: chosen.patchSha256, gates: gateCommands(ws.root, ws.roster), env: gateEnv(ws), runTag: session.run.adwId, excuse: session.preexisting });
+  const note = chosen.unverified ? ` — unverified: ${unverifiedReason(chosen)}` : outcome.excused ? ` (${outcome.excused.join(', ')} red as on HEAD: not held against it)` : '';
   return outcome.applied
-    ? { applied: true, arm: chosen.arm, line: `applied arm ${chosen.arm} (${chosen.patchFile}) with git apply --index — review and commit it` }
+    ? { applied: true, arm: chosen.arm, line: `applied arm ${chosen.arm} (${chosen.patchFile}) with git apply --index${note} — review and commit it` }
     : { applied: false, arm: chosen.arm, line: `arm ${chosen.arm} not applied: ${outcome.motif ?? 'refused'}` };
 }
 

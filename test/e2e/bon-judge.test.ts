@@ -10,6 +10,7 @@ import type { RunEvent } from '../../src/events.js';
 import { DEFAULT_SCRIPTED_MODELS } from '../../src/scripted/agentDir.js';
 import { contentText, fail, report, type Step } from '../../src/scripted/tape.js';
 import { bonBench, runBon, type BonBench } from '../helpers/bon.js';
+import { git } from '../helpers/repo.js';
 
 const ROSTER = 'gateway: ""\nharness: pi\npayload:\n  dir: .\n  commands:\n    - run: node --test\n      timeout: 60\nbon:\n  judge: true\nagents:\n  judge:\n    model: scripted/delta\n';
 const MODELS = [...DEFAULT_SCRIPTED_MODELS, { id: 'delta', name: 'Scripted Delta (judge)', cost: { input: 0.5, output: 2, cacheRead: 0.05 } }];
@@ -23,9 +24,9 @@ afterEach(async () => {
 type Ev<T extends RunEvent['type']> = Extract<RunEvent, { type: T }>;
 const judged = (ranking: Array<[number, string]>) => report({ status: 'success', summary: 'ranked', ranking: ranking.map(([arm, reason]) => ({ arm, reason })) });
 
-async function judgeRun(judge: Step[]) {
+async function judgeRun(judge: Step[], apply = false) {
   bench = await bonBench({ ...bonTapes(0), 'model:delta': judge }, { 'adws/adw_config/factory.config.yaml': ROSTER }, MODELS);
-  const out = await runBon(bench);
+  const out = await runBon(bench, apply ? { args: { apply: true } } : {});
   const harvest = out.events.find((e): e is Ev<'harvest'> => e.type === 'harvest')!;
   return { out, harvest, asked: bench.rig.model.requestsFor('model:delta') };
 }
@@ -53,6 +54,17 @@ describe('bon --judge (real pi, scripted model)', () => {
     const file = JSON.parse(fs.readFileSync(path.join(harvest.harvestFile), 'utf8')) as { why: string; winner: number; judge: { ranking: unknown[] } };
     expect(file.winner).toBe(3);
     expect(file.why).toBe('why #1: the judge ranked arm_3 (scripted/gamma) first among the green — documents farewell and coerces the name');
+  });
+
+  it("--apply applies the judge's winner (gamma, dearer), not the cheapest green arm", async () => {
+    const { out, harvest } = await judgeRun([judged([[3, 'documents farewell and coerces the name'], [2, 'correct but bare']])], true);
+    expect(harvest.winner).toBe(3);
+    expect(harvest.ranking.find((r) => r.arm === 2)!.cost).toBeLessThan(harvest.ranking.find((r) => r.arm === 3)!.cost);
+    const applied = out.events.filter((e): e is Ev<'apply'> => e.type === 'apply');
+    expect(applied).toEqual([expect.objectContaining({ arm: 3, applied: true })]);
+    expect(out.exit).toBe(0);
+    expect(git(bench!.dir, 'status', '--porcelain')).toBe('A  src/farewell.js\n');
+    expect(fs.readFileSync(path.join(bench!.dir, 'src/farewell.js'), 'utf8')).toContain('/** Says goodbye. */');
   });
 
   it('an order that names a red arm is sent back in the same session with what is wrong; the corrected one stands', async () => {

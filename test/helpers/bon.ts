@@ -94,7 +94,9 @@ export async function runBon(bench: BonBench, opts: BonRunOptions = {}): Promise
   });
   opts.onPrepared?.(prepared);
   try {
-    const exit = await execute(prepared.run, prepared.phases);
+    const ran = await execute(prepared.run, prepared.phases);
+    // `--apply` (args.apply): the follow-up the headless command runs after the phases (src/runPrepared.ts).
+    const exit = opts.args?.apply && prepared.finish ? await prepared.finish(ran) : ran;
     return { exit, events, session: prepared.session, prepared };
   } finally {
     await prepared.close();

@@ -1,7 +1,7 @@
 // Ranking and the harvest's lines (pure): green first, then cheapest, then fastest, stable, and the exact texts.
 import { describe, expect, it } from 'vitest';
 import type { ArmRank } from '../../src/events.js';
-import { applyCommand, harvestFile, harvestJson, primerLine, rankArms, whyFirst, winnerOf } from '../../src/bon/rank.js';
+import { applyCommand, harvestFile, harvestJson, harvestReport, primerLine, rankArms, rankHarvest, verdictOf, whyFirst, winnerOf } from '../../src/bon/rank.js';
 
 function arm(n: number, green: boolean, cost: number, seconds: number, extra: Partial<ArmRank> = {}): ArmRank {
   return { arm: n, phase: `arm_${n}`, green, tokens: 1000 * n, cost, seconds, patchBytes: 100 * n, patchFile: `/r/adws/adw_data/bon/abcd1234/arm-${n}.patch`, ...extra };
@@ -73,7 +73,7 @@ describe('applyCommand and harvestJson', () => {
   it('writes the ranked arms, the winner, the primer and the proposal', () => {
     const json = harvestJson({
       adwId: 'abcd1234',
-      arms: [arm(1, false, 0.001, 5, { motif: 'red', model: 'scripted/a' }), arm(2, true, 0.002, 9)],
+      ranking: rankHarvest([arm(1, false, 0.001, 5, { motif: 'red', model: 'scripted/a' }), arm(2, true, 0.002, 9)]),
       primer: { tokens: 5000, cost: 0.002, sessionId: 's-1' },
       spec: 'specs/f.md',
       head: 'f'.repeat(40),
@@ -92,9 +92,57 @@ describe('applyCommand and harvestJson', () => {
       [1, 2, true, null, null],
       [2, 1, false, 'red', 'scripted/a'],
     ]);
-    const none = harvestJson({ adwId: 'x', arms: [arm(1, false, 0, 0)], primer: { tokens: 0, cost: 0 }, now: 0 });
+    const none = harvestJson({ adwId: 'x', ranking: rankHarvest([arm(1, false, 0, 0)]), primer: { tokens: 0, cost: 0 }, now: 0 });
     expect(none.winner).toBeNull();
     expect(none.apply_command).toBeNull();
     expect(harvestFile('/r/adws/adw_data/bon/x')).toBe('/r/adws/adw_data/bon/x/harvest.json');
+  });
+});
+
+describe('unverified arms (every gate red on HEAD the same way: nothing verified them)', () => {
+  const unverified = (n: number, cost: number) => arm(n, false, cost, 5, { unverified: true, excused: ['node --test'] });
+
+  it('is its own verdict word, ranks after every green arm however cheap, before the red, and never wins', () => {
+    expect([verdictOf(arm(1, true, 0, 0)), verdictOf(unverified(2, 0)), verdictOf(arm(3, false, 0, 0))]).toEqual(['green', 'unverified', 'red']);
+    const ranked = rankArms([arm(1, false, 0.0001, 1, { motif: 'x' }), unverified(2, 0.0001), arm(3, true, 0.05, 9), unverified(4, 0.0002)]);
+    expect(ranked.map((a) => a.arm)).toEqual([3, 2, 4, 1]);
+    expect(winnerOf(ranked)?.arm).toBe(3);
+    expect(whyFirst(ranked)).toBe('why #1: arm_3 is the only green arm (2 unverified, 1 red)');
+    const only = rankHarvest([unverified(1, 0.002), unverified(2, 0.001), arm(3, false, 0.0001, 1, { motif: 'boom' })]);
+    expect(only.arms.map((a) => a.arm)).toEqual([2, 1, 3]);
+    expect(only.winner).toBeUndefined();
+    expect(only.why).toBe('no verified arm: nothing to apply unless you name one (the best ranked, arm_2, is unverified: node --test red on HEAD the same way — nothing verified it)');
+  });
+
+  it('harvest.json and the harvest lines say unverified, propose no command, and keep the baseline for factory apply', () => {
+    const ranking = rankHarvest([unverified(1, 0.002), unverified(2, 0.001)]);
+    const json = harvestJson({ adwId: 'u1', ranking, primer: { tokens: 0, cost: 0 }, now: 0, baseline: [{ gate: 'node --test', ending: 'exited 1', lines: ['✖ legacy'] }] });
+    expect(json.winner).toBeNull();
+    expect(json.apply_command).toBeNull();
+    expect(json.arms.map((a) => [a.arm, a.verdict, a.green])).toEqual([[2, 'unverified', false], [1, 'unverified', false]]);
+    expect(json.baseline).toEqual([{ gate: 'node --test', ending: 'exited 1', lines: ['✖ legacy'] }]);
+    const lines = harvestReport({ adwId: 'u1', ranking: ranking.arms, primer: { tokens: 0, cost: 0 }, harvestFile: '/h.json' });
+    expect(lines[1]).toContain('#1 arm 2  — unverified (node --test red on HEAD the same way — nothing verified it)');
+    expect(lines.at(-1)).toBe('no verified arm: nothing applied unless you name one — arm 2 is the best unverified (factory apply u1 2); see /h.json');
+  });
+
+  it("is ranked once: the judge's order and the baseline credit decide the winner, not the cost", () => {
+    const judge = { ranking: [{ arm: 3, reason: 'clearer' }, { arm: 2, reason: 'bare' }], tokens: 1, cost: 0.001 };
+    const byJudge = rankHarvest([arm(1, false, 0.0001, 1), arm(2, true, 0.001, 1), arm(3, true, 0.009, 9)], judge);
+    expect([byJudge.winner?.arm, byJudge.arms.map((a) => a.arm)]).toEqual([3, [3, 2, 1]]);
+    const byCredit = rankHarvest([arm(1, true, 0.001, 1, { excused: ['npm test'] }), arm(2, true, 0.009, 9, { fixed: ['npm test'] })]);
+    expect(byCredit.winner?.arm).toBe(2);
+    expect(harvestJson({ adwId: 'j', ranking: byJudge, primer: { tokens: 0, cost: 0 }, now: 0 }).winner).toBe(3);
+  });
+});
+
+describe('nothingVerified (armVerdict.ts)', () => {
+  it('only when a gate command ran and every one was excused; the declared-files check verifies nothing', async () => {
+    const { nothingVerified } = await import('../../src/bon/armVerdict.js');
+    const files = { gate: 'changed_files', ok: true };
+    expect(nothingVerified([files, { gate: 'npm test', ok: false }], ['npm test'])).toBe(true);
+    expect(nothingVerified([files, { gate: 'npm test', ok: false }, { gate: 'lint', ok: true }], ['npm test'])).toBe(false);
+    expect(nothingVerified([files, { gate: 'npm test', ok: false }], [])).toBe(false);
+    expect(nothingVerified([files], [])).toBe(false);
   });
 });

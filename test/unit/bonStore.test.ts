@@ -252,6 +252,47 @@ describe('reduceBonUi: selection, diff, abort, clone, apply', () => {
   });
 });
 
+describe('unverified arms: every gate red on HEAD the same way', () => {
+  // arms 1 and 3 leave `npm test` red exactly as on HEAD: the core excuses it, and nothing verified them.
+  const excusedRun = (stage: Stage): RunEvent[] =>
+    eventsThrough(stage).map((event) => {
+      const own = 'phase' in event && (event.phase === 'arm_1' || event.phase === 'arm_3');
+      if (event.type === 'gate_result' && own && event.gate === 'npm test') return { ...event, ok: false, motif: RED_MOTIF, preexisting: true };
+      if (event.type === 'phase_ok' && own) return { ...event, result: { arm: Number(event.phase.slice(4)), green: false, unverified: true, excused: ['npm test'] } };
+      if (event.type === 'harvest') {
+        const ranking = RANKING.map((rank) => (rank.arm === 2 ? rank : { ...rank, green: false, unverified: true, excused: ['npm test'] }));
+        return { ...event, ranking, winner: undefined, applyCommand: undefined };
+      }
+      return event;
+    });
+
+  it('the card says unverified (its own word, not green, not red) before the harvest and after it; no winner star', () => {
+    expect(arm(fold(excusedRun('arm3done')), 1)).toMatchObject({ status: 'unverified', motif: 'npm test red on HEAD the same way — nothing verified it' });
+    const state = fold(excusedRun('harvested'));
+    expect(armsOf(state, T0 + 20_000).map((view) => [view.arm, view.status, view.winner])).toEqual([
+      [1, 'unverified', false],
+      [2, 'red', false],
+      [3, 'unverified', false],
+    ]);
+    expect(whyFirstOf(state)).toEqual({ text: expect.stringMatching(/^no verified arm: nothing to apply unless you name one/), green: false });
+  });
+
+  it('p without a choice applies nothing; an arm chosen with ←/→ is asked about as unverified', () => {
+    const state = fold(excusedRun('harvested'));
+    const refused = ui(state, { type: 'ask_apply' });
+    expect([refused.bon.ui.confirmApply, refused.ui.statusLine]).toEqual([undefined, 'no verified arm: arm_1 is unverified — choose an arm with ←/→, then p, to apply it anyway']);
+    const chosen = ui(state, { type: 'select', by: 1 }, { type: 'select', by: -1 }, { type: 'ask_apply' });
+    expect([chosen.bon.ui.confirmApply, chosen.ui.statusLine]).toEqual([1, "apply arm_1's patch (it is unverified)? y applies, n cancels"]);
+  });
+
+  it('a gate red on HEAD the same way does not make a green arm red on the board', () => {
+    const events = eventsThrough('arm1').map((event) =>
+      event.type === 'gate_result' && event.gate === 'npm test' ? { ...event, ok: false, motif: RED_MOTIF, preexisting: true } : event,
+    );
+    expect(arm(fold(events), 1).status).toBe('green');
+  });
+});
+
 describe('reduceBonUi effects: what the core is asked for, folded over a list of actions', () => {
   const effects = (state: BonState, ...actions: BonAction[]): BonEffect[] => foldSteps(reduceBonUi, actions, state).effects;
 
