@@ -292,12 +292,12 @@ function fileClusters(left: readonly Hunk[], right: readonly Hunk[]): Cluster[] 
 }
 
 /**
- * What a shown line is compared by: a hunk header by its base range (`@@ -37,7`: the same place in the base, though an
- * earlier edit moved the new side), any other line by its text.
+ * What a shown line is compared by: a hunk header by its base range and its new length (`@@ -37,7 +…,7`: the same
+ * place and size, though an earlier edit moved the new side), any other line by its text.
  */
 function alignKey(line: string): string {
   const m = HUNK_HEADER.exec(line);
-  return m ? `@@ -${m[1]},${m[2] ?? '1'}` : line;
+  return m ? `@@ -${m[1]},${m[2] ?? '1'} +${m[4] ?? '1'}` : line;
 }
 
 function clusterRows({ left, right }: Cluster): Row[] {

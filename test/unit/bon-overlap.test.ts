@@ -237,7 +237,7 @@ describe('sideBySide', () => {
       { kind: 'right', right: ' export const v4 = 4;' },
       { kind: 'right', right: ' export const v5 = 5;' },
     ]);
-    // The fix both made: its header is the same place in the base (@@ -37,7), though arm 1's new side moved by 3.
+    // The fix both made: its header is the same place and size (@@ -37,7 +…,7), though arm 1's new side moved by 3.
     const fix = rows.find((r) => r.left?.startsWith('@@ -37,7'))!;
     expect(fix.kind).toBe('same');
     expect(fix.left).toMatch(/^@@ -37,7 \+40,7 @@/);
@@ -255,7 +255,7 @@ describe('sideBySide', () => {
     const rows = sideBySide(left, right);
     expect(rows).toEqual([
       { kind: 'file', left: 'src/calc.js', right: 'src/calc.js' },
-      { kind: 'same', left: '@@ -37,7 +37,8 @@ export const v36 = 36;', right: '@@ -37,7 +37,7 @@ export const v36 = 36;' },
+      { kind: 'both-differ', left: '@@ -37,7 +37,8 @@ export const v36 = 36;', right: '@@ -37,7 +37,7 @@ export const v36 = 36;' },
       { kind: 'same', left: ' export const v37 = 37;', right: ' export const v37 = 37;' },
       { kind: 'same', left: ' export const v38 = 38;', right: ' export const v38 = 38;' },
       { kind: 'same', left: ' export const v39 = 39;', right: ' export const v39 = 39;' },

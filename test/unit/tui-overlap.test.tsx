@@ -244,11 +244,12 @@ describe('s on the arms board: two arms whose hunks differ in length', () => {
     for (const same of [' export const v37', ' export const v39', '-export const sum', ' export const v41', ' export const v43']) {
       expect(gutterOf(same).gutter, same).toBe('=');
     }
-    expect(gutterOf('@@ -37,7 +37,8 @@')).toEqual({ gutter: '=', right: '@@ -37,7 +37,7 @@ export const v36 = 36;' });
+    // The headers differ in the new side's length: that is marked too.
+    expect(gutterOf('@@ -37,7 +37,8 @@')).toEqual({ gutter: '≠', right: '@@ -37,7 +37,7 @@ export const v36 = 36;' });
     expect(gutterOf('+// sum them')).toEqual({ gutter: '│', right: '' });
     expect(gutterOf('+export const sum = (a, b) => a + b;')).toEqual({ gutter: '≠', right: '+export const sum = (a, b) => b + a;' });
     // In step after the extra line: every context line faces itself.
     expect(gutterOf(' export const v42').right).toBe('export const v42 = 42;');
-    expect(ui.lines().filter((l) => l.includes(' ≠ '))).toHaveLength(1);
+    expect(ui.lines().filter((l) => l.includes(' ≠ '))).toHaveLength(2);
   });
 });
