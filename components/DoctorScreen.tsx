@@ -85,7 +85,7 @@ function CheckRow({ row, idWidth, now }: { row: DoctorRow; idWidth: number; now:
   );
 }
 
-function ChecklistLine({ line, idWidth, now }: { line: DoctorLine; idWidth: number; now: number }): React.JSX.Element {
+function ChecklistLine({ line, idWidth, now }: { line: DoctorLine<DoctorRow>; idWidth: number; now: number }): React.JSX.Element {
   if (line.kind === 'category') {
     return (
       <Text bold wrap="truncate-end">

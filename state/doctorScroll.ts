@@ -6,17 +6,23 @@
 
 import type { DoctorCategory } from '../src/doctor/types.js';
 import { DOCTOR_CATEGORIES } from '../src/doctor/types.js';
-import type { DoctorRow } from './doctorStore.js';
 
-export type DoctorLine =
+/** What the window needs of a checklist row (doctorStore's DoctorRow fits). */
+export interface ScrollRow {
+  category: DoctorCategory;
+  status: string;
+  result?: { fix?: string };
+}
+
+export type DoctorLine<R extends ScrollRow = ScrollRow> =
   | { kind: 'category'; category: DoctorCategory }
-  | { kind: 'row'; row: DoctorRow }
+  | { kind: 'row'; row: R }
   /** The dimmed `fix:` hint under a row that resolved with one. */
-  | { kind: 'fix'; row: DoctorRow; fix: string };
+  | { kind: 'fix'; row: R; fix: string };
 
 /** The checklist's lines in display order: each category (the order of report.ts) heading its rows, a fix under its row. */
-export function doctorLines(rows: readonly DoctorRow[]): DoctorLine[] {
-  const lines: DoctorLine[] = [];
+export function doctorLines<R extends ScrollRow>(rows: readonly R[]): Array<DoctorLine<R>> {
+  const lines: Array<DoctorLine<R>> = [];
   for (const category of DOCTOR_CATEGORIES) {
     const inCategory = rows.filter((row) => row.category === category);
     if (inCategory.length === 0) continue;
@@ -45,7 +51,7 @@ export function problemOffset(lines: readonly DoctorLine[]): number {
 }
 
 /** The lines a window shows, and where it starts once clamped; `page` undefined shows every line. */
-export function doctorWindow(lines: readonly DoctorLine[], offset: number, page: number | undefined): { first: number; shown: DoctorLine[] } {
+export function doctorWindow<R extends ScrollRow>(lines: ReadonlyArray<DoctorLine<R>>, offset: number, page: number | undefined): { first: number; shown: Array<DoctorLine<R>> } {
   if (page === undefined || lines.length <= page) return { first: 0, shown: [...lines] };
   const first = clampDoctorOffset(offset, lines.length, page);
   return { first, shown: lines.slice(first, first + page) };

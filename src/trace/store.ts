@@ -342,7 +342,6 @@ class SqliteTraceStore implements TraceStore {
 
   forgetRun(adwId: string, sessionIds: readonly string[]): boolean {
     this.flush();
-    this.seqs.delete(adwId);
     return this.write((c) => forgetRunRows(c.db, adwId, sessionIds), false, false);
   }
 
