@@ -28,6 +28,8 @@ export interface RunLeftovers extends RunFacts {
 }
 
 const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+/** A session id as pi writes them (a uuid); anything else in the ledger names no file clean may remove. */
+const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{7,}$/;
 
 function entries(dir: string): string[] {
   try {
@@ -45,22 +47,26 @@ function mtimeOf(file: string): number | undefined {
   }
 }
 
-/** Session ids per run, from the ledger (one line per pi start, `adw_id` naming the run). */
+/** Session ids per run, from the ledger (one line per pi start, `adw_id` naming the run); a session two runs name is neither's to remove. */
 function ledgerSessions(paths: WorkspacePaths): Map<string, Set<string>> {
   const out = new Map<string, Set<string>>();
+  const runsOf = new Map<string, Set<string>>();
   for (const line of readCompleteLines(paths.ledgerFile).lines) {
     const record = parseObjectLine(line);
-    if (typeof record?.adw_id !== 'string' || typeof record.session_id !== 'string') continue;
+    if (typeof record?.adw_id !== 'string' || typeof record.session_id !== 'string' || !SESSION_ID.test(record.session_id)) continue;
     const ids = out.get(record.adw_id) ?? new Set<string>();
     ids.add(record.session_id);
     out.set(record.adw_id, ids);
+    runsOf.set(record.session_id, (runsOf.get(record.session_id) ?? new Set<string>()).add(record.adw_id));
   }
+  for (const ids of out.values()) for (const id of ids) if (runsOf.get(id)!.size > 1) ids.delete(id);
   return out;
 }
 
 /** The refs under refs/factory/, by run, with the newest commit time of each run's refs (ms). */
 async function factoryRefs(root: string, env?: NodeJS.ProcessEnv): Promise<Map<string, { refs: string[]; at: number }>> {
-  const text = await gitxText(root, ['for-each-ref', '--format=%(refname) %(committerdate:unix)', 'refs/factory/'], env ? { env } : undefined);
+  // A workspace that is no git repository has no refs (and no best-of-N run).
+  const text = await gitxText(root, ['for-each-ref', '--format=%(refname) %(committerdate:unix)', 'refs/factory/'], env ? { env } : undefined).catch(() => '');
   const out = new Map<string, { refs: string[]; at: number }>();
   for (const line of text.split('\n').filter(Boolean)) {
     const [ref, at] = line.split(' ') as [string, string | undefined];

@@ -123,4 +123,20 @@ describe('factory clean', () => {
     // The user's branch and tree are as they were.
     expect(git(dir, 'status', '--porcelain')).toBe('');
   });
+
+  it('refuses bad input in one line (exit 2) before touching anything; a folder with no runs has nothing to clean', async () => {
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'factory-clean-empty-'));
+    try {
+      for (const args of [['--older-than', 'soon'], ['--keep', '-2'], ['everything']]) {
+        const bad = await runCli(['clean', ...args, '--cwd', folder]);
+        expect(bad.code, args.join(' ')).toBe(2);
+        expect(bad.stderr.trim().split('\n')).toHaveLength(1);
+      }
+      const empty = await runCli(['clean', '--cwd', folder, '--older-than', '0', '--keep', '0']);
+      expect(empty.code, empty.stderr).toBe(0);
+      expect(empty.stdout).toBe('nothing to clean (runs of any age, beyond the newest 0)\n');
+    } finally {
+      fs.rmSync(folder, { recursive: true, force: true });
+    }
+  });
 });
