@@ -2,7 +2,9 @@
 // grouped by category, resolving live from ○ planned to a spinner to ✓ ! ✗ –, with its detail and, under a
 // warning or a failure, its `fix:` hint dimmed; the live summary line; the key help. It reads the doctor
 // store, owns the screen's one clock and its one input hook (DOCTOR_KEYS), and asks the core through the
-// DoctorController. Every line truncates, so a narrow terminal never wraps a row. The composition root:
+// DoctorController. Every line truncates, so a narrow terminal never wraps a row; a short terminal shows a window
+// over the checklist (doctorScroll.ts) that the scroll keys move and that opens on the first problem. The
+// composition root:
 //   const store = createDoctorStore(initialDoctorState('command'));
 //   render(<DoctorScreen store={store} controller={{ rerun, close }} />, { exitOnCtrlC: false });
 //   void runDoctorInto(store, (hooks) => runDoctor(ctx, { only, quick, ...hooks }));
@@ -10,9 +12,9 @@
 import React from 'react';
 import { Box, Text } from 'ink';
 import { useStore } from 'zustand';
+import { doctorLines, doctorWindow, type DoctorLine } from '../state/doctorScroll.js';
 import {
   dispatchDoctorIntent,
-  doctorGroups,
   doctorMark,
   doctorModeOf,
   doctorProgressLine,
@@ -67,36 +69,68 @@ function CheckRow({ row, idWidth, now }: { row: DoctorRow; idWidth: number; now:
   const result = row.result;
   const optional = optionalNote(row);
   return (
-    <>
-      <Text wrap="truncate-end">
-        {INDENT}
-        <Mark row={row} now={now} /> {fitCell(row.id, idWidth)}
-        {'  '}
-        {result !== undefined ? (
-          <Text>
-            {result.detail}
-            <Text dimColor>{optional}</Text>
-          </Text>
-        ) : (
-          <Text dimColor>{row.status === 'pending' ? `${row.title} · ${WAITING_NOTE}` : `${row.title}…`}</Text>
-        )}
-      </Text>
-      {result?.fix !== undefined ? (
-        <Text wrap="truncate-end" dimColor>{`${INDENT}  ${' '.repeat(idWidth)}  fix: ${result.fix}`}</Text>
-      ) : null}
-    </>
+    <Text wrap="truncate-end">
+      {INDENT}
+      <Mark row={row} now={now} /> {fitCell(row.id, idWidth)}
+      {'  '}
+      {result !== undefined ? (
+        <Text>
+          {result.detail}
+          <Text dimColor>{optional}</Text>
+        </Text>
+      ) : (
+        <Text dimColor>{row.status === 'pending' ? `${row.title} · ${WAITING_NOTE}` : `${row.title}…`}</Text>
+      )}
+    </Text>
   );
+}
+
+function ChecklistLine({ line, idWidth, now }: { line: DoctorLine<DoctorRow>; idWidth: number; now: number }): React.JSX.Element {
+  if (line.kind === 'category') {
+    return (
+      <Text bold wrap="truncate-end">
+        {line.category}
+      </Text>
+    );
+  }
+  if (line.kind === 'fix') return <Text wrap="truncate-end" dimColor>{`${INDENT}  ${' '.repeat(idWidth)}  fix: ${line.fix}`}</Text>;
+  return <CheckRow row={line.row} idWidth={idWidth} now={now} />;
+}
+
+/**
+ * Lines of the screen around the checklist: the title, two gaps, the key help, the summary once rows exist, the
+ * status and crash lines when set, and one spare row: a frame as tall as the terminal makes Ink clear the whole
+ * screen on every spinner tick.
+ */
+export function doctorChrome(state: { rows: readonly DoctorRow[]; statusLine?: string; crash?: string }): number {
+  return 5 + (state.rows.length > 0 ? 1 : 0) + (state.statusLine !== undefined ? 1 : 0) + (state.crash !== undefined ? 1 : 0);
+}
+
+/** The checklist window's height on a terminal of `rows` (undefined: unknown, every line shown); never below 3. */
+export function doctorPage(rows: number | undefined, chrome: number): number | undefined {
+  return rows === undefined ? undefined : Math.max(3, rows - chrome);
+}
+
+/** Which lines a window shows, in the title: `lines 9–26 of 31`. */
+export function doctorWindowNote(first: number, shown: number, total: number): string {
+  return `lines ${first + 1}–${first + shown} of ${total}`;
 }
 
 export function DoctorScreen({ store, controller }: DoctorScreenProps): React.JSX.Element {
   const doctor = useStore(store);
-  const { columns } = useTerminalSize();
+  const { columns, rows: terminalRows } = useTerminalSize();
   const mode = doctorModeOf(doctor);
   const now = useClock(doctorSpinning(doctor), SPINNER_INTERVAL_MS);
+  const lines = doctorLines(doctor.rows);
+  const page = doctorPage(terminalRows, doctorChrome(doctor));
+  const { first, shown } = doctorWindow(lines, doctor.offset, page);
+  // Read at key time, like the table: a key pressed before React re-renders sees the window it moves.
+  const pageRef = React.useRef(page ?? lines.length);
+  pageRef.current = page ?? lines.length;
 
   useKeymap(
     () => DOCTOR_KEYS[store.getState().via][doctorModeOf(store.getState())],
-    (intent) => dispatchDoctorIntent(store, controller, intent),
+    (intent) => dispatchDoctorIntent(store, controller, intent, { page: pageRef.current }),
   );
 
   const idWidth = idColumnWidth(
@@ -109,18 +143,12 @@ export function DoctorScreen({ store, controller }: DoctorScreenProps): React.JS
       <Text wrap="truncate-end">
         <Text bold>factory</Text>
         <Text dimColor>{` · doctor${mode === 'running' ? ' · checking…' : ''}`}</Text>
+        {shown.length < lines.length ? <Text dimColor>{` · ${doctorWindowNote(first, shown.length, lines.length)}`}</Text> : null}
       </Text>
       <Box marginTop={1} flexDirection="column">
         {!started ? <Text dimColor>preparing the checks…</Text> : null}
-        {doctorGroups(doctor.rows).map((group) => (
-          <Box key={group.category} flexDirection="column">
-            <Text bold wrap="truncate-end">
-              {group.category}
-            </Text>
-            {group.rows.map((row) => (
-              <CheckRow key={row.id} row={row} idWidth={idWidth} now={now} />
-            ))}
-          </Box>
+        {shown.map((line, index) => (
+          <ChecklistLine key={first + index} line={line} idWidth={idWidth} now={now} />
         ))}
         {doctor.crash !== undefined ? (
           <Text color="red" wrap="truncate-end">{`the doctor could not run: ${doctor.crash}`}</Text>
@@ -137,7 +165,7 @@ export function DoctorScreen({ store, controller }: DoctorScreenProps): React.JS
             {doctor.statusLine}
           </Text>
         ) : null}
-        <KeyHelp table={DOCTOR_KEYS[doctor.via][mode]} />
+        <KeyHelp table={DOCTOR_KEYS[doctor.via][mode]} columns={columns} />
       </Box>
     </Box>
   );

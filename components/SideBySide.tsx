@@ -1,6 +1,6 @@
-// Two arms' patches in two columns, aligned by file and then by hunk: a hunk both arms made side by side (` = `),
-// hunks on the same base lines that differ face each other (` ≠ `), the rest on their own side with the other
-// column blank. The rows come from src/bon/overlap.ts `sideBySide(left, right)`, computed outside the views (a
+// Two arms' patches in two columns, aligned by file, by hunk and line by line (a diff of the two patches): a line
+// both arms show faces itself (` = `), a line changed on both sides faces its counterpart (` ≠ `), a line only one
+// arm has sits on its side with the other column blank. The rows come from src/bon/overlap.ts `sideBySide(left, right)`, computed outside the views (a
 // view may not reach src/bon); the shape it needs is spelled here and `Row` fits it.
 // Each column is cut to its width, never wrapped, so the two stay aligned; a patch is untrusted model text, so
 // every cell goes through `printableLine` before it is measured or drawn.
@@ -25,7 +25,7 @@ export interface SideBySideCell {
 export interface SideBySideLine {
   kind: SideBySideRow['kind'];
   left: SideBySideCell;
-  /** Three columns between the two: ` = ` same hunk, ` ≠ ` differing hunks, ` │ ` otherwise. */
+  /** Three columns between the two: ` = ` the same line, ` ≠ ` a line each arm wrote otherwise, ` │ ` otherwise. */
   gutter: string;
   right: SideBySideCell;
 }

@@ -93,7 +93,10 @@ const BON_COMPARE: KeyTable<BonIntent> = [
   { keys: ['s'], intent: 'side', help: 'compare' },
 ];
 
-const SCROLL: KeyTable<BonIntent> = [
+type ScrollIntent = 'up' | 'down' | 'page-up' | 'page-down' | 'top' | 'bottom';
+
+/** The scroll keys of every view that scrolls (a diff, a comparison, the doctor's checklist). */
+const SCROLL_KEYS: KeyTable<ScrollIntent> = [
   { keys: ['up', 'k'], intent: 'up', help: 'scroll' },
   { keys: ['down', 'j'], intent: 'down', help: 'scroll' },
   { keys: ['pageup'], intent: 'page-up', help: 'page' },
@@ -101,6 +104,8 @@ const SCROLL: KeyTable<BonIntent> = [
   { keys: ['g'], intent: 'top', help: 'top' },
   { keys: ['G'], intent: 'bottom', help: 'end' },
 ];
+
+const SCROLL: KeyTable<BonIntent> = SCROLL_KEYS;
 
 export const BON_KEYS: Readonly<Record<BonMode, KeyTable<BonIntent>>> = {
   running: [
@@ -166,11 +171,12 @@ export const BON_KEYS: Readonly<Record<BonMode, KeyTable<BonIntent>>> = {
  * Doctor checklist. Nothing it runs costs a token or holds a lock worth keeping, so leaving never asks.
  * Opened by `factory doctor`, q/esc/Ctrl-C quit; opened by `d` on the home screen, q/esc go back to the
  * runs and Ctrl-C quits the cockpit. `r` re-runs only once a pass is over (two passes would race on the
- * same probes and battery).
+ * same probes and battery). The checklist scrolls (it is taller than a 24-row terminal) while it runs and after.
  */
+const DOCTOR_SCROLL: KeyTable<DoctorIntent> = SCROLL_KEYS;
 const doctorTables = (close: Binding<DoctorIntent>[]): Readonly<Record<DoctorMode, KeyTable<DoctorIntent>>> => ({
-  running: close,
-  finished: [{ keys: ['r'], intent: 'rerun', help: 're-run' }, ...close],
+  running: [...DOCTOR_SCROLL, ...close],
+  finished: [...DOCTOR_SCROLL, { keys: ['r'], intent: 'rerun', help: 're-run' }, ...close],
   closing: [],
 });
 

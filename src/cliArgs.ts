@@ -33,6 +33,9 @@ const FLAG_SPECS = {
   strict: { type: 'boolean', default: false },
   layer: { type: 'string' },
   into: { type: 'string' },
+  'older-than': { type: 'string' },
+  keep: { type: 'number' },
+  'dry-run': { type: 'boolean', default: false },
   help: { type: 'boolean', default: false },
   version: { type: 'boolean', default: false },
 } as const satisfies Record<string, Spec>;

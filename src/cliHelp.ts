@@ -21,6 +21,9 @@ export const HELP = `
     $ factory runs                 recent runs from the trace
     $ factory show <adw_id>        a run's phases, attempts, sessions and motifs
     $ factory resume <adw_id>      continue a failed or interrupted run in its live session (same folder only)
+    $ factory clean                remove old runs' refs, patches, traces and worktree leftovers; never a
+                                   running run or the last harvest not applied [--older-than 14d] [--keep 20]
+                                   [--dry-run] [--json]
     $ factory demo [--dir <path>]  an offline run through the real pi and a scripted model (no key, no network)
 
   Options

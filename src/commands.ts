@@ -16,7 +16,7 @@ export type Prepared =
   | { kind: 'print'; stdout: string; exit: number };
 
 /** The commands that open a workspace from `--cwd` (or the current folder) as their first step. */
-const WORKSPACE_COMMANDS = new Set(['prompt', 'build', 'bon', 'apply', 'resume', 'runs', 'show']);
+const WORKSPACE_COMMANDS = new Set(['prompt', 'build', 'bon', 'apply', 'resume', 'runs', 'show', 'clean']);
 
 // Each command's modules are imported when it runs: start-up pays only for the command at hand.
 export async function prepareCommand(command: string | undefined, args: string[], flags: CommandFlags, interactive = false): Promise<Prepared> {
@@ -68,6 +68,11 @@ export async function prepareCommand(command: string | undefined, args: string[]
       const { showOutput } = await import('./commands/runs.js');
       const ws = await openWorkspace(flags);
       return { kind: 'print', stdout: await showOutput(ws.paths, args[0], flags.json), exit: 0 };
+    }
+    case 'clean': {
+      const { cleanArgs, cleanOutput } = await import('./commands/clean.js');
+      cleanArgs(args, flags); // bad input before the workspace opens
+      return { kind: 'print', stdout: await cleanOutput(await openWorkspace(flags), args, flags), exit: 0 };
     }
     case 'init': {
       if (args.length > 0) throw new UsageError('usage: factory init [--into <repo>] [--json]');

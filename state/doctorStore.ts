@@ -10,6 +10,7 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import { doctorCounts, doctorSummary, STATUS_MARK } from '../src/doctor/report.js';
 import { DOCTOR_CATEGORIES, type DoctorCategory, type DoctorResult, type DoctorSeverity, type DoctorStatus } from '../src/doctor/types.js';
+import { clampDoctorOffset, doctorLines, problemOffset } from './doctorScroll.js';
 import { errorText } from './errorText.js';
 import { stay, type Step } from './step.js';
 
@@ -49,6 +50,10 @@ export interface DoctorState {
   /** One line telling the user what their last key did. */
   statusLine?: string;
   closing: boolean;
+  /** The first checklist line the screen's window shows (doctorScroll.ts); the screen clamps it to its height. */
+  offset: number;
+  /** The user moved the window during this pass: its end no longer moves it to the first problem. */
+  scrolled: boolean;
 }
 
 export type DoctorAction =
@@ -59,6 +64,9 @@ export type DoctorAction =
   | { type: 'finished'; generation: number; results: readonly DoctorResult[] }
   | { type: 'crashed'; generation: number; message: string }
   | { type: 'rerun' }
+  /** Move the window by `by` lines, or to an end; `page` is the window's height, known to the screen. */
+  | { type: 'scroll'; by: number; page: number }
+  | { type: 'scroll_to'; to: 'top' | 'bottom'; page: number }
   /** Leave the doctor; `quit`: Ctrl-C from the home's doctor, which quits the cockpit. */
   | { type: 'close'; quit?: boolean };
 
@@ -68,7 +76,7 @@ export type DoctorEffect = { type: 'rerun' } | { type: 'close' } | { type: 'quit
 export type DoctorStep = Step<DoctorState, DoctorEffect>;
 
 export function initialDoctorState(via: DoctorVia = 'command'): DoctorState {
-  return { via, generation: 0, rows: [], finished: false, closing: false };
+  return { via, generation: 0, rows: [], finished: false, closing: false, offset: 0, scrolled: false };
 }
 
 function info(check: DoctorCheckInfo): DoctorCheckInfo {
@@ -102,7 +110,7 @@ export function reduceDoctor(state: DoctorState, action: DoctorAction): DoctorSt
   switch (action.type) {
     case 'begin':
       if (action.generation <= state.generation) return stay(state);
-      return stay({ ...cleared(state), generation: action.generation });
+      return stay({ ...cleared(state), generation: action.generation, scrolled: false });
     case 'planned':
       if (action.generation !== state.generation) return stay(state);
       return stay({
@@ -125,7 +133,9 @@ export function reduceDoctor(state: DoctorState, action: DoctorAction): DoctorSt
       // planned but not run (a selection narrower than the plan) are dropped.
       let rows: DoctorRow[] = state.rows.filter((row) => action.results.some((result) => result.id === row.id));
       for (const result of action.results) rows = upsert(rows, resolvedRow(result));
-      return stay({ ...state, rows, finished: true });
+      // The pass is in: the window opens on the first warning or failure, unless the user already moved it.
+      const offset = state.scrolled ? state.offset : problemOffset(doctorLines(rows));
+      return stay({ ...state, rows, finished: true, offset });
     }
     case 'crashed':
       if (action.generation !== state.generation) return stay(state);
@@ -134,6 +144,13 @@ export function reduceDoctor(state: DoctorState, action: DoctorAction): DoctorSt
       // Checks share probes and the battery; two passes at once would race, so `r` waits for the end.
       if (!state.finished) return stay({ ...state, statusLine: RERUN_REFUSED });
       return { state: { ...cleared(state), statusLine: undefined }, effect: { type: 'rerun' } };
+    case 'scroll':
+    case 'scroll_to': {
+      const total = doctorLines(state.rows).length;
+      const from = clampDoctorOffset(state.offset, total, action.page);
+      const target = action.type === 'scroll' ? from + action.by : action.to === 'top' ? 0 : total;
+      return stay({ ...state, offset: clampDoctorOffset(target, total, action.page), scrolled: true });
+    }
     case 'close':
       return {
         state: { ...state, closing: true, statusLine: state.via === 'command' ? 'quitting…' : undefined },
@@ -254,7 +271,13 @@ export interface DoctorController {
   quit?(): void;
 }
 
-export type DoctorIntent = 'rerun' | 'close' | 'quit';
+export type DoctorIntent = 'rerun' | 'close' | 'quit' | DoctorScrollIntent;
+export type DoctorScrollIntent = 'up' | 'down' | 'page-up' | 'page-down' | 'top' | 'bottom';
+
+/** What the screen knows that a scroll key needs: the height of its window (every line, when it shows them all). */
+export interface DoctorView {
+  page: number;
+}
 
 /**
  * The doctor's input modes:
@@ -290,15 +313,36 @@ export function runDoctorEffect(controller: DoctorController, effect: DoctorEffe
   }
 }
 
-const ACTION_OF: Readonly<Record<DoctorIntent, DoctorAction>> = {
-  rerun: { type: 'rerun' },
-  close: { type: 'close' },
-  quit: { type: 'close', quit: true },
-};
+/** The action of each intent; PgUp/PgDn keep one line of the last page in view. */
+function actionOf(intent: DoctorIntent, view: DoctorView): DoctorAction {
+  switch (intent) {
+    case 'rerun':
+      return { type: 'rerun' };
+    case 'close':
+      return { type: 'close' };
+    case 'quit':
+      return { type: 'close', quit: true };
+    case 'up':
+    case 'down':
+      return { type: 'scroll', by: intent === 'up' ? -1 : 1, page: view.page };
+    case 'page-up':
+    case 'page-down':
+      return { type: 'scroll', by: (intent === 'page-up' ? -1 : 1) * Math.max(1, view.page - 1), page: view.page };
+    case 'top':
+    case 'bottom':
+      return { type: 'scroll_to', to: intent, page: view.page };
+    default: {
+      const unreachable: never = intent;
+      throw new Error(`unknown doctor intent ${String(unreachable)}`);
+    }
+  }
+}
 
-/** Apply one doctor intent: the reducer decides, then its effect is run on the controller. */
-export function dispatchDoctorIntent(store: DoctorStore, controller: DoctorController, intent: DoctorIntent): void {
-  const action = ACTION_OF[intent];
-  if (action === undefined) throw new Error(`unknown doctor intent ${String(intent)}`);
-  runDoctorEffect(controller, store.getState().dispatch(action));
+/**
+ * Apply one doctor intent: the reducer decides, then its effect is run on the controller. `view`: the screen's
+ * window; without one (no screen measured it) the window is the whole checklist and scrolling moves nothing.
+ */
+export function dispatchDoctorIntent(store: DoctorStore, controller: DoctorController, intent: DoctorIntent, view?: DoctorView): void {
+  const page = view?.page ?? doctorLines(store.getState().rows).length;
+  runDoctorEffect(controller, store.getState().dispatch(actionOf(intent, { page })));
 }

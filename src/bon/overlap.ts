@@ -7,6 +7,7 @@
 // walked by their @@ line counts so a removed `-- x` line (`--- x`) is never taken for a header. A patch is
 // untrusted model text: nothing here sanitises it for a terminal, the views do (printableLine).
 
+import { alignLines } from './lineAlign.js';
 import { parsePatchHeaders } from './patchText.js';
 
 export interface Hunk {
@@ -251,14 +252,6 @@ function oldRange(hunk: Hunk): { start: number; end: number } | undefined {
   return { start, end: start + Math.max(1, count) };
 }
 
-/** Whether two hunks touch the same lines of the base; binary and header-only changes to one file always do. */
-function overlapping(a: Hunk, b: Hunk): boolean {
-  const ra = oldRange(a);
-  const rb = oldRange(b);
-  if (!ra || !rb) return !ra && !rb;
-  return ra.start < rb.end && rb.start < ra.end;
-}
-
 /** The lines a hunk shows: its header, then its body; a binary payload only by its first line (`literal 1234`). */
 function shownLines(hunk: Hunk): string[] {
   const binary = hunk.header.startsWith('GIT binary patch') || hunk.header.startsWith('Binary files ');
@@ -266,51 +259,79 @@ function shownLines(hunk: Hunk): string[] {
   return oldRange(hunk) ? [hunk.header, ...hunk.lines] : hunk.lines;
 }
 
-type Block = { kind: 'same' | 'both-differ'; left: Hunk; right: Hunk } | { kind: 'left'; left: Hunk } | { kind: 'right'; right: Hunk };
-
-const KIND_ORDER: Record<Block['kind'], number> = { same: 0, 'both-differ': 1, left: 2, right: 3 };
-
-/** One file's hunks from both sides: equal keys paired as 'same', overlapping leftovers as 'both-differ'. */
-function fileBlocks(left: readonly Hunk[], right: readonly Hunk[]): Block[] {
-  const rightByKey = new Map(right.map((h) => [h.key, h]));
-  const leftKeys = new Set(left.map((h) => h.key));
-  const blocks: Block[] = [];
-  const leftOnly: Hunk[] = [];
-  for (const h of left) {
-    const twin = rightByKey.get(h.key);
-    if (twin) blocks.push({ kind: 'same', left: h, right: twin });
-    else leftOnly.push(h);
-  }
-  const rightOnly = right.filter((h) => !leftKeys.has(h.key));
-  const paired = new Set<Hunk>();
-  for (const l of leftOnly) {
-    const r = rightOnly.find((candidate) => !paired.has(candidate) && overlapping(l, candidate));
-    if (r) {
-      paired.add(r);
-      blocks.push({ kind: 'both-differ', left: l, right: r });
-    } else blocks.push({ kind: 'left', left: l });
-  }
-  for (const r of rightOnly) if (!paired.has(r)) blocks.push({ kind: 'right', right: r });
-  // In the base file's order; a block's place is its left hunk's (its only hunk's for a one-sided block).
-  const at = (b: Block) => oldRange(b.kind === 'right' ? b.right : b.left)?.start ?? 0;
-  return blocks
-    .map((block, index) => ({ block, index }))
-    .sort((a, b) => at(a.block) - at(b.block) || KIND_ORDER[a.block.kind] - KIND_ORDER[b.block.kind] || a.index - b.index)
-    .map(({ block }) => block);
+/** Hunks of both sides that touch the same base lines (directly or through one another), in base order. */
+interface Cluster {
+  left: Hunk[];
+  right: Hunk[];
 }
 
-function blockRows(block: Block): Row[] {
-  if (block.kind === 'left') return shownLines(block.left).map((left) => ({ kind: 'left', left }));
-  if (block.kind === 'right') return shownLines(block.right).map((right) => ({ kind: 'right', right }));
-  const l = shownLines(block.left);
-  const r = shownLines(block.right);
-  return Array.from({ length: Math.max(l.length, r.length) }, (_, i) => ({ kind: block.kind, left: l[i], right: r[i] }));
+/**
+ * One file's hunks from both sides, clustered: text hunks by their overlapping base ranges (hunks of one patch never
+ * overlap, so a cluster pairs the two sides' takes on one place), binary and header-only changes (no range) in one
+ * cluster of their own, first.
+ */
+function fileClusters(left: readonly Hunk[], right: readonly Hunk[]): Cluster[] {
+  const unranged: Cluster = { left: left.filter((h) => !oldRange(h)), right: right.filter((h) => !oldRange(h)) };
+  const ranged = [...left.map((hunk) => ({ hunk, side: 'left' as const })), ...right.map((hunk) => ({ hunk, side: 'right' as const }))]
+    .flatMap((entry) => {
+      const range = oldRange(entry.hunk);
+      return range ? [{ ...entry, range }] : [];
+    })
+    .sort((a, b) => a.range.start - b.range.start || (a.side === b.side ? 0 : a.side === 'left' ? -1 : 1));
+  const clusters: Cluster[] = unranged.left.length + unranged.right.length > 0 ? [unranged] : [];
+  let current: (Cluster & { end: number }) | undefined;
+  for (const { hunk, side, range } of ranged) {
+    if (!current || range.start >= current.end) {
+      current = { left: [], right: [], end: range.end };
+      clusters.push(current);
+    }
+    current[side].push(hunk);
+    current.end = Math.max(current.end, range.end);
+  }
+  return clusters.map(({ left: l, right: r }) => ({ left: l, right: r }));
+}
+
+/**
+ * What a shown line is compared by: a hunk header by its base range and its new length (`@@ -37,7 +…,7`: the same
+ * place and size, though an earlier edit moved the new side), any other line by its text.
+ */
+function alignKey(line: string): string {
+  const m = HUNK_HEADER.exec(line);
+  return m ? `@@ -${m[1]},${m[2] ?? '1'} +${m[4] ?? '1'}` : line;
+}
+
+function clusterRows({ left, right }: Cluster): Row[] {
+  const l = left.flatMap(shownLines);
+  const r = right.flatMap(shownLines);
+  if (left.some((h) => !oldRange(h)) || right.some((h) => !oldRange(h))) {
+    // A binary or header-only change shows a stand-in for its content (a size, a mode): alike only when the keys are.
+    const kind = left.length > 0 && right.length > 0 ? (left.map((h) => h.key).join('\n') === right.map((h) => h.key).join('\n') ? 'same' : 'both-differ') : undefined;
+    if (kind === undefined) return left.length > 0 ? l.map((text) => ({ kind: 'left', left: text })) : r.map((text) => ({ kind: 'right', right: text }));
+    return Array.from({ length: Math.max(l.length, r.length) }, (_, i) => ({ kind, left: l[i], right: r[i] }));
+  }
+  const isHeader = (line: string | undefined) => line !== undefined && HUNK_HEADER.test(line);
+  return alignLines(l.map(alignKey), r.map(alignKey)).flatMap((line): Row[] => {
+    switch (line.kind) {
+      case 'same':
+        return [{ kind: 'same', left: l[line.left], right: r[line.right] }];
+      case 'changed':
+        // A hunk header never faces a body line: each keeps its own row.
+        if (isHeader(l[line.left]) !== isHeader(r[line.right])) return [{ kind: 'left', left: l[line.left] }, { kind: 'right', right: r[line.right] }];
+        return [{ kind: 'both-differ', left: l[line.left], right: r[line.right] }];
+      case 'left':
+        return [{ kind: 'left', left: l[line.left] }];
+      case 'right':
+        return [{ kind: 'right', right: r[line.right] }];
+    }
+  });
 }
 
 /**
  * Two patches as rows of two columns: files in path order (git writes them so), a file row naming the file on the
- * side(s) that touch it, then its hunks in base-line order: a hunk both made is one 'same' block, hunks on the same
- * base lines that differ one 'both-differ' block, the rest on their own side with the other column blank.
+ * side(s) that touch it, then its hunks in base-line order, those of both sides on the same base lines aligned line
+ * by line as a diff aligns them (lineAlign.ts): a line both arms show is 'same', lines between two such that differ
+ * face each other as 'both-differ', the longer side's surplus on its own side ('left' / 'right', the other column
+ * blank). A hunk only one arm made is all on its side.
  */
 export function sideBySide(left: string, right: string): Row[] {
   const byFile = (patch: string) => {
@@ -324,7 +345,7 @@ export function sideBySide(left: string, right: string): Row[] {
   const rows: Row[] = [];
   for (const file of files) {
     rows.push({ kind: 'file', left: l.has(file) ? file : undefined, right: r.has(file) ? file : undefined });
-    for (const block of fileBlocks(l.get(file) ?? [], r.get(file) ?? [])) rows.push(...blockRows(block));
+    for (const cluster of fileClusters(l.get(file) ?? [], r.get(file) ?? [])) rows.push(...clusterRows(cluster));
   }
   return rows;
 }

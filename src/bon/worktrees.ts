@@ -219,6 +219,23 @@ export async function sweepWorktrees(root: string, opts: { git?: GitOptions; env
 }
 
 /**
+ * The run folders of this repository that `sweepWorktrees` removes (their owner gone), and those it keeps because
+ * their run is alive (or in the making), by run name: what `factory clean --dry-run` says before anything goes.
+ */
+export function runFolders(root: string, env?: NodeJS.ProcessEnv): { leftover: Map<string, string>; live: Map<string, string> } {
+  const repoDir = path.join(worktreeBase(env), repoKey(root));
+  const leftover = new Map<string, string>();
+  const live = new Map<string, string>();
+  for (const run of entriesOf(repoDir)) {
+    const runDir = path.join(repoDir, run);
+    const owner = readOwner(runDir);
+    const fresh = !owner && Date.now() - fs.statSync(runDir).mtimeMs < FRESH_MS;
+    (fresh || (owner !== undefined && ownerAlive(owner)) ? live : leftover).set(run, runDir);
+  }
+  return { leftover, live };
+}
+
+/**
  * Runs of repositories that no longer exist (a deleted clone, a test's temp repo), their owner gone: no git knows
  * them any more, so their folders are removed as they are. A live owner, or a repository still there, keeps them
  * (that repository's own next run sweeps them through its git).

@@ -37,6 +37,10 @@ export interface CommandFlags {
   /** `--report md,junit` and where the files go. */
   report?: string;
   'report-dir'?: string;
+  /** clean: the age a run must have, the newest runs kept, say without removing. */
+  'older-than'?: string;
+  keep?: number;
+  'dry-run'?: boolean;
 }
 
 export const HARNESSES = ['pi', 'claude'];

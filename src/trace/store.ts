@@ -15,6 +15,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import type { RunEvent, RunEventType } from '../events.js';
 import type { WorkspacePaths } from '../paths.js';
 import { EventFolder } from './fold.js';
+import { forgetRunRows } from './forget.js';
 import { Ingestor } from './ingest.js';
 import { TraceQueries, type HarnessRow, type PhaseRow, type RunRow, type SessionRow } from './queries.js';
 import { listRunLogs, readRunLog, runLogPath, traceLayout, type TraceLayout } from './runLog.js';
@@ -337,6 +338,11 @@ class SqliteTraceStore implements TraceStore {
     const report = this.write(catchUp, failed, true);
     if (report.ok && !this.degradedFlag) this.unavailableWarned = false;
     return this.degradedFlag ? failed : report;
+  }
+
+  forgetRun(adwId: string, sessionIds: readonly string[]): boolean {
+    this.flush();
+    return this.write((c) => forgetRunRows(c.db, adwId, sessionIds), false, false);
   }
 
   // -- reads ----------------------------------------------------------------------------------------

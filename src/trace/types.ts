@@ -57,6 +57,11 @@ export interface TraceStore {
   sessionRows(adwId: string): SessionRow[];
   /** factory-obs lines of the run's sessions, joined to their phase (view harness_by_phase). */
   harnessRows(adwId: string, phase?: string): HarnessRow[];
+  /**
+   * Drop a run from the index (`factory clean`, once its raw files are gone): its run, phases and events, the ledger
+   * rows and harness lines of its sessions, and what was read of its run log and harness files. Never throws.
+   */
+  forgetRun(adwId: string, sessionIds: readonly string[]): boolean;
   /** `PRAGMA integrity_check`: "ok" for a sound database. */
   integrityCheck(): string;
   close(): void;

@@ -223,15 +223,69 @@ describe('sideBySide', () => {
       ['src/old.sql', undefined],
     ]);
     const kinds = rows.map((r) => r.kind).filter((k, i, all) => k !== all[i - 1]);
-    expect(kinds).toEqual(['file', 'both-differ', 'same', 'file', 'right', 'file', 'left']);
-    const differ = rows.filter((r) => r.kind === 'both-differ');
-    expect(differ[0]).toEqual({ kind: 'both-differ', left: '@@ -1,3 +1,6 @@', right: '@@ -1,5 +1,5 @@' });
+    expect(kinds).toEqual(['file', 'both-differ', 'left', 'same', 'both-differ', 'right', 'same', 'right', 'same', 'file', 'right', 'file', 'left']);
+    // The top of calc.js, where both arms changed something else: aligned line by line, the identical ones `same`.
+    expect(rows.slice(1, 11)).toEqual([
+      { kind: 'both-differ', left: '@@ -1,3 +1,6 @@', right: '@@ -1,5 +1,5 @@' },
+      { kind: 'left', left: '+// calc: tiny numbers' },
+      { kind: 'left', left: '+// (kept small)' },
+      { kind: 'left', left: "+'use strict';" },
+      { kind: 'same', left: ' export const v1 = 1;', right: ' export const v1 = 1;' },
+      { kind: 'both-differ', left: ' export const v2 = 2;', right: '-export const v2 = 2;' },
+      { kind: 'right', right: '+export const two = 2;' },
+      { kind: 'same', left: ' export const v3 = 3;', right: ' export const v3 = 3;' },
+      { kind: 'right', right: ' export const v4 = 4;' },
+      { kind: 'right', right: ' export const v5 = 5;' },
+    ]);
+    // The fix both made: its header is the same place and size (@@ -37,7 +…,7), though arm 1's new side moved by 3.
+    const fix = rows.find((r) => r.left?.startsWith('@@ -37,7'))!;
+    expect(fix.kind).toBe('same');
+    expect(fix.left).toMatch(/^@@ -37,7 \+40,7 @@/);
+    expect(fix.right).toMatch(/^@@ -37,7 \+37,7 @@/);
     const same = rows.filter((r) => r.kind === 'same');
-    expect(same[0]!.left).toMatch(/^@@ -37,7 \+40,7 @@/);
-    expect(same[0]!.right).toMatch(/^@@ -37,7 \+37,7 @@/);
     expect(same.some((r) => r.left === '+export const sum = (a, b) => a + b;' && r.right === r.left)).toBe(true);
     expect(rows.filter((r) => r.kind === 'left').every((r) => r.right === undefined)).toBe(true);
     expect(rows.filter((r) => r.kind === 'right').every((r) => r.left === undefined)).toBe(true);
+  });
+
+  it('aligns two hunks of different lengths on the same lines line by line: only what differs is marked', () => {
+    // Arm 1 fixes the sum and comments it (its hunk one line longer); arm 2 fixes it another way.
+    const left = armPatch({ 'src/calc.js': (t) => fixSum(t).replace('export const sum', '// sum them\nexport const sum') });
+    const right = armPatch({ 'src/calc.js': (t) => t.replace('(a, b) => a - b', '(a, b) => b + a') });
+    const rows = sideBySide(left, right);
+    expect(rows).toEqual([
+      { kind: 'file', left: 'src/calc.js', right: 'src/calc.js' },
+      { kind: 'both-differ', left: '@@ -37,7 +37,8 @@ export const v36 = 36;', right: '@@ -37,7 +37,7 @@ export const v36 = 36;' },
+      { kind: 'same', left: ' export const v37 = 37;', right: ' export const v37 = 37;' },
+      { kind: 'same', left: ' export const v38 = 38;', right: ' export const v38 = 38;' },
+      { kind: 'same', left: ' export const v39 = 39;', right: ' export const v39 = 39;' },
+      { kind: 'same', left: '-export const sum = (a, b) => a - b;', right: '-export const sum = (a, b) => a - b;' },
+      { kind: 'left', left: '+// sum them' },
+      { kind: 'both-differ', left: '+export const sum = (a, b) => a + b;', right: '+export const sum = (a, b) => b + a;' },
+      { kind: 'same', left: ' export const v41 = 41;', right: ' export const v41 = 41;' },
+      { kind: 'same', left: ' export const v42 = 42;', right: ' export const v42 = 42;' },
+      { kind: 'same', left: ' export const v43 = 43;', right: ' export const v43 = 43;' },
+    ]);
+  });
+
+  it('aligns one hunk with the two of the other arm on its lines; a hunk header never faces a body line', () => {
+    // Arm 1's edits of lines 40, 45 and 50 make one hunk (their contexts touch); arm 2's of 40 and 50, two.
+    const left = armPatch({ 'src/calc.js': (t) => renameV50(fixSum(t)).replace('export const v45 = 45;', 'export const v45 = 4.5;') });
+    const right = armPatch({ 'src/calc.js': (t) => renameV50(fixSum(t)) });
+    expect(parseHunks(left)).toHaveLength(1);
+    expect(parseHunks(right)).toHaveLength(2);
+    const rows = sideBySide(left, right).slice(1);
+    expect(rows[0]).toEqual({ kind: 'both-differ', left: '@@ -37,17 +37,17 @@ export const v36 = 36;', right: '@@ -37,7 +37,7 @@ export const v36 = 36;' });
+    expect(rows.slice(1, 9).every((r) => r.kind === 'same')).toBe(true);
+    expect(rows.slice(9, 14)).toEqual([
+      { kind: 'left', left: ' export const v44 = 44;' },
+      { kind: 'right', right: '@@ -47,7 +47,7 @@ export const v46 = 46;' },
+      { kind: 'left', left: '-export const v45 = 45;' },
+      { kind: 'left', left: '+export const v45 = 4.5;' },
+      { kind: 'left', left: ' export const v46 = 46;' },
+    ]);
+    expect(rows.slice(14).every((r) => r.kind === 'same')).toBe(true);
+    expect(rows.slice(14).map((r) => r.left)).toContain('+export const fifty = 50;');
   });
 
   it('shows a binary hunk by its header and size line, not its payload', () => {

@@ -195,8 +195,9 @@ describe('doctor keys', () => {
   });
 
   it('from the home screen, esc goes back and Ctrl-C quits (close when no quit is given)', () => {
-    expect(helpText(DOCTOR_KEYS.home.finished)).toBe('r re-run · q/esc back to runs · ctrl-c quit');
-    expect(helpText(DOCTOR_KEYS.command.running)).toBe('q/esc/ctrl-c quit');
+    const scroll = '↑/k/↓/j scroll · PgUp/PgDn page · g top · G end';
+    expect(helpText(DOCTOR_KEYS.home.finished)).toBe(`${scroll} · r re-run · q/esc back to runs · ctrl-c quit`);
+    expect(helpText(DOCTOR_KEYS.command.running)).toBe(`${scroll} · q/esc/ctrl-c quit`);
     const quitter = { ...recorder(), quit() { this.calls.push('quit'); } };
     const store = createDoctorStore(initialDoctorState('home'));
     press(store, quitter, 'ctrl+c');
@@ -205,6 +206,37 @@ describe('doctor keys', () => {
     const other = createDoctorStore(initialDoctorState('home'));
     press(other, closer, 'ctrl+c');
     expect(closer.calls).toEqual(['close']);
+  });
+
+  it('scroll keys move the window within the checklist, a page keeping one line in view; the end of a pass opens on its first problem', () => {
+    const store = createDoctorStore();
+    const controller = recorder();
+    const checks = Array.from({ length: 30 }, (_, i): DoctorCheckInfo => ({ id: `node.c${i}`, category: 'node', severity: 'required', title: `c${i}` }));
+    const { dispatch } = store.getState();
+    dispatch({ type: 'begin', generation: 1 });
+    dispatch({ type: 'planned', generation: 1, checks });
+    const results = checks.map((c, i) => result(c, i === 20 ? 'fail' : 'ok', 'x', i === 20 ? 'do this' : undefined));
+    dispatch({ type: 'finished', generation: 1, results });
+    // 1 heading, 30 rows, 1 fix: the failing row is line 21.
+    expect(store.getState().offset).toBe(21);
+    const key = (intent: Parameters<typeof dispatchDoctorIntent>[2]) => dispatchDoctorIntent(store, controller, intent, { page: 10 });
+    key('down');
+    expect(store.getState().offset).toBe(22); // the last window: 32 lines, 10 shown
+    key('down');
+    expect(store.getState().offset).toBe(22);
+    key('page-up');
+    expect(store.getState().offset).toBe(13);
+    key('top');
+    key('up');
+    expect(store.getState().offset).toBe(0);
+    key('page-down');
+    expect(store.getState().offset).toBe(9);
+    key('bottom');
+    expect(store.getState().offset).toBe(22);
+    expect(controller.calls).toEqual([]);
+    // Without a measured window the whole checklist is the page: nothing moves.
+    dispatchDoctorIntent(store, controller, 'top');
+    expect(store.getState().offset).toBe(0);
   });
 
   it('d on the home screen opens the doctor through the controller', () => {

@@ -182,6 +182,116 @@ describe('DoctorScreen', () => {
   });
 });
 
+/** A full pass the size of `factory doctor --quick` in a fresh repo: 22 checks, the only problem (a warning with its fix) near the top. */
+function fullPass(): DoctorResult[] {
+  const check = (category: DoctorCheckInfo['category'], name: string): DoctorCheckInfo => ({ id: `${category}.${name}`, category, severity: 'required', title: name });
+  const ok = (info: DoctorCheckInfo) => result(info, 'ok', `${info.id} fine`);
+  return [
+    ...['git', 'node', 'tmux', 'npm', 'claude'].map((n) => ok(check('tools', n))),
+    ok(check('pi', 'version')),
+    result(check('pi', 'models'), 'warn', 'no model answers: pi has no provider key', 'factory init'),
+    ok(check('pi', 'binary')),
+    ...['settings', 'rules', 'ext.a', 'ext.b', 'ext.c', 'ext.d', 'ext.e', 'ext.f'].map((n) => ok(check('node', n))),
+    ok(check('repo', 'gates')),
+    ok(check('repo', 'brief')),
+    ok(check('models', 'routes')),
+    ...['battery', 'lens', 'spot'].map((n) => ok(check('tests', n))),
+  ];
+}
+
+const PAGE_UP = '\u001B[5~';
+const PAGE_DOWN = '\u001B[6~';
+
+describe('DoctorScreen at 80×24', () => {
+  async function finishedAt80x24(): Promise<{ ui: InkHarness; store: DoctorStore }> {
+    const store = createDoctorStore();
+    const ui = await mount(store, recorder(), { columns: 80, rows: 24 });
+    const results = fullPass();
+    const { dispatch } = store.getState();
+    dispatch({ type: 'begin', generation: 1 });
+    dispatch({ type: 'planned', generation: 1, checks: results });
+    dispatch({ type: 'finished', generation: 1, results });
+    await ui.waitForFrame('21 ok, 1 warning');
+    return { ui, store };
+  }
+  const body = (ui: InkHarness) => ui.lines().slice(2, ui.lines().findIndex((l) => l.startsWith('21 ok')) - 1);
+
+  it('fits the terminal and opens on the first warning', async () => {
+    const { ui } = await finishedAt80x24();
+    // 22 rows, 6 headings and one fix line: 29 lines of checklist do not fit 24 rows with the chrome.
+    expect(ui.lines().length).toBeLessThan(24);
+    expect(body(ui)[0]).toMatch(/^ {2}! pi\.models\s+no model answers/);
+    expect(body(ui)[1]).toMatch(/fix: factory init$/);
+    expect(ui.lines()[0]).toBe('factory · doctor · lines 9–26 of 29');
+    expect(ui.lastFrame()).not.toContain('tools.git');
+    expect(ui.lastFrame()).not.toContain('tests.spot');
+    expect(ui.lastFrame()).toContain('↑/k/↓/j scroll · PgUp/PgDn page · g top · G end · r re-run · q/esc/ctrl-c quit');
+  });
+
+  it('scrolls with g, G, k, j, the arrows, PgUp and PgDn', async () => {
+    const { ui } = await finishedAt80x24();
+    const page = body(ui).length;
+    expect(page).toBe(24 - 6);
+    await ui.press('g');
+    await waitFor(() => body(ui)[0] === 'tools', { describe: () => ui.lastFrame() });
+    expect(body(ui)[1]).toMatch(/tools\.git/);
+    expect(ui.lastFrame()).not.toContain('tests.battery');
+    await ui.press('j');
+    await waitFor(() => /tools\.git/.test(body(ui)[0] ?? ''), { describe: () => ui.lastFrame() });
+    await ui.press(KEYS.down);
+    await waitFor(() => /tools\.node/.test(body(ui)[0] ?? ''), { describe: () => ui.lastFrame() });
+    await ui.press(KEYS.up);
+    await ui.press('k');
+    await waitFor(() => body(ui)[0] === 'tools', { describe: () => ui.lastFrame() });
+    await ui.press('k'); // already at the top
+    expect(body(ui)[0]).toBe('tools');
+    await ui.press(PAGE_DOWN);
+    // A page down from the top would start at the last line of the first page; the end comes sooner.
+    await waitFor(() => ui.lines()[0] === `factory · doctor · lines ${29 - page + 1}–29 of 29`, { describe: () => ui.lastFrame() });
+    await ui.press(PAGE_UP);
+    await waitFor(() => body(ui)[0] === 'tools', { describe: () => ui.lastFrame() });
+    await ui.press('G');
+    await waitFor(() => /tests\.spot/.test(body(ui).at(-1) ?? ''), { describe: () => ui.lastFrame() });
+    expect(ui.lines()[0]).toBe(`factory · doctor · lines ${29 - page + 1}–29 of 29`);
+    await ui.press('j'); // already at the end
+    expect(ui.lines()[0]).toBe(`factory · doctor · lines ${29 - page + 1}–29 of 29`);
+  });
+
+  it('a window the user moved during the pass stays where they put it; a re-run opens on the problem again', async () => {
+    const store = createDoctorStore();
+    const controller = recorder();
+    const ui = await mount(store, controller, { columns: 80, rows: 24 });
+    const results = fullPass();
+    const { dispatch } = store.getState();
+    dispatch({ type: 'begin', generation: 1 });
+    dispatch({ type: 'planned', generation: 1, checks: results });
+    await ui.waitForFrame('tools.git');
+    await ui.press('j');
+    await ui.press('j');
+    dispatch({ type: 'finished', generation: 1, results });
+    await ui.waitForFrame('21 ok, 1 warning');
+    expect(body(ui)[0]).toMatch(/tools\.node/);
+    await ui.press('r');
+    await waitFor(() => controller.calls.includes('rerun'));
+    dispatch({ type: 'begin', generation: 2 });
+    dispatch({ type: 'finished', generation: 2, results });
+    await waitFor(() => /pi\.models/.test(body(ui)[0] ?? ''), { describe: () => ui.lastFrame() });
+  });
+
+  it('a pass that fits the terminal shows every line and no window note', async () => {
+    const store = createDoctorStore();
+    const ui = await mount(store, recorder(), { columns: 80, rows: 24 });
+    const { dispatch } = store.getState();
+    dispatch({ type: 'begin', generation: 1 });
+    dispatch({ type: 'finished', generation: 1, results: PLAN.map((c) => result(c, 'warn', 'meh', 'fix it')) });
+    await ui.waitForFrame('0 ok, 4 warnings');
+    expect(ui.lines()[0]).toBe('factory · doctor');
+    expect(body(ui)[0]).toBe('tools');
+    await ui.press('G');
+    expect(body(ui)[0]).toBe('tools');
+  });
+});
+
 describe('HomeScreen: d opens the doctor', () => {
   it('calls the controller', async () => {
     const calls: string[] = [];

@@ -6,7 +6,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { OverlapView, overlapLines, overlapTitle } from '../../components/OverlapView.js';
 import { SideBySide, sideBySideLines, sideColumnWidth } from '../../components/SideBySide.js';
 import { armOverlap, sideBySide } from '../../src/bon/overlap.js';
-import { renderInk, type InkHarness } from '../helpers/ink.js';
+import { BonScreen } from '../../components/BonScreen.js';
+import type { BonController } from '../../state/controller.js';
+import { createBonStore } from '../../state/bonStore.js';
+import { eventsThrough } from '../helpers/bonEvents.js';
+import { renderInk, waitFor, type InkHarness } from '../helpers/ink.js';
 import { displayWidth } from '../../src/text.js';
 
 // Colours on, whatever runs the tests: the hostile-patch check must see the frame as a colour terminal gets it.
@@ -200,5 +204,52 @@ describe('SideBySide', () => {
   it('says so when neither arm changed anything', async () => {
     const ui = await mount(<SideBySide left={{ arm: 1 }} right={{ arm: 2 }} rows={sideBySide('', '')} height={5} columns={60} offset={0} />, 60);
     expect(ui.lines()).toEqual(['── arm 1 ⟷ arm 2 · lines 0–0 of 0', '(neither arm changed anything)']);
+  });
+});
+
+describe('s on the arms board: two arms whose hunks differ in length', () => {
+  // Arm 1 comments its fix (one line more), arm 2 fixes the sum another way: the same base lines.
+  const ARM_1 = patch([`@@ -37,7 +37,8 @@ export const v36 = 36;`, ...context(37, 3), '-export const sum = (a, b) => a - b;', '+// sum them', '+export const sum = (a, b) => a + b;', ...context(41, 3)]);
+  const ARM_2 = patch([`@@ -37,7 +37,7 @@ export const v36 = 36;`, ...context(37, 3), '-export const sum = (a, b) => a - b;', '+export const sum = (a, b) => b + a;', ...context(41, 3)]);
+
+  it('through the real store and Ink: identical lines `=`, the changed one `≠`, the extra line alone, the rest in step', async () => {
+    const store = createBonStore();
+    const events = eventsThrough('harvested');
+    const shift = Date.now() - Math.max(...events.map((e) => e.ts));
+    for (const event of events) store.getState().apply({ ...event, ts: event.ts + shift });
+    const patches: Record<number, string> = { 1: ARM_1, 2: ARM_2, 3: '' };
+    const controller: BonController = {
+      abort: () => {},
+      quit: () => {},
+      abortArm: () => {},
+      cloneArm: () => {},
+      apply: () => {},
+      raiseArm: () => {},
+      confirmFanOut: () => {},
+      steerArm: () => {},
+      readPatch: (arm) => Promise.resolve(patches[arm] ?? ''),
+    };
+    const ui = await mount(<BonScreen store={store} controller={controller} />, 100);
+    await ui.waitForFrame('proposal:');
+    await ui.press('s');
+    await ui.waitForFrame(/arm 1 ⟷ arm 2/);
+    await waitFor(() => ui.lastFrame().includes('+// sum them'), { describe: () => ui.lastFrame() });
+    const width = sideColumnWidth(100);
+    const gutterOf = (start: string) => {
+      const line = ui.lines().find((l) => l.startsWith(start));
+      if (line === undefined) throw new Error(`no line starts with ${start}:\n${ui.lastFrame()}`);
+      // lines() drops trailing spaces: a blank right column leaves the gutter's last space off.
+      return { gutter: line.slice(at(line, width), at(line, width) + 3).trim(), right: line.slice(at(line, width) + 3).trim() };
+    };
+    for (const same of [' export const v37', ' export const v39', '-export const sum', ' export const v41', ' export const v43']) {
+      expect(gutterOf(same).gutter, same).toBe('=');
+    }
+    // The headers differ in the new side's length: that is marked too.
+    expect(gutterOf('@@ -37,7 +37,8 @@')).toEqual({ gutter: '≠', right: '@@ -37,7 +37,7 @@ export const v36 = 36;' });
+    expect(gutterOf('+// sum them')).toEqual({ gutter: '│', right: '' });
+    expect(gutterOf('+export const sum = (a, b) => a + b;')).toEqual({ gutter: '≠', right: '+export const sum = (a, b) => b + a;' });
+    // In step after the extra line: every context line faces itself.
+    expect(gutterOf(' export const v42').right).toBe('export const v42 = 42;');
+    expect(ui.lines().filter((l) => l.includes(' ≠ '))).toHaveLength(2);
   });
 });
