@@ -83,34 +83,6 @@ export function plainText(text: string): string {
   return plain.replace(CONTROL_CHARS, '');
 }
 
-/**
- * What a gate command's environment says about colour: none. The runners of the usual stacks read one of these
- * (NO_COLOR, FORCE_COLOR=0 for chalk/supports-color and node's own, npm's `color` config, CLICOLOR, Python's
- * and cargo's); CLICOLOR_FORCE, which overrides CLICOLOR, is removed. The rest of the user's environment is left
- * as it is — in particular CI is not set: it changes what a suite does, not only how it prints (jest refuses to
- * write snapshots, suites skip or retry tests), and TERM is kept for the tools that need one. A runner that
- * colours anyway is read through plainText.
- */
-export const NO_COLOUR_ENV: Readonly<Record<string, string>> = {
-  NO_COLOR: '1',
-  FORCE_COLOR: '0',
-  NODE_DISABLE_COLORS: '1',
-  npm_config_color: 'false',
-  CLICOLOR: '0',
-  PY_COLORS: '0',
-  CARGO_TERM_COLOR: 'never',
-};
-
-/** `base` with the no-colour variables (and without the ones that force colour). */
-export function withoutColour(base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(base)) {
-    if (name === 'CLICOLOR_FORCE' || /^npm_config_color$/i.test(name)) continue; // npm reads its config names in any case
-    env[name] = value;
-  }
-  return { ...env, ...NO_COLOUR_ENV };
-}
-
 /** Whether `target` is `root` or lies under it (both absolute). */
 function inside(root: string, target: string): boolean {
   const rel = path.relative(root, target);
@@ -301,7 +273,9 @@ export function commandGate(cmd: GateCommand, opts: CommandGateOptions = {}): (e
     const tail = new OutputTail();
     const out = await runToEnd('bash', ['--norc', '--noprofile', '-c', cmd.run], {
       cwd,
-      env: withoutColour(opts.env ?? process.env),
+      // The user's environment as it is: a variable that quiets colour (NO_COLOR, FORCE_COLOR=0…) changes what a
+      // suite that asserts colour does, not only how it prints. Colour is read out of the output afterwards (plainText).
+      env: opts.env ?? process.env,
       runTag: opts.runTag,
       timeoutMs: cmd.timeoutMs,
       signal: opts.signal,
