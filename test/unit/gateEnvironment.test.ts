@@ -87,7 +87,7 @@ describe('a gate\'s environment', () => {
     expect(green.ok, green.motif).toBe(true);
 
     // The same suite in a shell that asks for no colour: red in both, and the gate's motif is read as plain text.
-    const quiet = { ...env, NO_COLOR: '1' };
+    const quiet: NodeJS.ProcessEnv = { ...env, NO_COLOR: '1' };
     delete quiet.FORCE_COLOR;
     expect(plainShell(run, dir, quiet)).toBe(false);
     const red = await commandGate({ run, cwd: dir, timeoutMs: 60_000 }, { env: quiet })();
