@@ -22,6 +22,8 @@ export interface GateReport {
    * machine's failure, not a test result. No baseline excuses it; bon and build stop on it (exit 2).
    */
   outcome?: 'setup';
+  /** What to do about a setup failure, in one sentence (also the end of its motif). */
+  fix?: string;
 }
 
 export interface GateCommand {
@@ -287,7 +289,7 @@ function setupFailure(run: string, code: number | null, output: string, lookup: 
 
 function setupReport(run: string, what: string, fix: string, output: string, start: number): GateReport {
   const motif = `${describeCommand(run)} cannot run: ${what} — ${fix}`;
-  return { gate: run, ok: false, outcome: 'setup', motif: fit(plainText(motif).replace(/\s*\n\s*/g, ' '), MOTIF_MAX), seconds: elapsed(start), outputTail: output };
+  return { gate: run, ok: false, outcome: 'setup', fix, motif: fit(plainText(motif).replace(/\s*\n\s*/g, ' '), MOTIF_MAX), seconds: elapsed(start), outputTail: output };
 }
 
 /** A gate that runs one payload command with `bash -c` in its folder: green when it exits 0 in time. */

@@ -188,7 +188,7 @@ export interface SetupProblem {
 /** The command line with `program` (as a word) replaced by `by`. */
 function replaced(run: string, program: string, by: string): string {
   const escaped = program.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  return run.replace(new RegExp(`(^|[\\s;&|(])${escaped}(?=$|[\\s;&|)])`), `$1${by}`);
+  return run.replace(new RegExp(`(^|[\\s;&|('"])${escaped}(?=$|[\\s;&|)'"])`), `$1${by}`);
 }
 
 /** Where a gate's command is written, for the fix (`payload.commands[0] in adws/adw_config/factory.config.yaml`). */
