@@ -264,7 +264,7 @@ function seconds(ms: number): string {
  * (`sh: 1: mocha: not found`), `Permission denied` of a file that is no program, make's recipe (`make: pythn: No such
  * file or directory`); Python's `-m` of a module it does not have (`/usr/bin/python3: No module named pytest`).
  */
-const CANNOT_RUN = /^(?:\S*\/)?(?:ba|da|k|z)?sh: (?:line \d+: |\d+: )?(.+?): (command not found|not found|Permission denied)$|^make(?:\[\d+\])?: (.+?): (No such file or directory)$/m;
+const CANNOT_RUN = /^(?:\S*\/)?(?:ba|da|k|z)?sh: (?:line \d+: |\d+: )?(\S+): (command not found|not found|Permission denied)$|^make(?:\[\d+\])?: (\S+): (No such file or directory)$/m;
 const NO_MODULE = /^(\S*python[\d.]*): No module named (\S+)$/m;
 
 /** Why a red run of `run` is a setup failure (its program could not run), with the fix; undefined when it is a test result. */

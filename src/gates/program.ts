@@ -67,17 +67,34 @@ export function simpleCommands(run: string): string[][] {
   return commands;
 }
 
-/** The programs a command line starts, in order, as written (a word bash would expand is left out: unknowable here). */
+/**
+ * Builtins after which the lookup is no longer the gate's: another folder (`cd`), another PATH (`export PATH=…`),
+ * functions or aliases defined, a file sourced, a command built at run time. What follows is known only when it runs.
+ */
+const CHANGES_LOOKUP = new Set(['cd', 'pushd', 'popd', 'source', '.', 'eval', 'export', 'declare', 'typeset', 'local', 'readonly', 'hash', 'alias', 'set', 'shopt', 'enable', 'builtin']);
+/** A shell function defined in the command line (`f() { …; }`, `function f`): its calls are no program. */
+const DEFINES_FUNCTION = /(^|[\s;&|(])(function\s+[\w-]+|[\w-]+\s*\(\s*\))/;
+
+/**
+ * The programs a command line starts, in order, as written, up to where the lookup stops being the gate's (a `cd`,
+ * an `export PATH=…`); a word bash would expand is left out, and so is a command run with its own PATH.
+ */
 export function gatePrograms(run: string): string[] {
   const programs: string[] = [];
+  if (DEFINES_FUNCTION.test(run)) return programs;
   for (const words of simpleCommands(run)) {
     let i = 0;
+    let ownPath = false;
+    if (words.every((w) => /^[A-Za-z_][A-Za-z0-9_]*=/.test(w)) && words.some((w) => w.startsWith('PATH='))) return programs;
     while (i < words.length) {
       const w = words[i]!;
       if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(w) || /^[<>0-9&]*[<>]/.test(w)) {
+        if (w.startsWith('PATH=')) ownPath = true;
         i += 1; // an assignment or a redirection before the command
         continue;
       }
+      if (ownPath) break; // `PATH=… prog`: looked up on a PATH of its own
+      if (CHANGES_LOOKUP.has(w)) return programs;
       if (NOT_A_COMMAND.has(w)) break;
       if (KEYWORDS.has(w)) {
         i += 1;
@@ -86,6 +103,7 @@ export function gatePrograms(run: string): string[] {
       if (w !== '[' && /[$`*?[\]{}~]/.test(w)) break; // expanded by bash: what it names is known only when it runs
       if (!programs.includes(w)) programs.push(w);
       if (!WRAPPERS.has(w)) break;
+      if (w === 'env' && words.slice(i + 1).some((x) => x.startsWith('PATH=') || x === '-i' || x === '-u')) break; // env's own PATH
       i += 1;
       // The wrapper's options and arguments before the program: `env -i A=1 prog`, `timeout 60 prog`, `nice -n 5 prog`.
       while (i < words.length && (/^-/.test(words[i]!) || /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i]!) || (w === 'timeout' && /^\d/.test(words[i]!)) || (w === 'nice' && words[i - 1] === '-n'))) i += 1;

@@ -31,8 +31,15 @@ describe('gatePrograms', () => {
   it('names the programs a command line starts, past assignments, keywords, wrappers and operators', () => {
     expect(gatePrograms('python -m pytest')).toEqual(['python']);
     expect(gatePrograms('CI=1 FOO="a b" npm test && make lint; ./run.sh | tee out')).toEqual(['npm', 'make', './run.sh', 'tee']);
-    expect(gatePrograms('cd sub && timeout 60 node --test')).toEqual(['cd', 'timeout', 'node']);
-    expect(gatePrograms('env -i A=1 uv run pytest')).toEqual(['env', 'uv']);
+    expect(gatePrograms('timeout 60 node --test && nice -n 5 make')).toEqual(['timeout', 'node', 'nice', 'make']);
+    expect(gatePrograms('env A=1 uv run pytest')).toEqual(['env', 'uv']);
+    // Where the lookup stops being the gate's: another folder, another PATH, a function of the command line.
+    expect(gatePrograms('npm ci && cd sub && ./run.sh')).toEqual(['npm']);
+    expect(gatePrograms('export PATH="$PWD/bin:$PATH"; mytool')).toEqual([]);
+    expect(gatePrograms('PATH=./bin:$PATH; mytool')).toEqual([]);
+    expect(gatePrograms('PATH=./bin mytool && make')).toEqual(['make']);
+    expect(gatePrograms('env -i PATH=/opt/bin prog')).toEqual(['env']);
+    expect(gatePrograms('t() { pytest "$@"; }; t -q')).toEqual([]);
     expect(gatePrograms('for f in a b; do echo "$f"; done')).toEqual(['echo']);
     expect(gatePrograms('if [ -f x ]; then "my tool" --flag; fi # pythn')).toEqual(['[', 'my tool']);
     expect(gatePrograms('$PYTHON -m pytest')).toEqual([]);
@@ -124,5 +131,22 @@ describe('the roster file the fixes name', () => {
   it('is the roster\'s own', async () => {
     const { ROSTER_FILE } = await import('../../src/roster.js');
     expect(gatePreflight([{ run: 'pythn', cwd: dir }], env)).toContain(` in ${ROSTER_FILE}`);
+  });
+});
+
+describe('what is no setup failure', () => {
+  it('a test whose own redirection is refused (`sh: 1: cannot create /x: Permission denied`) is a test result', async () => {
+    const report = await commandGate({ run: "echo 'sh: 1: cannot create /x: Permission denied' >&2; exit 2", cwd: dir, timeoutMs: 10_000 }, { env })();
+    expect(report.ok).toBe(false);
+    expect(report.outcome).toBeUndefined();
+  });
+});
+
+describe('make, whose recipe runs a missing program', () => {
+  it('is a setup failure naming the program', async () => {
+    fs.writeFileSync(path.join(dir, 'Makefile'), 'test:\n\tpythn -m pytest\n');
+    const report = await commandGate({ run: 'make test', cwd: dir, timeoutMs: 10_000 })();
+    expect(report.outcome).toBe('setup');
+    expect(report.motif).toMatch(/^`make test` cannot run: pythn: (No such file or directory|command not found|not found) — /);
   });
 });
