@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { runToEnd } from './process/run.js';
-import { missingProgram, setupFix, type ProgramLookup } from './gates/program.js';
+import { setupFailure } from './gates/program.js';
 import { displayWidth, fit, fitStart } from './text.js';
 
 export interface GateReport {
@@ -257,34 +257,6 @@ function commandMotif(run: string, how: string, output: string): string {
 
 function seconds(ms: number): string {
   return ms >= 1000 ? `${Math.round(ms / 100) / 10} s` : `${ms} ms`;
-}
-
-/**
- * How a shell says it cannot run a program: bash (`bash: line 1: pythn: command not found`), dash and npm's scripts
- * (`sh: 1: mocha: not found`), `Permission denied` of a file that is no program, make's recipe (`make: pythn: No such
- * file or directory`); Python's `-m` of a module it does not have (`/usr/bin/python3: No module named pytest`).
- */
-const CANNOT_RUN = /^(?:\S*\/)?(?:ba|da|k|z)?sh: (?:line \d+: |\d+: )?(\S+): (command not found|not found|Permission denied)$|^make(?:\[\d+\])?: (\S+): (No such file or directory)$/m;
-const NO_MODULE = /^(\S*python[\d.]*): No module named (\S+)$/m;
-
-/** Why a red run of `run` is a setup failure (its program could not run), with the fix; undefined when it is a test result. */
-function setupFailure(run: string, code: number | null, output: string, lookup: ProgramLookup): { what: string; fix: string } | undefined {
-  const said = CANNOT_RUN.exec(output);
-  if (said) {
-    const program = (said[1] ?? said[3])!;
-    const how = (said[2] ?? said[4])!;
-    const fix = how === 'Permission denied' ? `make ${program} executable (chmod +x), or run it through its interpreter` : setupFix(run, program, lookup);
-    return { what: `${program}: ${how}`, fix };
-  }
-  const module = NO_MODULE.exec(output);
-  if (module) {
-    const python = path.basename(module[1]!);
-    return { what: `${python} has no module ${module[2]}`, fix: `install ${module[2]} for ${python} (${python} -m pip install ${module[2]}), or run the tests in the project's environment (uv run, poetry run, a virtualenv's python)` };
-  }
-  if (code !== 127 && code !== 126) return undefined;
-  const missing = missingProgram(run, lookup);
-  if (missing) return { what: `${missing.program} ${missing.problem}`, fix: missing.fix };
-  return { what: code === 127 ? 'a program it runs was not found (exit 127)' : 'a program it runs is not executable (exit 126)', fix: 'install what it runs, or correct the command' };
 }
 
 function setupReport(run: string, what: string, fix: string, output: string, start: number): GateReport {

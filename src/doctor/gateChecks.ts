@@ -5,7 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { childEnv } from '../env.js';
-import { gateWhere, missingProgram } from '../gates/program.js';
+import { gateWhere, missingProgram, simpleCommands } from '../gates/program.js';
+import { runToEnd } from '../process/run.js';
 import { treeState } from '../git.js';
 import { gateCommands, setupCommand, type Roster } from '../roster.js';
 import type { CheckResult, DoctorCheck, DoctorContext } from './types.js';
@@ -19,15 +20,32 @@ function gatesEnv(ctx: DoctorContext): NodeJS.ProcessEnv {
  * The first gate (or `payload.setup`) of the roster whose program cannot start here, as a failed row with the fix;
  * undefined when each can (or what it runs is only known when it runs).
  */
-export function unrunnableGate(ctx: DoctorContext, roster: Roster, rosterName: string): CheckResult | undefined {
+export async function unrunnableGate(ctx: DoctorContext, roster: Roster, rosterName: string): Promise<CheckResult | undefined> {
   const env = gatesEnv(ctx);
   const setup = setupCommand(ctx.root, roster);
   const all = [...(setup ? [{ cmd: setup, where: `payload.setup in ${rosterName}` }] : []), ...gateCommands(ctx.root, roster).map((cmd, i) => ({ cmd, where: gateWhere(i).replace(/ in .*$/, ` in ${rosterName}`) }))];
   for (const { cmd, where } of all) {
     const problem = missingProgram(cmd.run, { cwd: cmd.cwd, env }, where);
     if (problem) return { status: 'fail', detail: `\`${cmd.run}\`: ${problem.program} ${problem.problem} — the gate cannot run, so it would verify nothing`, fix: problem.fix };
+    const missing = await missingPythonModule(cmd, env, ctx.probeTimeoutMs ?? 10_000);
+    if (missing) {
+      return {
+        status: 'fail',
+        detail: `\`${cmd.run}\`: ${missing.python} has no module ${missing.module} — the gate cannot run, so it would verify nothing`,
+        fix: `install ${missing.module} for ${missing.python} (${missing.python} -m pip install ${missing.module}), or run it in the project's environment (uv run, poetry run, a virtualenv's python) in ${where}`,
+      };
+    }
   }
   return undefined;
+}
+
+/** `python3 -m pytest` whose interpreter cannot find the module (asked of that interpreter, in the gate's folder). */
+async function missingPythonModule(cmd: { run: string; cwd: string }, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<{ python: string; module: string } | undefined> {
+  const words = simpleCommands(cmd.run).find((w) => /(^|\/)python[\d.]*$/.test(w[0] ?? '') && w[1] === '-m' && w[2]);
+  if (!words) return undefined;
+  const [python, , module] = words as [string, string, string];
+  const asked = await runToEnd(python, ['-c', 'import importlib.util, sys; sys.exit(0 if importlib.util.find_spec(sys.argv[1]) else 3)', module], { cwd: cmd.cwd, env, timeoutMs, keepOutput: false });
+  return asked.code === 3 ? { python: path.basename(python), module } : undefined;
 }
 
 function rosterOf(ctx: DoctorContext): Roster | undefined {

@@ -30,7 +30,7 @@ function gatesCheck(): DoctorCheck {
       if (placeholder >= 0) {
         return { status: 'fail', detail: `payload.commands[${placeholder}] is factory init's placeholder (it always fails)`, fix: `set payload.commands[${placeholder}].run to your test command in ${rosterName(ctx, roster)}` };
       }
-      const unrunnable = unrunnableGate(ctx, roster, rosterName(ctx, roster));
+      const unrunnable = await unrunnableGate(ctx, roster, rosterName(ctx, roster));
       if (unrunnable) return unrunnable;
       const where = roster.payload.dir === '.' ? '' : ` in ${roster.payload.dir}`;
       return { status: 'ok', detail: `${commands.map((c) => c.run).join(' · ')}${where}` };

@@ -57,6 +57,17 @@ describe('doctor: can the gates run here', () => {
     });
   });
 
+  it('python3 -m of a module that interpreter lacks fails repo.gates, with the fix', async () => {
+    commit({ 'adws/adw_config/factory.config.yaml': roster('python3 -m no_such_runner_xyz -q') });
+    expect((await rows())['repo.gates']).toMatchObject({
+      status: 'fail',
+      detail: '`python3 -m no_such_runner_xyz -q`: python3 has no module no_such_runner_xyz — the gate cannot run, so it would verify nothing',
+      fix: expect.stringMatching(/^install no_such_runner_xyz for python3 \(python3 -m pip install no_such_runner_xyz\), or run it in the project's environment .* in payload\.commands\[0\] in adws\/adw_config\/factory\.config\.yaml$/),
+    });
+    commit({ 'adws/adw_config/factory.config.yaml': roster('python3 -m json.tool --help') });
+    expect((await rows())['repo.gates']?.status).toBe('ok');
+  });
+
   it('a typo (pythn) is named too; a gate whose programs are all here is ok', async () => {
     commit({ 'adws/adw_config/factory.config.yaml': roster('pythn -m pytest') });
     expect((await rows())['repo.gates']).toMatchObject({ status: 'fail', fix: 'python3 is on PATH: use `python3 -m pytest` in payload.commands[0] in adws/adw_config/factory.config.yaml' });
