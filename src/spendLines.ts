@@ -25,7 +25,8 @@ export function baselineWarning(event: Extract<RunEvent, { type: 'baseline' }>):
   const red = event.gates.filter((g) => !g.ok);
   if (red.length === 0) return undefined;
   const which = red.length === 1 ? 'this gate' : `these ${red.length} gates`;
-  return `RED ON HEAD before any arm: nothing will be verified by ${which} (an arm that fails it the same way is not held to it): ${red[0]!.motif ?? red[0]!.gate}`;
+  // The motif before the explanation: a narrow board cuts the end of the line.
+  return `RED ON HEAD before any arm, nothing will be verified by ${which}: ${red[0]!.motif ?? red[0]!.gate} (an arm that fails it the same way is not held to it)`;
 }
 
 export function spendLine(tag: string, event: SpendEvent): string {
