@@ -95,3 +95,17 @@ describe('doctor: can the gates run here', () => {
     expect(row?.detail).toMatch(/cannot run: pythn: command not found/);
   });
 });
+
+describe('factory doctor --gates, headless', () => {
+  it('the flag reaches the check: its row is in the output, and the doctor fails on a gate red on HEAD', async () => {
+    const { doctorHeadless } = await import('../../src/commands/doctor.js');
+    const { parseCli } = await import('../../src/cliArgs.js');
+    commit({ 'adws/adw_config/factory.config.yaml': roster('python3 check.py'), 'check.py': 'raise SystemExit("FAIL codes")\n' });
+    expect(parseCli(['doctor', '--gates']).flags.gates).toBe(true);
+    const out = await doctorHeadless(['repo.gates'], { cwd: repo, retries: 2, ui: false, json: false, gates: true });
+    expect(out.stdout).toMatch(/✗ repo\.gates\.head\s+`python3 check\.py` is red on HEAD [0-9a-f]{8}: .*FAIL codes/);
+    expect(out.exit).toBe(1);
+    const without = await doctorHeadless(['repo.gates'], { cwd: repo, retries: 2, ui: false, json: false });
+    expect(without.stdout).not.toContain('repo.gates.head');
+  });
+});
