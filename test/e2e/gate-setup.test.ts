@@ -69,6 +69,20 @@ describe('a gate that cannot run (real pi, scripted model, built CLI)', () => {
     expect(b.model.requests).toHaveLength(0);
   });
 
+  it('build whose gate runs a missing program further in: the builder is not sent back, exit 2 with the command and the fix', async () => {
+    const b = bench!;
+    withGate(b, "bash -c 'pythn -m pytest'");
+    const out = await runCli(['build', 'specs/farewell.md', '--no-ui', '--model', 'scripted/beta', '--json'], { cwd: b.repo, env: { ...b.env, CI: 'true' }, timeoutMs: 90_000 });
+    expect(out.code, out.stderr).toBe(2);
+    const evs = events(out.stdout);
+    const failed = evs.find((e): e is Extract<RunEvent, { type: 'phase_failed' }> => e.type === 'phase_failed')!;
+    expect(failed.phase).toBe('gates');
+    expect(failed.motif).toMatch(/^`bash -c 'pythn -m pytest'` cannot run: pythn: command not found — \S+ is on PATH: use `bash -c '\S+ -m pytest'`/);
+    // One build attempt: a machine that cannot run the gate is not the builder's to mend.
+    expect(evs.filter((e) => e.type === 'attempt_started' && e.phase === 'build')).toHaveLength(1);
+    expect(b.model.requestsFor('model:beta')).toHaveLength(2);
+  });
+
   for (const inPlace of [false, true]) {
     it(`a script that runs a missing program: the baseline on HEAD says it cannot run, no arm starts, exit 2${inPlace ? ' (in place: before any token)' : ''}`, async () => {
       const b = bench!;
