@@ -22,17 +22,21 @@ interface Bench {
 }
 
 let bench: Bench | undefined;
-beforeEach(async () => {
+async function startBench(thinkMs: number): Promise<Bench> {
   const scratch = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'factory-gate-setup-')));
-  const model = await startScriptedModel({ tapes: bonTapes(0) });
+  const model = await startScriptedModel({ tapes: bonTapes(thinkMs) });
   const agent = makeAgentDir({ baseUrl: model.baseUrl, dir: path.join(scratch, 'pi-agent') });
-  bench = { model, repo: createDemoRepo(path.join(scratch, 'greet')), env: await cliChildEnv(agent.env), scratch };
-});
-afterEach(async () => {
+  return { model, repo: createDemoRepo(path.join(scratch, 'greet')), env: await cliChildEnv(agent.env), scratch };
+}
+async function stopBench(): Promise<void> {
   await bench?.model.close();
   if (bench) fs.rmSync(bench.scratch, { recursive: true, force: true });
   bench = undefined;
+}
+beforeEach(async () => {
+  bench = await startBench(0);
 });
+afterEach(stopBench);
 
 const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8' });
 
@@ -82,6 +86,19 @@ describe('a gate that cannot run (real pi, scripted model, built CLI)', () => {
     expect(evs.filter((e) => e.type === 'attempt_started' && e.phase === 'build')).toHaveLength(1);
     expect(b.model.requestsFor('model:beta')).toHaveLength(2);
   });
+
+  it('in worktrees the baseline stops a primer still at its first request: it sends no second one', async () => {
+    await stopBench();
+    // Each model answer takes a minute: the baseline's verdict comes long before the primer's first answer.
+    bench = await startBench(60_000);
+    const b = bench;
+    withGate(b, "bash -c 'pythn -m pytest'");
+    const out = await runCli(['bon', 'specs/farewell.md', '--models', DEMO_MODELS.join(','), '--no-ui', '--json'], { cwd: b.repo, env: b.env, timeoutMs: 110_000 });
+    expect(out.code, out.stderr).toBe(2);
+    expect(b.model.requestsFor('model:alpha').length).toBeLessThanOrEqual(1);
+    const failed = events(out.stdout).find((e): e is Extract<RunEvent, { type: 'phase_failed' }> => e.type === 'phase_failed')!;
+    expect([failed.phase, failed.motif]).toEqual(['prime', expect.stringMatching(/^`bash -c 'pythn -m pytest'` cannot run: pythn: command not found/)]);
+  }, 120_000);
 
   for (const inPlace of [false, true]) {
     it(`a script that runs a missing program: the baseline on HEAD says it cannot run, no arm starts, exit 2${inPlace ? ' (in place: before any token)' : ''}`, async () => {
