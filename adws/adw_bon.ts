@@ -46,6 +46,10 @@ function checkPhase(session: BonSession): Phase {
       if (session.resumedHead && session.check.head !== session.resumedHead) {
         throw new PhaseFailure(`HEAD moved since this run began (${session.resumedHead.slice(0, 8)} → ${session.check.head.slice(0, 8)}): its arms' patches are against the old HEAD; start a new bon`, undefined, 'check');
       }
+      // A gate whose program cannot start here would verify no arm: refused before any token, with the fix.
+      const { gatePreflight } = await import('../src/gates/program.js');
+      const cannot = gatePreflight(session.opts.payloadCommands, session.opts.gateEnv ?? process.env, session.opts.setup);
+      if (cannot) throw new PhaseFailure(cannot, undefined, 'check');
       session.gitSnapshot = await snapshotGitDir(session.check.root, { env: session.opts.gateEnv, runTag: run.adwId });
       // What a killed run left (its worktrees, in git's list and on disk) goes before this run makes its own.
       const swept = await sweepWorktrees(session.check.root, { git: { env: session.opts.gateEnv, runTag: run.adwId }, env: session.opts.gateEnv });
@@ -66,7 +70,8 @@ function primePhase(session: BonSession): Phase {
       const model = session.opts.builderModel ?? session.modelOf(1);
       run.attemptStarted('prime', 1, 1, { sessionId, model });
       // The gates on HEAD, in a worktree of their own, before the primer: in place, the arms will share this tree.
-      await runBaseline(session, run);
+      const cannot = await runBaseline(session, run);
+      if (cannot) throw new InfrastructureError(cannot);
       session.rpc = await session.open(sessionId, 'prime');
       const rpc = session.rpc;
       const card = await envelopeCard('BuildEnvelope');

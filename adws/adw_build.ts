@@ -9,6 +9,7 @@ import type { GateCommand, GateReport } from '../src/gates.js';
 import { isWorkTree, treeState, type TreeState } from '../src/git.js';
 import type { Harness, Limits } from '../src/harness/types.js';
 import type { WorkspacePaths } from '../src/paths.js';
+import { InfrastructureError } from '../src/errors.js';
 import { PhaseFailure, type Phase, type Run } from '../src/runner.js';
 import { checkSpecFile } from '../src/specFile.js';
 
@@ -103,6 +104,10 @@ function checkPhase(opts: BuildAdwOptions, watch: GitWatch): Phase {
       if (!(await isWorkTree(opts.cwd, git))) {
         throw new PhaseFailure(`${opts.cwd} is not a git work tree: the build needs git to record its starting point`, undefined, 'check');
       }
+      // A gate whose program cannot start here would judge nothing: refused before any token, with the fix.
+      const { gatePreflight } = await import('../src/gates/program.js');
+      const cannot = gatePreflight(commandsFor(opts), opts.gateEnv ?? process.env);
+      if (cannot) throw new PhaseFailure(cannot, undefined, 'check');
       const tree = await treeState(opts.cwd, git);
       watch.snapshot = await snapshotGitDir(opts.cwd, git);
       return { spec: specForAgent(opts.cwd, opts.specPath), specBytes: spec.bytes, tree };
@@ -127,7 +132,7 @@ function gatesPhase(opts: BuildAdwOptions, watch: GitWatch): Phase {
         throw new PhaseFailure(`the builder reports a failure: ${JSON.stringify(envelope.summary ?? '')}`);
       }
       const { runGateList } = await import('../src/gateList.js');
-      const { reports, motif: why, detail } = await runGateList({
+      const { reports, motif: why, detail, setup } = await runGateList({
         run,
         phase: 'gates',
         cwd: opts.cwd,
@@ -138,6 +143,8 @@ function gatesPhase(opts: BuildAdwOptions, watch: GitWatch): Phase {
       });
       // An interrupted gate list proves nothing, even when every gate that ran was green.
       if (ctx.signal.aborted) throw new PhaseFailure('interrupted by the user', undefined, 'interrupted');
+      // A gate that could not run is the machine's failure, not the builder's: no retry, exit 2, the fix in its motif.
+      if (setup) throw new InfrastructureError(setup.motif ?? `gate \`${setup.gate}\` cannot run`);
       if (why) throw new PhaseFailure(why, detail, 'gate');
       return reports;
     },

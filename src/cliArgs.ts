@@ -31,6 +31,7 @@ const FLAG_SPECS = {
   'report-dir': { type: 'string' },
   quick: { type: 'boolean', default: false },
   strict: { type: 'boolean', default: false },
+  gates: { type: 'boolean', default: false },
   layer: { type: 'string' },
   into: { type: 'string' },
   'older-than': { type: 'string' },

@@ -16,7 +16,7 @@ export const HELP = `
     $ factory apply <adw_id> [arm] apply a bon run's sealed patch (the winner's, or the arm named) after its
                                    paths, modes and gates are checked again on the current HEAD
     $ factory doctor [<id>…]       zero-token preflight of the workstation and the pi node
-                                   [--quick] [--strict] [--json]
+                                   [--quick] [--strict] [--json] [--gates: run the gates once on HEAD]
     $ factory doctor --layer node|station --into <repo>   install the factory's pi layer into another repo
     $ factory runs                 recent runs from the trace
     $ factory show <adw_id>        a run's phases, attempts, sessions and motifs

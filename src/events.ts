@@ -114,7 +114,8 @@ export type RunEvent =
   /** Best-of-N: what the fan-out is expected to cost, before the arms start; `confirm`: it waits for a yes. */
   | (Base & { type: 'forecast'; forecast: SpendForecast; threshold?: number; confirm?: boolean })
   /** Best-of-N: the gates on HEAD before the fan-out; a red one is pre-existing and not held against the arms. */
-  | (Base & { type: 'baseline'; gates: Array<{ gate: string; ok: boolean; motif?: string; signature?: { ending: string; lines: string[] } }>; seconds: number })
+  /** `setup`: the gate could not run on HEAD (its program missing): no test result, the run stops on it (exit 2). */
+  | (Base & { type: 'baseline'; gates: Array<{ gate: string; ok: boolean; motif?: string; signature?: { ending: string; lines: string[] }; setup?: boolean }>; seconds: number })
   /** The provider was down: the attempt is relaunched on `to` in the same session. */
   | (Base & { type: 'fallback'; phase: string; from: string; to: string; reason: string })
   /** The run's result, as printed on stdout (already masked): the disposed envelope. */

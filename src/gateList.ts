@@ -32,6 +32,8 @@ export interface GateListVerdict {
   motif: string | undefined;
   /** What goes back to the agent: the red gates' output. */
   detail: string;
+  /** The first gate that could not run at all (its program missing or not executable): the machine's failure. */
+  setup?: GateReport;
 }
 
 export async function runGateList(opts: GateListOptions): Promise<GateListVerdict> {
@@ -39,7 +41,8 @@ export async function runGateList(opts: GateListOptions): Promise<GateListVerdic
   const before = opts.preexisting ?? new Map<string, GateSignature>();
   const excusedGate = (report: GateReport): boolean => {
     const head = before.get(report.gate);
-    return !report.ok && head !== undefined && sameFailure(head, gateSignature(report, opts.cwd));
+    // A gate that could not run (its program missing) proves nothing either way: no baseline excuses it.
+    return !report.ok && report.outcome !== 'setup' && head !== undefined && sameFailure(head, gateSignature(report, opts.cwd));
   };
   const record = (report: GateReport): GateReport => {
     const preexisting = excusedGate(report) ? { preexisting: true } : {};
@@ -54,5 +57,6 @@ export async function runGateList(opts: GateListOptions): Promise<GateListVerdic
   const excused = reports.filter(excusedGate).map((r) => r.gate);
   const held = reports.filter((r) => !excusedGate(r));
   const fixed = reports.filter((r) => r.ok && before.has(r.gate)).map((r) => r.gate);
-  return { reports, fixed, excused, motif: motif(held) || undefined, detail: correctionDetail(held) };
+  const setup = reports.find((r) => r.outcome === 'setup');
+  return { reports, fixed, excused, motif: motif(held) || undefined, detail: correctionDetail(held), ...(setup ? { setup } : {}) };
 }

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { runToEnd } from './process/run.js';
+import { setupFailure } from './gates/program.js';
 import { displayWidth, fit, fitStart } from './text.js';
 
 export interface GateReport {
@@ -16,6 +17,13 @@ export interface GateReport {
   seconds: number;
   /** The last ~4 KB of a command's stdout+stderr, interleaved as they arrived (command gates only). */
   outputTail?: string;
+  /**
+   * `setup`: the gate could not run at all (its program missing or not executable, or bash could not start): the
+   * machine's failure, not a test result. No baseline excuses it; bon and build stop on it (exit 2).
+   */
+  outcome?: 'setup';
+  /** What to do about a setup failure, in one sentence (also the end of its motif). */
+  fix?: string;
 }
 
 export interface GateCommand {
@@ -81,34 +89,6 @@ export function plainText(text: string): string {
     .join('\n');
   while (OVERSTRUCK.test(plain)) plain = plain.replace(new RegExp(OVERSTRUCK, 'g'), '');
   return plain.replace(CONTROL_CHARS, '');
-}
-
-/**
- * What a gate command's environment says about colour: none. The runners of the usual stacks read one of these
- * (NO_COLOR, FORCE_COLOR=0 for chalk/supports-color and node's own, npm's `color` config, CLICOLOR, Python's
- * and cargo's); CLICOLOR_FORCE, which overrides CLICOLOR, is removed. The rest of the user's environment is left
- * as it is — in particular CI is not set: it changes what a suite does, not only how it prints (jest refuses to
- * write snapshots, suites skip or retry tests), and TERM is kept for the tools that need one. A runner that
- * colours anyway is read through plainText.
- */
-export const NO_COLOUR_ENV: Readonly<Record<string, string>> = {
-  NO_COLOR: '1',
-  FORCE_COLOR: '0',
-  NODE_DISABLE_COLORS: '1',
-  npm_config_color: 'false',
-  CLICOLOR: '0',
-  PY_COLORS: '0',
-  CARGO_TERM_COLOR: 'never',
-};
-
-/** `base` with the no-colour variables (and without the ones that force colour). */
-export function withoutColour(base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(base)) {
-    if (name === 'CLICOLOR_FORCE' || /^npm_config_color$/i.test(name)) continue; // npm reads its config names in any case
-    env[name] = value;
-  }
-  return { ...env, ...NO_COLOUR_ENV };
 }
 
 /** Whether `target` is `root` or lies under it (both absolute). */
@@ -279,6 +259,11 @@ function seconds(ms: number): string {
   return ms >= 1000 ? `${Math.round(ms / 100) / 10} s` : `${ms} ms`;
 }
 
+function setupReport(run: string, what: string, fix: string, output: string, start: number): GateReport {
+  const motif = `${describeCommand(run)} cannot run: ${what} — ${fix}`;
+  return { gate: run, ok: false, outcome: 'setup', fix, motif: fit(plainText(motif).replace(/\s*\n\s*/g, ' '), MOTIF_MAX), seconds: elapsed(start), outputTail: output };
+}
+
 /** A gate that runs one payload command with `bash -c` in its folder: green when it exits 0 in time. */
 export function commandGate(cmd: GateCommand, opts: CommandGateOptions = {}): (envelope?: unknown) => Promise<GateReport> {
   return async () => {
@@ -301,7 +286,9 @@ export function commandGate(cmd: GateCommand, opts: CommandGateOptions = {}): (e
     const tail = new OutputTail();
     const out = await runToEnd('bash', ['--norc', '--noprofile', '-c', cmd.run], {
       cwd,
-      env: withoutColour(opts.env ?? process.env),
+      // The user's environment as it is: a variable that quiets colour (NO_COLOR, FORCE_COLOR=0…) changes what a
+      // suite that asserts colour does, not only how it prints. Colour is read out of the output afterwards (plainText).
+      env: opts.env ?? process.env,
       runTag: opts.runTag,
       timeoutMs: cmd.timeoutMs,
       signal: opts.signal,
@@ -311,9 +298,14 @@ export function commandGate(cmd: GateCommand, opts: CommandGateOptions = {}): (e
       onOutput: (chunk) => tail.push(chunk),
     });
     const output = tail.value();
+    const lookup = { cwd, env: opts.env ?? process.env };
+    if (out.spawnError) return setupReport(cmd.run, `could not start bash: ${out.spawnError.message}`, 'install bash, or put it on PATH', output, start);
+    if (!out.timedOut && !out.aborted && out.code !== 0) {
+      const setup = setupFailure(cmd.run, out.code, output, lookup);
+      if (setup) return setupReport(cmd.run, setup.what, setup.fix, output, start);
+    }
     if (out.timedOut) return red(commandMotif(cmd.run, `timed out after ${seconds(cmd.timeoutMs)} (its process group was ended)`, output), output);
     if (out.aborted) return red(`${describeCommand(cmd.run)} interrupted by the user (its process group was ended)`, output);
-    if (out.spawnError) return red(`${describeCommand(cmd.run)} could not start: ${out.spawnError.message}`, output);
     if (out.code === 0) return { gate, ok: true, seconds: elapsed(start), outputTail: output };
     const how = out.code !== null ? `exited ${out.code}` : `was killed by ${out.signal ?? 'a signal'}`;
     return red(commandMotif(cmd.run, how, output), output);

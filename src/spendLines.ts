@@ -14,6 +14,21 @@ export function forecastLine(event: Extract<RunEvent, { type: 'forecast' }>): st
   return `forecast: ${f.arms} arm(s) ~${formatCost(arms)} (${range}) after the primer's ${formatCost(f.primer)}, run ~${formatCost(f.total.mid)}${ask}`;
 }
 
+/**
+ * What a baseline with a red gate means, said loudly before the fan-out (the log, the board and `show` alike): a gate
+ * red on HEAD verifies nothing (an arm failing it the same way is excused), with its motif; a gate that cannot run
+ * there stops the run. Undefined when every gate is green.
+ */
+export function baselineWarning(event: Extract<RunEvent, { type: 'baseline' }>): string | undefined {
+  const setup = event.gates.find((g) => g.setup);
+  if (setup) return `it cannot run on HEAD: ${setup.motif ?? setup.gate}`;
+  const red = event.gates.filter((g) => !g.ok);
+  if (red.length === 0) return undefined;
+  const which = red.length === 1 ? 'this gate' : `these ${red.length} gates`;
+  // The motif before the explanation: a narrow board cuts the end of the line.
+  return `RED ON HEAD before any arm, nothing will be verified by ${which}: ${red[0]!.motif ?? red[0]!.gate} (an arm that fails it the same way is not held to it)`;
+}
+
 export function spendLine(tag: string, event: SpendEvent): string {
   switch (event.type) {
     case 'forecast':
@@ -21,9 +36,9 @@ export function spendLine(tag: string, event: SpendEvent): string {
     case 'race_stop':
       return `${tag} ${event.motif}: the arms still at work stop, the harvest ranks what exists`;
     case 'baseline': {
-      const red = event.gates.filter((g) => !g.ok);
       const gates = event.gates.map((g) => `${g.ok ? '✓' : '✗'} ${g.gate}`).join(' · ') || 'no gate';
-      return `${tag} baseline on HEAD (${event.seconds.toFixed(1)} s): ${gates}${red.length > 0 ? ' — red before any arm: an arm that fails it the same way is not held to it' : ''}`;
+      const warning = baselineWarning(event);
+      return `${tag} baseline on HEAD (${event.seconds.toFixed(1)} s): ${gates}${warning ? ` — ${warning}` : ''}`;
     }
     case 'spend': {
       const who = event.scope === 'run' ? 'the run' : (event.phase ?? 'an arm');

@@ -7,7 +7,7 @@ import { primerLine as corePrimerLine, unverifiedReason, whyFirst, whyJudged } f
 import { formatCost, formatTokens } from '../src/format.js';
 import { oneLine } from '../src/text.js';
 import { extrasOf, HARVEST_PHASE, PRIMER_PHASE, type ArmExtras, type ArmPatch, type ArmSpendState, type BonState } from './bonState.js';
-import { forecastLine } from '../src/spendLines.js';
+import { baselineWarning, forecastLine } from '../src/spendLines.js';
 import { isLive, phaseSeconds } from './runSelectors.js';
 import type { GateReport, PhaseState, RunState } from './runState.js';
 
@@ -189,7 +189,7 @@ export function spendLinesOf(state: BonState): string[] {
     lines.push(asks ? `fan out? y / n — above bon.confirm_above · ${forecastLine({ ...forecast, confirm: false })}` : forecastLine({ ...forecast, confirm: false }));
   }
   if (baseline && baseline.gates.some((gate) => !gate.ok)) {
-    lines.push(`baseline on HEAD: ${baseline.gates.map((g) => `${g.ok ? '✓' : '✗'} ${g.gate}`).join(' · ')} — a gate red there the same way is not held against an arm`);
+    lines.push(`baseline on HEAD: ${baseline.gates.map((g) => `${g.ok ? '✓' : '✗'} ${g.gate}`).join(' · ')} — ${baselineWarning(baseline)}`);
   }
   if (stop) lines.push(`${stop.motif}: the harvest ranks what exists`);
   else if (runSpend) lines.push(`run: ${formatCost(runSpend.spent)} of its ${formatCost(runSpend.cap)} cap${runSpend.kind === 'wrap_up' ? ' — every arm at work was told to wrap up' : ''}`);

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { envelopeCard, loadEnvelopes } from '../envelopeCatalog.js';
 import { errorMessage, HarnessError, InfrastructureError, type FailureKind } from '../errors.js';
-import type { ArmRank } from '../events.js';
+import type { ArmRank, RunEvent } from '../events.js';
 import type { GateCommand } from '../gates.js';
 import { treeState } from '../git.js';
 import { PhaseFailure, type Phase, type Run } from '../runner.js';
@@ -108,11 +108,14 @@ async function runSetup(session: BonSession, run: Run, name: string, tree: strin
 /**
  * The gates once on HEAD, in a worktree of their own, while the primer reads: a gate already red there is
  * pre-existing, not held against any arm (an arm that turns it green gets the credit). Both modes use it (the user's
- * tree is never where it runs). It never fails the run: a baseline that cannot run leaves every gate held.
+ * tree is never where it runs). A baseline that cannot run leaves every gate held. A gate whose program cannot
+ * start (outcome `setup`) is no test result: it is never pre-existing, and its one line (the command, the fix) is
+ * returned, for the prime phase to stop the run on before the fan-out (exit 2).
  */
-export async function runBaseline(session: BonSession, run: Run): Promise<void> {
+export async function runBaseline(session: BonSession, run: Run): Promise<string | undefined> {
   const commands = session.opts.payloadCommands;
-  if (commands.length === 0) return;
+  if (commands.length === 0) return undefined;
+  let cannot: string | undefined;
   const started = performance.now();
   let tree: ArmTree | undefined;
   try {
@@ -121,16 +124,19 @@ export async function runBaseline(session: BonSession, run: Run): Promise<void> 
     const env = armEnv(session.opts.gateEnv, 0);
     await runSetup(session, run, 'prime', tree.dir, env, signal);
     const { commandGate } = await import('../gates.js');
-    const gates: Array<{ gate: string; ok: boolean; motif?: string; signature?: { ending: string; lines: string[] } }> = [];
+    const gates: Extract<RunEvent, { type: 'baseline' }>['gates'] = [];
     for (const cmd of treeCommands(session, tree.dir)) {
-      if (signal.aborted) return;
+      if (signal.aborted) return undefined;
       const report = await commandGate(cmd, { signal, runTag: run.adwId, env })();
-      const signature = report.ok ? undefined : gateSignature(report, tree.dir);
+      const setup = report.outcome === 'setup';
+      const signature = report.ok || setup ? undefined : gateSignature(report, tree.dir);
       if (signature) session.preexisting.set(report.gate, signature);
+      if (setup) cannot ??= report.motif ?? `gate \`${report.gate}\` cannot run`;
       // The signature travels in the event: a resumed run judges its arms against the same baseline.
-      gates.push({ gate: report.gate, ok: report.ok, ...(report.motif ? { motif: report.motif } : {}), ...(signature ? { signature: { ending: signature.ending, lines: [...signature.lines] } } : {}) });
+      gates.push({ gate: report.gate, ok: report.ok, ...(report.motif ? { motif: report.motif } : {}), ...(signature ? { signature: { ending: signature.ending, lines: [...signature.lines] } } : {}), ...(setup ? { setup: true } : {}) });
     }
     run.emit({ type: 'baseline', adwId: run.adwId, ts: Date.now(), gates, seconds: (performance.now() - started) / 1000 });
+    return cannot;
   } catch (error) {
     session.preexisting.clear();
     run.activity('prime', { kind: 'note', text: `the gates could not run on HEAD (${errorMessage(error)}): every red gate counts against its arm` });
@@ -140,6 +146,7 @@ export async function runBaseline(session: BonSession, run: Run): Promise<void> 
       await tree.release().catch(() => undefined);
     }
   }
+  return cannot;
 }
 
 export function treePrimePhase(session: BonSession): Phase {
@@ -158,25 +165,36 @@ export function treePrimePhase(session: BonSession): Phase {
       } catch (error) {
         throw new InfrastructureError(`the primer has no worktree: ${errorMessage(error)} (--in-place runs the arms in your tree)`);
       }
-      // The baseline runs beside the primer's turn; the arms are judged only once it is known.
-      const baseline = runBaseline(session, run);
+      // The baseline runs beside the primer's turn; the arms are judged only once it is known. A gate that cannot
+      // run there stops the primer at once and the run before the fan-out (exit 2): nothing would verify an arm.
+      const setupStop = new AbortController();
+      const baseline = runBaseline(session, run).then((cannot) => {
+        if (cannot) setupStop.abort();
+        return cannot;
+      });
+      const stopOnSetup = async (): Promise<void> => {
+        const cannot = await baseline;
+        if (cannot) throw new InfrastructureError(cannot);
+      };
       const agent = await session.open(sessionId, 'prime', { cwd: tree.dir, env: fencedEnv(session, run, session.opts.env) }).catch(async (error: unknown) => {
-        await baseline;
+        await stopOnSetup();
         throw error;
       });
       session.rpc = agent;
+      if (setupStop.signal.aborted) await stopOnSetup(); // the baseline said so before the primer's first token
       const card = await envelopeCard('BuildEnvelope');
       const envelopes = loadEnvelopes();
       let result;
       try {
-        result = await agent.prompt(`${primerAsk(check.spec)}\n\n${card.contract}`, primerTurn(session, model));
+        const turn = primerTurn(session, model);
+        result = await agent.prompt(`${primerAsk(check.spec)}\n\n${card.contract}`, { ...turn, signal: turn.signal ? AbortSignal.any([turn.signal, setupStop.signal]) : setupStop.signal });
       } catch (error) {
         if (!(error instanceof HarnessError)) throw error;
         run.charge('prime', error.evidence.tokens ?? 0, error.evidence.cost ?? 0);
-        await baseline;
+        await stopOnSetup();
         throw primerStopped(session, error) ?? new InfrastructureError(`the primer failed: ${error.message}`);
       }
-      await baseline;
+      await stopOnSetup();
       run.charge('prime', result.tokens, result.cost);
       session.primer = { tokens: result.tokens, cost: result.cost, sessionId };
       session.spend.primerUsage(result.cost);

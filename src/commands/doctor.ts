@@ -9,6 +9,8 @@ import type { CommandFlags } from './workspace.js';
 export interface DoctorFlags extends CommandFlags {
   quick?: boolean;
   strict?: boolean;
+  /** Run the payload gates once on HEAD (repo.gates.head). */
+  gates?: boolean;
   layer?: string;
   into?: string;
 }
@@ -35,7 +37,7 @@ export async function doctorSession(ids: string[], flags: DoctorFlags) {
     import('../doctor/checks.js'),
     import('../doctor/run.js'),
   ]);
-  const ctx = await createDoctorContext({ cwd: flags.cwd ?? process.cwd(), env: process.env, config: flags.config });
+  const ctx = { ...(await createDoctorContext({ cwd: flags.cwd ?? process.cwd(), env: process.env, config: flags.config })), ...(flags.gates ? { runGates: true } : {}) };
   const checks = doctorChecks(ctx);
   const unknown = run.unknownSelectors(checks, ids);
   if (unknown.length > 0) throw new UsageError(`unknown check ${unknown.map((u) => JSON.stringify(u)).join(', ')} (see factory doctor --json for the ids)`);

@@ -3,6 +3,7 @@
 import path from 'node:path';
 import { PLACEHOLDER_MARK } from '../init/gateCommand.js';
 import { briefSource, ROSTER_FILE, WORKFLOW_ROLES, type Roster } from '../roster.js';
+import { headGatesCheck, unrunnableGate } from './gateChecks.js';
 import type { CheckResult, DoctorCheck, DoctorContext } from './types.js';
 
 function rosterOf(ctx: DoctorContext): Roster | undefined {
@@ -29,6 +30,8 @@ function gatesCheck(): DoctorCheck {
       if (placeholder >= 0) {
         return { status: 'fail', detail: `payload.commands[${placeholder}] is factory init's placeholder (it always fails)`, fix: `set payload.commands[${placeholder}].run to your test command in ${rosterName(ctx, roster)}` };
       }
+      const unrunnable = await unrunnableGate(ctx, roster, rosterName(ctx, roster));
+      if (unrunnable) return unrunnable;
       const where = roster.payload.dir === '.' ? '' : ` in ${roster.payload.dir}`;
       return { status: 'ok', detail: `${commands.map((c) => c.run).join(' · ')}${where}` };
     },
@@ -62,5 +65,5 @@ function roles(ctx: DoctorContext): string[] {
 }
 
 export function repoChecks(ctx: DoctorContext): DoctorCheck[] {
-  return [gatesCheck(), ...roles(ctx).map(briefCheck)];
+  return [gatesCheck(), ...(ctx.runGates ? [headGatesCheck()] : []), ...roles(ctx).map(briefCheck)];
 }

@@ -36,6 +36,8 @@ export interface DoctorContext {
   /** Cap of one probe (a spawned program); the battery has its own, longer cap. */
   probeTimeoutMs?: number;
   batteryTimeoutMs?: number;
+  /** `--gates`: the payload gates run once on HEAD (repo.gates.head). */
+  runGates?: boolean;
 }
 
 export interface DoctorCheck {

@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../errors.js';
+import { resolveProgram } from '../gates/program.js';
 
 /** Marker of the placeholder gate: a command that fails on purpose until the user writes theirs. */
 export const PLACEHOLDER_MARK = 'no gate command yet';
@@ -68,20 +69,87 @@ function makefileHasTest(root: string): boolean {
   return false;
 }
 
-/** The repository's own test command, or the placeholder. */
-export function guessGate(root: string, manifest: Record<string, unknown> | undefined): GateGuess {
+/** Whether `program` is on this machine's PATH (init writes a gate that runs here). */
+function onPath(program: string, env: NodeJS.ProcessEnv): boolean {
+  return resolveProgram(program, { cwd: process.cwd(), env }).found === 'file';
+}
+
+/** `why`, with a warning when the program the gate starts is not on PATH here (the doctor fails it until it is). */
+function runsHere(run: string, why: string, root: string, env: NodeJS.ProcessEnv): GateGuess {
+  const program = run.split(' ')[0]!;
+  const found = program.includes('/') ? fs.existsSync(path.join(root, program)) : onPath(program, env);
+  return { run, from: found ? why : `${why}; ${program} is not on PATH here: install it`, placeholder: false };
+}
+
+function readText(root: string, name: string): string {
+  try {
+    return fs.readFileSync(path.join(root, name), 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+/** A Python repository: the usual project or test-configuration files. */
+function isPython(root: string): boolean {
+  return ['pyproject.toml', 'pytest.ini', 'setup.cfg', 'setup.py', 'tox.ini'].some((name) => exists(root, name));
+}
+
+/** hatch's own test script (`[tool.hatch.envs.default.scripts]` or hatch.toml's `[envs.default.scripts]` with `test =`). */
+function hatchTestScript(root: string): boolean {
+  for (const [file, table] of [['pyproject.toml', 'tool.hatch.envs.default.scripts'], ['hatch.toml', 'envs.default.scripts']] as const) {
+    const text = readText(root, file);
+    const at = text.indexOf(`[${table}]`);
+    if (at < 0) continue;
+    const body = text.slice(at).split('\n').slice(1);
+    const end = body.findIndex((line) => /^\s*\[/.test(line));
+    if ((end < 0 ? body : body.slice(0, end)).some((line) => /^\s*test\s*=/.test(line))) return true;
+  }
+  return false;
+}
+
+/**
+ * How a Python repository's tests run on this machine: through the environment manager its lock or config names
+ * (uv, poetry, hatch, pipenv), else the repository's own virtualenv, else the interpreter on PATH (`python3` or
+ * `python`, whichever is here).
+ */
+function pythonGate(root: string, env: NodeJS.ProcessEnv): GateGuess {
+  if (exists(root, 'uv.lock')) return runsHere('uv run pytest', 'uv.lock: pytest in the project\'s uv environment', root, env);
+  if (exists(root, 'poetry.lock')) return runsHere('poetry run pytest', 'poetry.lock: pytest in the project\'s poetry environment', root, env);
+  if (exists(root, 'hatch.toml') || /^\[tool\.hatch[\].]/m.test(readText(root, 'pyproject.toml'))) {
+    return hatchTestScript(root) ? runsHere('hatch run test', "hatch's config: its default environment's test script", root, env) : runsHere('hatch test', "hatch's config: hatch's own test environment", root, env);
+  }
+  if (exists(root, 'Pipfile.lock')) return runsHere('pipenv run pytest', 'Pipfile.lock: pytest in the project\'s pipenv environment', root, env);
+  for (const venv of ['.venv', 'venv']) {
+    if (fs.existsSync(path.join(root, venv, 'bin', 'python'))) return runsHere(`${venv}/bin/python -m pytest`, `the Python project files, with the repository's ${venv}`, root, env);
+  }
+  if (onPath('python3', env)) return { run: 'python3 -m pytest', from: 'the Python project files; python3 is on PATH', placeholder: false };
+  if (onPath('python', env)) return { run: 'python -m pytest', from: 'the Python project files; python is on PATH (no python3)', placeholder: false };
+  return { run: 'python3 -m pytest', from: 'the Python project files; no python3 (nor python) on PATH here: install it', placeholder: false };
+}
+
+/** The lock file that named the package manager, for init's one line. */
+function lockOf(root: string, pm: string, manifest: { packageManager?: unknown }): string {
+  if (typeof manifest.packageManager === 'string' && manifest.packageManager.startsWith(`${pm}@`)) return `package.json packageManager`;
+  const lock = { pnpm: ['pnpm-lock.yaml'], yarn: ['yarn.lock'], bun: ['bun.lock', 'bun.lockb'], npm: ['package-lock.json'] }[pm] ?? [];
+  return lock.find((name) => exists(root, name)) ?? 'no other lock file';
+}
+
+/**
+ * The repository's own test command, run the way this machine can (`env`'s PATH decides `python3` or `python`), with
+ * why it was chosen (init says it in one line, the roster keeps it as a comment); the placeholder when none says.
+ */
+export function guessGate(root: string, manifest: Record<string, unknown> | undefined, env: NodeJS.ProcessEnv = process.env): GateGuess {
   const scripts = manifest?.scripts;
   const test = scripts && typeof scripts === 'object' ? (scripts as Record<string, unknown>).test : undefined;
   if (typeof test === 'string' && test.trim() !== '' && !NPM_DEFAULT_TEST.test(test)) {
     const pm = packageManager(root, manifest as { packageManager?: unknown });
-    return { run: pm === 'bun' ? 'bun run test' : `${pm} test`, from: 'package.json scripts.test', placeholder: false };
+    const why = pm === 'npm' ? 'package.json scripts.test' : `package.json scripts.test, with ${pm} (${lockOf(root, pm, manifest as { packageManager?: unknown })})`;
+    return runsHere(pm === 'bun' ? 'bun run test' : `${pm} test`, why, root, env);
   }
-  if (exists(root, 'Cargo.toml')) return { run: 'cargo test', from: 'Cargo.toml', placeholder: false };
-  if (exists(root, 'go.mod')) return { run: 'go test ./...', from: 'go.mod', placeholder: false };
-  if (makefileHasTest(root)) return { run: 'make test', from: 'the Makefile test target', placeholder: false };
-  if (exists(root, 'pyproject.toml') || exists(root, 'pytest.ini') || exists(root, 'setup.cfg')) {
-    return { run: 'python -m pytest', from: 'the Python project files', placeholder: false };
-  }
+  if (exists(root, 'Cargo.toml')) return runsHere('cargo test', 'Cargo.toml', root, env);
+  if (exists(root, 'go.mod')) return runsHere('go test ./...', 'go.mod', root, env);
+  if (makefileHasTest(root)) return runsHere('make test', 'the Makefile test target', root, env);
+  if (isPython(root)) return pythonGate(root, env);
   return { run: PLACEHOLDER_GATE, from: 'no test command found', placeholder: true };
 }
 

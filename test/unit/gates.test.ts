@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { changedFilesExist, commandGate, flattenTail, motif, MOTIF_MAX, NO_COLOUR_ENV, OUTPUT_TAIL_BYTES, tellingOutput, withoutColour, type GateReport } from '../../src/gates.js';
+import { changedFilesExist, commandGate, flattenTail, motif, MOTIF_MAX, OUTPUT_TAIL_BYTES, tellingOutput, type GateReport } from '../../src/gates.js';
 
 import { processesTagged } from '../helpers/factory.js';
 
@@ -135,23 +135,6 @@ describe('commandGate', () => {
 describe('the colour of a gate\'s output', () => {
   /** Escape and control bytes a terminal interprets (tab and newline are text). */
   const CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
-
-  it('runs the command with the no-colour variables over the given environment, colour-forcing ones removed', async () => {
-    const report = await commandGate(
-      { run: 'echo "$NO_COLOR/$FORCE_COLOR/$NODE_DISABLE_COLORS/${CLICOLOR_FORCE-unset}/$KEPT/$HOME"; env | grep -i "^npm_config_color="', cwd: dir, timeoutMs: 5000 },
-      { env: { PATH: process.env.PATH, HOME: '/home/ada', KEPT: 'kept', FORCE_COLOR: '3', CLICOLOR_FORCE: '1', NPM_CONFIG_COLOR: 'always' } },
-    )();
-    expect(report.ok, report.motif).toBe(true);
-    expect(report.outputTail).toBe('1/0/1/unset/kept//home/ada\nnpm_config_color=false\n');
-  });
-
-  it('withoutColour leaves the environment it is given alone and does not set CI', () => {
-    const base = { PATH: '/bin', FORCE_COLOR: '1' };
-    expect(withoutColour(base)).toEqual({ PATH: '/bin', ...NO_COLOUR_ENV });
-    expect(base).toEqual({ PATH: '/bin', FORCE_COLOR: '1' });
-    expect(withoutColour({}).CI).toBeUndefined();
-    expect(withoutColour({ CI: 'true' }).CI).toBe('true');
-  });
 
   it('a runner that colours anyway: the motif and the kept output are plain text, the failing test named', async () => {
     const run = [

@@ -152,6 +152,6 @@ describe('the arms board: spend, messages, comparisons', () => {
     ]);
     const ui = await mount(store, recorder());
     await ui.waitForFrame('patch 1.5 KB · +12 −3 · 1 file');
-    expect(ui.lastFrame()).toContain('baseline on HEAD: ✗ npm test — a gate red there the same way is not held against an arm');
+    expect(ui.lastFrame()).toContain('baseline on HEAD: ✗ npm test — RED ON HEAD before any arm, nothing will be verified by this gate: npm test');
   });
 });
