@@ -58,6 +58,11 @@ export function emptyDotEnv(root = '.'): DotEnv {
 const ALLOWED_NAMES = new Set([
   'PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'LANG', 'LANGUAGE', 'TERM', 'COLORTERM', 'TMPDIR', 'TZ',
   'NO_COLOR', 'FORCE_COLOR', 'CI', 'SSH_AUTH_SOCK',
+  // Variables a test suite's outcome can hang on (a colour library asserting escape codes, a toolchain found
+  // through its home): a gate must see them as the user's shell has them (issue 23, point 1). None is a secret.
+  'NODE_DISABLE_COLORS', 'CLICOLOR', 'CLICOLOR_FORCE', 'PY_COLORS', 'COLORFGBG',
+  'VIRTUAL_ENV', 'PYENV_ROOT', 'PYENV_VERSION', 'CONDA_PREFIX', 'JAVA_HOME', 'GOPATH', 'GOROOT', 'CARGO_HOME',
+  'RUSTUP_HOME', 'NVM_DIR', 'VOLTA_HOME', 'PNPM_HOME', 'BUN_INSTALL', 'DENO_DIR',
   'XDG_CONFIG_HOME', 'XDG_CACHE_HOME', 'XDG_DATA_HOME', 'XDG_STATE_HOME', 'XDG_RUNTIME_DIR',
   // Network plumbing a provider call may need behind a corporate proxy or a private CA.
   'HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY', 'ALL_PROXY', 'http_proxy', 'https_proxy', 'no_proxy', 'all_proxy',

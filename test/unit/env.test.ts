@@ -126,6 +126,14 @@ describe('childEnv', () => {
     return loadDotEnv(dir, realEnv);
   };
 
+  it('keeps what the outcome of a suite hangs on: colour switches and toolchain homes, as the shell has them', () => {
+    const shell = { ...real, NODE_DISABLE_COLORS: '1', CLICOLOR_FORCE: '1', PY_COLORS: '1', JAVA_HOME: '/opt/jdk', VIRTUAL_ENV: '/w/.venv', PYENV_VERSION: '3.12.1', CARGO_HOME: '/c' };
+    const env = childEnv({ real: shell, dotenv: emptyDotEnv() });
+    for (const name of ['NODE_DISABLE_COLORS', 'CLICOLOR_FORCE', 'PY_COLORS', 'JAVA_HOME', 'VIRTUAL_ENV', 'PYENV_VERSION', 'CARGO_HOME']) {
+      expect(env[name], name).toBe(shell[name as keyof typeof shell]);
+    }
+  });
+
   it('keeps only the allowlist of the real environment', () => {
     const env = childEnv({ real, dotenv: emptyDotEnv() });
     for (const name of ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TERM', 'GIT_AUTHOR_NAME', 'PI_CODING_AGENT_DIR', 'PI_OFFLINE', 'PI_SKIP_VERSION_CHECK', 'PI_TELEMETRY', 'FACTORY_PI']) {
