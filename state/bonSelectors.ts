@@ -7,7 +7,7 @@ import { primerLine as corePrimerLine, whyFirst, whyJudged } from '../src/bon/ra
 import { formatCost, formatTokens } from '../src/format.js';
 import { oneLine } from '../src/text.js';
 import { extrasOf, HARVEST_PHASE, PRIMER_PHASE, type ArmExtras, type ArmPatch, type ArmSpendState, type BonState } from './bonState.js';
-import { forecastLine } from '../src/spendLines.js';
+import { forecastAbove, forecastLine } from '../src/spendLines.js';
 import { isLive, phaseSeconds } from './runSelectors.js';
 import type { GateReport, PhaseState, RunState } from './runState.js';
 
@@ -179,7 +179,7 @@ export function spendLinesOf(state: BonState): string[] {
   if (forecast) {
     const asks = forecast.confirm === true && !ui.fanOutAnswered && state.exit === undefined;
     // The question first: a narrow terminal cuts the end of the line, never what it asks.
-    lines.push(asks ? `fan out? y / n — above bon.confirm_above · ${forecastLine({ ...forecast, confirm: false })}` : forecastLine({ ...forecast, confirm: false }));
+    lines.push(asks ? `fan out? y / n — ${forecastAbove(forecast)} · ${forecastLine({ ...forecast, confirm: false })}` : forecastLine({ ...forecast, confirm: false }));
   }
   if (baseline && baseline.gates.some((gate) => !gate.ok)) {
     lines.push(`baseline on HEAD: ${baseline.gates.map((g) => `${g.ok ? '✓' : '✗'} ${g.gate}`).join(' · ')} — a gate red there the same way is not held against an arm`);
