@@ -191,6 +191,48 @@ describe('bon spend control (real pi, scripted model)', () => {
       fs.rmSync(signals, { recursive: true, force: true });
     }
   });
+
+  it('watched, an arm at its cap pauses; + raises it and it goes on in its session to green', async () => {
+    const demo = bonTapes(0);
+    const beta = demo['model:beta']!;
+    bench = await bonBench({ ...demo, 'model:beta': busy(8, beta) }, { [ROSTER]: `${DEMO_ROSTER}bon:\n  arm_max_cost: 0.004\n` });
+    const out = await runBon(bench, {
+      watched: true,
+      onEvent: (e, session) => {
+        if (e.type === 'spend' && e.kind === 'paused') expect(session.raiseArm(e.arm!)).toBeUndefined();
+      },
+    });
+    const kinds = out.events.filter((e): e is Extract<RunEvent, { type: 'spend' }> => e.type === 'spend' && e.arm === 2).map((e) => e.kind);
+    expect(kinds.slice(0, 4)).toEqual(['wrap_up', 'capped', 'paused', 'raised']);
+    const beta2 = armOf(out.events, 2)!;
+    expect(beta2.green, beta2.motif).toBe(true);
+    // The raise went on in the same session: one conversation, the go-on ask in it.
+    const requests = bench.rig.model.requestsFor('model:beta');
+    expect(new Set(requests.map((r) => r.session)).size).toBe(1);
+    expect(requests.some((r) => (r.body.messages ?? []).some((m) => m.role === 'user' && contentText(m.content).startsWith('Your budget was raised')))).toBe(true);
+    // Every call counted, but for at most the one in flight when the cap's abort came (pi reports no usage for it).
+    const usd = requests.map((r) => billedUsd(r, 'beta'));
+    const total = usd.reduce((a, b) => a + b, 0);
+    expect(beta2.cost).toBeLessThanOrEqual(total + 1e-9);
+    expect(total - beta2.cost).toBeLessThanOrEqual(Math.max(...usd) + 1e-9);
+  });
+
+  it('a forecast above bon.confirm_above stops headless before any arm (exit 3, no arm token); --yes goes on', async () => {
+    bench = await bonBench(bonTapes(0), { [ROSTER]: `${DEMO_ROSTER}bon:\n  confirm_above: 0.001\n` });
+    const refused = await runBon(bench);
+    expect(refused.exit).toBe(3);
+    const forecast = refused.events.find((e) => e.type === 'forecast') as Extract<RunEvent, { type: 'forecast' }>;
+    expect(forecast.confirm).toBe(true);
+    expect(refused.events.some((e) => e.type === 'attempt_started' && e.phase.startsWith('arm_'))).toBe(false);
+    expect(bench.rig.model.requestsFor('model:beta')).toHaveLength(0);
+    const failed = refused.events.find((e) => e.type === 'phase_failed' && e.phase === 'prime') as Extract<RunEvent, { type: 'phase_failed' }>;
+    expect(failed.motif).toMatch(/^forecast ~\$[\d.]+ is above bon\.confirm_above \$0\.001: pass --yes to fan out/);
+    await bench.cleanup();
+    // A fresh model: the refused run's primer took the alpha tape's first steps.
+    bench = await bonBench(bonTapes(0), { [ROSTER]: `${DEMO_ROSTER}bon:\n  confirm_above: 0.001\n` });
+    const yes = await runBon(bench, { args: { yes: true } });
+    expect(yes.exit).toBe(0);
+  });
 });
 
 describe('bon: a forecast above the run cap (real pi, scripted model)', () => {
