@@ -8,6 +8,11 @@ import { formatCap, parseUsd, SpendWatch, type Reservation, type SpendNote } fro
 import type { StopOrder } from '../../src/pi/guards.js';
 import { stopOrderOf } from '../../src/pi/guards.js';
 import { notificationBytes, notificationKind, notificationOf } from '../../src/notify.js';
+import Database from 'better-sqlite3';
+import { startBudgetServer } from '../../src/bon/budgetServer.js';
+import { askGate, installSpendGate } from '../../.pi/lib/spend-gate.js';
+import { runStatus } from '../../src/trace/fold.js';
+import { MIGRATIONS, migrate } from '../../src/trace/schema.js';
 
 function watch(policy: ConstructorParameters<typeof SpendWatch>[0]) {
   const notes: SpendNote[] = [];
@@ -235,5 +240,73 @@ describe('notifications', () => {
     expect(notificationOf({ ...base, type: 'run_finished', exit: 3, seconds: 1, tokens: 1, cost: 0, budget: 'b' })).toBe('run a1 stopped by its budget');
     expect(notificationOf({ ...base, type: 'spend', phase: 'arm_2', arm: 2, kind: 'paused', spent: 1, cap: 1, scope: 'arm' })).toMatch(/^arm_2 paused at its cap/);
     expect(notificationOf({ ...base, type: 'spend', arm: 2, kind: 'wrap_up', spent: 1, cap: 1, scope: 'arm' })).toBeUndefined();
+  });
+});
+
+describe('the spend gate over the loopback (the node side is .pi/lib/spend-gate.ts)', () => {
+  it('a node reserves, gives back its cost and asks for tools; a stop refuses both; a wrong address is refused', async () => {
+    const { w, stops } = watch({ maxCost: 1 });
+    const server = await startBudgetServer(w);
+    try {
+      const got = await askGate(server.url, 'reserve', { key: 'arm_1' });
+      expect(got).toEqual({ ok: true, id: 'r1' });
+      expect(w.inFlight('arm_1')).toBe(true);
+      expect(await askGate(server.url, 'tool', { key: 'arm_1' })).toEqual({ ok: true });
+      expect(await askGate(server.url, 'settle', { key: 'arm_1', id: 'r1', cost: 1.5 })).toEqual({ ok: true });
+      expect(stops.map((s) => s.kind)).toEqual(['budget']);
+      expect(await askGate(server.url, 'tool', { key: 'arm_2' })).toEqual({ ok: false, reason: stops[0]!.motif });
+      expect(await askGate(server.url, 'reserve', { key: 'arm_2' })).toEqual({ ok: false, reason: stops[0]!.motif });
+      const wrong = await askGate(server.url.replace(/[0-9a-f]{32}$/, '0'.repeat(32)), 'reserve', { key: 'x' });
+      expect(wrong).toEqual({ ok: false, reason: 'not the spend gate' });
+    } finally {
+      await server.close();
+    }
+    // The cockpit gone: the node's ask fails closed.
+    const gone = await askGate(server.url, 'reserve', { key: 'x' });
+    expect(gone.ok).toBe(false);
+  });
+
+  it("the node aborts a refused turn before its request and blocks every tool after it; nothing is asked without the address", async () => {
+    const handlers = new Map<string, (...args: unknown[]) => unknown>();
+    const pi = { on: (event: string, handler: (...args: unknown[]) => unknown) => void handlers.set(event, handler) };
+    installSpendGate(pi as never, {});
+    expect(handlers.size).toBe(0);
+    const { w } = watch({ maxCost: 1 });
+    const server = await startBudgetServer(w);
+    try {
+      installSpendGate(pi as never, { FACTORY_BUDGET_URL: server.url, FACTORY_PHASE: 'arm_2' });
+      let aborted = 0;
+      await handlers.get('turn_start')!({}, { abort: () => (aborted += 1) });
+      expect([aborted, w.inFlight('arm_2')]).toEqual([0, true]);
+      await handlers.get('message_end')!({ message: { role: 'assistant', usage: { cost: { total: 2 } } } });
+      expect(w.inFlight('arm_2')).toBe(false);
+      await handlers.get('turn_start')!({}, { abort: () => (aborted += 1) });
+      expect(aborted).toBe(1);
+      expect(await handlers.get('tool_call')!()).toEqual({ block: true, reason: w.stopped!.motif });
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('a run a cap stopped, in the trace', () => {
+  it('exit 3 is `budget`, and a v2 store lists its exit-3 runs so once migrated', () => {
+    expect(runStatus(3)).toBe('budget');
+    expect(runStatus(1)).toBe('failed');
+    const db = new Database(':memory:');
+    try {
+      db.exec(MIGRATIONS[0]!);
+      db.exec(MIGRATIONS[1]!);
+      db.pragma('user_version = 2');
+      db.prepare("INSERT INTO runs (adw_id, status, exit_code) VALUES ('aaaa0001', 'failed', 3), ('aaaa0002', 'failed', 1)").run();
+      migrate(db);
+      expect(db.prepare('SELECT adw_id, status FROM runs ORDER BY adw_id').all()).toEqual([
+        { adw_id: 'aaaa0001', status: 'budget' },
+        { adw_id: 'aaaa0002', status: 'failed' },
+      ]);
+      db.prepare("INSERT INTO runs (adw_id, status) VALUES ('aaaa0003', 'budget')").run();
+    } finally {
+      db.close();
+    }
   });
 });
