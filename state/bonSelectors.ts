@@ -184,7 +184,8 @@ export function spendLinesOf(state: BonState): string[] {
   if (baseline && baseline.gates.some((gate) => !gate.ok)) {
     lines.push(`baseline on HEAD: ${baseline.gates.map((g) => `${g.ok ? '✓' : '✗'} ${g.gate}`).join(' · ')} — a gate red there the same way is not held against an arm`);
   }
-  if (stop) lines.push(`${stop.motif}: the harvest ranks what exists`);
+  // Once the calls in flight at the cap are in, the stop line carries the run's final figure (the one `runs` shows).
+  if (stop) lines.push(`${stop.motif}${runSpend?.kind === 'capped' ? ` — the run spent ${formatCost(runSpend.spent)}` : ''}: the harvest ranks what exists`);
   else if (runSpend) lines.push(`run: ${formatCost(runSpend.spent)} of its ${formatCost(runSpend.cap)} cap${runSpend.kind === 'wrap_up' ? ' — every arm at work was told to wrap up' : ''}`);
   return lines;
 }

@@ -218,6 +218,7 @@ export class SpendWatch {
   /** A node whose session ended (its pi gone): what it held goes back, what it waited for is refused. */
   release(key: string, reason = 'the attempt ended'): void {
     for (const [id, held] of this.held) if (held.key === key) this.held.delete(id);
+    for (const stop of this.afterCall.get(key)?.splice(0) ?? []) stop();
     for (let i = this.waiting.length - 1; i >= 0; i -= 1) {
       if (this.waiting[i]!.key === key) this.waiting.splice(i, 1)[0]!.answer({ ok: false, reason });
     }
