@@ -8,6 +8,7 @@ import { formatCost, formatTokens } from '../src/format.js';
 import { oneLine } from '../src/text.js';
 import { extrasOf, HARVEST_PHASE, PRIMER_PHASE, type ArmExtras, type ArmPatch, type ArmSpendState, type BonState } from './bonState.js';
 import { forecastAbove, forecastLine } from '../src/spendLines.js';
+import { runCapMotif } from '../src/bon/spend.js';
 import { isLive, phaseSeconds } from './runSelectors.js';
 import type { GateReport, PhaseState, RunState } from './runState.js';
 
@@ -185,7 +186,7 @@ export function spendLinesOf(state: BonState): string[] {
     lines.push(`baseline on HEAD: ${baseline.gates.map((g) => `${g.ok ? '✓' : '✗'} ${g.gate}`).join(' · ')} — a gate red there the same way is not held against an arm`);
   }
   // Once the calls in flight at the cap are in, the stop line carries the run's final figure (the one `runs` shows).
-  if (stop) lines.push(`${stop.motif}${runSpend?.kind === 'capped' ? ` — the run spent ${formatCost(runSpend.spent)}` : ''}: the harvest ranks what exists`);
+  if (stop) lines.push(`${stop.kind === 'budget' && runSpend?.kind === 'capped' ? `${runCapMotif(runSpend.spent, runSpend.cap)} — the batch stopped` : stop.motif}: the harvest ranks what exists`);
   else if (runSpend) lines.push(`run: ${formatCost(runSpend.spent)} of its ${formatCost(runSpend.cap)} cap${runSpend.kind === 'wrap_up' ? ' — every arm at work was told to wrap up' : ''}`);
   return lines;
 }
