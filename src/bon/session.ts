@@ -331,7 +331,9 @@ export class BonSession {
   async open(sessionId: string, phase: string, where: { cwd?: string; model?: string; env?: NodeJS.ProcessEnv; fork?: SessionRequest['fork'] } = {}): Promise<AgentSession> {
     const { opts, run } = this;
     const card = await envelopeCard('BuildEnvelope');
-    this.gate ??= import('./budgetServer.js').then((m) => m.startBudgetServer(this.spend));
+    this.gate ??= import('./budgetServer.js').then((m) => m.startBudgetServer(this.spend)).catch((error: unknown) => {
+      throw new InfrastructureError(`the run's spend gate could not listen on the loopback: ${errorMessage(error)}`);
+    });
     const { BUDGET_URL_ENV } = await import('./budgetServer.js');
     const env = { ...(where.env ?? opts.env ?? process.env), [BUDGET_URL_ENV]: (await this.gate).url };
     try {
