@@ -148,7 +148,8 @@ export function armPhase(session: BonSession, arm: number): Phase {
         try {
           const result = await promptArm(session, run, arm, rpc, `${armAsk(check.spec)}\n\n${card.contract}`, { ...turnOptions(session, name, signal, model), signal });
           ended = await endTurn(session, run);
-          ({ failure, kind: failureKind, detail } = await judgeAnswer(session, run, rank, { result, ended, signal }));
+          // Its turn is over: a batch stop from now on does not cut its gates, it is judged on its work.
+          ({ failure, kind: failureKind, detail } = await judgeAnswer(session, run, rank, { result, ended, signal: session.gateSignal(arm) }));
         } catch (error) {
           if (!(error instanceof HarnessError)) throw error;
           ({ failure, kind: failureKind } = harnessJudgement(run, rank, error));
@@ -164,7 +165,7 @@ export function armPhase(session: BonSession, arm: number): Phase {
           failureKind = 'crashed';
         }
       } finally {
-        ({ failure, kind: failureKind } = stopVerdict(signal, { failure, kind: failureKind }));
+        if (!ended) ({ failure, kind: failureKind } = stopVerdict(signal, { failure, kind: failureKind }));
         // Always: what the arm started ends with it (a background job would write into the next arm's patch),
         // then the arm's work becomes a patch and the tree goes back to the primer's HEAD for the next arm.
         const late = await endTurn(session, run).catch((): TurnEnd => NOTHING_ENDED);
@@ -215,7 +216,8 @@ function harvestPhase(session: BonSession): Phase {
       session.ranking = rankHarvest(arms, session.judge);
       const { arms: ranked, winner } = session.ranking;
       const baseline = [...session.preexisting].map(([gate, sig]) => ({ gate, ending: sig.ending, lines: [...sig.lines] }));
-      const json = harvestJson({ adwId: run.adwId, ranking: session.ranking, primer: session.primer, spec: check.spec, head: check.head, now: Date.now(), baseline });
+      // The run's total (primer, arms, judge) is the one the final line, `show` and `runs` give: the harvest says it too.
+      const json = { ...harvestJson({ adwId: run.adwId, ranking: session.ranking, primer: session.primer, spec: check.spec, head: check.head, now: Date.now(), baseline }), run: { tokens: run.tokens, cost_usd: run.cost } };
       const file = harvestFile(check.bonDir);
       // Motifs may quote what an agent or a provider said (a key in a 401): the run's one redactor first.
       fs.writeFileSync(file, `${JSON.stringify(run.redact(json), null, 2)}\n`);

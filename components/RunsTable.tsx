@@ -22,6 +22,7 @@ export const RUN_STATUS_COLOR: Readonly<Record<RunRowStatus, string>> = {
   failed: 'red',
   interrupted: 'yellow',
   infrastructure: 'magenta',
+  budget: 'yellow',
 };
 
 const MARKER_WIDTH = 2; // '› '

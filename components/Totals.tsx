@@ -14,6 +14,8 @@ export function outcomeOf(run: Pick<RunState, 'exit' | 'failedPhase' | 'interrup
   if (run.exit === undefined) return undefined;
   if (run.interrupted) return { text: `interrupted (exit ${run.exit})`, color: 'yellow' };
   if (run.exit === 0) return { text: 'run green (exit 0)', color: 'green' };
+  // Exit 3: a spend cap stopped it — out of money, not broken (`factory runs` lists it `budget` too).
+  if (run.exit === 3) return { text: 'BUDGET (exit 3)', color: 'yellow' };
   const where = run.failedPhase ? ` at ${run.failedPhase}` : '';
   return { text: `FAILED${where} (exit ${run.exit})`, color: 'red' };
 }

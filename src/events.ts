@@ -112,7 +112,8 @@ export type RunEvent =
   /** Best-of-N: a cap or a race policy ended the batch; the arms still at work stop, the harvest ranks what exists. */
   | (Base & { type: 'race_stop'; motif: string; kind: 'aborted' | 'budget' | 'race' })
   /** Best-of-N: what the fan-out is expected to cost, before the arms start; `confirm`: it waits for a yes. */
-  | (Base & { type: 'forecast'; forecast: SpendForecast; threshold?: number; confirm?: boolean })
+  /** `cap`: the run's cap (--max-cost) when the forecast is above it: it waits for a yes as above `threshold`. */
+  | (Base & { type: 'forecast'; forecast: SpendForecast; threshold?: number; confirm?: boolean; cap?: number })
   /** Best-of-N: the gates on HEAD before the fan-out; a red one is pre-existing and not held against the arms. */
   /** `setup`: the gate could not run on HEAD (its program missing): no test result, the run stops on it (exit 2). */
   | (Base & { type: 'baseline'; gates: Array<{ gate: string; ok: boolean; motif?: string; signature?: { ending: string; lines: string[] }; setup?: boolean }>; seconds: number })

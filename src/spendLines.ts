@@ -6,11 +6,16 @@ import { formatCap } from './bon/spend.js';
 
 type SpendEvent = Extract<RunEvent, { type: 'forecast' | 'spend' | 'race_stop' | 'baseline' }>;
 
+/** What a forecast that waits for a yes is above: the run's cap first (it would stop the batch), else the threshold. */
+export function forecastAbove(event: Pick<Extract<RunEvent, { type: 'forecast' }>, 'threshold' | 'cap'>): string {
+  return event.cap !== undefined ? `above the run's cap ${formatCap(event.cap)} (--max-cost)` : `above bon.confirm_above ${formatCap(event.threshold ?? 0)}`;
+}
+
 export function forecastLine(event: Extract<RunEvent, { type: 'forecast' }>): string {
-  const { forecast: f, threshold, confirm } = event;
+  const { forecast: f, confirm } = event;
   const arms = f.total.mid - f.primer;
   const range = `${formatCost(f.total.low - f.primer)}–${formatCost(f.total.high - f.primer)}`;
-  const ask = confirm ? ` — above bon.confirm_above ${formatCap(threshold ?? 0)}: waits for a yes` : '';
+  const ask = confirm ? ` — ${forecastAbove(event)}: waits for a yes` : event.cap !== undefined ? ` — ${forecastAbove(event)}: --yes fans out all the same` : '';
   return `forecast: ${f.arms} arm(s) ~${formatCost(arms)} (${range}) after the primer's ${formatCost(f.primer)}, run ~${formatCost(f.total.mid)}${ask}`;
 }
 

@@ -7,7 +7,8 @@ import { primerLine as corePrimerLine, unverifiedReason, whyFirst, whyJudged } f
 import { formatCost, formatTokens } from '../src/format.js';
 import { oneLine } from '../src/text.js';
 import { extrasOf, HARVEST_PHASE, PRIMER_PHASE, type ArmExtras, type ArmPatch, type ArmSpendState, type BonState } from './bonState.js';
-import { baselineWarning, forecastLine } from '../src/spendLines.js';
+import { baselineWarning, forecastAbove, forecastLine } from '../src/spendLines.js';
+import { runCapMotif } from '../src/bon/spend.js';
 import { isLive, phaseSeconds } from './runSelectors.js';
 import type { GateReport, PhaseState, RunState } from './runState.js';
 
@@ -186,12 +187,13 @@ export function spendLinesOf(state: BonState): string[] {
   if (forecast) {
     const asks = forecast.confirm === true && !ui.fanOutAnswered && state.exit === undefined;
     // The question first: a narrow terminal cuts the end of the line, never what it asks.
-    lines.push(asks ? `fan out? y / n — above bon.confirm_above · ${forecastLine({ ...forecast, confirm: false })}` : forecastLine({ ...forecast, confirm: false }));
+    lines.push(asks ? `fan out? y / n — ${forecastAbove(forecast)} · ${forecastLine({ ...forecast, confirm: false })}` : forecastLine({ ...forecast, confirm: false }));
   }
   if (baseline && baseline.gates.some((gate) => !gate.ok)) {
     lines.push(`baseline on HEAD: ${baseline.gates.map((g) => `${g.ok ? '✓' : '✗'} ${g.gate}`).join(' · ')} — ${baselineWarning(baseline)}`);
   }
-  if (stop) lines.push(`${stop.motif}: the harvest ranks what exists`);
+  // Once the calls in flight at the cap are in, the stop line carries the run's final figure (the one `runs` shows).
+  if (stop) lines.push(`${stop.kind === 'budget' && runSpend?.kind === 'capped' ? `${runCapMotif(runSpend.spent, runSpend.cap)} — the batch stopped` : stop.motif}: the harvest ranks what exists`);
   else if (runSpend) lines.push(`run: ${formatCost(runSpend.spent)} of its ${formatCost(runSpend.cap)} cap${runSpend.kind === 'wrap_up' ? ' — every arm at work was told to wrap up' : ''}`);
   return lines;
 }

@@ -91,6 +91,7 @@ const EXIT_OF: Readonly<Record<Exclude<RunRowStatus, 'running'>, number>> = {
   green: 0,
   failed: 1,
   infrastructure: 2,
+  budget: 3,
   interrupted: 130,
 };
 

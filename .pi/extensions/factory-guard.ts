@@ -4,9 +4,10 @@
 // (the run ends with stopReason "aborted", which the core reports with the session) and every later
 // tool call of the session is blocked with the same reason. Counters restart at every session_start
 // (a clone or a switch is a new arm, judged afresh). It also keeps pi's prompt-cache warming out of factory nodes
-// (see cacheWarmingDecision).
+// (see cacheWarmingDecision), and puts a best-of-N node behind the run's spend gate (../lib/spend-gate.ts).
 import type { ExtensionAPI } from '@earendil-works/pi-coding-agent';
 import { joinSocle } from '../lib/socle.js';
+import { installSpendGate } from '../lib/spend-gate.js';
 
 export const EXTENSION_NAME = 'factory-guard';
 
@@ -157,6 +158,8 @@ export default function factoryGuard(pi: ExtensionAPI): void {
     });
   }
   (pi.on as unknown as OnNewerEvent)('cache_warming_decision', () => cacheWarmingDecision(process.env));
+  // A best-of-N node takes each model call from the run's shared budget, and no tool once the batch stopped.
+  installSpendGate(pi as unknown as Parameters<typeof installSpendGate>[0], process.env);
 
   joinSocle(EXTENSION_NAME);
 }

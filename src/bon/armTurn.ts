@@ -31,10 +31,14 @@ export async function promptArm(
       stop: (order) => cap.abort(order),
     });
     const base = before;
+    const signal = AbortSignal.any([armSignal, cap.signal]);
+    // Stopped while its node waits at the gate for room: the wait is refused, the node aborts before its request.
+    const refuseWait = () => session.spend.release(session.nodeKey(arm), 'the attempt was stopped');
+    signal.addEventListener('abort', refuseWait, { once: true });
     try {
       const result = await agent.prompt(message, {
         ...opts,
-        signal: AbortSignal.any([armSignal, cap.signal]),
+        signal,
         onUsage: ({ tokens, cost }) => {
           run.liveUsage(phase, base.tokens + tokens, base.cost + cost);
           session.spend.armUsage(arm, base.cost + cost);
@@ -47,13 +51,40 @@ export async function promptArm(
       const total = new HarnessError(error.message, error.sessionId, { ...error.evidence, ...spent });
       // Only the arm's own cap pauses it: a run cap, a race or the user's abort end it.
       if (error.evidence.kind !== 'budget' || armSignal.aborted) throw total;
-      const raised = await session.pauseAtCap(arm, spent.cost, session.spend.capOf(arm) ?? spent.cost);
+      const raised = await pauseAtCap(session, arm, armSignal, spent.cost, session.spend.capOf(arm) ?? spent.cost);
       if (raised === undefined || armSignal.aborted) throw total;
       before = spent;
       message = GO_ON_ASK;
     } finally {
+      signal.removeEventListener('abort', refuseWait);
       session.spend.end(arm);
+      // What its node held or waited for at the gate goes back: a pi that died never gives it back itself.
+      session.spend.release(session.nodeKey(arm));
     }
+  }
+}
+
+/**
+ * The arm reached its cap. Watched (the TUI), it pauses until the board raises its cap (resolves the new cap) or
+ * ends it (undefined); headless, it ends at once. The pause is an event: the board shows it, the bell rings.
+ */
+async function pauseAtCap(session: BonSession, arm: number, signal: AbortSignal, spent: number, cap: number): Promise<number | undefined> {
+  const { run } = session;
+  if (!session.watched || session.batchStop || run.interrupted) return undefined;
+  const raised = new Promise<number | undefined>((resolve) => session.pauses.set(arm, resolve));
+  const onAbort = () => session.pauses.get(arm)?.(undefined);
+  signal.addEventListener('abort', onAbort, { once: true });
+  run.emit({ type: 'spend', adwId: run.adwId, ts: Date.now(), phase: `arm_${arm}`, arm, kind: 'paused', spent, cap, scope: 'arm' });
+  try {
+    const cap2 = await raised;
+    if (cap2 !== undefined) {
+      session.spend.raise(arm, cap2);
+      run.emit({ type: 'spend', adwId: run.adwId, ts: Date.now(), phase: `arm_${arm}`, arm, kind: 'raised', spent, cap: cap2, scope: 'arm' });
+    }
+    return cap2;
+  } finally {
+    session.pauses.delete(arm);
+    signal.removeEventListener('abort', onAbort);
   }
 }
 

@@ -58,6 +58,11 @@ export function judgePhase(session: BonSession, setup: JudgeSetup): Phase {
     retries: setup.retries,
     ...(setup.model ? { model: setup.model } : {}),
     async action(run, ctx) {
+      // The run's cap stopped the batch: no model call after it, the judge's neither.
+      if (session.batchStop?.kind === 'budget') {
+        run.activity('judge', { kind: 'note', text: "the run's cap stopped the batch: no judge, the code ranks" });
+        return { status: 'success', summary: 'no judge after the cap', ranking: [] };
+      }
       const greens = [...session.arms.values()].filter((a) => a.green && a.patchFile && a.patchBytes > 0).sort((a, b) => a.arm - b.arm);
       if (greens.length < 2) {
         run.activity('judge', { kind: 'note', text: `${greens.length} green arm(s) with a patch: nothing to judge, the code ranks` });

@@ -17,7 +17,8 @@ import { MAX_ARMS, type BonCheck } from './check.js';
 import type { GitDirSnapshot } from './gitGuard.js';
 import type { PrefixGate } from './prefixGate.js';
 import type { StopOrder } from '../pi/guards.js';
-import { formatCap, SpendWatch, type BonPolicy, type SpendNote } from './spend.js';
+import { SpendWatch, type BonPolicy, type SpendNote } from './spend.js';
+import { forecastAbove } from '../spendLines.js';
 
 export const BON_TOOLS = ['read', 'bash', 'edit', 'write', 'grep', 'find', 'ls'];
 
@@ -90,12 +91,13 @@ export class BonSession {
   primer = { tokens: 0, cost: 0, sessionId: undefined as string | undefined };
   readonly arms = new Map<number, ArmRank>();
   private readonly armAborts = new Map<number, AbortController>();
+  private readonly gateAborts = new Map<number, AbortController>();
   /** The primer's own stop: a run cap or the deadline reached while it reads. */
   private readonly primerAbort = new AbortController();
   /** Why the batch was stopped (a cap, a race policy): every arm still at work or not started yet ends so. */
   batchStop?: StopOrder;
   /** Arms paused at their cap, waiting for the board's raise (or their end). */
-  private readonly pauses = new Map<number, (raise: number | undefined) => void>();
+  readonly pauses = new Map<number, (raise: number | undefined) => void>();
   readonly spend: SpendWatch;
   /** Someone watches the board (the TUI sets it): an arm at its cap pauses for a raise, a high forecast asks. */
   watched = false;
@@ -104,6 +106,8 @@ export class BonSession {
   /** The fan-out's forecast, once the primer has read. */
   forecast?: SpendForecast;
   private confirmation?: (yes: boolean) => void;
+  /** The spend gate every node of the run asks before a model call or a tool (./budgetServer.ts), opened with the first. */
+  private gate?: Promise<import('./budgetServer.js').BudgetServer>;
   private harvested = false;
   private armPhase?: ArmPhaseFactory;
   phases: Phase[] = [];
@@ -120,6 +124,8 @@ export class BonSession {
 
   private noteSpend(note: SpendNote): void {
     const { run } = this;
+    // The run's cap, once every call in flight is in: its figure is the run's final one (the line exit 3 prints).
+    if (note.kind === 'capped' && note.scope === 'run') run.budget = note.motif;
     run.emit({ type: 'spend', adwId: run.adwId, ts: Date.now(), ...(note.arm !== undefined ? { phase: `arm_${note.arm}`, arm: note.arm } : {}), ...note, kind: note.kind });
   }
 
@@ -129,39 +135,21 @@ export class BonSession {
     this.batchStop = order;
     if (order.kind === 'budget') this.run.budget ??= order.motif;
     this.run.emit({ type: 'race_stop', adwId: this.run.adwId, ts: Date.now(), motif: order.motif, kind: order.kind });
-    this.primerAbort.abort(order);
-    for (const controller of this.armAborts.values()) controller.abort(order);
+    // A budget stop lets a call already paid for come in (its cost is counted, no tool follows it); a race cuts it.
+    const stop = (key: string, controller: AbortController) => (order.kind === 'budget' ? this.spend.stopAfterCall(key, () => controller.abort(order)) : controller.abort(order));
+    stop('prime', this.primerAbort);
+    for (const [arm, controller] of this.armAborts) stop(this.nodeKey(arm), controller);
     for (const resume of this.pauses.values()) resume(undefined);
+  }
+
+  /** The node an arm's calls come from (FACTORY_PHASE): its own pi in worktrees, the primer's in place. */
+  nodeKey(arm: number): string {
+    return this.opts.inPlace ? 'prime' : `arm_${arm}`;
   }
 
   /** The primer's turn signal: the run's interrupt, or the batch stopped while it reads. */
   primerSignal(): AbortSignal {
     return AbortSignal.any([this.run.signal, this.primerAbort.signal]);
-  }
-
-  /**
-   * The arm reached its cap. Watched (the TUI), it pauses until the board raises its cap (resolves the new cap) or
-   * ends it (undefined); headless, it ends at once. The pause is an event: the board shows it, the bell rings.
-   */
-  async pauseAtCap(arm: number, spent: number, cap: number): Promise<number | undefined> {
-    if (!this.watched || this.batchStop || this.run.interrupted) return undefined;
-    const { run } = this;
-    const raised = new Promise<number | undefined>((resolve) => this.pauses.set(arm, resolve));
-    const signal = this.armAborts.get(arm)?.signal;
-    const onAbort = () => this.pauses.get(arm)?.(undefined);
-    signal?.addEventListener('abort', onAbort, { once: true });
-    run.emit({ type: 'spend', adwId: run.adwId, ts: Date.now(), phase: `arm_${arm}`, arm, kind: 'paused', spent, cap, scope: 'arm' });
-    try {
-      const cap2 = await raised;
-      if (cap2 !== undefined) {
-        this.spend.raise(arm, cap2);
-        run.emit({ type: 'spend', adwId: run.adwId, ts: Date.now(), phase: `arm_${arm}`, arm, kind: 'raised', spent, cap: cap2, scope: 'arm' });
-      }
-      return cap2;
-    } finally {
-      this.pauses.delete(arm);
-      signal?.removeEventListener('abort', onAbort);
-    }
   }
 
   /**
@@ -182,11 +170,14 @@ export class BonSession {
     });
     const { policy = {} } = this.opts;
     const threshold = policy.confirmAbove;
-    const confirm = threshold !== undefined && forecast.total.mid > threshold && !policy.yes;
+    // A forecast above the run's cap says so before any arm: fanning out would end at the cap, not with the arms.
+    const cap = policy.maxCost !== undefined && forecast.total.mid > policy.maxCost ? policy.maxCost : undefined;
+    const confirm = (cap !== undefined || (threshold !== undefined && forecast.total.mid > threshold)) && !policy.yes;
     this.forecast = forecast;
-    this.run.emit({ type: 'forecast', adwId: this.run.adwId, ts: Date.now(), forecast, ...(threshold !== undefined ? { threshold } : {}), ...(confirm ? { confirm } : {}) });
+    this.spend.release('prime');
+    this.run.emit({ type: 'forecast', adwId: this.run.adwId, ts: Date.now(), forecast, ...(threshold !== undefined ? { threshold } : {}), ...(confirm ? { confirm } : {}), ...(cap !== undefined ? { cap } : {}) });
     if (!confirm) return;
-    const motif = `forecast ~${formatCost(forecast.total.mid)} is above bon.confirm_above ${formatCap(threshold)}`;
+    const motif = `forecast ~${formatCost(forecast.total.mid)} is ${forecastAbove({ threshold, cap })}`;
     if (!this.watched) {
       this.run.budget = `budget: ${motif} — pass --yes to fan out`;
       throw new PhaseFailure(`${motif}: pass --yes to fan out (no arm was started)`, undefined, 'budget');
@@ -315,7 +306,15 @@ export class BonSession {
   /** `a`: abort the arm's running turn (RPC abort), or end its pause at the cap; the arm ends red, the batch goes on. */
   abortArm(arm: number): void {
     this.armAborts.get(arm)?.abort();
+    this.gateAborts.get(arm)?.abort();
     this.pauses.get(arm)?.(undefined);
+  }
+
+  /** What an arm's gates run under once its turn ended: the user's interrupt or `a`, never a batch stop (it is judged on its work). */
+  gateSignal(arm: number): AbortSignal {
+    const own = new AbortController();
+    this.gateAborts.set(arm, own);
+    return AbortSignal.any([this.run.signal, own.signal]);
   }
 
   armSignal(arm: number): AbortSignal {
@@ -335,6 +334,11 @@ export class BonSession {
   async open(sessionId: string, phase: string, where: { cwd?: string; model?: string; env?: NodeJS.ProcessEnv; fork?: SessionRequest['fork'] } = {}): Promise<AgentSession> {
     const { opts, run } = this;
     const card = await envelopeCard('BuildEnvelope');
+    this.gate ??= import('./budgetServer.js').then((m) => m.startBudgetServer(this.spend)).catch((error: unknown) => {
+      throw new InfrastructureError(`the run's spend gate could not listen on the loopback: ${errorMessage(error)}`);
+    });
+    const { BUDGET_URL_ENV } = await import('./budgetServer.js');
+    const env = { ...(where.env ?? opts.env ?? process.env), [BUDGET_URL_ENV]: (await this.gate).url };
     try {
       return await opts.harness.openSession({
         sessionId,
@@ -343,7 +347,7 @@ export class BonSession {
         model: where.model ?? opts.builderModel ?? this.modelOf(1),
         thinking: opts.thinking,
         tools: opts.tools ?? BON_TOOLS,
-        env: where.env ?? opts.env,
+        env,
         identity: { adwId: run.adwId, phase, role: 'builder' },
         envelopeSchema: { title: card.title, schema: card.schema },
         limits: opts.limits,
@@ -379,6 +383,9 @@ export class BonSession {
     const trees = [...this.trees.values()];
     this.trees.clear();
     await Promise.all(trees.map((tree) => tree.release().catch(() => undefined)));
+    const gate = this.gate;
+    this.gate = undefined;
+    await gate?.then((g) => g.close()).catch(() => undefined);
   }
 
   markHarvested(): void {

@@ -272,7 +272,8 @@ export function treeArmPhase(session: BonSession, arm: number): Phase {
         const result = await promptArm(session, run, arm, agent, `${armAsk(check.spec)}\n\n${card.contract}`, { ...turnOptions(session, name, signal, model), signal, onAnswer: ticket.open });
         ended = await endTurn(session, run, agent);
         const gates = { cwd: tree.dir, commands: treeCommands(session, tree.dir), env: armEnv(session.opts.gateEnv, arm) };
-        ({ failure, kind: failureKind, detail } = await judgeAnswer(session, run, rank, { result, ended, signal, gates }));
+        // Its turn is over: a batch stop from now on does not cut its gates, it is judged on its work.
+        ({ failure, kind: failureKind, detail } = await judgeAnswer(session, run, rank, { result, ended, signal: session.gateSignal(arm), gates }));
       } catch (error) {
         if (error instanceof HarnessError) {
           ({ failure, kind: failureKind } = harnessJudgement(run, rank, error));
@@ -286,8 +287,8 @@ export function treeArmPhase(session: BonSession, arm: number): Phase {
           failureKind = 'crashed';
         }
       } finally {
-        // Stopped by its batch (a cap, a race), the arm says so, whatever its turn or a gate cut short answered.
-        ({ failure, kind: failureKind } = stopVerdict(signal, { failure, kind: failureKind }));
+        // Stopped by its batch (a cap, a race) before its turn ended, the arm says so, whatever its turn answered.
+        if (!ended) ({ failure, kind: failureKind } = stopVerdict(signal, { failure, kind: failureKind }));
         // An arm that ends without a token (red, aborted) lets the arms waiting on it go all the same.
         ticket?.open();
         const late = await endTurn(session, run, agent).catch((): TurnEnd => NOTHING_ENDED);

@@ -29,6 +29,7 @@ export const RUN_STATUS_MARK: Readonly<Record<string, string>> = {
   failed: '✗',
   interrupted: '■',
   infrastructure: '!',
+  budget: '$',
 };
 
 export interface RunsColumn {

@@ -16,6 +16,7 @@ import {
 } from './tape.js';
 import { cachedTokens, PromptCache, promptPrefixes } from './promptCache.js';
 import { Conversations, sessionOf } from './conversation.js';
+import { Holds } from './holds.js';
 
 export interface RecordedRequest {
   /** 1-based arrival order across all tapes. */
@@ -60,6 +61,11 @@ export interface ScriptedModel {
   /** Position of a tape's cursor (next step index). */
   /** Steps of the tape played to their end (all conversations). */
   cursor(tape: string): number;
+  /**
+   * The next request that lands on `tape` waits, before any byte of its answer, until `release()` (or close()):
+   * `arrived` says when it came. A test drives a race by this event, not by how fast the machine is.
+   */
+  hold(tape: string): { arrived: Promise<RecordedRequest>; release(): void };
   /** Ends the server and every open socket, hung streams included. */
   close(): Promise<void>;
 }
@@ -92,6 +98,7 @@ export async function startScriptedModel(opts: ScriptedModelOptions): Promise<Sc
   const cache = opts.caching === false ? undefined : new PromptCache();
   const conversations = new Conversations();
   const timers = new Set<NodeJS.Timeout>();
+  const holds = new Holds<RecordedRequest>();
   let closed = false;
 
   const stateOf = (tape: string): TapeState => {
@@ -164,6 +171,7 @@ export async function startScriptedModel(opts: ScriptedModelOptions): Promise<Sc
     });
     const seq = requests.length;
     const record = requests[seq - 1]!;
+    await holds.pass(tape, record);
     const model = typeof body.model === 'string' ? body.model : (modelIds[0] ?? 'scripted');
     const id = `chatcmpl-scripted-${seq}`;
     const created = Math.floor(Date.now() / 1000);
@@ -326,10 +334,12 @@ export async function startScriptedModel(opts: ScriptedModelOptions): Promise<Sc
     port,
     requests,
     requestsFor: (tape) => requests.filter((r) => r.tape === tape),
+    hold: (tape) => holds.add(tape),
     cursor: (tape) => states.get(tape)?.played ?? 0,
     close: async () => {
       if (closed) return;
       closed = true;
+      holds.releaseAll();
       for (const timer of timers) clearTimeout(timer);
       timers.clear();
       const done = new Promise<void>((resolve) => server.close(() => resolve()));

@@ -4,12 +4,14 @@
 import type Database from 'better-sqlite3';
 import type { RunEvent } from '../events.js';
 
-export type RunStatus = 'running' | 'green' | 'failed' | 'interrupted' | 'infrastructure';
+export type RunStatus = 'running' | 'green' | 'failed' | 'interrupted' | 'infrastructure' | 'budget';
 
 export function runStatus(exit: number, interrupted?: boolean): RunStatus {
   if (interrupted || exit === 130) return 'interrupted';
   if (exit === 0) return 'green';
   if (exit === 2) return 'infrastructure';
+  // Exit 3: a spend cap stopped it (or a forecast above a cap was not confirmed): out of money, not broken.
+  if (exit === 3) return 'budget';
   return 'failed';
 }
 

@@ -109,8 +109,35 @@ JOIN (SELECT DISTINCT session_id, adw_id, phase FROM sessions WHERE adw_id IS NO
   ON s.session_id = h.session_id;
 `;
 
+// V3: a run a spend cap stopped (exit 3) is `budget`, not `failed`. SQLite cannot change a CHECK in place: the runs
+// table is rebuilt with its rows, and a stored exit 3 takes its status.
+const V3 = `
+CREATE TABLE runs_v3 (
+  adw_id       TEXT PRIMARY KEY,
+  adw_name     TEXT,
+  cwd          TEXT,
+  args_json    TEXT,
+  started_at   TEXT,
+  finished_at  TEXT,
+  status       TEXT NOT NULL DEFAULT 'running'
+               CHECK (status IN ('running', 'green', 'failed', 'interrupted', 'infrastructure', 'budget')),
+  exit_code    INTEGER,
+  cost_usd     REAL NOT NULL DEFAULT 0,
+  tokens       INTEGER NOT NULL DEFAULT 0,
+  failed_phase TEXT,
+  owner_pid    INTEGER
+);
+INSERT INTO runs_v3 SELECT adw_id, adw_name, cwd, args_json, started_at, finished_at,
+  CASE WHEN exit_code = 3 AND status = 'failed' THEN 'budget' ELSE status END,
+  exit_code, cost_usd, tokens, failed_phase, owner_pid FROM runs;
+DROP TABLE runs;
+ALTER TABLE runs_v3 RENAME TO runs;
+CREATE INDEX runs_by_name_start ON runs (adw_name, started_at);
+CREATE INDEX runs_by_start ON runs (started_at);
+`;
+
 /** Migration k brings the database from user_version k to k + 1. Append only; never edit a shipped one. */
-export const MIGRATIONS: readonly string[] = [V1, V2];
+export const MIGRATIONS: readonly string[] = [V1, V2, V3];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 

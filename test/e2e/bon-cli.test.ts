@@ -143,11 +143,15 @@ describe('factory bon, headless, on the demo payload', () => {
     const b = bench!;
     const reports = path.join(b.scratch, 'reports');
     // The primer alone costs about a cent: a cap just above it leaves room for beta's two calls only.
-    const out = await bon(b, ['--max-cost', '0.0135', '--report', 'md,junit', '--report-dir', reports]);
+    // The forecast is above that cap: said before the fan-out, and --yes fans out all the same.
+    const out = await bon(b, ['--max-cost', '0.0135', '--yes', '--report', 'md,junit', '--report-dir', reports]);
     expect(out.code, out.stderr).toBe(3);
-    expect(out.stderr).toMatch(/budget: the run spent \$[\d.]+, its cap is \$0\.0135 \(--max-cost\) — the batch stopped: the arms still at work stop/);
-    expect(out.stderr).toMatch(/BUDGET — budget: the run spent .*; exit 3$/m);
-    expect(out.stderr).toMatch(/forecast: 3 arm\(s\) ~\$[\d.]+ \(\$[\d.]+–\$[\d.]+\) after the primer's \$[\d.]+/);
+    expect(out.stderr).toMatch(/forecast: 3 arm\(s\) ~\$[\d.]+ \(\$[\d.]+–\$[\d.]+\) after the primer's \$[\d.]+, run ~\$[\d.]+ — above the run's cap \$0\.0135 \(--max-cost\): --yes fans out all the same/);
+    expect(out.stderr).toMatch(/budget: the run reached its cap of \$0\.0135 \(--max-cost\) — the batch stopped: the arms still at work stop/);
+    // One figure: the cap line (once the calls in flight are in) and the final line say the same total.
+    const capLine = /the run: budget: the run spent (\$[\d.]+), its cap is \$0\.0135 \(--max-cost\)$/m.exec(out.stderr);
+    expect(capLine, out.stderr).not.toBeNull();
+    expect(out.stderr).toMatch(new RegExp(`BUDGET — budget: the run spent \\${capLine![1]}, its cap is \\$0\\.0135 \\(--max-cost\\) \\(cost ~\\${capLine![1]}\\); exit 3$`, 'm'));
     const md = fs.readFileSync(path.join(reports, 'report.md'), 'utf8');
     expect(md).toMatch(/budget/i);
     const junit = fs.readFileSync(path.join(reports, 'junit.xml'), 'utf8');

@@ -4,10 +4,15 @@
 import { describe, expect, it } from 'vitest';
 import { parseDuration, formatDuration } from '../../src/duration.js';
 import { armCost, armShape, forecastFanOut } from '../../src/bon/forecast.js';
-import { formatCap, parseUsd, SpendWatch, type SpendNote } from '../../src/bon/spend.js';
+import { formatCap, parseUsd, SpendWatch, type Reservation, type SpendNote } from '../../src/bon/spend.js';
 import type { StopOrder } from '../../src/pi/guards.js';
 import { stopOrderOf } from '../../src/pi/guards.js';
 import { notificationBytes, notificationKind, notificationOf } from '../../src/notify.js';
+import Database from 'better-sqlite3';
+import { startBudgetServer } from '../../src/bon/budgetServer.js';
+import { askGate, installSpendGate } from '../../.pi/lib/spend-gate.js';
+import { runStatus } from '../../src/trace/fold.js';
+import { MIGRATIONS, migrate } from '../../src/trace/schema.js';
 
 function watch(policy: ConstructorParameters<typeof SpendWatch>[0]) {
   const notes: SpendNote[] = [];
@@ -69,6 +74,87 @@ describe('SpendWatch', () => {
     expect(stops).toEqual([]);
     w.armSettled(3, true, 0.1);
     expect(stops).toEqual([{ kind: 'race', motif: 'stopped: 2 arms already green (--stop-after-green 2)' }]);
+  });
+
+  it("the run's cap is held before each call: room for a call beside the ones in flight, else it waits; the last goes alone", async () => {
+    const { w, stops, notes } = watch({ maxCost: 1 });
+    const first = await w.reserve('prime');
+    expect(first.ok).toBe(true);
+    w.settle((first as { id: string }).id, 0.3);
+    // The dearest call seen is $0.30: each reservation holds $0.45 of the room.
+    const a = await w.reserve('arm_1');
+    expect(a.ok).toBe(true);
+    let b: Reservation | undefined;
+    void w.reserve('arm_2').then((r) => (b = r));
+    let c: Reservation | undefined;
+    void w.reserve('arm_3').then((r) => (c = r));
+    await Promise.resolve();
+    // $0.30 spent + $0.45 held + $0.45 asked passes the cap: arm 2 waits for arm 1's call.
+    expect([b, c]).toEqual([undefined, undefined]);
+    expect(w.inFlight('arm_1')).toBe(true);
+    w.settle((a as { id: string }).id, 0.3);
+    await Promise.resolve();
+    // $0.60 spent, nothing in flight: arm 2's call goes alone (it may pass the cap: by one call at most).
+    expect(b?.ok).toBe(true);
+    expect(c).toBeUndefined();
+    w.settle((b as { id: string }).id, 0.45);
+    await Promise.resolve();
+    expect(c).toEqual({ ok: false, reason: "budget: the run reached its cap of $1 (--max-cost) — the batch stopped" });
+    expect(stops).toEqual([{ kind: 'budget', motif: "budget: the run reached its cap of $1 (--max-cost) — the batch stopped" }]);
+    expect(w.toolRefusal()).toBe(stops[0]!.motif);
+    expect(await w.reserve('arm_1')).toEqual({ ok: false, reason: stops[0]!.motif });
+    // The figure said once, with every call in.
+    expect(notes.filter((n) => n.kind === 'capped')).toEqual([{ kind: 'capped', spent: 1.05, cap: 1, scope: 'run', motif: 'budget: the run spent $1.05, its cap is $1 (--max-cost)' }]);
+  });
+
+  it("a cap crossed while calls are in flight: their stop waits for them, the figure is said once they are in", async () => {
+    const { w, notes, stops } = watch({ maxCost: 1 });
+    const a = (await w.reserve('arm_1')) as { id: string };
+    const b = (await w.reserve('arm_2')) as { id: string };
+    const stopped: string[] = [];
+    w.settle(a.id, 1.2);
+    expect(stops).toHaveLength(1);
+    // arm 2's call is in flight: it is stopped when it comes in, not cut.
+    w.stopAfterCall('arm_1', () => stopped.push('arm_1'));
+    w.stopAfterCall('arm_2', () => stopped.push('arm_2'));
+    expect(stopped).toEqual(['arm_1']);
+    expect(notes.some((n) => n.kind === 'capped')).toBe(false);
+    expect(w.toolRefusal()).toBeDefined();
+    w.settle(b.id, 0.1);
+    expect(stopped).toEqual(['arm_1', 'arm_2']);
+    expect(notes.filter((n) => n.kind === 'capped').map((n) => n.spent)).toEqual([1.3]);
+    expect(w.exhausted).toBe('budget: the run spent $1.30, its cap is $1 (--max-cost)');
+  });
+
+  it('a node whose attempt ended gives back what it held and is refused what it waited for', async () => {
+    const { w } = watch({ maxCost: 1 });
+    w.settle(((await w.reserve('prime')) as { id: string }).id, 0.4);
+    const a = await w.reserve('arm_1');
+    expect(a.ok).toBe(true);
+    const waiting = w.reserve('arm_2');
+    const also = w.reserve('arm_1');
+    w.release('arm_1', 'the attempt was stopped');
+    expect(await also).toEqual({ ok: false, reason: 'the attempt was stopped' });
+    // arm 1's room went back: arm 2 gets its call.
+    expect((await waiting).ok).toBe(true);
+    expect(w.inFlight('arm_1')).toBe(false);
+  });
+
+  it('the deadline runs on the injected clock; a race stop refuses every later call and tool', async () => {
+    const { w, stops } = watch({ deadlineMs: 9000 });
+    let fire: (() => void) | undefined;
+    w.clock = (ms, go) => {
+      expect(ms).toBe(9000);
+      fire = go;
+      return () => undefined;
+    };
+    w.start();
+    expect(stops).toEqual([]);
+    expect(w.toolRefusal()).toBeUndefined();
+    fire!();
+    expect(stops).toEqual([{ kind: 'race', motif: "stopped: the run's deadline (9s) passed" }]);
+    expect(w.toolRefusal()).toBe("stopped: the run's deadline (9s) passed");
+    expect(await w.reserve('arm_1')).toEqual({ ok: false, reason: "stopped: the run's deadline (9s) passed" });
   });
 
   it('a signal aborted with a stop order says its motif and kind; a bare abort does not', () => {
@@ -154,5 +240,73 @@ describe('notifications', () => {
     expect(notificationOf({ ...base, type: 'run_finished', exit: 3, seconds: 1, tokens: 1, cost: 0, budget: 'b' })).toBe('run a1 stopped by its budget');
     expect(notificationOf({ ...base, type: 'spend', phase: 'arm_2', arm: 2, kind: 'paused', spent: 1, cap: 1, scope: 'arm' })).toMatch(/^arm_2 paused at its cap/);
     expect(notificationOf({ ...base, type: 'spend', arm: 2, kind: 'wrap_up', spent: 1, cap: 1, scope: 'arm' })).toBeUndefined();
+  });
+});
+
+describe('the spend gate over the loopback (the node side is .pi/lib/spend-gate.ts)', () => {
+  it('a node reserves, gives back its cost and asks for tools; a stop refuses both; a wrong address is refused', async () => {
+    const { w, stops } = watch({ maxCost: 1 });
+    const server = await startBudgetServer(w);
+    try {
+      const got = await askGate(server.url, 'reserve', { key: 'arm_1' });
+      expect(got).toEqual({ ok: true, id: 'r1' });
+      expect(w.inFlight('arm_1')).toBe(true);
+      expect(await askGate(server.url, 'tool', { key: 'arm_1' })).toEqual({ ok: true });
+      expect(await askGate(server.url, 'settle', { key: 'arm_1', id: 'r1', cost: 1.5 })).toEqual({ ok: true });
+      expect(stops.map((s) => s.kind)).toEqual(['budget']);
+      expect(await askGate(server.url, 'tool', { key: 'arm_2' })).toEqual({ ok: false, reason: stops[0]!.motif });
+      expect(await askGate(server.url, 'reserve', { key: 'arm_2' })).toEqual({ ok: false, reason: stops[0]!.motif });
+      const wrong = await askGate(server.url.replace(/[0-9a-f]{32}$/, '0'.repeat(32)), 'reserve', { key: 'x' });
+      expect(wrong).toEqual({ ok: false, reason: 'not the spend gate' });
+    } finally {
+      await server.close();
+    }
+    // The cockpit gone: the node's ask fails closed.
+    const gone = await askGate(server.url, 'reserve', { key: 'x' });
+    expect(gone.ok).toBe(false);
+  });
+
+  it("the node aborts a refused turn before its request and blocks every tool after it; nothing is asked without the address", async () => {
+    const handlers = new Map<string, (...args: unknown[]) => unknown>();
+    const pi = { on: (event: string, handler: (...args: unknown[]) => unknown) => void handlers.set(event, handler) };
+    installSpendGate(pi as never, {});
+    expect(handlers.size).toBe(0);
+    const { w } = watch({ maxCost: 1 });
+    const server = await startBudgetServer(w);
+    try {
+      installSpendGate(pi as never, { FACTORY_BUDGET_URL: server.url, FACTORY_PHASE: 'arm_2' });
+      let aborted = 0;
+      await handlers.get('turn_start')!({}, { abort: () => (aborted += 1) });
+      expect([aborted, w.inFlight('arm_2')]).toEqual([0, true]);
+      await handlers.get('message_end')!({ message: { role: 'assistant', usage: { cost: { total: 2 } } } });
+      expect(w.inFlight('arm_2')).toBe(false);
+      await handlers.get('turn_start')!({}, { abort: () => (aborted += 1) });
+      expect(aborted).toBe(1);
+      expect(await handlers.get('tool_call')!()).toEqual({ block: true, reason: w.stopped!.motif });
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('a run a cap stopped, in the trace', () => {
+  it('exit 3 is `budget`, and a v2 store lists its exit-3 runs so once migrated', () => {
+    expect(runStatus(3)).toBe('budget');
+    expect(runStatus(1)).toBe('failed');
+    const db = new Database(':memory:');
+    try {
+      db.exec(MIGRATIONS[0]!);
+      db.exec(MIGRATIONS[1]!);
+      db.pragma('user_version = 2');
+      db.prepare("INSERT INTO runs (adw_id, status, exit_code) VALUES ('aaaa0001', 'failed', 3), ('aaaa0002', 'failed', 1)").run();
+      migrate(db);
+      expect(db.prepare('SELECT adw_id, status FROM runs ORDER BY adw_id').all()).toEqual([
+        { adw_id: 'aaaa0001', status: 'budget' },
+        { adw_id: 'aaaa0002', status: 'failed' },
+      ]);
+      db.prepare("INSERT INTO runs (adw_id, status) VALUES ('aaaa0003', 'budget')").run();
+    } finally {
+      db.close();
+    }
   });
 });

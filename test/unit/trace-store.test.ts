@@ -66,7 +66,7 @@ describe('trace store: runs and phases', () => {
       ]);
       expect(count(db, 'SELECT count(*) FROM events WHERE adw_id = ?', 'aaaa0001')).toBe(events.length);
       expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-      expect(db.pragma('user_version', { simple: true })).toBe(2);
+      expect(db.pragma('user_version', { simple: true })).toBe(3);
     } finally {
       db.close();
     }

@@ -65,7 +65,7 @@ describe('the arms board: spend, messages, comparisons', () => {
     const controller = recorder();
     const ui = await mount(storeWith('primed', [FORECAST]), controller);
     await ui.waitForFrame('fan out? y / n');
-    expect(ui.lastFrame()).toMatch(/fan out\? y \/ n — above bon.confirm_above · forecast: 3 arm\(s\) ~\$0\.0060 \(\$0\.0030–\$0\.0120\)/);
+    expect(ui.lastFrame()).toMatch(/fan out\? y \/ n — above bon.confirm_above \$[\d.]+ · forecast: 3 arm\(s\) ~\$0\.0060 \(\$0\.0030–\$0\.0120\)/);
     expect(ui.lines().at(-1)).toMatch(/^y fan out · n no arm/);
     await ui.press('y');
     await ui.press('y');
