@@ -10,6 +10,7 @@ import { HarnessError, InfrastructureError, errorMessage, type FailureKind } fro
 import type { ArmRank } from '../src/events.js';
 import { checkBon } from '../src/bon/check.js';
 import { putBack, snapshotGitDir } from '../src/bon/gitGuard.js';
+import { GitWatch } from '../src/bon/gitWatch.js';
 import { sweepWorktrees } from '../src/bon/worktrees.js';
 import { runBaseline, treeArmPhase, treePrimePhase } from '../src/bon/treeArms.js';
 import { armAsk, endTurn, NOTHING_ENDED, primerAsk, primerEnvelope, primerTurn, trespass, turnOptions, type TurnEnd } from '../src/bon/turn.js';
@@ -47,6 +48,7 @@ function checkPhase(session: BonSession): Phase {
         throw new PhaseFailure(`HEAD moved since this run began (${session.resumedHead.slice(0, 8)} → ${session.check.head.slice(0, 8)}): its arms' patches are against the old HEAD; start a new bon`, undefined, 'check');
       }
       session.gitSnapshot = await snapshotGitDir(session.check.root, { env: session.opts.gateEnv, runTag: run.adwId, agentsIn: session.opts.inPlace ? 'tree' : 'worktrees' });
+      session.gitWatch = new GitWatch(session.check.root, session.gitSnapshot, { env: session.opts.gateEnv, runTag: run.adwId });
       // What a killed run left (its worktrees, in git's list and on disk) goes before this run makes its own.
       const swept = await sweepWorktrees(session.check.root, { git: { env: session.opts.gateEnv, runTag: run.adwId }, env: session.opts.gateEnv });
       if (swept.length > 0) run.activity('check', { kind: 'note', text: `removed ${swept.length} worktree(s) a stopped run left behind` });

@@ -123,6 +123,8 @@ export async function restoreGitDir(root: string, snapshot: GitDirSnapshot, opts
   const work = snapshot.agentsIn === 'tree' ? workFiles(snapshot, snapshot.branch) : new Set<string>();
   const isWork = (rel: string) => work.has(rel);
   const indexRel = path.join(path.relative(snapshot.commonDir, snapshot.gitDir), 'index');
+  // Every byte as it was (refs are files, loose or packed): nothing to name, and no git to run.
+  if (fileChanges(snapshot.files, now.files, () => false).length === 0) return [];
   const acts: string[] = [];
   // The config, named by what it says (a remote, a setting), then written back.
   const configRel = 'config';

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { configActs, refActs } from '../../src/bon/gitActs.js';
 import { gitDirMotif, putBack, restoreGitDir, snapshotGitDir } from '../../src/bon/gitGuard.js';
+import { GitWatch } from '../../src/bon/gitWatch.js';
 import { git, makeTempRepo } from '../helpers/repo.js';
 
 const cleanups: (() => void)[] = [];
@@ -157,6 +158,31 @@ describe('the .git guard', () => {
     expect(await restoreGitDir(dir, snapshot)).toEqual(['.git/HEAD (changed)']);
     expect(git(dir, 'symbolic-ref', 'HEAD').trim()).toBe('refs/heads/main');
   });
+
+  it('arms at once: each act is laid on the arm whose shell ran, not on the arm whose turn ends first; shells at once both carry it, and say so', async () => {
+    const dir = repo();
+    const tree = armTree(dir);
+    const watch = new GitWatch(dir, await snapshotGitDir(dir, { agentsIn: 'worktrees' }));
+    watch.toolStart('arm_1', 'bash');
+    watch.toolStart('arm_2', 'write'); // a fenced tool cannot reach the user's .git
+    git(tree, 'remote', 'add', 'evil', 'https://example.invalid/evil.git');
+    watch.toolEnd('arm_2', 'write');
+    watch.toolEnd('arm_1', 'bash');
+    // Arm 2 ends first: nothing of arm 1's is laid on it.
+    expect(await watch.endTurn('arm_2')).toEqual([]);
+    expect(await watch.endTurn('arm_1')).toEqual(['added remote evil']);
+    watch.toolStart('arm_1', 'bash');
+    watch.toolStart('arm_2', 'bash');
+    git(tree, 'tag', 'evil-tag');
+    watch.toolEnd('arm_1', 'bash');
+    watch.toolEnd('arm_2', 'bash');
+    expect(await watch.endTurn('arm_1')).toEqual(['added refs/tags/evil-tag (while arm_1, arm_2 ran shells at once)']);
+    expect(await watch.endTurn('arm_2')).toEqual(['added refs/tags/evil-tag (while arm_1, arm_2 ran shells at once)']);
+    // Found when no shell ran (a job left running): the turn that ends next carries it; one agent at a time takes all.
+    git(dir, 'config', 'core.hooksPath', '/tmp/h');
+    expect(await watch.endTurn()).toEqual(['set core.hooksPath']);
+    expect(git(dir, 'tag', '-l', 'evil-tag')).toBe('');
+  }, 30_000);
 
   it('config acts are named as a person says them: remotes added, removed, changed; variables set (as spelled) and unset', () => {
     const before = ['core.bare=false', 'remote.origin.url=https://a', 'remote.gone.url=https://g', 'user.name=x'];
