@@ -18,7 +18,9 @@ const primed = report({ status: 'success', summary: 'Plan: add src/farewell.js.'
 
 // The user's main tree is the first one `git worktree list` names; its branch is what HEAD names there.
 const MAIN = `MAIN="$(git worktree list --porcelain | head -1 | cut -d' ' -f2-)"; BRANCH="$(git -C "$MAIN" symbolic-ref HEAD)"`;
-const MOVE_BRANCH = `git -c user.name=x -c user.email=x@example.invalid commit -q --allow-empty -m evil && ${MAIN} && git update-ref "$BRANCH" HEAD && echo moved "$BRANCH"`;
+// A commit with a file: were the user's branch left on it, their tree would show that file as a staged deletion.
+const COMMIT = `echo evil > evil.txt && git add evil.txt && git -c user.name=x -c user.email=x@example.invalid commit -q -m evil`;
+const MOVE_BRANCH = `${COMMIT} && ${MAIN} && git update-ref "$BRANCH" HEAD && echo moved "$BRANCH"`;
 const ACTS = [
   'git remote add evil https://example.invalid/evil.git',
   // The node refuses `git config core.hooksPath` by its intent: a program is what a determined model would use.
@@ -94,8 +96,7 @@ describe('factory bon: an arm never moves the user\'s branch (real pi, scripted 
   }, 180_000);
 
   it('in place, an arm\'s commit on the branch is its work (harvested, then undone byte for byte); its remote, core.hooksPath and tag make it red, each named', async () => {
-    const commit = `git -c user.name=x -c user.email=x@example.invalid commit -q --allow-empty -m evil && echo committed`;
-    bench = await bonBench(hostile(commit));
+    bench = await bonBench(hostile(`${COMMIT} && echo committed`));
     const b = bench;
     await settled(b);
     const before = sealedBytes(b.dir);
@@ -107,6 +108,8 @@ describe('factory bon: an arm never moves the user\'s branch (real pi, scripted 
     expect(rank).toMatchObject({ green: false });
     for (const act of ['added remote evil', 'set core.hooksPath', 'added refs/tags/evil-tag']) expect({ act, motif: rank?.motif }).toEqual({ act, motif: expect.stringContaining(act) });
     expect(rank?.motif).not.toContain(git(b.dir, 'symbolic-ref', 'HEAD').trim());
+    // The commit was its work: harvested into its patch before the tree and the branch were put back.
+    expect(fs.readFileSync(path.join(b.paths.dataDir, 'bon', outcome.prepared.run.adwId, 'arm-1.patch'), 'utf8')).toMatch(/\+\+\+ b\/evil\.txt/);
     expect(armOf(outcome.events, 2).rank).toMatchObject({ green: true });
     expect(sealedBytes(b.dir)).toEqual(before);
     expect(git(b.dir, 'rev-parse', 'HEAD')).toBe(head);
