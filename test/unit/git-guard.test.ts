@@ -11,6 +11,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { configActs, refActs } from '../../src/bon/gitActs.js';
 import { gitDirMotif, putBack, restoreGitDir, snapshotGitDir } from '../../src/bon/gitGuard.js';
 import { GitWatch } from '../../src/bon/gitWatch.js';
+import { prepareArmTree } from '../../src/bon/armTree.js';
+import { harvestPatch, keepArmRef } from '../../src/bon/patch.js';
 import { git, makeTempRepo } from '../helpers/repo.js';
 
 const cleanups: (() => void)[] = [];
@@ -158,6 +160,28 @@ describe('the .git guard', () => {
     expect(await restoreGitDir(dir, snapshot)).toEqual(['.git/HEAD (changed)']);
     expect(git(dir, 'symbolic-ref', 'HEAD').trim()).toBe('refs/heads/main');
   });
+
+  it('what the factory itself writes is no act: an arm\'s tree made (its submodule checked out), harvested, kept as a ref, removed', async () => {
+    const dir = repo();
+    const lib = makeTempRepo({ files: { 'lib.js': 'export const lib = 1;\n' } });
+    cleanups.push(lib.cleanup);
+    git(dir, '-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', lib.dir, 'vendor/lib');
+    git(dir, 'commit', '-qm', 'submodule');
+    const base = fs.mkdtempSync(path.join(os.tmpdir(), 'factory-guard-trees-'));
+    cleanups.push(() => fs.rmSync(base, { recursive: true, force: true }));
+    const env = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', FACTORY_WORKTREES: base };
+    const snapshot = await snapshotGitDir(dir, { env, agentsIn: 'worktrees' });
+    const head = git(dir, 'rev-parse', 'HEAD').trim();
+    const tree = await prepareArmTree(dir, { run: 'rg', name: 'arm_1', commit: head, gateFolders: [], git: { env }, env });
+    fs.writeFileSync(path.join(tree.dir, 'b.txt'), 'b\n');
+    git(tree.dir, '-c', 'user.name=a', '-c', 'user.email=a@b', 'commit', '-qm', 'the arm commits in its own tree', '--allow-empty');
+    const patchFile = path.join(base, 'arm-1.patch');
+    await harvestPatch(tree.dir, patchFile, { base: head, git: { env } });
+    await keepArmRef(dir, 'rg', 1, patchFile, { base: head, git: { env } });
+    await tree.release();
+    expect(await restoreGitDir(dir, snapshot, { env })).toEqual([]);
+    expect(git(dir, 'for-each-ref', '--format=%(refname)', 'refs/factory/')).toBe('refs/factory/rg/arm-1\n');
+  }, 30_000);
 
   it('arms at once: each act is laid on the arm whose shell ran, not on the arm whose turn ends first; shells at once both carry it, and say so', async () => {
     const dir = repo();
