@@ -9,7 +9,8 @@ import { envelopeCard, loadEnvelopes } from '../src/envelopeCatalog.js';
 import { HarnessError, InfrastructureError, errorMessage, type FailureKind } from '../src/errors.js';
 import type { ArmRank } from '../src/events.js';
 import { checkBon } from '../src/bon/check.js';
-import { snapshotGitDir } from '../src/bon/gitGuard.js';
+import { putBack, snapshotGitDir } from '../src/bon/gitGuard.js';
+import { GitWatch } from '../src/bon/gitWatch.js';
 import { sweepWorktrees } from '../src/bon/worktrees.js';
 import { runBaseline, treeArmPhase, treePrimePhase } from '../src/bon/treeArms.js';
 import { armAsk, endTurn, NOTHING_ENDED, primerAsk, primerEnvelope, primerTurn, trespass, turnOptions, type TurnEnd } from '../src/bon/turn.js';
@@ -50,7 +51,8 @@ function checkPhase(session: BonSession): Phase {
       const { gatePreflight } = await import('../src/gates/program.js');
       const cannot = gatePreflight(session.opts.payloadCommands, session.opts.gateEnv ?? process.env, session.opts.setup);
       if (cannot) throw new PhaseFailure(cannot, undefined, 'check');
-      session.gitSnapshot = await snapshotGitDir(session.check.root, { env: session.opts.gateEnv, runTag: run.adwId });
+      session.gitSnapshot = await snapshotGitDir(session.check.root, { env: session.opts.gateEnv, runTag: run.adwId, agentsIn: session.opts.inPlace ? 'tree' : 'worktrees' });
+      session.gitWatch = new GitWatch(session.check.root, session.gitSnapshot, { env: session.opts.gateEnv, runTag: run.adwId });
       // What a killed run left (its worktrees, in git's list and on disk) goes before this run makes its own.
       const swept = await sweepWorktrees(session.check.root, { git: { env: session.opts.gateEnv, runTag: run.adwId }, env: session.opts.gateEnv });
       if (swept.length > 0) run.activity('check', { kind: 'note', text: `removed ${swept.length} worktree(s) a stopped run left behind` });
@@ -95,6 +97,7 @@ function primePhase(session: BonSession): Phase {
       const touched = [...after.dirty, ...after.untracked.filter((p) => !p.startsWith('specs/') && !p.startsWith('adws/adw_data/'))];
       if (touched.length > 0) {
         await resetTree(session.opts.cwd, { base: check.head, git: { env: session.opts.gateEnv, runTag: run.adwId } });
+        if (session.gitSnapshot) putBack(session.gitSnapshot);
         throw new InfrastructureError(`the primer changed the tree (${touched.slice(0, 3).join(', ')}${touched.length > 3 ? ', …' : ''}): it must only read; the tree was reset`);
       }
       session.primerFile = await rpc.sessionFile();
@@ -179,6 +182,8 @@ export function armPhase(session: BonSession, arm: number): Phase {
           // Reset even when the harvest failed: the next arm must never start on this arm's leftovers.
           try {
             await resetTree(session.opts.cwd, { base: check.head, git });
+            // The reset moved the branch back and wrote its reflog, HEAD's and ORIG_HEAD: they end as the run found them.
+            if (session.gitSnapshot) putBack(session.gitSnapshot);
           } catch (error) {
             throw new InfrastructureError(`the tree could not be reset after ${name}: ${errorMessage(error)}`);
           }

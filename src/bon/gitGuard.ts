@@ -1,71 +1,74 @@
-// What an agent may not change under `.git`: the files that make git run programs or read other places
-// (config, hooks, info/attributes, alternates…), the HEAD file, and every ref but the current branch's (an arm
-// that committed its work is harvested whole and its branch reset). A snapshot is taken before the agents run;
-// after each agent's turn, before any git of ours, a gate or a test runner reads the repository, the `.git` is
-// compared with it, every difference is named, and undone: files written back byte for byte with their modes,
-// files added removed, refs put back. The user's `.git` ends as it began.
+// What an agent may not change in the user's repository: every ref (the current branch, HEAD, packed-refs, tags,
+// the reflogs), the index, the shared config (`git config` in a worktree writes it: remotes, core.hooksPath…) and
+// the files that make git run programs or read other places (hooks, info/attributes, alternates…). A snapshot is
+// taken before the agents run; after each agent's turn, before any git of ours, a gate or a test runner reads the
+// repository, the `.git` is compared with it, each act is named ("moved refs/heads/main", "added remote x", "set
+// core.hooksPath") and undone byte for byte. The user's `.git` ends as the run found it.
+//
+// Where the agent works decides what is its work: in worktrees (`agentsIn: 'worktrees'`) nothing of the user's
+// repository is; in the user's tree (in place, and the builder) a commit on the current branch is its work, not an
+// act — the branch, its reflog and HEAD's are put back all the same (the commit's changes stay in the tree and the
+// index, where the harvest finds them) — and what it staged stays until the tree reset, after which `putBack`
+// restores the index and what the reset wrote, byte for byte. The factory's own refs (refs/factory/) and the admin
+// folders of other worktrees (.git/worktrees/) are never read.
 import fs from 'node:fs';
 import path from 'node:path';
+import { configActs, readConfig, refActs } from './gitActs.js';
+import { readTree, removeAddedDirs, sameFile, writeBack, type FileState } from './gitFiles.js';
 import { gitx, gitxOk, gitxText, type GitxOptions } from './gitx.js';
 
-/**
- * Files and folders (relative to the common git dir) whose every byte is guarded. Refs are not among them: they
- * are compared and put back through git (loose or packed is git's business), the current branch excepted.
- */
-const GUARDED = ['config', 'config.worktree', 'hooks', 'info', 'objects/info/alternates', 'shallow', 'commondir'];
-/** A guarded folder holding more than this many files is read no further (a hostile arm could fill one). */
-const MAX_FILES = 2000;
+/** Kept byte for byte in the common git dir: ref storage, config, hooks and what makes git read other places. */
+const COMMON = ['HEAD', 'ORIG_HEAD', 'FETCH_HEAD', 'index', 'packed-refs', 'refs', 'logs', 'config', 'config.worktree', 'hooks', 'info', 'objects/info/alternates', 'shallow', 'commondir'];
+/** Kept in the user's own admin dir when the user works in a linked worktree. */
+const OWN = ['HEAD', 'ORIG_HEAD', 'FETCH_HEAD', 'index', 'refs', 'logs', 'config.worktree'];
+/** The factory's namespace: its refs and their logs come and go with its runs. */
+const FACTORY = ['refs/factory', 'logs/refs/factory'];
+const REF_STORAGE = /^(packed-refs$|refs\/|logs\/|worktrees\/[^/]+\/(refs|logs)\/)/;
 
-interface FileState {
-  bytes: Buffer;
-  mode: number;
-}
+export type AgentsIn = 'tree' | 'worktrees';
 
 export interface GitDirSnapshot {
   /** The common git dir (absolute): where config, hooks and refs live, for every worktree. */
   commonDir: string;
-  /** This worktree's own git dir (HEAD lives here). */
+  /** The user's worktree's own git dir (its HEAD and index live here). */
   gitDir: string;
+  agentsIn: AgentsIn;
   files: Map<string, FileState>;
-  head: Buffer | undefined;
-  /** refname → object id, the current branch excluded. */
+  dirs: Set<string>;
+  /** refname → object id, the factory's refs excluded. */
   refs: Map<string, string>;
-  /** The current branch (`refs/heads/…`), whose moves the tree reset undoes. */
+  /** The current branch (`refs/heads/…`), if HEAD names one. */
   branch: string | undefined;
+  /** `git config --list` of the shared config. */
+  config: string[];
+  /** What the index holds (`ls-files --stage`): a refresh of its stat data is no act. */
+  staged: Buffer;
 }
 
-function readTree(base: string, rel: string, into: Map<string, FileState>): void {
-  const abs = path.join(base, rel);
-  let stat: fs.Stats;
-  try {
-    stat = fs.lstatSync(abs);
-  } catch {
-    return;
-  }
-  if (stat.isDirectory()) {
-    for (const name of fs.readdirSync(abs).sort()) {
-      if (into.size >= MAX_FILES) return;
-      readTree(base, path.join(rel, name), into);
-    }
-    return;
-  }
-  // A symlink is recorded as its target text: writing one in .git is a change like any other.
-  const bytes = stat.isSymbolicLink() ? Buffer.from(`symlink:${fs.readlinkSync(abs)}`) : fs.readFileSync(abs);
-  into.set(rel, { bytes, mode: stat.mode });
+interface Layout {
+  commonDir: string;
+  gitDir: string;
 }
 
-function readGuarded(commonDir: string): Map<string, FileState> {
-  const files = new Map<string, FileState>();
-  for (const rel of GUARDED) readTree(commonDir, rel, files);
-  return files;
+/** The admin dir's files, relative to the common dir. */
+function readGitDir(layout: Layout): { files: Map<string, FileState>; dirs: Set<string> } {
+  const into = { files: new Map<string, FileState>(), dirs: new Set<string>() };
+  const skip = (rel: string) => FACTORY.includes(rel) || rel === 'worktrees';
+  for (const rel of COMMON) readTree(layout.commonDir, rel, into, skip);
+  const own = path.relative(layout.commonDir, layout.gitDir);
+  if (own !== '') for (const rel of OWN) readTree(layout.commonDir, path.join(own, rel), into, (r) => FACTORY.includes(path.relative(own, r)));
+  return into;
 }
 
-function readHead(gitDir: string): Buffer | undefined {
-  try {
-    return fs.readFileSync(path.join(gitDir, 'HEAD'));
-  } catch {
-    return undefined;
+/** What a commit on the current branch writes when the agent works in the user's tree: no act (its work). */
+function workFiles(layout: Layout, branch: string | undefined): Set<string> {
+  const own = path.relative(layout.commonDir, layout.gitDir);
+  const work = new Set(['index', 'ORIG_HEAD', 'logs/HEAD'].map((f) => path.join(own, f)));
+  if (branch) {
+    work.add(branch);
+    work.add(`logs/${branch}`);
   }
+  return work;
 }
 
 async function readRefs(root: string, opts?: GitxOptions): Promise<{ refs: Map<string, string>; branch: string | undefined }> {
@@ -77,72 +80,89 @@ async function readRefs(root: string, opts?: GitxOptions): Promise<{ refs: Map<s
     const space = line.lastIndexOf(' ');
     if (space <= 0) continue;
     const name = line.slice(0, space);
-    if (name !== current) refs.set(name, line.slice(space + 1));
+    if (!name.startsWith('refs/factory/')) refs.set(name, line.slice(space + 1));
   }
   return { refs, branch: current };
 }
 
-export async function snapshotGitDir(root: string, opts?: GitxOptions): Promise<GitDirSnapshot> {
-  const commonDir = path.resolve(root, await gitxText(root, ['rev-parse', '--git-common-dir'], opts));
-  const gitDir = path.resolve(root, await gitxText(root, ['rev-parse', '--git-dir'], opts));
-  const { refs, branch } = await readRefs(root, opts);
-  return { commonDir, gitDir, files: readGuarded(commonDir), head: readHead(gitDir), refs, branch };
+function staged(root: string, opts?: GitxOptions): Promise<Buffer> {
+  return gitxOk(root, ['ls-files', '--stage', '-z'], opts);
 }
 
-function same(a: FileState | undefined, b: FileState | undefined): boolean {
-  return a !== undefined && b !== undefined && a.mode === b.mode && a.bytes.equals(b.bytes);
+export async function snapshotGitDir(root: string, opts: GitxOptions & { agentsIn?: AgentsIn } = {}): Promise<GitDirSnapshot> {
+  const { agentsIn = 'tree', ...git } = opts;
+  const commonDir = path.resolve(root, await gitxText(root, ['rev-parse', '--git-common-dir'], git));
+  const gitDir = path.resolve(root, await gitxText(root, ['rev-parse', '--git-dir'], git));
+  const { refs, branch } = await readRefs(root, git);
+  const { files, dirs } = readGitDir({ commonDir, gitDir });
+  return { commonDir, gitDir, agentsIn, files, dirs, refs, branch, config: await readConfig(root, path.join(commonDir, 'config'), git), staged: await staged(root, git) };
 }
 
-function writeBack(file: string, state: FileState): void {
-  fs.rmSync(file, { force: true, recursive: true });
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  const text = state.bytes.toString('utf8');
-  if ((state.mode & fs.constants.S_IFMT) === fs.constants.S_IFLNK && text.startsWith('symlink:')) fs.symlinkSync(text.slice('symlink:'.length), file);
-  else fs.writeFileSync(file, state.bytes, { mode: state.mode & 0o7777 });
-  if ((state.mode & fs.constants.S_IFMT) !== fs.constants.S_IFLNK) fs.chmodSync(file, state.mode & 0o7777);
+/** `.git/<rel> (added|changed|removed)` for each file that differs; `skip` leaves some out. */
+function fileChanges(before: Map<string, FileState>, now: Map<string, FileState>, skip: (rel: string) => boolean): string[] {
+  const changes: string[] = [];
+  for (const [rel, state] of before) if (!skip(rel) && !sameFile(state, now.get(rel))) changes.push(`.git/${rel} (${now.has(rel) ? 'changed' : 'removed'})`);
+  for (const rel of now.keys()) if (!skip(rel) && !before.has(rel)) changes.push(`.git/${rel} (added)`);
+  return changes;
+}
+
+/** Puts the files back as the snapshot has them (those `keep` names left as they are). */
+function writeAllBack(snapshot: GitDirSnapshot, now: { files: Map<string, FileState>; dirs: Set<string> }, keep: (rel: string) => boolean): void {
+  for (const [rel, state] of snapshot.files) if (!keep(rel) && !sameFile(state, now.files.get(rel))) writeBack(path.join(snapshot.commonDir, rel), state);
+  // The file only: a folder it sits in may hold the user's own files the guard does not read (objects/).
+  for (const rel of now.files.keys()) if (!keep(rel) && !snapshot.files.has(rel)) fs.rmSync(path.join(snapshot.commonDir, rel), { force: true });
+  removeAddedDirs(snapshot.commonDir, snapshot.dirs, now.dirs);
 }
 
 /**
- * Compares `.git` with the snapshot, undoes every difference, and names them (`hooks/pre-commit (added)`,
- * `config (changed)`, `refs/heads/x (added)`…); empty when `.git` was left alone.
+ * Compares `.git` with the snapshot, undoes every difference, and names each act (`moved refs/heads/main`, `added
+ * remote x`, `set core.hooksPath`, `.git/hooks/pre-commit (added)`…); empty when `.git` was left alone.
  */
 export async function restoreGitDir(root: string, snapshot: GitDirSnapshot, opts?: GitxOptions): Promise<string[]> {
-  const changes: string[] = [];
-  const now = readGuarded(snapshot.commonDir);
-  for (const [rel, state] of snapshot.files) {
-    if (same(state, now.get(rel))) continue;
-    changes.push(`${rel} (${now.has(rel) ? 'changed' : 'removed'})`);
-    writeBack(path.join(snapshot.commonDir, rel), state);
+  const now = readGitDir(snapshot);
+  const work = snapshot.agentsIn === 'tree' ? workFiles(snapshot, snapshot.branch) : new Set<string>();
+  const isWork = (rel: string) => work.has(rel);
+  const indexRel = path.join(path.relative(snapshot.commonDir, snapshot.gitDir), 'index');
+  // Every byte as it was (refs are files, loose or packed): nothing to name, and no git to run.
+  if (fileChanges(snapshot.files, now.files, () => false).length === 0) return [];
+  const acts: string[] = [];
+  // The config, named by what it says (a remote, a setting), then written back.
+  const configRel = 'config';
+  if (!sameFile(snapshot.files.get(configRel), now.files.get(configRel))) {
+    const named = configActs(snapshot.config, await readConfig(root, path.join(snapshot.commonDir, configRel), opts), now.files.get(configRel)?.bytes.toString('utf8') ?? '');
+    acts.push(...(named.length > 0 ? named : [`.git/${configRel} (${now.files.has(configRel) ? 'changed' : 'removed'})`]));
   }
-  for (const rel of now.keys()) {
-    if (snapshot.files.has(rel)) continue;
-    changes.push(`${rel} (added)`);
-    // The file only: a folder it sits in may hold the user's own files the guard does not read (objects/).
-    fs.rmSync(path.join(snapshot.commonDir, rel), { force: true });
-  }
-  const head = readHead(snapshot.gitDir);
-  if (snapshot.head && (!head || !head.equals(snapshot.head))) {
-    changes.push('HEAD (changed)');
-    fs.writeFileSync(path.join(snapshot.gitDir, 'HEAD'), snapshot.head);
-  }
-  // Refs last: the config and HEAD git reads them through are the user's again.
+  // The refs, named by what git reads (loose or packed is git's business); their storage written back byte for byte.
   const { refs } = await readRefs(root, opts);
-  for (const [name, id] of snapshot.refs) {
-    if (refs.get(name) === id) continue;
-    changes.push(`${name} (${refs.has(name) ? 'moved' : 'deleted'})`);
-    await gitxOk(root, ['update-ref', '--no-deref', name, id], opts);
+  const named = refActs(snapshot.refs, refs, snapshot.agentsIn === 'tree' ? snapshot.branch : undefined);
+  acts.push(...named);
+  const quiet = (rel: string) => rel === configRel || isWork(rel) || (named.length > 0 && REF_STORAGE.test(rel)) || rel === indexRel;
+  acts.push(...fileChanges(snapshot.files, now.files, quiet));
+  // The index: what it holds, not its stat data (a `git status` refreshes that).
+  if (!isWork(indexRel) && !sameFile(snapshot.files.get(indexRel), now.files.get(indexRel))) {
+    const held = await staged(root, opts).catch(() => Buffer.alloc(0));
+    if (!held.equals(snapshot.staged)) acts.push('changed the index');
   }
-  for (const name of refs.keys()) {
-    if (snapshot.refs.has(name) || name === snapshot.branch) continue;
-    changes.push(`${name} (added)`);
-    await gitxOk(root, ['update-ref', '--no-deref', '-d', name], opts);
-  }
-  return changes;
+  // In the user's tree, the agent's staging is its work until the tree reset (putBack then restores the index).
+  writeAllBack(snapshot, now, (rel) => isWork(rel) && rel === indexRel);
+  return acts;
+}
+
+/**
+ * After the reset that undid an agent's work in the user's tree: the branch, its reflog, HEAD's, ORIG_HEAD and the
+ * index as the snapshot has them, byte for byte (the reset itself writes reflog entries and ORIG_HEAD).
+ */
+export function putBack(snapshot: GitDirSnapshot): void {
+  const now = readGitDir(snapshot);
+  const work = workFiles(snapshot, snapshot.branch);
+  // Only what the agent's work and the reset write: anything else was named and undone at the turn's end.
+  writeAllBack(snapshot, { files: new Map([...now.files].filter(([rel]) => work.has(rel))), dirs: new Set() }, (rel) => !work.has(rel));
 }
 
 /** The one-line motif for an agent that changed `.git`. */
 export function gitDirMotif(changes: string[]): string {
-  const listed = changes.slice(0, 3).map((c) => `.git/${c}`).join(', ');
-  const more = changes.length > 3 ? ` and ${changes.length - 3} more` : '';
+  const shown = 6;
+  const listed = changes.slice(0, shown).join(', ');
+  const more = changes.length > shown ? ` and ${changes.length - shown} more` : '';
   return `it changed the repository's .git (${listed}${more}): an agent may not; undone`;
 }

@@ -15,6 +15,7 @@ import type { WorkspacePaths } from '../paths.js';
 import { PhaseFailure, planOf, type Phase, type Run } from '../runner.js';
 import { MAX_ARMS, type BonCheck } from './check.js';
 import type { GitDirSnapshot } from './gitGuard.js';
+import type { GitWatch } from './gitWatch.js';
 import type { PrefixGate } from './prefixGate.js';
 import type { StopOrder } from '../pi/guards.js';
 import { SpendWatch, type BonPolicy, type SpendNote } from './spend.js';
@@ -77,6 +78,8 @@ export class BonSession {
   check?: BonCheck;
   /** The user's `.git` as it was before any agent ran (./gitGuard.ts). */
   gitSnapshot?: GitDirSnapshot;
+  /** Checks it while arms work at once, so that each act is laid on the arm that did it (./gitWatch.ts). */
+  gitWatch?: GitWatch;
   /** Each harvested patch's sealed bytes: a later agent that rewrites one is caught and the bytes put back. */
   readonly sealed = new Map<number, { file: string; bytes: Buffer }>();
   primerFile?: string;

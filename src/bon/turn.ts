@@ -8,7 +8,7 @@ import type { GateListVerdict } from '../gateList.js';
 import type { AgentSession, TurnOptions } from '../harness/types.js';
 import { InfrastructureError } from '../errors.js';
 import type { Run } from '../runner.js';
-import { gitDirMotif, restoreGitDir } from './gitGuard.js';
+import { gitDirMotif } from './gitGuard.js';
 import type { BonSession } from './session.js';
 
 export function primerAsk(spec: string): string {
@@ -41,7 +41,12 @@ export function armAsk(spec: string): string {
 export function turnOptions(session: BonSession, phase: string, signal: AbortSignal, requestedModel?: string): TurnOptions {
   const { run, opts } = session;
   return {
-    onActivity: (activity: Parameters<Run['activity']>[1]) => run.activity(phase, activity),
+    onActivity: (activity: Parameters<Run['activity']>[1]) => {
+      // A shell that ends may have reached the user's .git: checked now, the act is laid on the arm that did it.
+      if (activity.kind === 'tool_start') session.gitWatch?.toolStart(phase, activity.tool);
+      if (activity.kind === 'tool_end') session.gitWatch?.toolEnd(phase, activity.tool);
+      run.activity(phase, activity);
+    },
     onUsage: ({ tokens, cost }: { tokens: number; cost: number }) => run.liveUsage(phase, tokens, cost),
     timeoutMs: opts.timeoutMs ?? 20 * 60_000,
     idleTimeoutMs: opts.idleTimeoutMs ?? 3 * 60_000,
@@ -92,8 +97,9 @@ export const NOTHING_ENDED: TurnEnd = { strays: [], gitChanges: [], patchChanges
 /** Ends the turn of `agent` (the session's live one by default). */
 export async function endTurn(session: BonSession, run: Run, agent: AgentSession | undefined = session.rpc): Promise<TurnEnd> {
   const strays = (await agent?.endToolProcesses().catch(() => [])) ?? [];
-  const snapshot = session.gitSnapshot;
-  const gitChanges = snapshot ? await restoreGitDir(session.check!.root, snapshot, { env: session.opts.gateEnv, runTag: run.adwId }) : [];
+  // Arms at once each end their own turn: the acts laid on this arm; one agent at a time takes every act found.
+  const arm = [...session.armAgents].find(([, a]) => a === agent)?.[0];
+  const gitChanges = (await session.gitWatch?.endTurn(arm === undefined ? undefined : `arm_${arm}`)) ?? [];
   return { strays, gitChanges, patchChanges: restoreSealed(session) };
 }
 

@@ -1,17 +1,23 @@
-// The .git guard on real repositories: everything an agent could plant under .git to make git run its code or
-// read other places (a hook, a filter driver and an fsmonitor in config, info/attributes, alternates), and refs
-// it could add, move or delete, are named and undone; the user's .git ends byte for byte as it began. A commit on
-// the current branch is left to the tree reset, which undoes it.
-import { execFileSync } from 'node:child_process';
+// The .git guard on real repositories: everything an agent could do to the user's repository through the shared
+// .git — plant a hook, a filter driver or an fsmonitor, info/attributes, alternates; add, move or delete a ref, the
+// user's branch included, from a worktree; add a remote, set core.hooksPath, tag, pack the refs, stage — is named
+// as an act and undone; the user's .git ends byte for byte as it began (refs, packed-refs, reflogs, index, config).
+// In the user's tree (in place), a commit on the current branch is the agent's work: the tree reset undoes it, and
+// putBack restores the reflogs, ORIG_HEAD and the index the reset wrote.
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { gitDirMotif, restoreGitDir, snapshotGitDir } from '../../src/bon/gitGuard.js';
+import { configActs, refActs } from '../../src/bon/gitActs.js';
+import { gitDirMotif, putBack, restoreGitDir, snapshotGitDir } from '../../src/bon/gitGuard.js';
+import { GitWatch } from '../../src/bon/gitWatch.js';
+import { prepareArmTree } from '../../src/bon/armTree.js';
+import { harvestPatch, keepArmRef } from '../../src/bon/patch.js';
 import { git, makeTempRepo } from '../helpers/repo.js';
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {
-  for (const c of cleanups.splice(0)) c();
+  for (const c of cleanups.splice(0).reverse()) c();
 });
 
 function repo(): string {
@@ -22,29 +28,89 @@ function repo(): string {
   return r.dir;
 }
 
-/** Every file under .git but the object store, the index, the logs and the refs, with its mode and bytes; and every ref. */
-function dotGit(dir: string): Record<string, string> {
+/** A detached worktree of `dir`, outside it, as the factory makes an arm's. */
+function armTree(dir: string): string {
+  const base = fs.mkdtempSync(path.join(os.tmpdir(), 'factory-guard-arm-'));
+  const tree = path.join(base, 'arm_1');
+  git(dir, 'worktree', 'add', '--detach', '--quiet', tree, 'HEAD');
+  cleanups.push(() => {
+    git(dir, 'worktree', 'remove', '--force', '--force', tree);
+    fs.rmSync(base, { recursive: true, force: true });
+  });
+  return tree;
+}
+
+/** Every file under .git with its mode and bytes, but the object store, the factory's refs and other worktrees' admin folders. */
+function dotGit(dir: string, skip: string[] = []): Record<string, string> {
   const out: Record<string, string> = {};
   const base = path.join(dir, '.git');
   const walk = (rel: string) => {
     for (const entry of fs.readdirSync(path.join(base, rel), { withFileTypes: true })) {
       const child = path.join(rel, entry.name);
-      // Refs are compared through git below (pack-refs may move them between loose files and packed-refs).
-      if (['objects', 'logs', 'index', 'ORIG_HEAD', 'COMMIT_EDITMSG', 'refs', 'packed-refs'].includes(child)) continue;
+      if (['objects', 'worktrees', 'COMMIT_EDITMSG', 'refs/factory', ...skip].includes(child)) continue;
       const abs = path.join(base, child);
       if (entry.isDirectory()) walk(child);
-      else out[child] = `${fs.lstatSync(abs).mode.toString(8)} ${fs.readFileSync(abs, 'utf8')}`;
+      else out[child] = `${fs.lstatSync(abs).mode.toString(8)} ${fs.readFileSync(abs).toString('base64')}`;
     }
   };
   walk('');
-  out['(refs)'] = git(dir, 'for-each-ref', '--format=%(refname) %(objectname)');
   return out;
 }
 
+/** A repository whose index git will not rewrite on the next status (no racily clean entry). */
+async function settled(dir: string): Promise<void> {
+  await new Promise((r) => setTimeout(r, 1100));
+  git(dir, 'status', '--porcelain');
+}
+
 describe('the .git guard', () => {
-  it('names and undoes hooks, config (filter driver, fsmonitor), info, alternates, HEAD and refs', async () => {
+  it('in worktrees: the user\'s branch moved from an arm\'s tree, a remote, core.hooksPath, a tag, packed refs and a hook are each named and undone byte for byte', async () => {
     const dir = repo();
+    await settled(dir);
+    const tree = armTree(dir);
     const before = dotGit(dir);
+    const head = git(dir, 'rev-parse', 'HEAD');
+    const snapshot = await snapshotGitDir(dir, { agentsIn: 'worktrees' });
+    // The factory's own refs come and go: never an act.
+    git(dir, 'update-ref', 'refs/factory/run1/arm-2', head.trim());
+    git(tree, 'commit', '-q', '--allow-empty', '-m', 'the arm commits in its own tree');
+    const main = git(tree, 'worktree', 'list', '--porcelain').split('\n')[0]!.slice('worktree '.length);
+    git(tree, 'update-ref', git(main, 'symbolic-ref', 'HEAD').trim(), 'HEAD');
+    git(tree, 'remote', 'add', 'evil', 'https://example.invalid/evil.git');
+    git(tree, 'config', 'core.hooksPath', '/tmp/evil-hooks');
+    git(tree, 'tag', 'evil-tag');
+    git(tree, 'tag', '-d', 'v1');
+    git(tree, 'pack-refs', '--all');
+    fs.writeFileSync(path.join(dir, '.git/hooks/post-checkout'), '#!/bin/sh\ntouch /tmp/pwned\n', { mode: 0o755 });
+    const acts = await restoreGitDir(dir, snapshot);
+    expect(acts.sort()).toEqual(['.git/hooks/post-checkout (added)', 'added refs/tags/evil-tag', 'added remote evil', 'deleted refs/tags/v1', 'moved refs/heads/main', 'set core.hooksPath'].sort());
+    expect(dotGit(dir)).toEqual(before);
+    expect(git(dir, 'rev-parse', 'HEAD')).toBe(head);
+    expect(git(dir, 'status', '--porcelain')).toBe('');
+    // Left alone since: nothing more to name.
+    expect(await restoreGitDir(dir, snapshot)).toEqual([]);
+  }, 30_000);
+
+  it('in worktrees: what the user\'s index holds is guarded, its stat data refreshed by a status is not an act', async () => {
+    const dir = repo();
+    const tree = armTree(dir);
+    const snapshot = await snapshotGitDir(dir, { agentsIn: 'worktrees' });
+    const before = dotGit(dir);
+    fs.utimesSync(path.join(dir, 'a.txt'), new Date(), new Date(Date.now() + 5000));
+    git(dir, 'status', '--porcelain'); // refreshes the index's stat data
+    expect(await restoreGitDir(dir, snapshot)).toEqual([]);
+    fs.writeFileSync(path.join(dir, 'b.txt'), 'b\n');
+    git(main(tree), 'add', 'b.txt');
+    expect(await restoreGitDir(dir, snapshot)).toEqual(['changed the index']);
+    expect(dotGit(dir)).toEqual(before);
+    fs.rmSync(path.join(dir, 'b.txt'));
+  }, 30_000);
+
+  it('in the tree: hooks, config (filter driver, fsmonitor), info, alternates and refs are named and undone; the commit on the branch is work, and putBack ends the reflogs as they began', async () => {
+    const dir = repo();
+    await settled(dir);
+    const before = dotGit(dir);
+    const head = git(dir, 'rev-parse', 'HEAD');
     const snapshot = await snapshotGitDir(dir);
     const hook = path.join(dir, '.git/hooks/post-checkout');
     fs.writeFileSync(hook, '#!/bin/sh\ntouch /tmp/pwned\n', { mode: 0o755 });
@@ -56,45 +122,110 @@ describe('the .git guard', () => {
     fs.mkdirSync(path.join(dir, '.git/objects/info'), { recursive: true });
     fs.writeFileSync(path.join(dir, '.git/objects/info/alternates'), '/tmp/elsewhere/objects\n');
     git(dir, 'branch', 'planted');
-    git(dir, 'update-ref', 'refs/heads/other', git(dir, 'rev-parse', 'HEAD').trim());
-    git(dir, 'commit', '-q', '--allow-empty', '-m', 'moves main, which the reset undoes');
+    fs.writeFileSync(path.join(dir, 'a.txt'), 'work\n');
+    git(dir, 'commit', '-q', '-am', 'moves main: the work, which the reset undoes');
     git(dir, 'update-ref', 'refs/heads/other', git(dir, 'rev-parse', 'HEAD').trim());
     git(dir, 'tag', '-d', 'v1');
     git(dir, 'pack-refs', '--all');
-    const changes = await restoreGitDir(dir, snapshot);
-    expect(changes).toEqual(
-      expect.arrayContaining([
-        'hooks/post-checkout (added)',
-        'hooks/pre-commit.sample (changed)',
-        'config (changed)',
-        'info/attributes (added)',
-        'objects/info/alternates (added)',
-        'refs/heads/planted (added)',
-        'refs/heads/other (moved)',
-        'refs/tags/v1 (deleted)',
-      ]),
+    const acts = await restoreGitDir(dir, snapshot);
+    expect(acts.sort()).toEqual(
+      [
+        '.git/hooks/post-checkout (added)',
+        '.git/hooks/pre-commit.sample (changed)',
+        '.git/info/attributes (added)',
+        '.git/objects/info/alternates (added)',
+        'added refs/heads/planted',
+        'deleted refs/tags/v1',
+        'moved refs/heads/other',
+        'set core.fsmonitor',
+        'set filter.evil.clean',
+      ].sort(),
     );
-    git(dir, 'reset', '-q', git(dir, 'rev-parse', 'HEAD~1').trim()); // what resetTree does for the branch
-    const after = dotGit(dir);
-    expect(after).toEqual(before);
-    expect(fs.existsSync(path.join(dir, '.git/objects/info/alternates'))).toBe(false);
+    // The branch is back where it was (the commit's changes stay in the tree and the index for the harvest).
+    expect(git(dir, 'rev-parse', 'HEAD')).toBe(head);
+    git(dir, 'reset', '-q', head.trim()); // what resetTree does, writing the reflogs and ORIG_HEAD
+    git(dir, 'checkout', '--', '.');
+    putBack(snapshot);
+    expect(dotGit(dir)).toEqual(before);
     expect(fs.existsSync(hook)).toBe(false);
-    expect(fs.readFileSync(path.join(dir, '.git/config'), 'utf8')).not.toMatch(/evil/);
-    expect(execFileSync('git', ['log', '-1', '--format=%s'], { cwd: dir, encoding: 'utf8' }).trim()).toBe('initial');
+    expect(git(dir, 'log', '-1', '--format=%s').trim()).toBe('initial');
+    expect(git(dir, 'status', '--porcelain')).toBe('');
   }, 30_000);
 
-  it('a HEAD switched to another branch is put back; a .git left alone gives no change', async () => {
+  it('a HEAD switched to another branch is put back; a .git left alone gives no act', async () => {
     const dir = repo();
     const snapshot = await snapshotGitDir(dir);
     expect(await restoreGitDir(dir, snapshot)).toEqual([]);
     git(dir, 'symbolic-ref', 'HEAD', 'refs/heads/other');
-    expect(await restoreGitDir(dir, snapshot)).toEqual(['HEAD (changed)']);
+    expect(await restoreGitDir(dir, snapshot)).toEqual(['.git/HEAD (changed)']);
     expect(git(dir, 'symbolic-ref', 'HEAD').trim()).toBe('refs/heads/main');
   });
 
-  it('the motif names the first changes on one line', () => {
-    expect(gitDirMotif(['hooks/post-checkout (added)', 'config (changed)', 'info/attributes (added)', 'refs/heads/x (added)'])).toBe(
-      "it changed the repository's .git (.git/hooks/post-checkout (added), .git/config (changed), .git/info/attributes (added) and 1 more): an agent may not; undone",
+  it('what the factory itself writes is no act: an arm\'s tree made (its submodule checked out), harvested, kept as a ref, removed', async () => {
+    const dir = repo();
+    const lib = makeTempRepo({ files: { 'lib.js': 'export const lib = 1;\n' } });
+    cleanups.push(lib.cleanup);
+    git(dir, '-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', lib.dir, 'vendor/lib');
+    git(dir, 'commit', '-qm', 'submodule');
+    const base = fs.mkdtempSync(path.join(os.tmpdir(), 'factory-guard-trees-'));
+    cleanups.push(() => fs.rmSync(base, { recursive: true, force: true }));
+    const env = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', FACTORY_WORKTREES: base };
+    const snapshot = await snapshotGitDir(dir, { env, agentsIn: 'worktrees' });
+    const head = git(dir, 'rev-parse', 'HEAD').trim();
+    const tree = await prepareArmTree(dir, { run: 'rg', name: 'arm_1', commit: head, gateFolders: [], git: { env }, env });
+    fs.writeFileSync(path.join(tree.dir, 'b.txt'), 'b\n');
+    git(tree.dir, '-c', 'user.name=a', '-c', 'user.email=a@b', 'commit', '-qm', 'the arm commits in its own tree', '--allow-empty');
+    const patchFile = path.join(base, 'arm-1.patch');
+    await harvestPatch(tree.dir, patchFile, { base: head, git: { env } });
+    await keepArmRef(dir, 'rg', 1, patchFile, { base: head, git: { env } });
+    await tree.release();
+    expect(await restoreGitDir(dir, snapshot, { env })).toEqual([]);
+    expect(git(dir, 'for-each-ref', '--format=%(refname)', 'refs/factory/')).toBe('refs/factory/rg/arm-1\n');
+  }, 30_000);
+
+  it('arms at once: each act is laid on the arm whose shell ran, not on the arm whose turn ends first; shells at once both carry it, and say so', async () => {
+    const dir = repo();
+    const tree = armTree(dir);
+    const watch = new GitWatch(dir, await snapshotGitDir(dir, { agentsIn: 'worktrees' }));
+    watch.toolStart('arm_1', 'bash');
+    watch.toolStart('arm_2', 'write'); // a fenced tool cannot reach the user's .git
+    git(tree, 'remote', 'add', 'evil', 'https://example.invalid/evil.git');
+    watch.toolEnd('arm_2', 'write');
+    watch.toolEnd('arm_1', 'bash');
+    // Arm 2 ends first: nothing of arm 1's is laid on it.
+    expect(await watch.endTurn('arm_2')).toEqual([]);
+    expect(await watch.endTurn('arm_1')).toEqual(['added remote evil']);
+    watch.toolStart('arm_1', 'bash');
+    watch.toolStart('arm_2', 'bash');
+    git(tree, 'tag', 'evil-tag');
+    watch.toolEnd('arm_1', 'bash');
+    watch.toolEnd('arm_2', 'bash');
+    expect(await watch.endTurn('arm_1')).toEqual(['added refs/tags/evil-tag (while arm_1, arm_2 ran shells at once)']);
+    expect(await watch.endTurn('arm_2')).toEqual(['added refs/tags/evil-tag (while arm_1, arm_2 ran shells at once)']);
+    // Found when no shell ran (a job left running): the turn that ends next carries it; one agent at a time takes all.
+    git(dir, 'config', 'core.hooksPath', '/tmp/h');
+    expect(await watch.endTurn()).toEqual(['set core.hooksPath']);
+    expect(git(dir, 'tag', '-l', 'evil-tag')).toBe('');
+  }, 30_000);
+
+  it('config acts are named as a person says them: remotes added, removed, changed; variables set (as spelled) and unset', () => {
+    const before = ['core.bare=false', 'remote.origin.url=https://a', 'remote.gone.url=https://g', 'user.name=x'];
+    const after = ['core.bare=false', 'remote.origin.url=https://b', 'remote.evil.url=https://e', 'remote.evil.fetch=+refs/heads/*:refs/remotes/evil/*', 'core.hookspath=/tmp/h'];
+    const text = '[core]\n\tbare = false\n\thooksPath = /tmp/h\n';
+    expect(configActs(before, after, text).sort()).toEqual(['added remote evil', 'changed remote origin', 'removed remote gone', 'set core.hooksPath', 'unset user.name'].sort());
+    expect(refActs(new Map([['refs/heads/main', 'a'], ['refs/tags/v1', 'b']]), new Map([['refs/heads/main', 'c'], ['refs/tags/v2', 'd']]), undefined)).toEqual(['moved refs/heads/main', 'deleted refs/tags/v1', 'added refs/tags/v2']);
+    expect(refActs(new Map([['refs/heads/main', 'a']]), new Map([['refs/heads/main', 'c']]), 'refs/heads/main')).toEqual([]);
+  });
+
+  it('the motif names the acts on one line', () => {
+    expect(gitDirMotif(['moved refs/heads/main', 'added remote evil', 'set core.hooksPath', '.git/hooks/post-checkout (added)'])).toBe(
+      "it changed the repository's .git (moved refs/heads/main, added remote evil, set core.hooksPath, .git/hooks/post-checkout (added)): an agent may not; undone",
     );
+    expect(gitDirMotif(['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'])).toMatch(/\(a, b, c, d, e, f and 2 more\)/);
   });
 });
+
+/** The user's main tree, as an arm finds it from its own. */
+function main(tree: string): string {
+  return git(tree, 'worktree', 'list', '--porcelain').split('\n')[0]!.slice('worktree '.length);
+}

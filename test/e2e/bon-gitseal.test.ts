@@ -1,0 +1,119 @@
+// An arm never moves the user's branch (issue 23 point 0), through the real pi under test and the scripted model.
+// A hostile arm reaches the user's repository through the shared .git: in worktrees it commits in its own tree and
+// moves the user's branch to that commit (the main tree found through `git worktree list`), adds a remote, sets
+// core.hooksPath and a tag; in place it does the same from the user's tree. After the run every ref, HEAD,
+// packed-refs, the reflogs, the index and the config are byte for byte as the run found them, the tree is clean, and
+// the arm is red with each act named; the clean arm wins.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { call, report, type Tapes } from '../../src/scripted/tape.js';
+import { bonBench, runBon, treeStatus, type BonBench } from '../helpers/bon.js';
+import { git } from '../helpers/repo.js';
+
+const GOOD = "export function farewell(name) {\n  return `Goodbye, ${name}!`;\n}\n";
+const built = { status: 'success', summary: 'farewell added', artifacts: [], notes_for_next_agent: '', changed_files: ['src/farewell.js'] };
+const write = { path: 'src/farewell.js', content: GOOD };
+const primed = report({ status: 'success', summary: 'Plan: add src/farewell.js.', changed_files: [] });
+
+// The user's main tree is the first one `git worktree list` names; its branch is what HEAD names there.
+const MAIN = `MAIN="$(git worktree list --porcelain | head -1 | cut -d' ' -f2-)"; BRANCH="$(git -C "$MAIN" symbolic-ref HEAD)"`;
+// A commit with a file: were the user's branch left on it, their tree would show that file as a staged deletion.
+const COMMIT = `echo evil > evil.txt && git add evil.txt && git -c user.name=x -c user.email=x@example.invalid commit -q -m evil`;
+const MOVE_BRANCH = `${COMMIT} && ${MAIN} && git update-ref "$BRANCH" HEAD && echo moved "$BRANCH"`;
+const ACTS = [
+  'git remote add evil https://example.invalid/evil.git',
+  // The node refuses `git config core.hooksPath` by its intent: a program is what a determined model would use.
+  `node -e "require('child_process').execFileSync('git',['config','core.hooks'+'Path','/tmp/factory-evil-hooks'])"`,
+  'git tag evil-tag',
+];
+
+function hostile(first: string): Tapes {
+  return {
+    'model:alpha': [call('read', { path: 'specs/farewell.md' }), primed, call('bash', { command: first }), ...ACTS.map((command) => call('bash', { command })), call('write', write), report(built)],
+    'model:beta': [call('write', write), report(built)],
+  };
+}
+
+/** What of the user's .git must end as it began: HEAD, ORIG_HEAD, the index, config, packed-refs, refs and reflogs (the factory's own refs aside), with their bytes. */
+function sealedBytes(dir: string): Record<string, string> {
+  const base = path.join(dir, '.git');
+  const out: Record<string, string> = {};
+  const walk = (rel: string) => {
+    const abs = path.join(base, rel);
+    if (!fs.existsSync(abs)) return;
+    if (fs.statSync(abs).isDirectory()) {
+      for (const name of fs.readdirSync(abs).sort()) {
+        const child = path.join(rel, name);
+        if (child === 'refs/factory' || child === 'logs/refs/factory') continue;
+        walk(child);
+      }
+      return;
+    }
+    out[rel] = fs.readFileSync(abs).toString('base64');
+  };
+  for (const rel of ['HEAD', 'ORIG_HEAD', 'index', 'config', 'packed-refs', 'refs', 'logs', 'hooks']) walk(rel);
+  return out;
+}
+
+/** The bench's repo with an index git will not rewrite on the next status (no racily clean entry left). */
+async function settled(b: BonBench): Promise<void> {
+  await new Promise((r) => setTimeout(r, 1100));
+  git(b.dir, 'status', '--porcelain');
+}
+
+let bench: BonBench | undefined;
+afterEach(async () => {
+  await bench?.cleanup();
+  bench = undefined;
+});
+
+function armOf(events: Awaited<ReturnType<typeof runBon>>['events'], arm: number) {
+  const harvest = events.find((e) => e.type === 'harvest');
+  if (harvest?.type !== 'harvest') throw new Error('no harvest');
+  return { winner: harvest.winner, rank: harvest.ranking.find((r) => r.arm === arm) };
+}
+
+describe('factory bon: an arm never moves the user\'s branch (real pi, scripted model)', () => {
+  it('in worktrees, an arm that moves the user\'s branch, adds a remote, sets core.hooksPath and a tag is red for each act; the user\'s .git ends byte for byte as it began', async () => {
+    bench = await bonBench(hostile(MOVE_BRANCH));
+    const b = bench;
+    await settled(b);
+    const before = sealedBytes(b.dir);
+    const head = git(b.dir, 'rev-parse', 'HEAD');
+    const outcome = await runBon(b, { models: ['scripted/alpha', 'scripted/beta'] });
+    expect(outcome.exit).toBe(0);
+    const { winner, rank } = armOf(outcome.events, 1);
+    expect(winner).toBe(2);
+    expect(rank).toMatchObject({ green: false });
+    const branch = git(b.dir, 'symbolic-ref', 'HEAD').trim();
+    for (const act of [`moved ${branch}`, 'added remote evil', 'set core.hooksPath', 'added refs/tags/evil-tag']) expect({ act, motif: rank?.motif }).toEqual({ act, motif: expect.stringContaining(act) });
+    expect(armOf(outcome.events, 2).rank).toMatchObject({ green: true });
+    expect(sealedBytes(b.dir)).toEqual(before);
+    expect(git(b.dir, 'rev-parse', 'HEAD')).toBe(head);
+    expect(treeStatus(b.dir)).toBe('');
+    expect(fs.readFileSync(path.join(b.dir, '.git/config'), 'utf8')).not.toMatch(/evil|hooksPath/);
+  }, 180_000);
+
+  it('in place, an arm\'s commit on the branch is its work (harvested, then undone byte for byte); its remote, core.hooksPath and tag make it red, each named', async () => {
+    bench = await bonBench(hostile(`${COMMIT} && echo committed`));
+    const b = bench;
+    await settled(b);
+    const before = sealedBytes(b.dir);
+    const head = git(b.dir, 'rev-parse', 'HEAD');
+    const outcome = await runBon(b, { inPlace: true, models: ['scripted/alpha', 'scripted/beta'] });
+    expect(outcome.exit).toBe(0);
+    const { winner, rank } = armOf(outcome.events, 1);
+    expect(winner).toBe(2);
+    expect(rank).toMatchObject({ green: false });
+    for (const act of ['added remote evil', 'set core.hooksPath', 'added refs/tags/evil-tag']) expect({ act, motif: rank?.motif }).toEqual({ act, motif: expect.stringContaining(act) });
+    expect(rank?.motif).not.toContain(git(b.dir, 'symbolic-ref', 'HEAD').trim());
+    // The commit was its work: harvested into its patch before the tree and the branch were put back.
+    expect(fs.readFileSync(path.join(b.paths.dataDir, 'bon', outcome.prepared.run.adwId, 'arm-1.patch'), 'utf8')).toMatch(/\+\+\+ b\/evil\.txt/);
+    expect(armOf(outcome.events, 2).rank).toMatchObject({ green: true });
+    expect(sealedBytes(b.dir)).toEqual(before);
+    expect(git(b.dir, 'rev-parse', 'HEAD')).toBe(head);
+    expect(treeStatus(b.dir)).toBe('');
+    expect(fs.readFileSync(path.join(b.dir, '.git/config'), 'utf8')).not.toMatch(/evil|hooksPath/);
+  }, 180_000);
+});
