@@ -3,7 +3,11 @@
 // its first call resends that whole context: read from the cache when the arm runs on a model whose cache already
 // holds it (the primer's, or a model whose first arm has asked), full price for the first arm on any other model.
 // Each later call resends the previous prompt (cached) plus what is new since (the last answer and tool results).
-// An arm is reckoned to make as many model calls as the primer made; the range is half as many to twice as many.
+// What an arm then does is read, strongest sign first, from the arms of this repo's past runs (factory.db): each past
+// arm's calls are replayed on today's context (its growth and answers, today's prices): the middle is their median,
+// the range their spread. With no past arm, an arm is reckoned to make as many calls as the primer made, plus one run
+// of the payload's tests (their output, as the baseline saw it, grows every later prompt); the range is half as many
+// calls to twice as many.
 import type { SpendForecast } from '../events.js';
 import type { ModelPrices } from '../harness/types.js';
 import type { CallUsage } from '../pi/stream.js';
@@ -20,6 +24,10 @@ export interface ForecastInput {
   prices: ReadonlyMap<string, ModelPrices>;
   /** The arm's ask, in tokens: the only new text of its first call. */
   askTokens: number;
+  /** Arms of this repo's past runs, newest first (../trace/pastArms.ts): their model calls in order. */
+  history?: ReadonlyArray<{ model?: string; calls: readonly CallUsage[] }>;
+  /** What one run of the payload's tests prints, in tokens (the baseline's output): a tool result an arm reads. */
+  testOutputTokens?: number;
 }
 
 const promptOf = (c: CallUsage) => c.input + c.cacheRead + c.cacheWrite;
@@ -45,12 +53,33 @@ export function armShape(calls: readonly CallUsage[], askTokens: number): { cont
   return { context: promptOf(last) + last.output, growth, output, calls: calls.length };
 }
 
+/**
+ * The cost in dollars of a past arm's calls replayed on today's fork: each call's prompt is today's context and ask
+ * plus what that arm's conversation had grown by since its own first call; its answers as they were.
+ */
+export function replayCost(past: readonly CallUsage[], context: number, prices: ModelPrices, askTokens: number, warm: boolean): number {
+  const first = past[0];
+  if (!first) return 0;
+  let usd = 0;
+  let previous = 0;
+  for (const [k, c] of past.entries()) {
+    const prompt = context + askTokens + Math.max(0, promptOf(c) - promptOf(first));
+    const fresh = k === 0 ? (warm ? askTokens : prompt) : Math.max(0, prompt - previous);
+    usd += ((prompt - fresh) * prices.cacheRead + fresh * prices.input + c.output * prices.output) / 1e6;
+    previous = prompt;
+  }
+  return usd;
+}
+
 /** The cost in dollars of an arm making `n` calls of this shape at these prices; `warm`: its first prompt is cached. */
-export function armCost(shape: ReturnType<typeof armShape>, prices: ModelPrices, n: number, askTokens: number, warm: boolean): number {
+export function armCost(shape: ReturnType<typeof armShape>, prices: ModelPrices, n: number, askTokens: number, warm: boolean, testOutput = 0): number {
   let usd = 0;
   let prompt = shape.context + askTokens;
+  // The tests run once, before the arm's last call (its report): their output is fresh in that call's prompt.
+  const testAt = testOutput > 0 ? Math.max(1, n - 1) : -1;
   for (let k = 0; k < n; k += 1) {
-    const fresh = k === 0 ? (warm ? askTokens : prompt) : shape.growth;
+    const fresh = k === 0 ? (warm ? askTokens : prompt) : shape.growth + (k === testAt ? testOutput : 0);
+    if (k === testAt) prompt += testOutput;
     const cached = prompt - fresh;
     usd += (cached * prices.cacheRead + fresh * prices.input + shape.output * prices.output) / 1e6;
     prompt += shape.growth;
@@ -58,17 +87,33 @@ export function armCost(shape: ReturnType<typeof armShape>, prices: ModelPrices,
   return usd;
 }
 
+/** Median, low and high of some figures (none: undefined). */
+function spread(values: readonly number[]): { low: number; mid: number; high: number } | undefined {
+  if (values.length === 0) return undefined;
+  const sorted = [...values].sort((a, b) => a - b);
+  const m = sorted.length >> 1;
+  const mid = sorted.length % 2 ? sorted[m]! : (sorted[m - 1]! + sorted[m]!) / 2;
+  return { low: sorted[0]!, mid, high: sorted.at(-1)! };
+}
+
 export function forecastFanOut(input: ForecastInput): SpendForecast {
   const shape = armShape(input.calls, input.askTokens);
   const fallback = impliedPrices(input.calls, input.primerCost);
   const warmModels = new Set<string | undefined>([input.primerModel]);
+  const history = (input.history ?? []).filter((a) => a.calls.length > 0);
+  const tests = Math.max(0, input.testOutputTokens ?? 0);
+  // No past arm: the primer's calls, and one more to run the tests when there are tests to run.
+  const calls = shape.calls + (tests > 0 ? 1 : 0);
   const perArm = input.arms.map(({ arm, model }) => {
     const prices = (model && input.prices.get(model)) || fallback;
     // The first arm on a model pays the shared context in full; the prefix gate makes the others wait for it.
     const warm = warmModels.has(model);
     warmModels.add(model);
-    const at = (n: number) => round(armCost(shape, prices, n, input.askTokens, warm));
-    return { arm, ...(model ? { model } : {}), low: at(Math.max(1, Math.ceil(shape.calls / 2))), mid: at(shape.calls), high: at(shape.calls * 2) };
+    const past = pastFor(history, model);
+    const replayed = spread(past.map((calls) => replayCost(calls, shape.context, prices, input.askTokens, warm)));
+    if (replayed) return { arm, ...(model ? { model } : {}), low: round(replayed.low), mid: round(replayed.mid), high: round(replayed.high) };
+    const at = (n: number) => round(armCost(shape, prices, n, input.askTokens, warm, tests));
+    return { arm, ...(model ? { model } : {}), low: at(Math.max(1, Math.ceil(calls / 2))), mid: at(calls), high: at(calls * 2) };
   });
   const sum = (key: 'low' | 'mid' | 'high') => round(input.primerCost + perArm.reduce((s, a) => s + a[key], 0));
   return {
@@ -76,8 +121,23 @@ export function forecastFanOut(input: ForecastInput): SpendForecast {
     perArm,
     total: { low: sum('low'), mid: sum('mid'), high: sum('high') },
     primer: input.primerCost,
-    basis: `each arm resends the primer's ${Math.round(shape.context)}-token context (cached on a model that has it) over ~${shape.calls} call(s), ${Math.ceil(shape.calls / 2)}–${shape.calls * 2} for the range`,
+    basis:
+      history.length > 0
+        ? `each arm resends the primer's ${Math.round(shape.context)}-token context (cached on a model that has it) and does what ${history.length} past arm(s) of this repo did (${callRange(history)} calls): their median, their range`
+        : `each arm resends the primer's ${Math.round(shape.context)}-token context (cached on a model that has it) over ~${calls} call(s)${tests > 0 ? ` (one runs the tests: ~${Math.round(tests)} tokens of output)` : ''}, ${Math.max(1, Math.ceil(calls / 2))}–${calls * 2} for the range; no past arm of this repo to go by`,
   };
+}
+
+/** The past arms that ran on this route; none on it: every past arm (the repo's work shapes an arm more than its model). */
+function pastFor(history: ReadonlyArray<{ model?: string; calls: readonly CallUsage[] }>, model: string | undefined): Array<readonly CallUsage[]> {
+  const same = history.filter((a) => model !== undefined && a.model === model);
+  return (same.length > 0 ? same : history).map((a) => a.calls);
+}
+
+function callRange(history: ReadonlyArray<{ calls: readonly CallUsage[] }>): string {
+  const counts = history.map((a) => a.calls.length);
+  const [lo, hi] = [Math.min(...counts), Math.max(...counts)];
+  return lo === hi ? `${lo}` : `${lo}–${hi}`;
 }
 
 function round(usd: number): number {

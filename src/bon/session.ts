@@ -169,7 +169,7 @@ export class BonSession {
    * the roster's threshold it waits for a yes: the board asks; headless, only `--yes` goes on (else exit 3).
    */
   async forecastFanOut(agent: AgentSession, primer: AgentAnswer, ask: string): Promise<void> {
-    const { forecastFanOut } = await import('./forecast.js');
+    const [{ forecastFanOut }, { pastArms }] = await Promise.all([import('./forecast.js'), import('../trace/pastArms.js')]);
     const prices = await agent.prices().catch(() => new Map());
     const arms = Array.from({ length: this.armCount() }, (_, i) => ({ arm: i + 1, model: this.modelOf(i + 1) }));
     const forecast = forecastFanOut({
@@ -179,6 +179,8 @@ export class BonSession {
       arms,
       prices,
       askTokens: Math.ceil(ask.length / 4),
+      history: pastArms(this.opts.workspace),
+      testOutputTokens: this.testOutputTokens,
     });
     const { policy = {} } = this.opts;
     const threshold = policy.confirmAbove;
@@ -233,6 +235,8 @@ export class BonSession {
   }
 
   /** Gates red on HEAD before the fan-out, with what they said (../gateBaseline.ts): the same failure is not the arms'. */
+  /** What the payload's tests printed on HEAD (the baseline), in tokens: the forecast's tool output of a test run. */
+  testOutputTokens = 0;
   preexisting = new Map<string, import('../gateBaseline.js').GateSignature>();
 
   /** Arms whose verdict is in (they take no steer). */

@@ -126,6 +126,7 @@ export async function runBaseline(session: BonSession, run: Run): Promise<void> 
       if (signal.aborted) return;
       const report = await commandGate(cmd, { signal, runTag: run.adwId, env })();
       const signature = report.ok ? undefined : gateSignature(report, tree.dir);
+      session.testOutputTokens += Math.ceil((report.outputTail?.length ?? 0) / 4);
       if (signature) session.preexisting.set(report.gate, signature);
       // The signature travels in the event: a resumed run judges its arms against the same baseline.
       gates.push({ gate: report.gate, ok: report.ok, ...(report.motif ? { motif: report.motif } : {}), ...(signature ? { signature: { ending: signature.ending, lines: [...signature.lines] } } : {}) });
