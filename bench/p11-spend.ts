@@ -91,8 +91,18 @@ function forecastOf(name: string) {
   };
 }
 
-/** A tape played `times` over: one pass per run of the repo (the scripted model's cursor goes on across runs). */
-const again = (tapes: Tapes, times: number): Tapes => Object.fromEntries(Object.entries(tapes).map(([k, steps]) => [k, Array.from({ length: times }, () => steps).flat()]));
+/**
+ * A tape played `times` over: one pass per run of the repo (the scripted model's cursor goes on across runs). A real
+ * primer never answers twice alike, so a later pass's primer names the spec another way: its context is new to the
+ * provider's cache, as it would be (the scripted cache keeps every prefix it served, across runs).
+ */
+const again = (tapes: Tapes, times: number): Tapes =>
+  Object.fromEntries(
+    Object.entries(tapes).map(([k, steps]) => [
+      k,
+      Array.from({ length: times }, (_, pass) => (k === 'model:alpha' && pass > 0 ? [call('read', { path: `${'./'.repeat(pass)}${SPEC}` }), ...steps.slice(1)] : steps)).flat(),
+    ]),
+  );
 
 /** A repo whose suite prints a lot (~10k characters of TAP): every arm's test run grows its context by that much. */
 function loudSuite(): string {

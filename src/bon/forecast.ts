@@ -54,31 +54,32 @@ export function armShape(calls: readonly CallUsage[], askTokens: number): { cont
 }
 
 /**
- * The cost in dollars of a past arm's calls replayed on today's fork: each call's prompt is today's context and ask
- * plus what that arm's conversation had grown by since its own first call; its answers as they were.
+ * The cost in dollars of a past arm's calls replayed on today's fork, at today's prices: each later call as the
+ * provider billed it then (its fresh, cached and answer tokens: the provider's own caching, not a model of it), its
+ * cached part grown or shrunk by how much today's fork is longer or shorter than that arm's was. The first call
+ * is today's: the whole fork fresh on a cold model, only the ask on a warm one.
  */
-export function replayCost(past: readonly CallUsage[], context: number, prices: ModelPrices, askTokens: number, warm: boolean): number {
+export function replayCost(past: readonly CallUsage[], context: number, prices: ModelPrices, askTokens: number, warm: boolean, head = 0): number {
   const first = past[0];
   if (!first) return 0;
+  const shift = context + askTokens - promptOf(first);
   let usd = 0;
-  let previous = 0;
   for (const [k, c] of past.entries()) {
-    const prompt = context + askTokens + Math.max(0, promptOf(c) - promptOf(first));
-    const fresh = k === 0 ? (warm ? askTokens : prompt) : Math.max(0, prompt - previous);
+    const prompt = Math.max(0, promptOf(c) + shift);
+    const fresh = k === 0 ? (warm ? Math.min(askTokens, prompt) : Math.max(0, prompt - head)) : Math.min(prompt, c.input + c.cacheWrite);
     usd += ((prompt - fresh) * prices.cacheRead + fresh * prices.input + c.output * prices.output) / 1e6;
-    previous = prompt;
   }
   return usd;
 }
 
 /** The cost in dollars of an arm making `n` calls of this shape at these prices; `warm`: its first prompt is cached. */
-export function armCost(shape: ReturnType<typeof armShape>, prices: ModelPrices, n: number, askTokens: number, warm: boolean, testOutput = 0): number {
+export function armCost(shape: ReturnType<typeof armShape>, prices: ModelPrices, n: number, askTokens: number, warm: boolean, testOutput = 0, head = 0): number {
   let usd = 0;
   let prompt = shape.context + askTokens;
   // The tests run once, before the arm's last call (its report): their output is fresh in that call's prompt.
   const testAt = testOutput > 0 ? Math.max(1, n - 1) : -1;
   for (let k = 0; k < n; k += 1) {
-    const fresh = k === 0 ? (warm ? askTokens : prompt) : shape.growth + (k === testAt ? testOutput : 0);
+    const fresh = k === 0 ? (warm ? askTokens : Math.max(0, prompt - head)) : shape.growth + (k === testAt ? testOutput : 0);
     if (k === testAt) prompt += testOutput;
     const cached = prompt - fresh;
     usd += (cached * prices.cacheRead + fresh * prices.input + shape.output * prices.output) / 1e6;
@@ -104,16 +105,25 @@ export function forecastFanOut(input: ForecastInput): SpendForecast {
   const tests = Math.max(0, input.testOutputTokens ?? 0);
   // No past arm: the primer's calls, and one more to run the tests when there are tests to run.
   const calls = shape.calls + (tests > 0 ? 1 : 0);
+  // The head every prompt shares (system prompt, tools) that the provider already held when the primer began (a
+  // recent run warmed it): a cold arm's first call finds it cached too.
+  const head = input.calls[0]?.cacheRead ?? 0;
   const perArm = input.arms.map(({ arm, model }) => {
     const prices = (model && input.prices.get(model)) || fallback;
     // The first arm on a model pays the shared context in full; the prefix gate makes the others wait for it.
     const warm = warmModels.has(model);
     warmModels.add(model);
     const past = pastFor(history, model);
-    const replayed = spread(past.map((calls) => replayCost(calls, shape.context, prices, input.askTokens, warm)));
-    if (replayed) return { arm, ...(model ? { model } : {}), low: round(replayed.low), mid: round(replayed.mid), high: round(replayed.high) };
-    const at = (n: number) => round(armCost(shape, prices, n, input.askTokens, warm, tests));
-    return { arm, ...(model ? { model } : {}), low: at(Math.max(1, Math.ceil(calls / 2))), mid: at(calls), high: at(calls * 2) };
+    const replayed = spread(past.map((calls) => replayCost(calls, shape.context, prices, input.askTokens, warm, head)));
+    if (replayed) {
+      // The cache is the other unknown: the range also spans a first call that finds the fork cached, or nothing.
+      const low = Math.min(replayed.low, ...past.map((calls) => replayCost(calls, shape.context, prices, input.askTokens, true)));
+      const high = Math.max(replayed.high, ...past.map((calls) => replayCost(calls, shape.context, prices, input.askTokens, false)));
+      return { arm, ...(model ? { model } : {}), low: round(low), mid: round(replayed.mid), high: round(high) };
+    }
+    const at = (n: number, testOutput: number) => round(armCost(shape, prices, n, input.askTokens, warm, testOutput, head));
+    // Low: half the primer's calls and no test run; high: twice as many calls as the middle, the tests run in one.
+    return { arm, ...(model ? { model } : {}), low: at(Math.max(1, Math.ceil(shape.calls / 2)), 0), mid: at(calls, tests), high: at(calls * 2, tests) };
   });
   const sum = (key: 'low' | 'mid' | 'high') => round(input.primerCost + perArm.reduce((s, a) => s + a[key], 0));
   return {
@@ -121,10 +131,11 @@ export function forecastFanOut(input: ForecastInput): SpendForecast {
     perArm,
     total: { low: sum('low'), mid: sum('mid'), high: sum('high') },
     primer: input.primerCost,
+    pastArms: history.length,
     basis:
       history.length > 0
         ? `each arm resends the primer's ${Math.round(shape.context)}-token context (cached on a model that has it) and does what ${history.length} past arm(s) of this repo did (${callRange(history)} calls): their median, their range`
-        : `each arm resends the primer's ${Math.round(shape.context)}-token context (cached on a model that has it) over ~${calls} call(s)${tests > 0 ? ` (one runs the tests: ~${Math.round(tests)} tokens of output)` : ''}, ${Math.max(1, Math.ceil(calls / 2))}–${calls * 2} for the range; no past arm of this repo to go by`,
+        : `each arm resends the primer's ${Math.round(shape.context)}-token context (cached on a model that has it) over ~${calls} call(s)${tests > 0 ? ` (one runs the tests: ~${Math.round(tests)} tokens of output)` : ''}, ${Math.max(1, Math.ceil(shape.calls / 2))}–${calls * 2} for the range; no past arm of this repo to go by`,
   };
 }
 

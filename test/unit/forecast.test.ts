@@ -8,6 +8,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { forecastFanOut } from '../../src/bon/forecast.js';
 import { workspacePaths } from '../../src/paths.js';
+import { forecastLine } from '../../src/spendLines.js';
 import type { CallUsage } from '../../src/pi/stream.js';
 import { migrate } from '../../src/trace/schema.js';
 import { pastArms } from '../../src/trace/pastArms.js';
@@ -81,9 +82,13 @@ describe('the forecast of a fan-out', () => {
     const middle = billed(9000, ASK, armSteps(2000)).calls;
     const f = forecastFanOut({ calls: primer, primerCost: 0.01, primerModel: 'p/m', arms: [{ arm: 1, model: 'p/m' }], prices, askTokens: ASK, history: [short, long, middle].map((calls) => ({ model: 'p/m', calls })) });
     const only = (calls: CallUsage[]) => forecastFanOut({ calls: primer, primerCost: 0, primerModel: 'p/m', arms: [{ arm: 1, model: 'p/m' }], prices, askTokens: ASK, history: [{ model: 'p/m', calls }] }).perArm[0]!.mid;
-    expect(f.perArm[0]).toMatchObject({ low: only(short), mid: only(middle), high: only(long) });
+    // Arm 1 runs on the primer's model: its first call is cached; the range also spans one that finds nothing cached.
+    expect(f.perArm[0]).toMatchObject({ low: only(short), mid: only(middle) });
+    expect(f.perArm[0]!.high).toBeGreaterThan(only(long));
     expect(f.total.low).toBeCloseTo(0.01 + only(short), 6);
     expect(f.basis).toContain('3 past arm(s) of this repo');
+    // The line the log and the board show: the range, and what it went by.
+    expect(forecastLine({ type: 'forecast', adwId: 'x', ts: 0, forecast: f })).toMatch(/^forecast: 1 arm\(s\) ~\$[\d.]+ \(\$[\d.]+–\$[\d.]+\) after the primer's \$0\.0100, run ~\$[\d.]+ · by 3 past arm\(s\)$/);
   });
 
   it("an arm goes by past arms on its own route, by every past arm when its route has none", () => {
@@ -100,6 +105,7 @@ describe('the forecast of a fan-out', () => {
     const silent = forecastFanOut(base);
     const loud = forecastFanOut({ ...base, testOutputTokens: 4000 });
     expect(loud.perArm[0]!.mid).toBeGreaterThan(silent.perArm[0]!.mid);
+    expect(forecastLine({ type: 'forecast', adwId: 'x', ts: 0, forecast: loud })).toMatch(/ · no past run: by the primer$/);
     expect(loud.basis).toMatch(/6 call\(s\) \(one runs the tests: ~4000 tokens of output\).*no past arm/);
     for (const a of loud.perArm) expect(a.low < a.mid && a.mid < a.high).toBe(true);
   });
