@@ -5,9 +5,9 @@
 // Each later call resends the previous prompt (cached) plus what is new since (the last answer and tool results).
 // What an arm then does is read, strongest sign first, from the arms of this repo's past runs (factory.db): each past
 // arm's calls are replayed on today's context (its growth and answers, today's prices): the middle is their median,
-// the range their spread. With no past arm, an arm is reckoned to make as many calls as the primer made, plus one run
-// of the payload's tests (their output, as the baseline saw it, grows every later prompt); the range is half as many
-// calls to twice as many.
+// the range their spread. With no past arm, an arm is reckoned to make as many calls as the primer made, one of them
+// a run of the payload's tests (their output, as the baseline saw it, grows the later prompts); the range is half as
+// many calls to twice as many.
 import type { SpendForecast } from '../events.js';
 import type { ModelPrices } from '../harness/types.js';
 import type { CallUsage } from '../pi/stream.js';
@@ -103,8 +103,8 @@ export function forecastFanOut(input: ForecastInput): SpendForecast {
   const warmModels = new Set<string | undefined>([input.primerModel]);
   const history = (input.history ?? []).filter((a) => a.calls.length > 0);
   const tests = Math.max(0, input.testOutputTokens ?? 0);
-  // No past arm: the primer's calls, and one more to run the tests when there are tests to run.
-  const calls = shape.calls + (tests > 0 ? 1 : 0);
+  // No past arm: as many calls as the primer's, one of them a run of the tests when there are tests to run.
+  const calls = shape.calls;
   // The head every prompt shares (system prompt, tools) that the provider already held when the primer began (a
   // recent run warmed it): a cold arm's first call finds it cached too.
   const head = input.calls[0]?.cacheRead ?? 0;

@@ -106,7 +106,7 @@ describe('the forecast of a fan-out', () => {
     const loud = forecastFanOut({ ...base, testOutputTokens: 4000 });
     expect(loud.perArm[0]!.mid).toBeGreaterThan(silent.perArm[0]!.mid);
     expect(forecastLine({ type: 'forecast', adwId: 'x', ts: 0, forecast: loud })).toMatch(/ · no past run: by the primer$/);
-    expect(loud.basis).toMatch(/6 call\(s\) \(one runs the tests: ~4000 tokens of output\).*no past arm/);
+    expect(loud.basis).toMatch(/5 call\(s\) \(one runs the tests: ~4000 tokens of output\).*no past arm/);
     for (const a of loud.perArm) expect(a.low < a.mid && a.mid < a.high).toBe(true);
   });
 });
