@@ -75,6 +75,8 @@ export interface SpendForecast {
   primer: number;
   /** How it was reckoned, in one line (for people). */
   basis: string;
+  /** How many arms of this repo's past runs it went by (0: the primer alone, a repo's first run). */
+  pastArms?: number;
 }
 
 interface Base {

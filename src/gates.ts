@@ -17,6 +17,8 @@ export interface GateReport {
   seconds: number;
   /** The last ~4 KB of a command's stdout+stderr, interleaved as they arrived (command gates only). */
   outputTail?: string;
+  /** How many bytes the command printed in all (stdout+stderr): what an agent running it would read, uncut. */
+  outputBytes?: number;
   /**
    * `setup`: the gate could not run at all (its program missing or not executable, or bash could not start): the
    * machine's failure, not a test result. No baseline excuses it; bon and build stop on it (exit 2).
@@ -152,8 +154,10 @@ function lastBytes(text: string, bytes: number): string {
 class OutputTail {
   private text = '';
   private readonly decoder = new StringDecoder('utf8');
+  bytes = 0;
 
   push(chunk: Buffer): void {
+    this.bytes += chunk.length;
     this.text += this.decoder.write(chunk);
     // Trim lazily (at twice the bound) so a chatty command does not re-slice on every chunk; the cut is made at
     // a line start, so no escape sequence is left half-cut at the head.
@@ -306,9 +310,9 @@ export function commandGate(cmd: GateCommand, opts: CommandGateOptions = {}): (e
     }
     if (out.timedOut) return red(commandMotif(cmd.run, `timed out after ${seconds(cmd.timeoutMs)} (its process group was ended)`, output), output);
     if (out.aborted) return red(`${describeCommand(cmd.run)} interrupted by the user (its process group was ended)`, output);
-    if (out.code === 0) return { gate, ok: true, seconds: elapsed(start), outputTail: output };
+    if (out.code === 0) return { gate, ok: true, seconds: elapsed(start), outputTail: output, outputBytes: tail.bytes };
     const how = out.code !== null ? `exited ${out.code}` : `was killed by ${out.signal ?? 'a signal'}`;
-    return red(commandMotif(cmd.run, how, output), output);
+    return { ...red(commandMotif(cmd.run, how, output), output), outputBytes: tail.bytes };
   };
 }
 

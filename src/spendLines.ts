@@ -16,7 +16,9 @@ export function forecastLine(event: Extract<RunEvent, { type: 'forecast' }>): st
   const arms = f.total.mid - f.primer;
   const range = `${formatCost(f.total.low - f.primer)}–${formatCost(f.total.high - f.primer)}`;
   const ask = confirm ? ` — ${forecastAbove(event)}: waits for a yes` : event.cap !== undefined ? ` — ${forecastAbove(event)}: --yes fans out all the same` : '';
-  return `forecast: ${f.arms} arm(s) ~${formatCost(arms)} (${range}) after the primer's ${formatCost(f.primer)}, run ~${formatCost(f.total.mid)}${ask}`;
+  // What it went by: a repo's past arms are a measure, the primer alone a guess.
+  const by = f.pastArms === undefined ? '' : f.pastArms > 0 ? ` · by ${f.pastArms} past arm(s)` : ' · no past run: by the primer';
+  return `forecast: ${f.arms} arm(s) ~${formatCost(arms)} (${range}) after the primer's ${formatCost(f.primer)}, run ~${formatCost(f.total.mid)}${by}${ask}`;
 }
 
 /**

@@ -3,7 +3,11 @@
 // its first call resends that whole context: read from the cache when the arm runs on a model whose cache already
 // holds it (the primer's, or a model whose first arm has asked), full price for the first arm on any other model.
 // Each later call resends the previous prompt (cached) plus what is new since (the last answer and tool results).
-// An arm is reckoned to make as many model calls as the primer made; the range is half as many to twice as many.
+// What an arm then does is read, strongest sign first, from the arms of this repo's past runs (factory.db): each past
+// arm's calls are replayed on today's context (its growth and answers, today's prices): the middle is their median,
+// the range their spread. With no past arm, an arm is reckoned to make as many calls as the primer made, one of them
+// a run of the payload's tests (their output, as the baseline saw it, grows the later prompts); the range is half as
+// many calls to twice as many.
 import type { SpendForecast } from '../events.js';
 import type { ModelPrices } from '../harness/types.js';
 import type { CallUsage } from '../pi/stream.js';
@@ -20,6 +24,10 @@ export interface ForecastInput {
   prices: ReadonlyMap<string, ModelPrices>;
   /** The arm's ask, in tokens: the only new text of its first call. */
   askTokens: number;
+  /** Arms of this repo's past runs, newest first (../trace/pastArms.ts): their model calls in order. */
+  history?: ReadonlyArray<{ model?: string; calls: readonly CallUsage[] }>;
+  /** What one run of the payload's tests prints, in tokens (the baseline's output): a tool result an arm reads. */
+  testOutputTokens?: number;
 }
 
 const promptOf = (c: CallUsage) => c.input + c.cacheRead + c.cacheWrite;
@@ -45,12 +53,34 @@ export function armShape(calls: readonly CallUsage[], askTokens: number): { cont
   return { context: promptOf(last) + last.output, growth, output, calls: calls.length };
 }
 
+/**
+ * The cost in dollars of a past arm's calls replayed on today's fork, at today's prices: each later call as the
+ * provider billed it then (its fresh, cached and answer tokens: the provider's own caching, not a model of it), its
+ * cached part grown or shrunk by how much today's fork is longer or shorter than that arm's was. The first call
+ * is today's: the whole fork fresh on a cold model, only the ask on a warm one.
+ */
+export function replayCost(past: readonly CallUsage[], context: number, prices: ModelPrices, askTokens: number, warm: boolean, head = 0): number {
+  const first = past[0];
+  if (!first) return 0;
+  const shift = context + askTokens - promptOf(first);
+  let usd = 0;
+  for (const [k, c] of past.entries()) {
+    const prompt = Math.max(0, promptOf(c) + shift);
+    const fresh = k === 0 ? (warm ? Math.min(askTokens, prompt) : Math.max(0, prompt - head)) : Math.min(prompt, c.input + c.cacheWrite);
+    usd += ((prompt - fresh) * prices.cacheRead + fresh * prices.input + c.output * prices.output) / 1e6;
+  }
+  return usd;
+}
+
 /** The cost in dollars of an arm making `n` calls of this shape at these prices; `warm`: its first prompt is cached. */
-export function armCost(shape: ReturnType<typeof armShape>, prices: ModelPrices, n: number, askTokens: number, warm: boolean): number {
+export function armCost(shape: ReturnType<typeof armShape>, prices: ModelPrices, n: number, askTokens: number, warm: boolean, testOutput = 0, head = 0): number {
   let usd = 0;
   let prompt = shape.context + askTokens;
+  // The tests run once, before the arm's last call (its report): their output is fresh in that call's prompt.
+  const testAt = testOutput > 0 ? Math.max(1, n - 1) : -1;
   for (let k = 0; k < n; k += 1) {
-    const fresh = k === 0 ? (warm ? askTokens : prompt) : shape.growth;
+    const fresh = k === 0 ? (warm ? askTokens : Math.max(0, prompt - head)) : shape.growth + (k === testAt ? testOutput : 0);
+    if (k === testAt) prompt += testOutput;
     const cached = prompt - fresh;
     usd += (cached * prices.cacheRead + fresh * prices.input + shape.output * prices.output) / 1e6;
     prompt += shape.growth;
@@ -58,17 +88,42 @@ export function armCost(shape: ReturnType<typeof armShape>, prices: ModelPrices,
   return usd;
 }
 
+/** Median, low and high of some figures (none: undefined). */
+function spread(values: readonly number[]): { low: number; mid: number; high: number } | undefined {
+  if (values.length === 0) return undefined;
+  const sorted = [...values].sort((a, b) => a - b);
+  const m = sorted.length >> 1;
+  const mid = sorted.length % 2 ? sorted[m]! : (sorted[m - 1]! + sorted[m]!) / 2;
+  return { low: sorted[0]!, mid, high: sorted.at(-1)! };
+}
+
 export function forecastFanOut(input: ForecastInput): SpendForecast {
   const shape = armShape(input.calls, input.askTokens);
   const fallback = impliedPrices(input.calls, input.primerCost);
   const warmModels = new Set<string | undefined>([input.primerModel]);
+  const history = (input.history ?? []).filter((a) => a.calls.length > 0);
+  const tests = Math.max(0, input.testOutputTokens ?? 0);
+  // No past arm: as many calls as the primer's, one of them a run of the tests when there are tests to run.
+  const calls = shape.calls;
+  // The head every prompt shares (system prompt, tools) that the provider already held when the primer began (a
+  // recent run warmed it): a cold arm's first call finds it cached too.
+  const head = input.calls[0]?.cacheRead ?? 0;
   const perArm = input.arms.map(({ arm, model }) => {
     const prices = (model && input.prices.get(model)) || fallback;
     // The first arm on a model pays the shared context in full; the prefix gate makes the others wait for it.
     const warm = warmModels.has(model);
     warmModels.add(model);
-    const at = (n: number) => round(armCost(shape, prices, n, input.askTokens, warm));
-    return { arm, ...(model ? { model } : {}), low: at(Math.max(1, Math.ceil(shape.calls / 2))), mid: at(shape.calls), high: at(shape.calls * 2) };
+    const past = pastFor(history, model);
+    const replayed = spread(past.map((calls) => replayCost(calls, shape.context, prices, input.askTokens, warm, head)));
+    if (replayed) {
+      // The cache is the other unknown: the range also spans a first call that finds the fork cached, or nothing.
+      const low = Math.min(replayed.low, ...past.map((calls) => replayCost(calls, shape.context, prices, input.askTokens, true)));
+      const high = Math.max(replayed.high, ...past.map((calls) => replayCost(calls, shape.context, prices, input.askTokens, false)));
+      return { arm, ...(model ? { model } : {}), low: round(low), mid: round(replayed.mid), high: round(high) };
+    }
+    const at = (n: number, testOutput: number) => round(armCost(shape, prices, n, input.askTokens, warm, testOutput, head));
+    // Low: half the primer's calls and no test run; high: twice as many calls as the middle, the tests run in one.
+    return { arm, ...(model ? { model } : {}), low: at(Math.max(1, Math.ceil(shape.calls / 2)), 0), mid: at(calls, tests), high: at(calls * 2, tests) };
   });
   const sum = (key: 'low' | 'mid' | 'high') => round(input.primerCost + perArm.reduce((s, a) => s + a[key], 0));
   return {
@@ -76,8 +131,24 @@ export function forecastFanOut(input: ForecastInput): SpendForecast {
     perArm,
     total: { low: sum('low'), mid: sum('mid'), high: sum('high') },
     primer: input.primerCost,
-    basis: `each arm resends the primer's ${Math.round(shape.context)}-token context (cached on a model that has it) over ~${shape.calls} call(s), ${Math.ceil(shape.calls / 2)}–${shape.calls * 2} for the range`,
+    pastArms: history.length,
+    basis:
+      history.length > 0
+        ? `each arm resends the primer's ${Math.round(shape.context)}-token context (cached on a model that has it) and does what ${history.length} past arm(s) of this repo did (${callRange(history)} calls): their median, their range`
+        : `each arm resends the primer's ${Math.round(shape.context)}-token context (cached on a model that has it) over ~${calls} call(s)${tests > 0 ? ` (one runs the tests: ~${Math.round(tests)} tokens of output)` : ''}, ${Math.max(1, Math.ceil(shape.calls / 2))}–${calls * 2} for the range; no past arm of this repo to go by`,
   };
+}
+
+/** The past arms that ran on this route; none on it: every past arm (the repo's work shapes an arm more than its model). */
+function pastFor(history: ReadonlyArray<{ model?: string; calls: readonly CallUsage[] }>, model: string | undefined): Array<readonly CallUsage[]> {
+  const same = history.filter((a) => model !== undefined && a.model === model);
+  return (same.length > 0 ? same : history).map((a) => a.calls);
+}
+
+function callRange(history: ReadonlyArray<{ calls: readonly CallUsage[] }>): string {
+  const counts = history.map((a) => a.calls.length);
+  const [lo, hi] = [Math.min(...counts), Math.max(...counts)];
+  return lo === hi ? `${lo}` : `${lo}–${hi}`;
 }
 
 function round(usd: number): number {

@@ -160,16 +160,12 @@ export class BonSession {
    * the roster's threshold it waits for a yes: the board asks; headless, only `--yes` goes on (else exit 3).
    */
   async forecastFanOut(agent: AgentSession, primer: AgentAnswer, ask: string): Promise<void> {
-    const { forecastFanOut } = await import('./forecast.js');
+    const [{ forecastFanOut }, { pastArms }] = await Promise.all([import('./forecast.js'), import('../trace/pastArms.js')]);
     const prices = await agent.prices().catch(() => new Map());
     const arms = Array.from({ length: this.armCount() }, (_, i) => ({ arm: i + 1, model: this.modelOf(i + 1) }));
     const forecast = forecastFanOut({
-      calls: primer.calls ?? [],
-      primerCost: primer.cost,
-      primerModel: this.opts.builderModel ?? this.modelOf(1),
-      arms,
-      prices,
-      askTokens: Math.ceil(ask.length / 4),
+      calls: primer.calls ?? [], primerCost: primer.cost, primerModel: this.opts.builderModel ?? this.modelOf(1), arms, prices,
+      askTokens: Math.ceil(ask.length / 4), history: pastArms(this.opts.workspace), testOutputTokens: this.testOutputTokens,
     });
     const { policy = {} } = this.opts;
     const threshold = policy.confirmAbove;
@@ -188,8 +184,7 @@ export class BonSession {
     const yes = await new Promise<boolean>((resolve) => {
       this.confirmation = resolve;
       this.run.signal.addEventListener('abort', () => resolve(false), { once: true });
-    });
-    this.confirmation = undefined;
+    }).finally(() => (this.confirmation = undefined));
     if (!yes) {
       this.run.budget = `budget: ${motif} — the fan-out was declined`;
       throw new PhaseFailure(`${motif}: the fan-out was declined (no arm was started)`, undefined, 'budget');
@@ -226,6 +221,8 @@ export class BonSession {
     return undefined;
   }
 
+  /** What the payload's tests printed on HEAD (the baseline), in tokens: the forecast's tool output of a test run. */
+  testOutputTokens = 0;
   /** Gates red on HEAD before the fan-out, with what they said (../gateBaseline.ts): the same failure is not the arms'. */
   preexisting = new Map<string, import('../gateBaseline.js').GateSignature>();
 

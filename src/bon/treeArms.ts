@@ -112,6 +112,9 @@ async function runSetup(session: BonSession, run: Run, name: string, tree: strin
  * start (outcome `setup`) is no test result: it is never pre-existing, and its one line (the command, the fix) is
  * returned, for the prime phase to stop the run on before the fan-out (exit 2).
  */
+/** pi's bash tool keeps the last 50 KB of a command's output (its truncation default). */
+const PI_BASH_OUTPUT_BYTES = 50 * 1024;
+
 export async function runBaseline(session: BonSession, run: Run): Promise<string | undefined> {
   const commands = session.opts.payloadCommands;
   if (commands.length === 0) return undefined;
@@ -130,6 +133,9 @@ export async function runBaseline(session: BonSession, run: Run): Promise<string
       const report = await commandGate(cmd, { signal, runTag: run.adwId, env })();
       const setup = report.outcome === 'setup';
       const signature = report.ok || setup ? undefined : gateSignature(report, tree.dir);
+      // What an arm running this command reads: the whole output (the kept tail is only its last 4 KB), as pi's bash
+      // tool keeps it (its last 50 KB), at ~4 bytes a token.
+      session.testOutputTokens += Math.ceil(Math.min(report.outputBytes ?? report.outputTail?.length ?? 0, PI_BASH_OUTPUT_BYTES) / 4);
       if (signature) session.preexisting.set(report.gate, signature);
       if (setup) cannot ??= report.motif ?? `gate \`${report.gate}\` cannot run`;
       // The signature travels in the event: a resumed run judges its arms against the same baseline.

@@ -77,6 +77,9 @@ describe('commandGate', () => {
     expect(report.motif!.length).toBeLessThanOrEqual(MOTIF_MAX);
     expect(report.motif).not.toContain('\n');
     expect(report.motif).toMatch(/exited 1: … \| line \d+ \| .*line 4999$/);
+    // What an agent running the command would read is the whole output, not the kept tail (the forecast's measure).
+    const whole = Array.from({ length: 5000 }, (_, i) => `line ${i}\n`).join('');
+    expect(report.outputBytes).toBe(Buffer.byteLength(whole));
   });
 
   it('bounds the kept output in bytes, not characters, when the output is not ASCII', async () => {
