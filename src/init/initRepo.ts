@@ -202,7 +202,7 @@ export function describeInit(result: InitResult): string {
     lines.push('', 'Nothing to commit: the factory files are committed already.');
   }
   if (result.gate?.placeholder) lines.push('', `Then set your test command in ${ROSTER_FILE} (payload.commands).`);
-  lines.push('', `Write a spec like ${EXAMPLE_SPEC}, then \`factory bon <your spec> -n 3\`.`);
+  lines.push('', `Write a spec like ${EXAMPLE_SPEC}, then \`factory bon specs/<your-spec>.md\`.`);
   lines.push('', 'Next: put your provider key in .env (e.g. OPENROUTER_API_KEY=…), then `factory doctor`.');
   return `${lines.join('\n')}\n`;
 }
