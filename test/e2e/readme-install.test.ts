@@ -234,7 +234,8 @@ describe('README: Use it in your repo', () => {
       expect(doctor.code, `${doctor.stdout}\n${doctor.stderr.slice(-3000)}`).toBe(0);
       expect(doctor.stdout).toMatch(/node\.settings\s+none \(the cockpit gives pi its node at each start from .*team\/opt\/npm-global\/lib\/node_modules\/factory-cockpit\)/);
       expect(doctor.stdout).toMatch(/tests\.battery\s+8 probes green/);
-      expect(doctor.stdout).toMatch(/, 0 warnings, 0 failed, /);
+      expect(doctor.stdout).toMatch(/, 0 failed, /);
+      expect(doctor.stdout).not.toMatch(/^\s+[!✗] (node|repo|models)\./m); // the machine's own Node may warn; nothing of the clone's
       const bon = await runToEnd('factory', ['bon', 'specs/feature.md', '--arms', '2'], { cwd: clone, env: mate, timeoutMs: 420_000 });
       expect(bon.code, bon.stderr.slice(-3000)).toBe(0);
       expect(bon.stderr.match(/#[12] arm \d openrouter\/anthropic\/claude-sonnet-4\.5 — green/g)).toHaveLength(2);
@@ -242,7 +243,7 @@ describe('README: Use it in your repo', () => {
     } finally {
       fs.renameSync(away, prefix);
     }
-  });
+  }, 900_000);
 
   it('"Try it on your repo without a key": the local endpoint through models.json, the doctor reaches it, a best-of-2 runs keyless', async () => {
     const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
@@ -274,5 +275,5 @@ describe('README: Use it in your repo', () => {
     expect(down.code).toBe(1);
     expect(down.stdout).toMatch(new RegExp(`models\\.endpoint\\.local\\s+http://127\\.0\\.0\\.1:${port}/v1/models cannot be reached: ECONNREFUSED`));
     expect(down.stdout).toContain(`start the model server that answers http://127.0.0.1:${port}/v1`);
-  });
+  }, 900_000);
 });
