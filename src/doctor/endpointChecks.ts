@@ -66,8 +66,9 @@ export async function probeEndpoint(provider: string, baseUrl: string, modelsFil
     }
     return { status: 'ok', detail: `${url} answers${count === undefined ? '' : ` (${count} model${count === 1 ? '' : 's'})`}` };
   } catch (error) {
-    const cause = (error as { cause?: { code?: string } }).cause?.code;
-    const why = (error as Error).name === 'TimeoutError' ? `no answer within ${Math.round(timeoutMs / 1000)} s` : (cause ?? (error as Error).message);
+    // fetch says "fetch failed"; the reason (ECONNREFUSED, ENOTFOUND, a port fetch refuses to use…) is its cause.
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    const why = (error as Error).name === 'TimeoutError' ? `no answer within ${Math.round(timeoutMs / 1000)} s` : (cause?.code ?? cause?.message ?? (error as Error).message);
     return { status: 'fail', detail: `${url} cannot be reached: ${why}`, fix };
   }
 }

@@ -96,11 +96,13 @@ describe('factory doctor on real state', () => {
     expect(r['models.keys.prompter']).toMatchObject({ status: 'fail', detail: 'missing: DOCTOR_MISSING_KEY' });
     expect(r['models.keys.prompter']?.fix).toContain('DOCTOR_MISSING_KEY=…');
     expect(r['tests.battery']).toMatchObject({ status: 'skipped', detail: 'skipped by --quick' });
+    // models.json sends the scripted provider to a port where nothing listens: the endpoint row says so, with the fix.
+    expect(r['models.endpoint.scripted']).toMatchObject({ status: 'fail', detail: expect.stringMatching(/^http:\/\/127\.0\.0\.1:9\/v1\/models cannot be reached: (ECONNREFUSED|bad port)$/), fix: expect.stringContaining('start the model server that answers http://127.0.0.1:9/v1') });
     expect(doctorExit(results)).toBe(1);
 
     const shown = `${formatDoctorRows(results).join('\n')}\n${JSON.stringify(doctorJson(results))}`;
     expect(shown).not.toContain(SECRET);
-    expect(formatDoctorRows(results).at(-1)).toMatch(/^\d+ ok, \d+ warnings?, 2 failed, \d+ skipped$/);
+    expect(formatDoctorRows(results).at(-1)).toMatch(/^\d+ ok, \d+ warnings?, 3 failed, \d+ skipped$/);
   });
 
   it('the model check sees the real state: a route fixed in the roster turns green on the next run', async () => {
