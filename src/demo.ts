@@ -110,8 +110,15 @@ export function createDemoRepo(dir: string): string {
 export async function prepareDemo(flags: CommandFlags, variant: 'bon' | 'prompt' = 'bon'): Promise<PreparedRun> {
   const keep = flags.dir !== undefined;
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'factory-demo-'));
-  const repo = createDemoRepo(flags.dir ?? path.join(scratch, 'greet'));
-  const model = await startScriptedModel({ tapes: variant === 'bon' ? bonTapes() : demoTapes() });
+  let repo: string;
+  let model: Awaited<ReturnType<typeof startScriptedModel>>;
+  try {
+    repo = createDemoRepo(flags.dir ?? path.join(scratch, 'greet'));
+    model = await startScriptedModel({ tapes: variant === 'bon' ? bonTapes() : demoTapes() });
+  } catch (error) {
+    fs.rmSync(scratch, { recursive: true, force: true }); // a refused --dir (or a server that cannot listen) leaves no temp folder
+    throw error;
+  }
   const agent = makeAgentDir({ baseUrl: model.baseUrl, dir: path.join(scratch, 'pi-agent') });
   const close = async () => {
     await model.close();

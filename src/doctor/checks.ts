@@ -6,6 +6,7 @@ import { SOCLE } from '../harness/types.js';
 import { NODE_EXTENSIONS } from '../pi/node.js';
 import { compareVersions, PI_MAX_TESTED, PI_MIN_VERSION } from '../pi/resolve.js';
 import { batteryCheck } from './battery.js';
+import { endpointChecks } from './endpointChecks.js';
 import { modelChecks } from './modelChecks.js';
 import { rulesCheck, settingsCheck } from './nodeFiles.js';
 import { repoChecks } from './repoChecks.js';
@@ -207,6 +208,7 @@ export function doctorChecks(ctx: DoctorContext): DoctorCheck[] {
     ...extensionNames().map(({ name, required }) => extensionCheck(name, required)),
     ...repoChecks(ctx),
     ...modelChecks(ctx),
+    ...endpointChecks(ctx),
     batteryCheck(),
   ];
 }

@@ -14,7 +14,7 @@ import { writeSchemaFile } from '../pi/launch.js';
 import { readCheckpoint } from '../../.pi/lib/checkpoint.js';
 import { SOCLE } from '../harness/types.js';
 import { jsonModeArgs, rpcModeArgs } from '../pi/argv.js';
-import { installNode, NODE_EXTENSIONS } from '../pi/node.js';
+import { nodeExtensionFiles, NODE_EXTENSIONS, seedNode } from '../pi/node.js';
 import type { PiCommand } from '../pi/resolve.js';
 import { piAcceptsNoMcp } from '../pi/piVersion.js';
 import { spawnSupervised, type SupervisedChild } from '../process/supervisor.js';
@@ -123,7 +123,7 @@ function spawnPi(opts: BatteryOptions, project: Project, argv: string[], env: No
 
 async function jsonRun(opts: BatteryOptions, project: Project, prompt: string, extra: Record<string, string> = {}) {
   const sessionId = randomUUID();
-  const argv = jsonModeArgs({ sessionId, sessionDir: project.sessionDir, model: project.route, noMcp: piAcceptsNoMcp(opts.pi) });
+  const argv = jsonModeArgs({ sessionId, sessionDir: project.sessionDir, model: project.route, noMcp: piAcceptsNoMcp(opts.pi), extensions: nodeExtensionFiles(project.dir, opts.factoryRoot) });
   const run = spawnPi(opts, project, argv, { ...project.env, ...extra });
   run.child.child.stdin.end(prompt);
   const code = await run.done;
@@ -132,7 +132,7 @@ async function jsonRun(opts: BatteryOptions, project: Project, prompt: string, e
 
 /** Two turns of a long-lived pi, then a manual compaction: its response carries the stored summary. */
 async function compactOnce(opts: BatteryOptions, project: Project): Promise<Line | Error> {
-  const argv = rpcModeArgs({ sessionId: randomUUID(), sessionDir: project.sessionDir, model: project.route, noMcp: piAcceptsNoMcp(opts.pi) });
+  const argv = rpcModeArgs({ sessionId: randomUUID(), sessionDir: project.sessionDir, model: project.route, noMcp: piAcceptsNoMcp(opts.pi), extensions: nodeExtensionFiles(project.dir, opts.factoryRoot) });
   const run = spawnPi(opts, project, argv, project.env);
   let ended = false; // by exit code or by signal (a kill leaves exitCode null)
   void run.done.then(() => (ended = true));
@@ -183,7 +183,7 @@ interface Project {
 async function makeProject(scratch: string, opts: BatteryOptions, model: ScriptedModel, expected: string[], live: Live): Promise<Project> {
   const dir = path.join(scratch, 'project');
   fs.mkdirSync(path.join(dir, 'adws', 'adw_config', 'briefs'), { recursive: true });
-  installNode(dir, opts.factoryRoot);
+  seedNode(dir, opts.factoryRoot); // as `factory init` does: the node is given to pi at each start (-e)
   // The project's brief wins over the factory's default: a marker only this file carries proves the injection.
   fs.writeFileSync(path.join(dir, 'adws', 'adw_config', 'briefs', 'builder.md'), `# Builder\n\n${BRIEF_MARKER}\n`);
   const dataDir = path.join(dir, 'adws', 'adw_data');

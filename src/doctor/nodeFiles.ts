@@ -1,14 +1,15 @@
-// The node's files in the workspace: `.pi/settings.json` (parseable, and pointing at this factory when the
-// workspace is another repository) and `.pi/damage-control-rules.yaml` (parseable with the shape the
+// The node's files in the workspace: `.pi/settings.json` (absent, or parseable and naming no factory folder
+// but this one: the cockpit gives pi its node at each start — a committed machine path is proposed for removal,
+// never rewritten here: the doctor changes no tracked file) and `.pi/damage-control-rules.yaml` (parseable with the shape the
 // damage-control extension accepts — it fails closed on a broken file, refusing every bash/write/edit).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { globToRegExp } from '../../.pi/lib/path-guard.js';
-import { isFactoryPackage, NODE_EXTENSIONS, RULES_FILE_NAME } from '../pi/node.js';
+import { isFactoryPackage, loadsFactoryHere, NODE_EXTENSIONS, RULES_FILE_NAME } from '../pi/node.js';
 import type { CheckResult, DoctorCheck, DoctorContext } from './types.js';
 
 function prescription(ctx: DoctorContext): string {
-  return `factory doctor --layer node --into ${ctx.root}`;
+  return `factory init --into ${ctx.root} (it writes the default rules; commit them)`;
 }
 
 function readText(file: string): { text: string } | { error: string } {
@@ -66,8 +67,12 @@ export function settingsCheck(): DoctorCheck {
     async run(ctx): Promise<CheckResult> {
       const piDir = path.join(ctx.root, '.pi');
       const file = path.join(piDir, 'settings.json');
+      const atSpawn = `the cockpit gives pi its node at each start from ${ctx.factoryRoot}`;
       const read = readText(file);
-      if ('error' in read) return { status: 'fail', detail: `${file}: ${read.error}`, fix: prescription(ctx) };
+      if ('error' in read) {
+        if (read.error === 'missing') return { status: 'ok', detail: `none (${atSpawn})` };
+        return { status: 'fail', detail: `${file}: ${read.error}`, fix: `make ${file} readable` };
+      }
       let parsed: unknown;
       try {
         parsed = JSON.parse(read.text);
@@ -77,25 +82,35 @@ export function settingsCheck(): DoctorCheck {
       if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
         return { status: 'fail', detail: `${file} must hold a JSON object`, fix: `correct ${file}` };
       }
-      // The factory's own repo loads its extensions directly; any other repo needs the node's package entry.
+      // The factory's own repo loads its extensions directly; any other repo gets the node at spawn time.
       if (path.resolve(ctx.root) === path.resolve(ctx.factoryRoot)) return { status: 'ok', detail: 'parseable (the factory itself)' };
       const packages = (parsed as { packages?: unknown }).packages;
-      const entry = factoryEntry(packages, piDir, ctx.factoryRoot);
-      if (entry === undefined) {
-        return { status: 'fail', detail: `parseable, but no packages entry loads the node from ${ctx.factoryRoot}`, fix: prescription(ctx) };
+      const list = Array.isArray(packages) ? packages : [];
+      const factoryEntries = list.filter((p) => isFactoryPackage(p, piDir) || loadsFactoryHere(p, piDir));
+      if (factoryEntries.length === 0) return { status: 'ok', detail: `parseable, no machine path (${atSpawn})` };
+      const sources = factoryEntries.map((p) => JSON.stringify(typeof p === 'string' ? p : (p as { source?: unknown }).source)).join(', ');
+      // The doctor proposes; removing a committed entry is the user's commit (or `factory init`'s explicit run).
+      const remove = `remove ${sources} from "packages" in ${file} and commit it (\`factory init\` does the removal)`;
+      // Two installs of the factory: pi would load every node extension twice and not start.
+      if (factoryEntries.length > 1) {
+        return { status: 'fail', detail: `${file} loads the factory ${factoryEntries.length} times (${sources}): pi would load the node twice and refuse to start`, fix: remove };
       }
-      // Another install of the factory beside this one: pi would load every node extension twice and not start.
-      const others = Array.isArray(packages) ? packages.filter((p) => p !== entry && isFactoryPackage(p, piDir)) : [];
-      if (others.length > 0) {
-        const sources = others.map((p) => JSON.stringify(typeof p === 'string' ? p : (p as { source?: unknown }).source)).join(', ');
-        return { status: 'fail', detail: `${file} also loads another factory install (${sources}): pi would load the node twice and refuse to start`, fix: `factory init (it replaces the other entry), or remove ${sources} from ${file}` };
+      const entry = factoryEntries[0];
+      if (!loadsFactoryHere(entry, piDir)) {
+        return { status: 'warn', detail: `${file} names a factory folder that is not on this machine (${sources}): pi skips it, ${atSpawn}`, fix: remove };
       }
       // A filter that drops one of the node's extensions makes every run fail "socle incomplete": say it here.
       const dropped = droppedByFilter(entry);
       if (dropped.length > 0) {
-        return { status: 'fail', detail: `the packages entry for ${ctx.factoryRoot} does not load ${dropped.join(', ')} (its extensions filter)`, fix: prescription(ctx) };
+        return { status: 'fail', detail: `the packages entry ${sources} does not load ${dropped.join(', ')} (its extensions filter)`, fix: remove };
       }
-      return { status: 'ok', detail: `parseable, loads the node from ${ctx.factoryRoot}` };
+      // `factory doctor --layer node` writes this form on purpose: fine here, but a path on this machine only.
+      if (factoryEntry(list, piDir, ctx.factoryRoot) !== undefined) return { status: 'ok', detail: `parseable, loads the node from ${ctx.factoryRoot} (a path on this machine: \`factory init\` drops it for the node given at each start)` };
+      return {
+        status: 'warn',
+        detail: `pi loads the node from ${sources}, another install than this cockpit (${ctx.factoryRoot}): a machine path, which a teammate's clone or another npm prefix does not have`,
+        fix: remove,
+      };
     },
   };
 }

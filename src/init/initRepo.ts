@@ -1,12 +1,13 @@
-// `factory init [--into <repo>]`: make a repository ready for the cockpit in one step — the pi node (as the
-// doctor's prescription writes it), a commented roster whose gate is the repository's own test command,
+// `factory init [--into <repo>]`: make a repository ready for the cockpit in one step — the pi node's rules (the
+// node itself is given to pi by the cockpit at each start: nothing committed names this machine's install), an
+// example spec, a commented roster whose gate is the repository's own test command,
 // neutral role briefs, and `adws/adw_data/` ignored. Everything the user already has is kept (merge, never
 // overwrite), a second run changes nothing, and every refusal comes before the first write.
 import fs from 'node:fs';
 import path from 'node:path';
 import { errorMessage, oneLine, UsageError } from '../errors.js';
 import { gitRaw, isWorkTree, topLevel } from '../git.js';
-import { installNode } from '../pi/node.js';
+import { seedNode } from '../pi/node.js';
 import { BRIEFS_DIR, loadRoster, ROSTER_FILE, WORKFLOW_ROLES } from '../roster.js';
 import { guessGate, readManifest, yamlScalar, type GateGuess } from './gateCommand.js';
 
@@ -15,8 +16,10 @@ export const IGNORED = [
   { pattern: 'adws/adw_data/', probe: 'adws/adw_data/probe', why: 'runtime data (sessions, traces, factory.db)' },
   { pattern: '.env', probe: '.env', why: 'provider keys' },
 ] as const;
+/** The example spec init writes (never over one the user has): what a good spec holds. */
+export const EXAMPLE_SPEC = 'specs/example.md';
 /** What init writes, relative to the repository root: the paths the user is told to commit. */
-export const INIT_PATHS = ['.pi', path.posix.join('adws', 'adw_config'), '.gitignore'];
+export const INIT_PATHS = ['.pi', path.posix.join('adws', 'adw_config'), '.gitignore', EXAMPLE_SPEC];
 
 export type InitAction = 'written' | 'updated' | 'kept';
 
@@ -133,13 +136,21 @@ export async function initRepo(opts: InitOptions): Promise<InitResult> {
   for (const rule of IGNORED) if (!(await isIgnored(root, rule.probe))) missing.push(rule);
 
   const steps: InitStep[] = [];
-  const settingsFile = path.join(root, '.pi', 'settings.json');
-  const settingsBefore = readIfPresent(settingsFile);
-  const node = installNode(root, factory);
-  const settingsAfter = fs.readFileSync(settingsFile, 'utf8');
-  const settingsAction: InitAction = settingsBefore === undefined ? 'written' : settingsBefore === settingsAfter ? 'kept' : 'updated';
-  steps.push({ file: '.pi/settings.json', action: settingsAction, detail: `the factory's pi node (source ${node.entry.source})` });
+  const settingsExisted = fs.existsSync(path.join(root, '.pi', 'settings.json'));
+  const node = seedNode(root, factory);
+  if (node.settingsChanged) {
+    steps.push({ file: '.pi/settings.json', action: 'updated', detail: `removed the machine path ${node.removed.join(', ')} (the cockpit gives pi its node at each start)` });
+  } else if (settingsExisted) {
+    steps.push({ file: '.pi/settings.json', action: 'kept', detail: 'your pi settings (the cockpit gives pi its node at each start)' });
+  }
   steps.push({ file: '.pi/damage-control-rules.yaml', action: node.rulesCopied ? 'written' : 'kept', detail: node.rulesCopied ? 'default damage-control rules' : 'your damage-control rules' });
+  const exampleFile = path.join(root, EXAMPLE_SPEC);
+  if (fs.existsSync(exampleFile)) {
+    steps.push({ file: EXAMPLE_SPEC, action: 'kept', detail: 'your example spec' });
+  } else {
+    writeNew(exampleFile, fs.readFileSync(path.join(templatesDir(factory), 'specs', 'example.md'), 'utf8'));
+    steps.push({ file: EXAMPLE_SPEC, action: 'written', detail: 'an example spec: goal, context, acceptance criteria, out of scope, files likely touched' });
+  }
 
   let gate: GateGuess | undefined;
   if (hasRoster) {
@@ -191,6 +202,7 @@ export function describeInit(result: InitResult): string {
     lines.push('', 'Nothing to commit: the factory files are committed already.');
   }
   if (result.gate?.placeholder) lines.push('', `Then set your test command in ${ROSTER_FILE} (payload.commands).`);
+  lines.push('', `Write a spec like ${EXAMPLE_SPEC}, then \`factory bon specs/<your-spec>.md\`.`);
   lines.push('', 'Next: put your provider key in .env (e.g. OPENROUTER_API_KEY=…), then `factory doctor`.');
   return `${lines.join('\n')}\n`;
 }

@@ -20,6 +20,11 @@ export interface PiFlags {
    * `sessionId` in `sessionDir` with this process's cwd in its header. Absolute, like the session dir.
    */
   fork?: string;
+  /**
+   * `-e <file>` each: the node's extensions when the project does not load them itself (see node.ts,
+   * nodeExtensionFiles). Absolute, so pi's cwd does not matter.
+   */
+  extensions?: string[];
 }
 
 function commonFlags(flags: PiFlags): string[] {
@@ -36,6 +41,10 @@ function commonFlags(flags: PiFlags): string[] {
   if (flags.fork !== undefined) {
     if (!flags.fork.startsWith('/')) throw new Error(`fork source must be an absolute session file: ${flags.fork}`);
     argv.push('--fork', flags.fork);
+  }
+  for (const file of flags.extensions ?? []) {
+    if (!file.startsWith('/')) throw new Error(`extension must be an absolute path: ${file}`);
+    argv.push('-e', file);
   }
   if (flags.noMcp) argv.push('--no-mcp');
   if (flags.model) argv.push('--model', flags.model);

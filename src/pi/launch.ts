@@ -11,7 +11,9 @@ import { spawnSupervised, type SupervisedChild } from '../process/supervisor.js'
 import { jsonModeArgs, rpcModeArgs, type PiFlags } from './argv.js';
 import { NODE_ENV, SOCLE, type Limits, type PhaseIdentity } from './contract.js';
 import type { PiCommand } from './piCommand.js';
+import { nodeExtensionFiles } from './node.js';
 import { piAcceptsNoMcp } from './piVersion.js';
+import { factoryRoot } from './resolve.js';
 
 const STDERR_TAIL_BYTES = 8 * 1024;
 
@@ -108,7 +110,9 @@ export function launchPi(launch: PiLaunch): SupervisedChild {
   const { pi, flags } = launch;
   return launchAgent({ ...launch, agent: 'pi', sessionId: flags.sessionId, model: flags.model }, () => {
     // --no-mcp only for a pi known (from its package.json or an earlier checkPi, without a spawn) to take it.
-    const modeFlags = { noMcp: piAcceptsNoMcp(pi), ...flags };
+    // The node comes from the running cockpit's own folder unless the project loads it itself: a committed
+    // `.pi/settings.json` never needs this machine's install path.
+    const modeFlags = { noMcp: piAcceptsNoMcp(pi), extensions: nodeExtensionFiles(launch.cwd, factoryRoot()), ...flags };
     const argv = [...pi.prefixArgs, ...(launch.mode === 'json' ? jsonModeArgs(modeFlags) : rpcModeArgs(modeFlags))];
     const schemaFile = writeSchemaFile(launch.workspace.schemasDir, launch.envelopeSchema.title, launch.envelopeSchema.schema);
     return { command: pi.command, argv, env: nodeEnv(launch, schemaFile) };

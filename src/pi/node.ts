@@ -1,14 +1,20 @@
-// Installing the factory's pi node (the socle extensions) into another repository: a `packages` entry in
-// `<target>/.pi/settings.json` that points back at the factory folder, plus the default damage-control
-// rules when the target has none. pi then loads the socle from the factory itself (no copy to drift),
-// once the target project is trusted (`--approve` in the non-interactive modes the factory uses).
+// The factory's pi node (the socle extensions) in another repository. Two ways it loads:
+// - at spawn time (what `factory init` sets up): the cockpit passes each socle file of its own folder to pi as
+//   `-e <absolute path>` (nodeExtensionFiles), so the committed `.pi/` holds no path to this machine's install and
+//   a teammate's clone, another clone depth or another npm prefix all load the node of the cockpit that runs;
+// - by a `packages` entry in `<target>/.pi/settings.json` that points back at a factory folder (the older form,
+//   still written by `factory doctor --layer node|station`): pi loads the node itself, and the cockpit then adds
+//   no `-e` (the node twice makes pi refuse to start: `Tool "report_phase" conflicts with …`).
+// The default damage-control rules are seeded either way when the target has none.
 //
-// What pi needs (checked on pi 0.85.1, see .pi/tests/node.test.ts):
+// What pi needs (checked on pi 0.85.1 and 1.6.0, see .pi/tests/node.test.ts):
 // - a local package source is resolved relative to the settings file's folder and must look like a path
-//   (`./` or `../`), otherwise pi reads it as an npm package name;
+//   (`./` or `../`), otherwise pi reads it as an npm package name (and `npm:` would install from the registry
+//   into `.pi/npm/`: there is no entry by name that finds a global install);
 // - a package's resource filters only narrow what the package itself exposes, and without a `pi`
 //   manifest a package exposes only its conventional `extensions/` folder — so the factory's
-//   package.json carries `"pi": {"extensions": [".pi/extensions"]}` and the entry below filters it.
+//   package.json carries `"pi": {"extensions": [".pi/extensions"]}` and the entry below filters it;
+// - `-e <file>` loads that one file as an extension, before the project's trust (`--approve`) is even decided.
 import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
@@ -180,4 +186,82 @@ function installEntry(targetRepo: string, factoryRoot: string, entryFor: (source
     rulesCopied = true;
   }
   return { settingsFile, entry, replaced, rulesCopied };
+}
+
+/** The packages entries of `<dir>/.pi/settings.json` (none when the file is absent or not what pi reads). */
+function settingsPackages(dir: string): unknown[] {
+  try {
+    const parsed = JSON.parse(readFileSync(path.join(dir, '.pi', 'settings.json'), 'utf8')) as { packages?: unknown };
+    return Array.isArray(parsed.packages) ? parsed.packages : [];
+  } catch {
+    return [];
+  }
+}
+
+/** Whether a packages entry names a factory folder that is on this disk (pi then loads the node from it). */
+export function loadsFactoryHere(entry: unknown, piDir: string): boolean {
+  const source = sourceOf(entry);
+  return source !== undefined && isLocalPath(source) && existsSync(path.join(path.resolve(piDir, source), '.pi', 'extensions', 'factory-report.ts'));
+}
+
+/**
+ * Whether pi started in `cwd` loads a factory node by itself: the factory's own tree (or an arm's worktree of it),
+ * whose project extensions are the node, or a settings entry naming a factory folder that exists here.
+ */
+export function projectLoadsNode(cwd: string): boolean {
+  if (existsSync(path.join(cwd, '.pi', 'extensions', 'factory-report.ts'))) return true;
+  const piDir = path.join(cwd, '.pi');
+  return settingsPackages(cwd).some((entry) => loadsFactoryHere(entry, piDir));
+}
+
+/** The node's files in `factoryRoot` that a pi started in `cwd` is given with `-e`: none when the project loads the node. */
+export function nodeExtensionFiles(cwd: string, factoryRoot: string): string[] {
+  if (projectLoadsNode(cwd)) return [];
+  return NODE_EXTENSIONS.map((name) => path.join(path.resolve(factoryRoot), '.pi', 'extensions', `${name}.ts`)).filter((file) => existsSync(file));
+}
+
+export interface SeedNodeResult {
+  settingsFile: string;
+  /** The settings' factory entries init removed (machine paths of an older init): the node loads at spawn now. */
+  removed: string[];
+  /** The settings file was rewritten (only when entries were removed). */
+  settingsChanged: boolean;
+  rulesCopied: boolean;
+}
+
+/**
+ * What `factory init` writes for the node: nothing machine-bound. Factory entries an older init committed are
+ * removed from `.pi/settings.json` (other entries and keys are kept; the file is not created when absent), and
+ * the default damage-control rules are copied when the target has none. The node itself loads at spawn time.
+ */
+export function seedNode(targetRepo: string, factoryRoot: string): SeedNodeResult {
+  const target = path.resolve(targetRepo);
+  if (!existsSync(target) || !statSync(target).isDirectory()) {
+    throw new Error(`target repository ${target} does not exist or is not a folder; nothing was written`);
+  }
+  const factory = path.resolve(factoryRoot);
+  if (!existsSync(path.join(factory, '.pi', 'extensions'))) {
+    throw new Error(`${factory} is not a factory folder (no .pi/extensions); nothing was written`);
+  }
+  const piDir = path.join(target, '.pi');
+  const settingsFile = path.join(piDir, 'settings.json');
+  const settings = readSettings(settingsFile); // refuses before anything is written
+  const packages = (settings.packages as unknown[] | undefined) ?? [];
+  const removed = packages.filter((entry) => isFactoryPackage(entry, piDir) || loadsFactoryHere(entry, piDir));
+  let settingsChanged = false;
+  if (removed.length > 0) {
+    const temporary = `${settingsFile}.${process.pid}.tmp`;
+    writeFileSync(temporary, `${JSON.stringify({ ...settings, packages: packages.filter((entry) => !removed.includes(entry)) }, null, 2)}\n`, 'utf8');
+    renameSync(temporary, settingsFile);
+    settingsChanged = true;
+  }
+  mkdirSync(piDir, { recursive: true });
+  const rulesTarget = path.join(piDir, RULES_FILE_NAME);
+  const rulesSource = path.join(factory, '.pi', RULES_FILE_NAME);
+  let rulesCopied = false;
+  if (!existsSync(rulesTarget) && existsSync(rulesSource)) {
+    copyFileSync(rulesSource, rulesTarget);
+    rulesCopied = true;
+  }
+  return { settingsFile, removed: removed.map((entry) => sourceOf(entry) ?? JSON.stringify(entry)), settingsChanged, rulesCopied };
 }

@@ -165,10 +165,17 @@ describe('factory demo', () => {
       expect(JSON.parse(again.stdout)).toMatchObject({ status: 'success' });
       const foreign = fs.mkdtempSync(path.join(os.tmpdir(), 'factory-foreign-'));
       fs.writeFileSync(path.join(foreign, 'precious.txt'), 'keep me');
-      const refused = await runCli(['demo', '--dir', foreign, '--no-ui'], { env: { ...process.env, ...(await cliChildEnv()), CI: 'true' } });
-      expect(refused.code).toBe(2);
-      expect(fs.readFileSync(path.join(foreign, 'precious.txt'), 'utf8')).toBe('keep me');
-      fs.rmSync(foreign, { recursive: true, force: true });
+      // Its own temp folder (TMPDIR), so what a refused demo leaves there is seen: nothing.
+      const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'factory-demo-tmp-'));
+      try {
+        const refused = await runCli(['demo', '--dir', foreign, '--no-ui'], { env: { ...process.env, ...(await cliChildEnv()), CI: 'true', TMPDIR: tmp } });
+        expect(refused.code).toBe(2);
+        expect(fs.readFileSync(path.join(foreign, 'precious.txt'), 'utf8')).toBe('keep me');
+        expect(fs.readdirSync(tmp)).toEqual([]);
+      } finally {
+        fs.rmSync(foreign, { recursive: true, force: true });
+        fs.rmSync(tmp, { recursive: true, force: true });
+      }
     } finally {
       fs.rmSync(path.dirname(dir), { recursive: true, force: true });
     }

@@ -96,11 +96,13 @@ describe('factory doctor on real state', () => {
     expect(r['models.keys.prompter']).toMatchObject({ status: 'fail', detail: 'missing: DOCTOR_MISSING_KEY' });
     expect(r['models.keys.prompter']?.fix).toContain('DOCTOR_MISSING_KEY=…');
     expect(r['tests.battery']).toMatchObject({ status: 'skipped', detail: 'skipped by --quick' });
+    // models.json sends the scripted provider to a port where nothing listens: the endpoint row says so, with the fix.
+    expect(r['models.endpoint.scripted']).toMatchObject({ status: 'fail', detail: expect.stringMatching(/^http:\/\/127\.0\.0\.1:9\/v1\/models cannot be reached: (ECONNREFUSED|bad port)$/), fix: expect.stringContaining('start the model server that answers http://127.0.0.1:9/v1') });
     expect(doctorExit(results)).toBe(1);
 
     const shown = `${formatDoctorRows(results).join('\n')}\n${JSON.stringify(doctorJson(results))}`;
     expect(shown).not.toContain(SECRET);
-    expect(formatDoctorRows(results).at(-1)).toMatch(/^\d+ ok, \d+ warnings?, 2 failed, \d+ skipped$/);
+    expect(formatDoctorRows(results).at(-1)).toMatch(/^\d+ ok, \d+ warnings?, 3 failed, \d+ skipped$/);
   });
 
   it('the model check sees the real state: a route fixed in the roster turns green on the next run', async () => {
@@ -110,11 +112,11 @@ describe('factory doctor on real state', () => {
     expect(r['models.route.prompter']?.status).toBe('ok');
   });
 
-  it('a repo without .pi/settings.json: pi optional for the tools, the node missing with the prescription', async () => {
+  it('a repo without .pi/settings.json: pi optional for the tools, the node given at spawn, the rules missing with the fix', async () => {
     const dir = repo({ 'README.md': 'payload\n' });
     const r = byId(await doctor(dir));
-    expect(r['node.settings']).toMatchObject({ status: 'fail', fix: `factory doctor --layer node --into ${dir}` });
-    expect(r['node.rules']?.status).toBe('fail');
+    expect(r['node.settings']).toMatchObject({ status: 'ok', detail: `none (the cockpit gives pi its node at each start from ${FACTORY})` });
+    expect(r['node.rules']).toMatchObject({ status: 'fail', fix: expect.stringContaining(`factory init --into ${dir}`) });
     expect(r['models.routes']).toMatchObject({ status: 'skipped' });
     expect(r['models.route.builder']).toBeUndefined();
   });

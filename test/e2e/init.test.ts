@@ -60,8 +60,13 @@ describe('factory init', () => {
       expect(read(dir, `adws/adw_config/briefs/${role}.md`)).toBe(read(FACTORY, `templates/briefs/${role}.md`));
     }
     expect(read(dir, 'adws/adw_config/briefs/builder.md')).not.toMatch(/TypeScript strict|test\/unit/); // not the factory's own rules
-    const settings = JSON.parse(read(dir, '.pi/settings.json')) as { packages: Array<{ source: string }> };
-    expect(path.resolve(dir, '.pi', settings.packages[0]!.source)).toBe(fs.realpathSync(FACTORY));
+    // Nothing committed names this machine's install: the cockpit gives pi its node at each start.
+    expect(fs.existsSync(path.join(dir, '.pi/settings.json'))).toBe(false);
+    expect(read(dir, '.pi/damage-control-rules.yaml')).toBe(read(FACTORY, '.pi/damage-control-rules.yaml'));
+    const example = read(dir, 'specs/example.md');
+    expect(example).toBe(read(FACTORY, 'templates/specs/example.md'));
+    expect(example.match(/^## .+$/gm)).toEqual(['## Goal', '## Context', '## Acceptance criteria', '## Out of scope', '## Files likely touched']);
+    expect(first.stdout).toMatch(/\+ specs\/example\.md\s+written: an example spec/);
     expect(read(dir, '.gitignore')).toMatch(/^# factory: .*\nadws\/adw_data\/\n# factory: provider keys\n\.env\n$/);
 
     // The printed commit line, run as printed, leaves nothing uncommitted (adws/adw_data is ignored).
@@ -96,10 +101,22 @@ describe('factory init', () => {
     expect(read(dir, '.gitignore')).toBe('node_modules\n/adws/adw_data\n*.env'); // both already ignored: untouched
     const settings = JSON.parse(read(dir, '.pi/settings.json')) as { theme: string; packages: unknown[] };
     expect(settings.theme).toBe('dark');
-    expect(settings.packages[0]).toBe('npm:other-pi-package');
-    expect(settings.packages).toHaveLength(2);
+    expect(settings.packages).toEqual(['npm:other-pi-package']); // no machine path added
     expect(out.stdout).toMatch(/= adws\/adw_config\/factory\.config\.yaml\s+kept: your roster/);
     expect(out.stdout).toMatch(/= adws\/adw_config\/briefs\/builder\.md\s+kept: your builder brief/);
+  });
+
+  it('removes the machine path an older init committed, keeps the rest, and the doctor then loads the node at spawn', async () => {
+    const legacy = { source: '../../prefix-old/lib/node_modules/factory-cockpit', extensions: ['.pi/extensions/factory-report.ts', '.pi/extensions/damage-control.ts'], skills: [], prompts: [], themes: [] };
+    const dir = repo({ '.pi/settings.json': JSON.stringify({ theme: 'dark', packages: ['npm:other-pi-package', legacy] }) });
+    const out = await init(dir);
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.stdout).toMatch(/~ \.pi\/settings\.json\s+updated: removed the machine path \.\.\/\.\.\/prefix-old\/lib\/node_modules\/factory-cockpit/);
+    expect(JSON.parse(read(dir, '.pi/settings.json'))).toEqual({ theme: 'dark', packages: ['npm:other-pi-package'] });
+    const doctor = await runCli(['doctor', '--quick', '--json', 'node.settings'], { cwd: dir, env });
+    const row = (JSON.parse(doctor.stdout) as { checks: Array<{ id: string; status: string; detail: string }> }).checks.find((r) => r.id === 'node.settings');
+    expect(row).toMatchObject({ status: 'ok' });
+    expect(row?.detail).toContain(`at each start from ${FACTORY}`);
   });
 
   it('finds the gate of other repositories, and writes a placeholder the doctor flags when there is none', async () => {

@@ -7,8 +7,13 @@
 // would pull files from under other tests), the global prefix is the scratch one (npm_config_prefix), and
 // `cd ~/src/your-repo` goes to the test's repository. No `pi` is on PATH: the pinned pi the install brought
 // runs, unless the suite runs on another pi (FACTORY_PI), which is then the user's own pi.
+// Then what init committed is tried as a team gets it: a teammate's clone at another depth, with the cockpit
+// installed under another npm prefix (the first one moved away): doctor green, a best-of-2 green, the tree clean.
+// And the block of "Try it on your repo without a key" runs as a whole script, the scripted model standing in for
+// the local model server (its URL the one substitution, with `cd ~/src/your-repo`), HOME a scratch folder.
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -35,6 +40,17 @@ export function readmeCommands(readme: string): string[] {
     .filter((line) => line !== '' && !line.startsWith('#'));
 }
 
+/** The fenced shell block under the README's "Try it on your repo without a key" heading, as one script. */
+export function localBlock(readme: string): string {
+  const section = readme.split(/^## /m).find((s) => s.startsWith('Try it on your repo without a key'));
+  const block = section ? /```sh\n([\s\S]*?)```/.exec(section)?.[1] : undefined;
+  if (!block) throw new Error('README.md has no ```sh block under "## Try it on your repo without a key"');
+  return block;
+}
+
+const LOCAL_MODEL = 'qwen2.5-coder-7b';
+const LOCAL_URL = 'http://127.0.0.1:8080/v1';
+
 const SPEC = '# farewell\n\nAdd `src/farewell.js` exporting `farewell(name)` that returns `Goodbye, <name>!`.\nThe test `test/farewell.test.js` must pass.\n';
 const FILES = {
   'package.json': `${JSON.stringify({ name: 'greet', version: '1.0.0', type: 'module', scripts: { test: 'node --test' } }, null, 2)}\n`,
@@ -58,7 +74,7 @@ describe('README: Use it in your repo', () => {
     scratch = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'factory-readme-')));
     repo = makeTempRepo({ files: FILES });
     model = await startScriptedModel({
-      models: [BUILDER, PROMPTER],
+      models: [BUILDER, PROMPTER, LOCAL_MODEL],
       tapes: {
         // The primer reads the spec and plans; three arms follow on the same model: one red, two green.
         [`model:${BUILDER}`]: [
@@ -66,6 +82,22 @@ describe('README: Use it in your repo', () => {
           report({ status: 'success', summary: 'Plan: add src/farewell.js.', changed_files: [] }),
           write('export const farewell = (name) => `Bye, ${name}.`;\n'),
           report(built),
+          write('export const farewell = (name) => `Goodbye, ${name}!`;\n'),
+          report(built),
+          write('export function farewell(name) {\n  return `Goodbye, ${name}!`;\n}\n'),
+          report(built),
+          // The teammate's clone: a primer and two arms, both green.
+          call('read', { path: 'specs/feature.md' }),
+          report({ status: 'success', summary: 'Plan: add src/farewell.js.', changed_files: [] }),
+          write('export const farewell = (name) => `Goodbye, ${name}!`;\n'),
+          report(built),
+          write('export const farewell = (name) => \'Goodbye, \' + name + \'!\';\n'),
+          report(built),
+        ],
+        // The local model server of "Try it on your repo without a key": a primer and two green arms.
+        [`model:${LOCAL_MODEL}`]: [
+          call('read', { path: 'specs/feature.md' }),
+          report({ status: 'success', summary: 'Plan: add src/farewell.js.', changed_files: [] }),
           write('export const farewell = (name) => `Goodbye, ${name}!`;\n'),
           report(built),
           write('export function farewell(name) {\n  return `Goodbye, ${name}!`;\n}\n'),
@@ -145,13 +177,17 @@ describe('README: Use it in your repo', () => {
   it('factory init wrote the roster with the repository own test command and the commit left a clean tree', () => {
     expect(result('factory init').stdout).toContain('roster; gate: npm test (package.json scripts.test)');
     expect(git(repo.dir, 'log', '--format=%s', '-1').trim()).toBe('Set up the factory cockpit');
-    expect(git(repo.dir, 'ls-files', '.pi', 'adws').split('\n').filter(Boolean).sort()).toEqual([
+    expect(git(repo.dir, 'ls-files', '.pi', 'adws', 'specs').split('\n').filter(Boolean).sort()).toEqual([
       '.pi/damage-control-rules.yaml',
-      '.pi/settings.json',
       'adws/adw_config/briefs/builder.md',
       'adws/adw_config/briefs/prompter.md',
       'adws/adw_config/factory.config.yaml',
+      'specs/example.md',
     ]);
+    // Nothing committed names this machine's install (its prefix, its depth): the node is given at each start.
+    for (const file of git(repo.dir, 'ls-files').split('\n').filter(Boolean)) {
+      expect(git(repo.dir, 'show', `HEAD:${file}`), file).not.toMatch(new RegExp(`lib/node_modules|${path.basename(scratch)}`));
+    }
   });
 
   it('the doctor is green on the installed cockpit, battery included', () => {
@@ -168,7 +204,7 @@ describe('README: Use it in your repo', () => {
     expect(bon.stderr).toMatch(/#3 arm \d openrouter\/anthropic\/claude-sonnet-4\.5 — red: `npm test` exited 1/);
     expect(bon.stderr.match(/#[12] arm \d openrouter\/anthropic\/claude-sonnet-4\.5 — green/g)).toHaveLength(2);
     expect(bon.stdout.trim()).toMatch(/^factory apply [0-9a-f]{8}$/);
-    expect(git(repo.dir, 'status', '--porcelain')).toBe('?? specs/\n');
+    expect(git(repo.dir, 'status', '--porcelain')).toBe('?? specs/feature.md\n');
   });
 
   it('factory demo runs from the installed cockpit with no pi on PATH', async () => {
@@ -178,4 +214,66 @@ describe('README: Use it in your repo', () => {
     expect(demo.stdout).toBe(''); // no `git apply` proposal for a demo repo that is gone when the command ends
     execFileSync('factory', ['--version'], { env }); // the bin the install linked
   });
+
+  it("a teammate's clone at another depth, the cockpit under another npm prefix: doctor green, best-of-2 green, tree clean", async () => {
+    const prefix = path.join(scratch, 'prefix');
+    const away = path.join(scratch, 'prefix-gone'); // the first install is not on this machine
+    const otherPrefix = path.join(scratch, 'team', 'opt', 'npm-global');
+    const clone = path.join(scratch, 'team', 'home', 'mate', 'work', 'clients', 'greet');
+    fs.mkdirSync(path.dirname(clone), { recursive: true });
+    git(scratch, 'clone', '-q', repo.dir, clone);
+    fs.writeFileSync(path.join(clone, '.env'), 'OPENROUTER_API_KEY=sk-or-mate\n'); // the teammate's own key
+    fs.mkdirSync(path.join(clone, 'specs'), { recursive: true });
+    fs.writeFileSync(path.join(clone, 'specs', 'feature.md'), SPEC);
+    const mate = { ...env, npm_config_prefix: otherPrefix, PATH: [path.join(otherPrefix, 'bin'), ...(env.PATH ?? '').split(path.delimiter).slice(1)].join(path.delimiter) };
+    fs.renameSync(prefix, away);
+    try {
+      const install = await runToEnd('npm', ['install', '-g', path.join(scratch, `factory-cockpit-${VERSION}.tgz`)], { cwd: scratch, env: mate, timeoutMs: 420_000 });
+      expect(install.code, install.stderr.slice(-3000)).toBe(0);
+      const doctor = await runToEnd('factory', ['doctor'], { cwd: clone, env: mate, timeoutMs: 300_000 });
+      expect(doctor.code, `${doctor.stdout}\n${doctor.stderr.slice(-3000)}`).toBe(0);
+      expect(doctor.stdout).toMatch(/node\.settings\s+none \(the cockpit gives pi its node at each start from .*team\/opt\/npm-global\/lib\/node_modules\/factory-cockpit\)/);
+      expect(doctor.stdout).toMatch(/tests\.battery\s+8 probes green/);
+      expect(doctor.stdout).toMatch(/, 0 failed, /);
+      expect(doctor.stdout).not.toMatch(/^\s+[!✗] (node|repo|models)\./m); // the machine's own Node may warn; nothing of the clone's
+      const bon = await runToEnd('factory', ['bon', 'specs/feature.md', '--arms', '2'], { cwd: clone, env: mate, timeoutMs: 420_000 });
+      expect(bon.code, bon.stderr.slice(-3000)).toBe(0);
+      expect(bon.stderr.match(/#[12] arm \d openrouter\/anthropic\/claude-sonnet-4\.5 — green/g)).toHaveLength(2);
+      expect(git(clone, 'status', '--porcelain')).toBe('?? specs/feature.md\n'); // the doctor rewrote nothing tracked
+    } finally {
+      fs.renameSync(away, prefix);
+    }
+  }, 900_000);
+
+  it('"Try it on your repo without a key": the local endpoint through models.json, the doctor reaches it, a best-of-2 runs keyless', async () => {
+    const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    const block = localBlock(readme);
+    for (const written of ['cd ~/src/your-repo', LOCAL_URL, `local/${LOCAL_MODEL}`]) expect(block, `README lost "${written}"`).toContain(written);
+    const script = block.replace('cd ~/src/your-repo', `cd ${JSON.stringify(repo.dir)}`).replaceAll(LOCAL_URL, model.baseUrl);
+    const home = path.join(scratch, 'home');
+    fs.mkdirSync(home);
+    // No agent dir of the test's and no provider key at all: pi reads ~/.pi/agent of this HOME, as a user's pi does.
+    const local = Object.fromEntries(Object.entries({ ...env, HOME: home }).filter(([k]) => k !== 'PI_CODING_AGENT_DIR' && !/_API_KEY$/.test(k)));
+    fs.rmSync(path.join(repo.dir, '.env'), { force: true }); // the key the first block wrote
+    const run = await runToEnd('bash', ['--norc', '--noprofile', '-euo', 'pipefail', '-c', script], { cwd: home, env: local, timeoutMs: 600_000 });
+    expect(run.code, `${run.stdout}\n${run.stderr.slice(-3000)}`).toBe(0);
+    expect(run.stdout).toMatch(new RegExp(`models\\.endpoint\\.local\\s+${model.baseUrl.replace(/[.]/g, '\\.')}/models answers`));
+    expect(run.stdout).toMatch(/models\.route\.builder\s+local\/qwen2\.5-coder-7b listed by pi/);
+    expect(run.stderr.match(/#[12] arm \d local\/qwen2\.5-coder-7b — green/g)).toHaveLength(2);
+    expect(git(repo.dir, 'status', '--porcelain')).toBe('?? specs/feature.md\n');
+
+    // The same row with the server gone: it fails, names the URL and the fix, and the doctor exits 1.
+    const port = await new Promise<number>((resolve) => {
+      const probe = net.createServer().listen(0, '127.0.0.1', () => {
+        const { port: free } = probe.address() as net.AddressInfo;
+        probe.close(() => resolve(free));
+      });
+    });
+    const modelsFile = path.join(home, '.pi', 'agent', 'models.json');
+    fs.writeFileSync(modelsFile, fs.readFileSync(modelsFile, 'utf8').replace(model.baseUrl, `http://127.0.0.1:${port}/v1`));
+    const down = await runToEnd('factory', ['doctor', '--quick', '--config', path.join(home, 'factory-local.yaml'), 'models.endpoint'], { cwd: repo.dir, env: local, timeoutMs: 120_000 });
+    expect(down.code).toBe(1);
+    expect(down.stdout).toMatch(new RegExp(`models\\.endpoint\\.local\\s+http://127\\.0\\.0\\.1:${port}/v1/models cannot be reached: ECONNREFUSED`));
+    expect(down.stdout).toContain(`start the model server that answers http://127.0.0.1:${port}/v1`);
+  }, 900_000);
 });

@@ -97,7 +97,7 @@ describe('the doctor sees the whole node', () => {
       cpSync(path.join(factoryRoot(), '.pi'), path.join(other, '.pi'), { recursive: true });
       writeFileSync(path.join(repo, '.pi/settings.json'), JSON.stringify({ packages: [nodePackageEntry('../../other-install'), nodePackageEntry('../../factory')] }));
       const twice = Object.fromEntries((await runDoctor(ctx, { only: ['node'] })).map((r) => [r.id, r]));
-      expect(twice['node.settings']).toMatchObject({ status: 'fail', detail: expect.stringMatching(/also loads another factory install \("\.\.\/\.\.\/other-install"\): pi would load the node twice/) });
+      expect(twice['node.settings']).toMatchObject({ status: 'fail', detail: expect.stringMatching(/loads the factory 2 times \("\.\.\/\.\.\/other-install", "\.\.\/\.\.\/factory"\): pi would load the node twice/) });
     } finally {
       rmSync(scratch, { recursive: true, force: true });
     }

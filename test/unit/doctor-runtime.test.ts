@@ -43,11 +43,15 @@ describe('the launcher on a Node below the floor', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'old-node-'));
     const preload = path.join(dir, 'old-node.mjs');
     fs.writeFileSync(preload, "Object.defineProperty(process, 'versions', { value: { ...process.versions, node: '18.19.0' } });\n");
-    const out = spawnSync(process.execPath, ['--import', preload, bin, 'bon', 'specs/x.md', '--no-ui'], { cwd: dir, encoding: 'utf8' });
-    expect(out.status).toBe(2);
-    expect(out.stdout).toBe('');
-    expect(out.stderr).toBe('factory: Node 18.19.0 is too old: the cockpit needs Node 20 or newer (20 is past its end of life; install Node 24 LTS, e.g. `nvm install 24`)\n');
-    expect(fs.readdirSync(dir)).toEqual(['old-node.mjs']);
+    try {
+      const out = spawnSync(process.execPath, ['--import', preload, bin, 'bon', 'specs/x.md', '--no-ui'], { cwd: dir, encoding: 'utf8' });
+      expect(out.status).toBe(2);
+      expect(out.stdout).toBe('');
+      expect(out.stderr).toBe('factory: Node 18.19.0 is too old: the cockpit needs Node 20 or newer (20 is past its end of life; install Node 24 LTS, e.g. `nvm install 24`)\n');
+      expect(fs.readdirSync(dir)).toEqual(['old-node.mjs']);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('one floor: the launcher, the doctor and package.json engines agree', () => {

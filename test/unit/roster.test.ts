@@ -120,15 +120,25 @@ describe('loadRoster', () => {
     ['bon:\n  stop_after_green: 1.5\n', 'bon.stop_after_green: a whole number expected, got 1.5'],
     ['bon:\n  budget: 3\n', 'bon: unknown key "budget" (known: max_cost, arm_max_cost, confirm_above, stop_after_green, deadline, judge)'],
   ])('refuses a bad bon section %j in one line', async (text, motif) => {
-    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'roster-bon-')), 'factory.config.yaml');
-    fs.writeFileSync(file, text);
-    expect(await refusal(file)).toBe(`${file}: ${motif}`);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'roster-bon-'));
+    const file = path.join(dir, 'factory.config.yaml');
+    try {
+      fs.writeFileSync(file, text);
+      expect(await refusal(file)).toBe(`${file}: ${motif}`);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('reads the bon section: caps in dollars, the deadline in milliseconds', async () => {
-    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'roster-bon-')), 'factory.config.yaml');
-    fs.writeFileSync(file, 'bon: { max_cost: 5, arm_max_cost: 1.5, confirm_above: 3, stop_after_green: 2, deadline: 1h30m, judge: true }\n');
-    expect((await loadRoster(file)).bon).toEqual({ maxCost: 5, armMaxCost: 1.5, confirmAbove: 3, stopAfterGreen: 2, deadlineMs: 5_400_000, judge: true });
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'roster-bon-'));
+    const file = path.join(dir, 'factory.config.yaml');
+    try {
+      fs.writeFileSync(file, 'bon: { max_cost: 5, arm_max_cost: 1.5, confirm_above: 3, stop_after_green: 2, deadline: 1h30m, judge: true }\n');
+      expect((await loadRoster(file)).bon).toEqual({ maxCost: 5, armMaxCost: 1.5, confirmAbove: 3, stopAfterGreen: 2, deadlineMs: 5_400_000, judge: true });
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('refuses a YAML syntax error with its line', async () => {
