@@ -18,10 +18,14 @@ describe('the runner summary lines a red motif keeps (real output)', () => {
     ['pytest.txt', ['FAILED test_calc.py::test_add_wrong - assert 4 == 5', '1 failed, 3 passed in 0.26s']],
     ['unittest.txt', ['FAIL: test_wrong (test_unit.TestCalc.test_wrong)', 'AssertionError: 4 != 5', 'Ran 2 tests in 0.001s', 'FAILED (failures=1)']],
     ['node-test-tap.txt', ['not ok 2 - adds wrong', '# pass 1', '# fail 1']],
+    ['node-test-spec.txt', ['✖ says goodbye (1.2ms)', 'ℹ pass 1', 'ℹ fail 1']],
     ['cargo-test.txt', ["thread 'tests::adds_wrong' (10336) panicked at src/lib.rs:9:23:", 'assertion `left == right` failed', 'test result: FAILED. 1 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.19s']],
     ['vitest.txt', ['FAIL  test/farewell.vitest.test.js > farewell > says goodbye', 'Tests 1 failed | 1 passed (2)']],
     ['jest.txt', ['● farewell › says goodbye', 'Tests: 1 failed, 1 passed, 2 total']],
     ['mocha.txt', ['1) farewell', '1 passing (4ms)', '1 failing']],
+    ['mocha-captured.txt', ['1) adds wrong', 'AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:', '1 passing (4ms)', '1 failing']],
+    ['jest-captured.txt', ['✕ adds wrong (2 ms)', '● adds wrong', 'Tests: 1 failed, 1 passed, 2 total']],
+    ['uvu-captured.txt', ['FAIL  "adds wrong"', '++5    (Expected)', '--4    (Actual)', 'Total: 2', 'Passed: 1']],
   ];
   for (const [file, kept] of cases) {
     it(`${file}: ${kept.join(' · ')}`, () => {
