@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
+import { failureLinesOf, summaryOf, tailOf } from './gates/runnerSummary.js';
 import { runToEnd } from './process/run.js';
 import { setupFailure } from './gates/program.js';
 import { displayWidth, fit, fitStart } from './text.js';
@@ -173,82 +174,23 @@ class OutputTail {
   }
 }
 
-/**
- * The end of an output, flattened to one line of at most `max` columns. Stack frames are left out: they
- * say where, not what, and the budget is small; the full tail stays in the report.
- */
+/** The end of an output, flattened to one line of at most `max` columns (stack frames left out). */
 export function flattenTail(output: string, max: number): string {
-  const lines = plainText(output)
-    .split('\n')
-    .map((l) => l.trim())
-    .filter((l) => l !== '' && !/^at\s.+/.test(l));
-  const whole = lines.join(' | ');
-  if (displayWidth(whole) <= max) return whole;
-  const mark = '… | ';
-  let kept: string[] = [];
-  let used = displayWidth(mark);
-  for (let i = lines.length - 1; i >= 0; i -= 1) {
-    const cost = displayWidth(lines[i]!) + (kept.length > 0 ? 3 : 0);
-    if (used + cost > max) break;
-    kept = [lines[i]!, ...kept];
-    used += cost;
-  }
-  // Even the last line alone is too long: keep its end.
-  if (kept.length === 0) return fitStart(`…${lines.at(-1)!}`, max);
-  return `${mark}${kept.join(' | ')}`;
+  return tailOf(plainText(output), max);
 }
 
 function describeCommand(run: string): string {
   return `\`${fit(run.replace(/\s+/g, ' ').trim(), COMMAND_IN_MOTIF)}\``;
 }
 
-/**
- * Lines that say what failed in the usual test runners' words: TAP's `not ok`, node:test's `✖`, vitest's `×`
- * and `FAIL`, jest's `✕` and `● suite › test` (not its `● Console` blocks), mocha's numbered `1) test`, `✗`,
- * errors and assertion lines, pytest's `E   `.
- */
-const FAILURE_LINE = /^(not ok\b|✖|×|✕|✗|●(?! Console\b)|\d+\) \S|FAIL\b|ERROR\b|Error\b|\w*Error:|AssertionError|assert|expected|actual|E\s{2,})/i;
-
-/** Lines that frame rather than say: TAP's YAML fences and plans, rules drawn between sections, mocha's counts. */
-const DECORATION = /^(---|\.\.\.)$|^[─━═⎯]{3,}|^\d+\.\.\d+$|^\d+ (passing|pending)\b/;
-
-/**
- * The telling part of a red command's output: its failure lines (with the next non-blank line after each, where
- * runners put the reason) when it has some — the summary counts at the end of a run say little — else its end.
- * The output is read as plain text: a failure line painted red is still a failure line.
- */
-/** A line of a printed diff: `++x`/`--x` (uvu), `+ x`/`- x` (jest, node:assert). */
-const DIFF_LINE = /^(\+\+|--)(?![+-])\S|^[+-]\s\S/; // not TAP's `---` nor a `+++` header
-
 /** The lines of a command's output that say what failed, as plain text (empty when it names no failure). */
 export function failureLines(output: string): string[] {
-  return plainText(output)
-    .split('\n')
-    .map((l) => l.trim())
-    .filter((l) => FAILURE_LINE.test(l));
+  return failureLinesOf(plainText(output));
 }
 
+/** The telling part of a red command's output (gates/runnerSummary.ts): the runner's own summary, else its tail. */
 export function tellingOutput(output: string, max: number): string {
-  const lines = plainText(output).split('\n').map((l) => l.trim());
-  const picked: string[] = [];
-  lines.forEach((line, i) => {
-    if (!FAILURE_LINE.test(line)) return;
-    if (!picked.includes(line)) picked.push(line);
-    const rest = lines.slice(i + 1).filter((l) => l !== '');
-    const next = rest[0];
-    if (!next || FAILURE_LINE.test(next) || DECORATION.test(next) || picked.includes(next)) return;
-    picked.push(next);
-    // A diff (uvu's `++expected` / `--actual`, jest's `- Expected` / `+ Received`) reads only whole: its other side
-    // comes along, a few lines at most.
-    if (!DIFF_LINE.test(next)) return;
-    for (const more of rest.slice(1, 4)) {
-      if (!DIFF_LINE.test(more) || picked.includes(more)) break;
-      picked.push(more);
-    }
-  });
-  if (picked.length === 0) return flattenTail(output, max);
-  const joined = picked.filter((l) => l !== '' && !/^at\s.+/.test(l)).join(' | ');
-  return fit(joined, max);
+  return summaryOf(plainText(output), max);
 }
 
 /** The motif of a red command: the command, how it ended, then what its output says failed. */

@@ -150,8 +150,8 @@ function readRosterText(abs: string): string {
 function rosterCacheKey(abs: string, text: string): string {
   let build = '';
   try {
-    // The validator is the YAML reader (bounds, key checks), the schema and the roster's words they check against.
-    build = ['./rosterYaml.js', './rosterSchema.js', './rosterVocabulary.js'].map((f) => fs.statSync(new URL(f, import.meta.url)).mtimeMs).join(':');
+    // The validator is the YAML reader (bounds, key checks), the schema, the role check and the roster's words they check against.
+    build = ['./rosterYaml.js', './rosterSchema.js', './rosterRoles.js', './rosterVocabulary.js'].map((f) => fs.statSync(new URL(f, import.meta.url)).mtimeMs).join(':');
   } catch {
     build = 'source'; // running from src/ (tests): the key still covers path and text
   }
@@ -185,12 +185,14 @@ async function loadRosterCached(abs: string, cacheFile: string): Promise<Roster>
  * a raw TypeError or RangeError). Synchronous, so that the fuzz suite drives thousands of texts in little time.
  */
 export async function rosterParser(): Promise<(abs: string, text: string) => Roster> {
-  const [{ readRosterYaml }, { validateRoster }] = await Promise.all([import('./rosterYaml.js'), import('./rosterSchema.js')]);
+  const [{ readRosterYaml }, { validateRoster }, { unknownRoleMotif }] = await Promise.all([import('./rosterYaml.js'), import('./rosterSchema.js'), import('./rosterRoles.js')]);
   return (abs, text) => {
     const read = readRosterYaml(text);
     if (!read.ok) throw new RosterError(`${named(abs)}: ${read.motif}`);
     const checked = validateRoster(read.data ?? Object.create(null)); // an empty file is an empty roster: the defaults apply
     if (!checked.ok) throw new RosterError(`${named(abs)}: ${checked.motif}`);
+    const unknownRole = unknownRoleMotif(Object.keys(checked.roster.agents ?? {}), named(abs));
+    if (unknownRole) throw new RosterError(unknownRole);
     return toRoster(abs, checked.roster);
   };
 }

@@ -8,6 +8,12 @@ export const THINKING_LEVELS = ['off', 'minimal', 'low', 'medium', 'high', 'xhig
 /** pi's built-in tools a roster may list; `report_phase` is the factory's own and is always added by the core. */
 export const KNOWN_TOOLS = ['read', 'bash', 'edit', 'write', 'grep', 'find', 'ls'] as const;
 export const ROLE_PATTERN = /^[a-z][a-z0-9_-]*$/;
+/** The roles the workflows run, each with what runs it: a roster naming any other role is refused (a typo). */
+export const KNOWN_ROLES = [
+  { role: 'prompter', runBy: 'factory prompt' },
+  { role: 'builder', runBy: 'factory build and every bon arm' },
+  { role: 'judge', runBy: 'bon --judge' },
+] as const;
 
 // The keys each level of the YAML accepts (named in the motif of an unknown key).
 export const ROSTER_KEYS = ['gateway', 'harness', 'pi', 'fallback_model', 'payload', 'context', 'bon', 'agents'] as const;

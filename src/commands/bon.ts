@@ -95,21 +95,11 @@ export async function prepareBonRun(ws: Workspace, args: BonArgs, flags: Command
     if (error instanceof PiUnavailableError) throw new UsageError(error.message);
     throw error;
   }
-  // --models checked against what pi offers now, before the primer is paid: an arm on a model pi cannot run would
-  // fail after the tokens were spent (zero tokens here, one `pi --list-models`).
-  if (models.length > 0) {
-    const { listModels } = await import('../doctor/probes.js');
-    const listing = await listModels({ root: ws.root, env: ws.real, dotenv: ws.dotenv, pi });
-    if ('error' in listing) throw new UsageError(`--models could not be checked: ${listing.error}`);
-    const unknown = models.filter((m) => !listing.routes.has(m));
-    // pi lists only the providers it has a key for: a provider none of whose models is listed is told as the key
-    // it needs (a provider with other models listed has its key: the model itself is what pi does not offer).
-    const { missingKeyMotif } = await import('../pi/providerKeys.js');
-    const listedProviders = new Set([...listing.routes].map((r) => r.split('/')[0]));
-    const keyless = unknown.map((m) => m.split('/')[0]!).find((p) => !listedProviders.has(p));
-    if (keyless) throw new UsageError(missingKeyMotif(keyless));
-    if (unknown.length > 0) throw new UsageError(`--models: pi does not offer ${unknown.join(', ')} (see pi --list-models)`);
-  }
+  // --models and --model checked against what pi offers now, before the primer is paid (zero tokens, one `pi --list-models`).
+  const { assertModelsOffered } = await import('../doctor/modelChecks.js');
+  const site = { root: ws.root, env: ws.real, dotenv: ws.dotenv, pi };
+  await assertModelsOffered(site, models, '--models');
+  if (flags.model !== undefined && setup.profile.route) await assertModelsOffered(site, [setup.profile.route], '--model');
   run.args = { ...args };
   const opts: BonAdwOptions = {
     specPath: specFromInvocation(ws, args.spec),

@@ -97,3 +97,38 @@ export function modelChecks(ctx: DoctorContext): DoctorCheck[] {
   }
   return checks;
 }
+
+/**
+ * A run's model routes (`--model`, `--models`) checked against what pi offers now, before any token: pi bills an
+ * unknown `--model` as a synthetic clone of the provider's default, and an arm on it fails after the primer was
+ * paid. A provider none of whose models is listed is told as the key it needs. Throws a UsageError (exit 2).
+ */
+export async function assertModelsOffered(site: import('./probes.js').ProbeSite, routes: readonly string[], flag: '--model' | '--models'): Promise<void> {
+  if (routes.length === 0) return;
+  const { UsageError } = await import('../errors.js');
+  const listing = await listModels(site);
+  if ('error' in listing) throw new UsageError(`${flag} could not be checked: ${listing.error}`);
+  const unknown = routes.filter((m) => !listing.routes.has(m));
+  // pi lists only the providers it has a key for: a provider with other models listed has its key, the model itself
+  // is what pi does not offer.
+  const { missingKeyMotif } = await import('../pi/providerKeys.js');
+  const listedProviders = new Set([...listing.routes].map((r) => r.split('/')[0]));
+  const keyless = unknown.map((m) => m.split('/')[0]!).find((p) => !listedProviders.has(p));
+  if (keyless) throw new UsageError(missingKeyMotif(keyless));
+  if (unknown.length > 0) throw new UsageError(`${flag}: pi does not offer ${[...new Set(unknown)].join(', ')} (see pi --list-models)`);
+}
+
+/** `--model` of prompt and build checked like bon's: on the pi the run will spawn, before any token (pi runs only). */
+export async function assertModelFlagOffered(ws: import('../commands/workspace.js').Workspace, route: string | undefined): Promise<void> {
+  if (route === undefined || ws.harnessName !== 'pi') return;
+  const [{ factoryRoot, PiUnavailableError, resolvePi }, { UsageError }] = await Promise.all([import('../pi/resolve.js'), import('../errors.js')]);
+  const env = ws.roster.pi && !ws.real.FACTORY_PI ? { ...ws.real, FACTORY_PI: ws.roster.pi } : ws.real;
+  let pi;
+  try {
+    pi = await resolvePi({ env, factoryRoot: factoryRoot() });
+  } catch (error) {
+    if (error instanceof PiUnavailableError) throw new UsageError(error.message);
+    throw error;
+  }
+  await assertModelsOffered({ root: ws.root, env: ws.real, dotenv: ws.dotenv, pi }, [route], '--model');
+}

@@ -36,7 +36,7 @@ describe('doctor: repo checks', () => {
   });
 
   it("the placeholder gate fails, a real one is named, and the repo's own brief is the one used", async () => {
-    const roster = (run: string) => `gateway: ""\npayload: { dir: ., commands: [{ run: ${JSON.stringify(run)} }] }\nagents:\n  reviewer: { model: scripted/alpha }\n`;
+    const roster = (run: string) => `gateway: ""\npayload: { dir: ., commands: [{ run: ${JSON.stringify(run)} }] }\nagents:\n  judge: { model: scripted/alpha }\n`;
     const placeholder = await repoRows(workspace({ 'adws/adw_config/factory.config.yaml': roster(PLACEHOLDER_GATE) }));
     expect(placeholder['repo.gates']).toMatchObject({ status: 'fail', detail: "payload.commands[0] is factory init's placeholder (it always fails)" });
 
@@ -44,6 +44,6 @@ describe('doctor: repo checks', () => {
     const rows = await repoRows(dir);
     expect(rows['repo.gates']).toMatchObject({ status: 'ok', detail: 'make check' });
     expect(rows['repo.brief.builder']).toMatchObject({ status: 'ok', detail: 'adws/adw_config/briefs/builder.md (17 characters)' });
-    expect(rows['repo.brief.reviewer']?.status).toBe('warn'); // a role the roster names is checked too
+    expect(rows['repo.brief.judge']?.status).toBe('warn'); // a role the roster names is checked too
   });
 });

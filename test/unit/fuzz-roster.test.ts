@@ -147,7 +147,7 @@ function benign(g: Gen, lines: string[], at: number): string[] {
       lines.splice(at, 0, g.pick(['', '# a comment [ { " \'', `${' '.repeat(indentOf(lines[at] ?? ''))}# ünïcode ✓`]));
       return lines;
     case 1:
-      return [...lines, `  ${g.pick(['critic', 'reviewer', 'a-b_c', 'x1'])}: { model: a/b, tools: [read], timeout: ${g.pick(['1', '60', '0.5'])} }`];
+      return [...lines, `  ${g.pick(['judge'])}: { model: a/b, tools: [read], timeout: ${g.pick(['1', '60', '0.5'])} }`];
     case 2:
       return lines.map((l) => l.replace(/^(\s*(?:gateway|model|thinking|dir): )([\w./-]+)$/, (_, key: string, v: string) => `${key}${g.pick([`"${v}"`, `'${v}'`, v])}`));
     default:

@@ -185,9 +185,9 @@ describe('flattenTail', () => {
     expect(flattenTail('x'.repeat(50), 10)).toBe(`…${'x'.repeat(9)}`);
   });
 
-  it('picks the failure lines of a test run over its closing summary', () => {
+  it('picks the failure lines of a test run, its closing counts last', () => {
     const tap = 'TAP version 13\nok 1 - greets\nnot ok 2 - says goodbye\n  ---\n  error: |-\n    Expected values to be strictly equal:\n  expected: \'Goodbye\'\n  actual: \'Bye\'\n  ...\n1..2\n# pass 1\n# fail 1\n';
-    expect(tellingOutput(tap, 300)).toBe("not ok 2 - says goodbye | error: |- | Expected values to be strictly equal: | expected: 'Goodbye' | actual: 'Bye'");
+    expect(tellingOutput(tap, 300)).toBe("not ok 2 - says goodbye | error: |- | Expected values to be strictly equal: | expected: 'Goodbye' | actual: 'Bye' | # pass 1 | # fail 1");
     expect(tellingOutput('all fine\nexit code 3\n', 300)).toBe('all fine | exit code 3');
   });
 });

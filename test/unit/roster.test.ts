@@ -83,7 +83,7 @@ describe('loadRoster', () => {
     });
     expect(r.agents.builder?.tools).toEqual(['read', 'bash', 'edit', 'write', 'grep', 'find', 'ls']); // deduplicated
     expect(r.agents.builder?.auth).toEqual({ keys: ['ZAI_API_KEY'], direct: true });
-    expect(r.agents.reviewer?.auth).toEqual({ keys: [], direct: false });
+    expect(r.agents.judge?.auth).toEqual({ keys: [], direct: false });
   });
 
   it('an empty file is an empty roster: the defaults apply', async () => {
@@ -233,7 +233,7 @@ describe('agentFor', () => {
       auth: undefined,
     });
     expect(agentFor(r, 'builder')).toMatchObject({ route: 'zai/glm-5.3', direct: true, auth: { keys: ['ZAI_API_KEY'] }, timeoutMs: 1_800_000 });
-    expect(agentFor(r, 'reviewer')).toMatchObject({ route: 'openrouter/anthropic/claude-sonnet-4.5', auth: { keys: [] } }); // not prefixed twice
+    expect(agentFor(r, 'judge')).toMatchObject({ route: 'openrouter/anthropic/claude-sonnet-4.5', auth: { keys: [] } }); // not prefixed twice
   });
 
   it('a --model override is routed like the roster, with the role\'s direct flag', async () => {
