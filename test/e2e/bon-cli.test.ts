@@ -146,7 +146,7 @@ describe('factory bon, headless, on the demo payload', () => {
     // The forecast is above that cap: said before the fan-out, and --yes fans out all the same.
     const out = await bon(b, ['--max-cost', '0.0135', '--yes', '--report', 'md,junit', '--report-dir', reports]);
     expect(out.code, out.stderr).toBe(3);
-    expect(out.stderr).toMatch(/forecast: 3 arm\(s\) ~\$[\d.]+ \(\$[\d.]+–\$[\d.]+\) after the primer's \$[\d.]+, run ~\$[\d.]+ — above the run's cap \$0\.0135 \(--max-cost\): --yes fans out all the same/);
+    expect(out.stderr).toMatch(/forecast: 3 arm\(s\) ~\$[\d.]+ \(\$[\d.]+–\$[\d.]+\) after the primer's \$[\d.]+, run ~\$[\d.]+( · [^—]+)? — above the run's cap \$0\.0135 \(--max-cost\): --yes fans out all the same/);
     expect(out.stderr).toMatch(/budget: the run reached its cap of \$0\.0135 \(--max-cost\) — the batch stopped: the arms still at work stop/);
     // One figure: the cap line (once the calls in flight are in) and the final line say the same total.
     const capLine = /the run: budget: the run spent (\$[\d.]+), its cap is \$0\.0135 \(--max-cost\)$/m.exec(out.stderr);

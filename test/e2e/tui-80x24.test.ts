@@ -36,7 +36,8 @@ function windowOf(screen: string): { first: number; last: number; total: number;
 // tmux is part of this project's test machine; without it there is no real terminal to drive.
 describe.skipIf(!hasTmux())('80×24 in a real terminal', () => {
   it('the doctor fits the terminal, opens on its first failing or warning row and scrolls', async () => {
-    // A repo without the node: node.settings and node.rules fail, with their fixes: more lines than 24 rows hold.
+    // A repo never initialised: node.rules fails (no damage-control rules), with its fix; the node itself comes at
+    // spawn time, so node.settings is fine without a file. More lines than 24 rows hold.
     repo = makeTempRepo({ files: { 'README.md': '# r\n' } });
     term = startTmux([process.execPath, FACTORY_BIN, 'doctor', '--quick'], { cwd: repo.dir, env: await cliChildEnv(), cols: 80, rows: 24 });
     const opened = await term.waitForScreen((s) => /\d+ ok, \d+ warnings?, \d+ failed/.test(s) && WINDOW.test(s.split('\n')[0]!.trimEnd()), 60_000);
@@ -46,7 +47,7 @@ describe.skipIf(!hasTmux())('80×24 in a real terminal', () => {
     expect(first.body).toHaveLength(page);
     // The first line shown is the first problem (or its category heading, the problem under it).
     expect(first.body.slice(0, 2).some((line) => /^ {2}[!✗] /.test(line)), opened).toBe(true);
-    expect(opened).toContain('✗ node.settings');
+    expect(opened).toContain('✗ node.rules');
     expect(opened).toMatch(/g top · G end/);
 
     term.sendKeys('g');
@@ -69,7 +70,7 @@ describe.skipIf(!hasTmux())('80×24 in a real terminal', () => {
     expect(term.capture().split('\n').filter((line) => line.trim() !== '').length).toBeLessThan(24);
 
     term.sendKeys('q');
-    expect(await term.waitForExit()).toBe(1); // node.settings is required and failed
+    expect(await term.waitForExit()).toBe(1); // node.rules is required and failed
   });
 
   it('s on the demo board compares two arms line by line: what both wrote `=`, what differs `≠`, an extra line alone', async () => {
