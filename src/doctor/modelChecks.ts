@@ -3,8 +3,12 @@
 // fail. And every auth profile's keys must be set (names only: a value is never read into a detail).
 import { missingProfileKeys } from '../env.js';
 import { agentFor, effectiveFallback, fallbackRoute, ROSTER_FILE, type Roster } from '../roster.js';
+import { KNOWN_ROLES } from '../rosterVocabulary.js';
 import { listModels } from './probes.js';
 import type { CheckResult, DoctorCheck, DoctorContext } from './types.js';
+
+/** The roles a workflow runs on every use (the judge runs only with --judge, on the builder's model by default). */
+const WORKFLOW_ROLES = KNOWN_ROLES.filter((r) => r.role !== 'judge');
 
 function rosterFile(ctx: DoctorContext, roster?: Roster): string {
   return roster?.file ?? ROSTER_FILE;
@@ -77,6 +81,19 @@ export function modelChecks(ctx: DoctorContext): DoctorCheck[] {
     for (const role of Object.keys(roster.agents).sort()) {
       const profile = agentFor(roster, role);
       if (profile.route) checks.push(routeCheck(`models.route.${role}`, `route of ${role}`, profile.route, where(`agents.${role}.model`)));
+    }
+    // A roster that routes some roles but lacks one the workflows run leaves that role on pi's default model,
+    // which is rarely what was meant (a role dropped, or renamed by a typo since): named, with the fix.
+    if (Object.keys(roster.agents).some((role) => agentFor(roster, role).route)) {
+      for (const { role, runBy } of WORKFLOW_ROLES.filter((r) => !Object.hasOwn(roster.agents, r.role))) {
+        checks.push({
+          id: `models.route.${role}`,
+          category: 'models',
+          severity: 'optional',
+          title: `route of ${role}`,
+          run: async () => ({ status: 'warn', detail: `the roster has no ${role}: ${runBy} would run on pi's default model`, fix: `add agents.${role}.model in ${rosterFile(ctx, roster)}` }),
+        });
+      }
     }
     const fallback = effectiveFallback(roster, ctx.env, ctx.dotenv.values);
     const origin = fallbackRoute(roster) ? where('fallback_model') : ctx.env.FACTORY_FALLBACK_MODEL !== undefined ? 'FACTORY_FALLBACK_MODEL (env)' : `FACTORY_FALLBACK_MODEL (${ctx.dotenv.file})`;

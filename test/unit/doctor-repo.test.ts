@@ -46,4 +46,14 @@ describe('doctor: repo checks', () => {
     expect(rows['repo.brief.builder']).toMatchObject({ status: 'ok', detail: 'adws/adw_config/briefs/builder.md (17 characters)' });
     expect(rows['repo.brief.judge']?.status).toBe('warn'); // a role the roster names is checked too
   });
+
+  it('a roster that routes the prompter but lacks the builder names the builder, with the fix (pi\'s default model otherwise)', async () => {
+    const { modelChecks } = await import('../../src/doctor/modelChecks.js');
+    const roster = 'gateway: ""\nagents:\n  prompter: { model: scripted/alpha }\n';
+    const ctx = await createDoctorContext({ cwd: workspace({ 'adws/adw_config/factory.config.yaml': roster }), env: { PATH: process.env.PATH }, factoryRoot: factoryRoot() });
+    const lacking = modelChecks(ctx).find((c) => c.id === 'models.route.builder');
+    expect(lacking).toBeDefined();
+    expect(await lacking!.run(ctx)).toMatchObject({ status: 'warn', detail: "the roster has no builder: factory build and every bon arm would run on pi's default model", fix: expect.stringContaining('agents.builder.model') });
+    expect(modelChecks(ctx).some((c) => c.id === 'models.route.judge')).toBe(false);
+  });
 });
