@@ -2,6 +2,7 @@
 // intent becomes a board action (or, for the Ctrl-C / q machine, a run intent); the reducer decides, and the
 // effect it returns is run here on the BonController the core implements.
 
+import { scrollAction } from './scrollAction.js';
 import { errorText } from './errorText.js';
 import type { BonAction, BonEffect } from './bonReducer.js';
 import type { BonState } from './bonState.js';
@@ -134,13 +135,11 @@ function boardAction(intent: Exclude<BonIntent, RunIntent | 'interrupt'>, view: 
       return { type: 'open_diff' };
     case 'up':
     case 'down':
-      return { type: 'scroll', by: intent === 'up' ? -1 : 1, page: view.page };
     case 'page-up':
     case 'page-down':
-      return { type: 'scroll', by: (intent === 'page-up' ? -1 : 1) * Math.max(1, view.page - 1), page: view.page };
     case 'top':
     case 'bottom':
-      return { type: 'scroll_to', to: intent, page: view.page };
+      return scrollAction(intent, view.page);
     case 'back':
       return { type: 'close_diff' };
     case 'abort-arm':

@@ -7,6 +7,7 @@
 // DoctorController that the composition root implements on top of src/doctor/run.ts. The doctor's types and marks
 // are re-exported, so the views need nothing from src/doctor.
 
+import { scrollAction, type ScrollIntent } from './scrollAction.js';
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import { doctorCounts, doctorSummary, STATUS_MARK } from '../src/doctor/report.js';
 import { DOCTOR_CATEGORIES, type DoctorCategory, type DoctorResult, type DoctorSeverity, type DoctorStatus } from '../src/doctor/types.js';
@@ -272,7 +273,7 @@ export interface DoctorController {
 }
 
 export type DoctorIntent = 'rerun' | 'close' | 'quit' | DoctorScrollIntent;
-export type DoctorScrollIntent = 'up' | 'down' | 'page-up' | 'page-down' | 'top' | 'bottom';
+export type DoctorScrollIntent = ScrollIntent;
 
 /** What the screen knows that a scroll key needs: the height of its window (every line, when it shows them all). */
 export interface DoctorView {
@@ -324,13 +325,11 @@ function actionOf(intent: DoctorIntent, view: DoctorView): DoctorAction {
       return { type: 'close', quit: true };
     case 'up':
     case 'down':
-      return { type: 'scroll', by: intent === 'up' ? -1 : 1, page: view.page };
     case 'page-up':
     case 'page-down':
-      return { type: 'scroll', by: (intent === 'page-up' ? -1 : 1) * Math.max(1, view.page - 1), page: view.page };
     case 'top':
     case 'bottom':
-      return { type: 'scroll_to', to: intent, page: view.page };
+      return scrollAction(intent, view.page);
     default: {
       const unreachable: never = intent;
       throw new Error(`unknown doctor intent ${String(unreachable)}`);

@@ -9,7 +9,6 @@ import type { JudgeSetup } from '../bon/judge.js';
 import { parseDuration } from '../duration.js';
 import { UsageError } from '../errors.js';
 import { createPiHarness } from '../harness/pi.js';
-import { factoryRoot, PiUnavailableError, resolvePi } from '../pi/resolve.js';
 import { gateCommands, roleConfig, setupCommand } from '../roster.js';
 import { routeModelFlag } from '../routes.js';
 import { Run } from '../runner.js';
@@ -87,16 +86,9 @@ export async function prepareBonRun(ws: Workspace, args: BonArgs, flags: Command
     if ('motif' in routed) throw new UsageError(routed.motif.replace('--model', '--models'));
     return routed.route;
   });
-  const env = ws.roster.pi && !ws.real.FACTORY_PI ? { ...ws.real, FACTORY_PI: ws.roster.pi } : ws.real;
-  let pi;
-  try {
-    pi = await resolvePi({ env, factoryRoot: factoryRoot() });
-  } catch (error) {
-    if (error instanceof PiUnavailableError) throw new UsageError(error.message);
-    throw error;
-  }
   // --models and --model checked against what pi offers now, before the primer is paid (zero tokens, one `pi --list-models`).
-  const { assertModelsOffered } = await import('../doctor/modelChecks.js');
+  const { assertModelsOffered, runPi } = await import('../doctor/modelChecks.js');
+  const pi = await runPi(ws);
   const site = { root: ws.root, env: ws.real, dotenv: ws.dotenv, pi };
   await assertModelsOffered(site, models, '--models');
   if (flags.model !== undefined && setup.profile.route) await assertModelsOffered(site, [setup.profile.route], '--model');
