@@ -3,11 +3,16 @@
 // that can reach past the agent's tree ends (a shell; the file tools go through the fence, which keeps them out of
 // the user's repository), and lays each act found on the phases whose such tool ran since the last check: the arm
 // that acted is red for its own act, the others are not. Two arms whose shells ran at once both carry it, and say so.
+import { REPORT_TOOL } from '../gate.js';
 import { restoreGitDir, type GitDirSnapshot } from './gitGuard.js';
 import type { GitxOptions } from './gitx.js';
 
-/** Tools the fence reads the paths of (../../.pi/lib/fence.ts): none can write the user's `.git`. */
-const FENCED_TOOLS = new Set(['read', 'write', 'edit', 'grep', 'find', 'ls']);
+/**
+ * Tools that cannot write the user's `.git`: those the fence reads the paths of (../../.pi/lib/fence.ts), and the
+ * factory's own report (it only hands the envelope back). An arm calling its report while another arm's shell
+ * moves a ref is not a suspect: counting it made an innocent arm share the blame on a busy machine.
+ */
+const FENCED_TOOLS = new Set(['read', 'write', 'edit', 'grep', 'find', 'ls', REPORT_TOOL]);
 /** Acts found when no phase's tool ran: the turn that ends next carries them. */
 const UNCLAIMED = '';
 
@@ -16,6 +21,8 @@ export class GitWatch {
   private readonly running = new Map<string, number>();
   private readonly since = new Set<string>();
   private readonly found = new Map<string, string[]>();
+  /** Turns under way: an act found with no shell known to run is held while another turn may still claim it. */
+  private readonly live = new Set<string>();
 
   constructor(
     readonly root: string,
@@ -23,7 +30,13 @@ export class GitWatch {
     private readonly git?: GitxOptions,
   ) {}
 
+  /** A turn begins: until it ends, an unclaimed act may be its (its shell's start event can arrive after the act). */
+  begin(phase: string): void {
+    this.live.add(phase);
+  }
+
   toolStart(phase: string, tool: string): void {
+    this.live.add(phase);
     if (FENCED_TOOLS.has(tool)) return;
     this.running.set(phase, (this.running.get(phase) ?? 0) + 1);
     this.since.add(phase);
@@ -32,6 +45,9 @@ export class GitWatch {
   toolEnd(phase: string, tool: string): void {
     if (FENCED_TOOLS.has(tool)) return;
     this.running.set(phase, Math.max(0, (this.running.get(phase) ?? 0) - 1));
+    // pi's events come over a pipe, after the fact: a check may find an act while the shell that did it is running
+    // but not yet announced. The first shell to end after such a find is the one that was running: it carries it.
+    this.chain = this.chain.then(() => this.claim(phase));
     void this.check().catch(() => undefined);
   }
 
@@ -40,6 +56,15 @@ export class GitWatch {
     const next = this.chain.then(() => this.once());
     this.chain = next.catch(() => undefined);
     return next;
+  }
+
+  private claim(phase: string): void {
+    const unclaimed = this.found.get(UNCLAIMED);
+    if (!unclaimed) return;
+    this.found.delete(UNCLAIMED);
+    const list = this.found.get(phase) ?? [];
+    for (const act of unclaimed) if (!list.includes(act)) list.push(act);
+    this.found.set(phase, list);
   }
 
   private async once(): Promise<void> {
@@ -63,13 +88,21 @@ export class GitWatch {
   async endTurn(phase?: string): Promise<string[]> {
     await this.check();
     const taken: string[] = [];
+    // Unclaimed acts (no shell known to run: a job left running, or a shell not yet announced) go to the turn that
+    // ends last, once no other turn can claim them; one agent at a time (no phase) takes everything.
+    const othersLive = phase !== undefined && [...this.live].some((p) => p !== phase);
     for (const [key, acts] of this.found) {
-      if (phase !== undefined && key !== phase && key !== UNCLAIMED) continue;
+      if (phase !== undefined && key !== phase && (key !== UNCLAIMED || othersLive)) continue;
       for (const act of acts) if (!taken.includes(act)) taken.push(act);
       this.found.delete(key);
     }
-    if (phase === undefined) this.running.clear();
-    else this.running.delete(phase);
+    if (phase === undefined) {
+      this.running.clear();
+      this.live.clear();
+    } else {
+      this.running.delete(phase);
+      this.live.delete(phase);
+    }
     return taken;
   }
 }

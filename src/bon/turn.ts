@@ -40,6 +40,7 @@ export function armAsk(spec: string): string {
 
 export function turnOptions(session: BonSession, phase: string, signal: AbortSignal, requestedModel?: string): TurnOptions {
   const { run, opts } = session;
+  session.gitWatch?.begin(phase);
   return {
     onActivity: (activity: Parameters<Run['activity']>[1]) => {
       // A shell that ends may have reached the user's .git: checked now, the act is laid on the arm that did it.

@@ -189,8 +189,10 @@ describe('the .git guard', () => {
     const watch = new GitWatch(dir, await snapshotGitDir(dir, { agentsIn: 'worktrees' }));
     watch.toolStart('arm_1', 'bash');
     watch.toolStart('arm_2', 'write'); // a fenced tool cannot reach the user's .git
+    watch.toolStart('arm_2', 'report_phase'); // nor can the factory's own report (seen in CI: arm 2 shared the blame)
     git(tree, 'remote', 'add', 'evil', 'https://example.invalid/evil.git');
     watch.toolEnd('arm_2', 'write');
+    watch.toolEnd('arm_2', 'report_phase');
     watch.toolEnd('arm_1', 'bash');
     // Arm 2 ends first: nothing of arm 1's is laid on it.
     expect(await watch.endTurn('arm_2')).toEqual([]);
@@ -202,6 +204,15 @@ describe('the .git guard', () => {
     watch.toolEnd('arm_2', 'bash');
     expect(await watch.endTurn('arm_1')).toEqual(['added refs/tags/evil-tag (while arm_1, arm_2 ran shells at once)']);
     expect(await watch.endTurn('arm_2')).toEqual(['added refs/tags/evil-tag (while arm_1, arm_2 ran shells at once)']);
+    // pi announces a shell after the fact: a check (another arm's turn ending) may find an act before the shell
+    // that did it is known to run. Held, it goes to that shell when it ends, not to the turn that ended (seen in CI).
+    watch.begin('arm_1');
+    watch.begin('arm_2');
+    git(tree, 'remote', 'add', 'late', 'https://example.invalid/late.git');
+    expect(await watch.endTurn('arm_2')).toEqual([]);
+    watch.toolStart('arm_1', 'bash');
+    watch.toolEnd('arm_1', 'bash');
+    expect(await watch.endTurn('arm_1')).toEqual(['added remote late']);
     // Found when no shell ran (a job left running): the turn that ends next carries it; one agent at a time takes all.
     git(dir, 'config', 'core.hooksPath', '/tmp/h');
     expect(await watch.endTurn()).toEqual(['set core.hooksPath']);
