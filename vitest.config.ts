@@ -2,6 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
+    globalSetup: ['test/global-setup.ts'],
     include: ['test/**/*.test.ts', 'test/**/*.test.tsx', '.pi/tests/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,

@@ -61,6 +61,9 @@ const ALLOWED_NAMES = new Set([
   // Variables a test suite's outcome can hang on (a colour library asserting escape codes, a toolchain found
   // through its home): a gate must see them as the user's shell has them (issue 23, point 1). None is a secret.
   'NODE_DISABLE_COLORS', 'CLICOLOR', 'CLICOLOR_FORCE', 'PY_COLORS', 'COLORFGBG',
+  // The terminal's name as the shell has it (supports-color reads TERM_PROGRAM for the colour level) and the tmux
+  // it runs in: TERM=tmux-* without TMUX sends a child's tmux probe (pi runs one) to the default server instead.
+  'TERM_PROGRAM', 'TERM_PROGRAM_VERSION', 'TMUX', 'TMUX_PANE',
   'VIRTUAL_ENV', 'PYENV_ROOT', 'PYENV_VERSION', 'CONDA_PREFIX', 'JAVA_HOME', 'GOPATH', 'GOROOT', 'CARGO_HOME',
   'RUSTUP_HOME', 'NVM_DIR', 'VOLTA_HOME', 'PNPM_HOME', 'BUN_INSTALL', 'DENO_DIR',
   'XDG_CONFIG_HOME', 'XDG_CACHE_HOME', 'XDG_DATA_HOME', 'XDG_STATE_HOME', 'XDG_RUNTIME_DIR',

@@ -20,27 +20,6 @@ afterEach(() => {
 });
 
 /**
- * The pane with its SGR escapes (`capture-pane -e`). The tmux helper captures plain text only, so this finds
- * the helper's private server by its socket name (`factory-test-<pid>-<its temp dir>`), the temp dir being the
- * one whose run script enters `cwd`.
- */
-function captureWithColours(cwd: string): string {
-  const tmp = os.tmpdir();
-  for (const entry of fs.readdirSync(tmp)) {
-    if (!entry.startsWith('factory-tmux-')) continue;
-    let script = '';
-    try {
-      script = fs.readFileSync(path.join(tmp, entry, 'run.sh'), 'utf8');
-    } catch {
-      continue;
-    }
-    if (!script.includes(`cd '${cwd}'`)) continue;
-    return execFileSync('tmux', ['-L', `factory-test-${process.pid}-${entry}`, 'capture-pane', '-e', '-p', '-t', 'main'], { encoding: 'utf8' });
-  }
-  throw new Error(`no tmux server of this test runs in ${cwd}`);
-}
-
-/**
  * Each line of a `capture-pane -e` screen with the foreground colour (SGR 30–37 / 90–97, undefined = default)
  * in force at its first character. tmux carries a colour over line ends without repeating it, so the state is
  * followed through the whole screen.
@@ -99,7 +78,7 @@ describe.skipIf(!hasTmux())('factory demo in a real terminal', () => {
     expect(diff).toContain('+++ b/src/farewell.js');
     expect(diff).toContain('+  return `Goodbye, ${name}!`;');
     expect(diff).not.toContain('★ winner');
-    const coloured = captureWithColours(scratch);
+    const coloured = term.captureWithEscapes();
     // Added lines green (SGR 32), the hunk header cyan (SGR 36), file headers in the default colour.
     const lines = linesWithColour(coloured);
     const colourOf = (start: string) => lines.find((line) => line.text.startsWith(start))?.fg;

@@ -9,7 +9,7 @@ import { readLedger } from '../../src/ledger.js';
 import { call, contentText, report } from '../../src/scripted/tape.js';
 import { buildFixture, payloadFiles, runBuild } from '../helpers/build.js';
 import { ofType, processesTagged, promptBench, sessionFileTokens, type PromptBench } from '../helpers/factory.js';
-import { cmdline } from '../helpers/processes.js';
+import { alive, cmdline } from '../helpers/processes.js';
 import { git } from '../helpers/repo.js';
 
 const NODE_TEST = { run: 'node --test --test-reporter=spec test/add.test.js', cwd: '.', timeoutMs: 30_000 };
@@ -133,7 +133,7 @@ describe('adw_build through the real pi', () => {
       { default: [call('write', { path: 'src/add.js', content: buildFixture('add.fixed.js') }), report(built('add written'))] },
       payloadFiles('add'),
     );
-    const started = Date.now();
+    let sleeper = 0;
     const { exit, events, run } = await runBuild(bench, {
       payloadCommands: [{ run: 'echo gate-running; sleep 600', cwd: '.', timeoutMs: 600_000 }, NODE_TEST],
       gateEnv: GATE_ENV,
@@ -142,7 +142,9 @@ describe('adw_build through the real pi', () => {
       onEvent: (e, r) => {
         if (e.type !== 'phase_started' || e.phase !== 'gates') return;
         const poll = setInterval(() => {
-          if (processesTagged(r.adwId).some((pid) => cmdline(pid) === 'sleep 600')) {
+          const found = processesTagged(r.adwId).find((pid) => cmdline(pid) === 'sleep 600');
+          if (found) {
+            sleeper = found;
             clearInterval(poll);
             r.abort();
           }
@@ -150,7 +152,9 @@ describe('adw_build through the real pi', () => {
       },
     });
     expect(exit).toBe(130);
-    expect(Date.now() - started).toBeLessThan(60_000);
+    // The gate's sleep 600 is gone when the build returns: the abort ended it, the build did not wait it out.
+    expect(sleeper).toBeGreaterThan(0);
+    expect(alive(sleeper)).toBe(false);
     // The second gate never ran, and the build was not sent back.
     expect(ofType(events, 'gate_result').map((g) => [g.gate, g.ok])).toEqual([
       ['changed_files', true],

@@ -11,11 +11,21 @@ export function alive(pid: number): boolean {
   }
 }
 
-/** Resolves once `test()` holds; throws naming `what` after `ms`. */
+/**
+ * Resolves once `test()` holds; throws naming `what` after `ms`. A test that throws counts as "not yet": a probe
+ * such as `git worktree list` can fail while the run under test is half-way through making a worktree (git reads
+ * an admin folder whose `commondir` is not written yet); the last error is named if time runs out.
+ */
 export async function until(what: string, test: () => boolean, ms = 20_000): Promise<void> {
   const end = Date.now() + ms;
-  while (!test()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+  let lastError: unknown;
+  for (;;) {
+    try {
+      if (test()) return;
+    } catch (error) {
+      lastError = error;
+    }
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}${lastError ? ` (last probe: ${String(lastError)})` : ''}`);
     await new Promise((r) => setTimeout(r, 25));
   }
 }

@@ -33,7 +33,8 @@ export interface RigOptions {
   settings?: Record<string, unknown>;
 }
 
-const BASIC_ENV = ['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'LANG', 'LC_ALL', 'TMPDIR', 'TZ'];
+// FACTORY_WORKTREES: the test run's own worktree root (test/global-setup.ts).
+const BASIC_ENV = ['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'LANG', 'LC_ALL', 'TMPDIR', 'TZ', 'FACTORY_WORKTREES'];
 
 /**
  * The pi under test: FACTORY_PI when the developer (or CI's ceiling leg) sets it, otherwise the bundled pi

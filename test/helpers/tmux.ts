@@ -1,4 +1,6 @@
-// Drive a command in a real terminal: a private tmux server (its own socket), send-keys and capture-pane.
+// Drive a command in a real terminal: a private tmux server (its own socket), send-keys and capture-pane. The socket
+// lives in the session's own temp folder (-S), not in tmux's shared /tmp/tmux-<uid>/ (-L), which would outlive the run;
+// TMUX_TMPDIR points there too, for the tmux a program in the pane runs (pi probes the terminal's features with one).
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -15,6 +17,8 @@ export function hasTmux(): boolean {
 
 export interface TmuxSession {
   capture(): string;
+  /** The pane with its SGR escapes (`capture-pane -e`), for tests of colour. */
+  captureWithEscapes(): string;
   sendKeys(...keys: string[]): void;
   /** Polls the screen until `test` holds; throws with the last screen when it never does. */
   waitForScreen(test: (screen: string) => boolean, timeoutMs?: number): Promise<string>;
@@ -29,7 +33,7 @@ function shellQuote(value: string): string {
 
 export function startTmux(argv: string[], opts: { cwd: string; env: Record<string, string>; cols?: number; rows?: number }): TmuxSession {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'factory-tmux-'));
-  const socket = `factory-test-${process.pid}-${path.basename(dir)}`;
+  const socket = path.join(dir, 'tmux.sock');
   const exitFile = path.join(dir, 'exit');
   const script = path.join(dir, 'run.sh');
   const exports = Object.entries(opts.env).map(([k, v]) => `export ${k}=${shellQuote(v)}`);
@@ -37,10 +41,11 @@ export function startTmux(argv: string[], opts: { cwd: string; env: Record<strin
     script,
     ['unset CI', ...exports, `cd ${shellQuote(opts.cwd)}`, `${argv.map(shellQuote).join(' ')}`, `echo $? > ${shellQuote(exitFile)}`, 'sleep 600', ''].join('\n'),
   );
-  const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8' });
+  const tmux = (...args: string[]) => execFileSync('tmux', ['-S', socket, ...args], { encoding: 'utf8', env: { ...process.env, TMUX_TMPDIR: dir } });
   tmux('new-session', '-d', '-s', 'main', '-x', String(opts.cols ?? 100), '-y', String(opts.rows ?? 30), `bash ${shellQuote(script)}`);
   const session: TmuxSession = {
     capture: () => tmux('capture-pane', '-p', '-t', 'main'),
+    captureWithEscapes: () => tmux('capture-pane', '-e', '-p', '-t', 'main'),
     sendKeys: (...keys) => {
       tmux('send-keys', '-t', 'main', ...keys);
     },

@@ -28,6 +28,13 @@ function repo(): string {
   return r.dir;
 }
 
+/** Where a planted hook or filter would leave its mark: a path in a temp folder of the test's own, never /tmp itself. */
+function pwnedMark(): string {
+  const base = fs.mkdtempSync(path.join(os.tmpdir(), 'factory-guard-mark-'));
+  cleanups.push(() => fs.rmSync(base, { recursive: true, force: true }));
+  return path.join(base, 'pwned');
+}
+
 /** A detached worktree of `dir`, outside it, as the factory makes an arm's. */
 function armTree(dir: string): string {
   const base = fs.mkdtempSync(path.join(os.tmpdir(), 'factory-guard-arm-'));
@@ -81,7 +88,7 @@ describe('the .git guard', () => {
     git(tree, 'tag', 'evil-tag');
     git(tree, 'tag', '-d', 'v1');
     git(tree, 'pack-refs', '--all');
-    fs.writeFileSync(path.join(dir, '.git/hooks/post-checkout'), '#!/bin/sh\ntouch /tmp/pwned\n', { mode: 0o755 });
+    fs.writeFileSync(path.join(dir, '.git/hooks/post-checkout'), `#!/bin/sh\ntouch '${pwnedMark()}'\n`, { mode: 0o755 });
     const acts = await restoreGitDir(dir, snapshot);
     expect(acts.sort()).toEqual(['.git/hooks/post-checkout (added)', 'added refs/tags/evil-tag', 'added remote evil', 'deleted refs/tags/v1', 'moved refs/heads/main', 'set core.hooksPath'].sort());
     expect(dotGit(dir)).toEqual(before);
@@ -113,9 +120,10 @@ describe('the .git guard', () => {
     const head = git(dir, 'rev-parse', 'HEAD');
     const snapshot = await snapshotGitDir(dir);
     const hook = path.join(dir, '.git/hooks/post-checkout');
-    fs.writeFileSync(hook, '#!/bin/sh\ntouch /tmp/pwned\n', { mode: 0o755 });
+    const pwned = pwnedMark();
+    fs.writeFileSync(hook, `#!/bin/sh\ntouch '${pwned}'\n`, { mode: 0o755 });
     fs.chmodSync(path.join(dir, '.git/hooks/pre-commit.sample'), 0o777);
-    git(dir, 'config', 'filter.evil.clean', 'sh -c "touch /tmp/pwned"');
+    git(dir, 'config', 'filter.evil.clean', `sh -c "touch '${pwned}'; cat"`);
     git(dir, 'config', 'core.fsmonitor', '/tmp/evil');
     fs.mkdirSync(path.join(dir, '.git/info'), { recursive: true });
     fs.writeFileSync(path.join(dir, '.git/info/attributes'), '* filter=evil\n');
@@ -127,6 +135,9 @@ describe('the .git guard', () => {
     git(dir, 'update-ref', 'refs/heads/other', git(dir, 'rev-parse', 'HEAD').trim());
     git(dir, 'tag', '-d', 'v1');
     git(dir, 'pack-refs', '--all');
+    // The agent's own commit ran its own filter; from the restore on, nothing the factory does runs it again.
+    expect(fs.existsSync(pwned)).toBe(true);
+    fs.rmSync(pwned);
     const acts = await restoreGitDir(dir, snapshot);
     expect(acts.sort()).toEqual(
       [
@@ -148,6 +159,7 @@ describe('the .git guard', () => {
     putBack(snapshot);
     expect(dotGit(dir)).toEqual(before);
     expect(fs.existsSync(hook)).toBe(false);
+    expect(fs.existsSync(pwned)).toBe(false);
     expect(git(dir, 'log', '-1', '--format=%s').trim()).toBe('initial');
     expect(git(dir, 'status', '--porcelain')).toBe('');
   }, 30_000);
