@@ -194,7 +194,8 @@ async function applyCopy(opts: ApplyOptions, patch: string, scratch: string): Pr
       // Every gate runs even after a red one (as in build): the report shows each verdict.
       const report = await commandGate({ ...gate, cwd }, { signal: opts.signal, env: opts.env, runTag: opts.runTag })();
       const head = opts.excuse?.get(report.gate);
-      if (!report.ok && head !== undefined && sameFailure(head, gateSignature(report, cwd))) excused.push(report);
+      // A gate that could not run is never excused: it verified nothing, here or on HEAD.
+      if (!report.ok && report.outcome !== 'setup' && head !== undefined && sameFailure(head, gateSignature(report, cwd))) excused.push(report);
       reports.push(report);
     }
   } finally {
@@ -210,6 +211,8 @@ async function applyCopy(opts: ApplyOptions, patch: string, scratch: string): Pr
   if (opts.signal?.aborted) return { applied: false, motif: 'interrupted by the user: the patch was not applied', gates: reports };
   const held = reports.filter((r) => !excused.includes(r));
   const excusedNames = excused.length > 0 ? { excused: excused.map((r) => r.gate) } : {};
+  const setup = held.find((r) => r.outcome === 'setup');
+  if (setup) return { applied: false, motif: oneLine(`a gate cannot run on this machine: ${setup.motif ?? setup.gate}`), gates: reports, ...excusedNames };
   const red = gatesMotif(held);
   if (red) return { applied: false, motif: oneLine(`gates red on HEAD with the patch, not applied: ${red}`), gates: reports, ...excusedNames };
   const now = await gitxText(root, ['rev-parse', '--verify', 'HEAD^{commit}'], opts.git);

@@ -9,18 +9,28 @@
 // repository is; in the user's tree (in place, and the builder) a commit on the current branch is its work, not an
 // act — the branch, its reflog and HEAD's are put back all the same (the commit's changes stay in the tree and the
 // index, where the harvest finds them) — and what it staged stays until the tree reset, after which `putBack`
-// restores the index and what the reset wrote, byte for byte. The factory's own refs (refs/factory/) and the admin
-// folders of other worktrees (.git/worktrees/) are never read.
+// restores the index and what the reset wrote, byte for byte. The factory's own refs (refs/factory/) and its arms'
+// admin folders (.git/worktrees/<arm>) are never read; the submodules' git dirs (.git/modules/) and the config of
+// the user's other linked worktrees are kept like the rest.
 import fs from 'node:fs';
 import path from 'node:path';
 import { configActs, readConfig, refActs } from './gitActs.js';
 import { readTree, removeAddedDirs, sameFile, writeBack, type FileState } from './gitFiles.js';
 import { gitx, gitxOk, gitxText, type GitxOptions } from './gitx.js';
+import { worktreeBase } from './worktrees.js';
 
 /** Kept byte for byte in the common git dir: ref storage, config, hooks and what makes git read other places. */
 const COMMON = ['HEAD', 'ORIG_HEAD', 'FETCH_HEAD', 'index', 'packed-refs', 'refs', 'logs', 'config', 'config.worktree', 'hooks', 'info', 'objects/info/alternates', 'shallow', 'commondir'];
 /** Kept in the user's own admin dir when the user works in a linked worktree. */
 const OWN = ['HEAD', 'ORIG_HEAD', 'FETCH_HEAD', 'index', 'refs', 'logs', 'config.worktree'];
+/** Kept in each submodule's git dir (`.git/modules/<name>/`, nested ones too): what makes git run programs there. */
+const MODULE = ['HEAD', 'ORIG_HEAD', 'FETCH_HEAD', 'index', 'packed-refs', 'refs', 'logs', 'config', 'config.worktree', 'hooks', 'info', 'objects/info/alternates', 'shallow'];
+/**
+ * Kept in the admin dir of each other linked worktree of the user's (not the factory's arms): its own config (which
+ * can name programs) and the files that say where it is. Not its HEAD nor its index: the user may go on working
+ * there while the arms run (switch branches, stage), and putting those back would undo the user, not an arm.
+ */
+const OTHER = ['config.worktree', 'gitdir', 'commondir', 'locked'];
 /** The factory's namespace: its refs and their logs come and go with its runs. */
 const FACTORY = ['refs/factory', 'logs/refs/factory'];
 const REF_STORAGE = /^(packed-refs$|refs\/|logs\/|worktrees\/[^/]+\/(refs|logs)\/)/;
@@ -32,6 +42,8 @@ export interface GitDirSnapshot {
   commonDir: string;
   /** The user's worktree's own git dir (its HEAD and index live here). */
   gitDir: string;
+  /** The admin dirs of the user's other linked worktrees (their config guarded too). */
+  others: string[];
   agentsIn: AgentsIn;
   files: Map<string, FileState>;
   dirs: Set<string>;
@@ -48,16 +60,68 @@ export interface GitDirSnapshot {
 interface Layout {
   commonDir: string;
   gitDir: string;
+  /** The admin dirs (`worktrees/<id>`) of the user's other linked worktrees, as the snapshot found them. */
+  others: string[];
+}
+
+type Into = { files: Map<string, FileState>; dirs: Set<string> };
+
+/** Each git dir under `modules/` (a submodule's name may hold slashes; a submodule has its own `modules/`). */
+function readModules(base: string, rel: string, into: Into): void {
+  let entries: fs.Dirent[];
+  try {
+    entries = fs.readdirSync(path.join(base, rel), { withFileTypes: true });
+  } catch {
+    return;
+  }
+  into.dirs.add(rel);
+  if (entries.some((e) => e.name === 'HEAD' && !e.isDirectory())) {
+    for (const name of MODULE) readTree(base, path.join(rel, name), into, () => false);
+    readModules(base, path.join(rel, 'modules'), into);
+    return;
+  }
+  for (const entry of entries) if (entry.isDirectory()) readModules(base, path.join(rel, entry.name), into);
 }
 
 /** The admin dir's files, relative to the common dir. */
-function readGitDir(layout: Layout): { files: Map<string, FileState>; dirs: Set<string> } {
-  const into = { files: new Map<string, FileState>(), dirs: new Set<string>() };
+function readGitDir(layout: Layout): Into {
+  const into: Into = { files: new Map<string, FileState>(), dirs: new Set<string>() };
   const skip = (rel: string) => FACTORY.includes(rel) || rel === 'worktrees';
   for (const rel of COMMON) readTree(layout.commonDir, rel, into, skip);
+  readModules(layout.commonDir, 'modules', into);
   const own = path.relative(layout.commonDir, layout.gitDir);
   if (own !== '') for (const rel of OWN) readTree(layout.commonDir, path.join(own, rel), into, (r) => FACTORY.includes(path.relative(own, r)));
+  for (const other of layout.others) for (const rel of OTHER) readTree(layout.commonDir, path.join(other, rel), into, () => false);
   return into;
+}
+
+/**
+ * The user's other linked worktrees: every admin dir under `worktrees/` but the user's own and the factory's arms
+ * (theirs point into the factory's worktree root: an earlier run's, kept for resume, or this one's).
+ */
+function otherWorktrees(commonDir: string, gitDir: string, env: NodeJS.ProcessEnv): string[] {
+  const own = path.relative(commonDir, gitDir);
+  const factoryRoot = worktreeBase(env);
+  const out: string[] = [];
+  let names: string[] = [];
+  try {
+    names = fs.readdirSync(path.join(commonDir, 'worktrees')).sort();
+  } catch {
+    return out;
+  }
+  for (const name of names) {
+    const rel = path.join('worktrees', name);
+    if (rel === own) continue;
+    let points = '';
+    try {
+      points = path.resolve(fs.readFileSync(path.join(commonDir, rel, 'gitdir'), 'utf8').trim());
+    } catch {
+      // no gitdir file: not a worktree git would use; its files are still the user's
+    }
+    if (points !== '' && !path.relative(factoryRoot, points).startsWith('..')) continue;
+    out.push(rel);
+  }
+  return out;
 }
 
 /** What a commit on the current branch writes when the agent works in the user's tree: no act (its work). */
@@ -94,8 +158,9 @@ export async function snapshotGitDir(root: string, opts: GitxOptions & { agentsI
   const commonDir = path.resolve(root, await gitxText(root, ['rev-parse', '--git-common-dir'], git));
   const gitDir = path.resolve(root, await gitxText(root, ['rev-parse', '--git-dir'], git));
   const { refs, branch } = await readRefs(root, git);
-  const { files, dirs } = readGitDir({ commonDir, gitDir });
-  return { commonDir, gitDir, agentsIn, files, dirs, refs, branch, config: await readConfig(root, path.join(commonDir, 'config'), git), staged: await staged(root, git) };
+  const others = otherWorktrees(commonDir, gitDir, git.env ?? process.env);
+  const { files, dirs } = readGitDir({ commonDir, gitDir, others });
+  return { commonDir, gitDir, others, agentsIn, files, dirs, refs, branch, config: await readConfig(root, path.join(commonDir, 'config'), git), staged: await staged(root, git) };
 }
 
 /** `.git/<rel> (added|changed|removed)` for each file that differs; `skip` leaves some out. */

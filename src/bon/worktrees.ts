@@ -195,7 +195,12 @@ export async function sweepWorktrees(root: string, opts: { git?: GitOptions; env
   }
   const realRepoDir = fs.realpathSync(repoDir);
   const removed: string[] = [];
-  const known = await listWorktrees(root, opts.git).catch(() => [] as string[]);
+  // A run killed while git was adding a worktree leaves a half-made admin folder, on which `git worktree list`
+  // fails: prune it (git drops an admin folder without a valid gitdir) and list again.
+  const known = await listWorktrees(root, opts.git).catch(async () => {
+    await gitx(root, ['worktree', 'prune'], opts.git).catch(() => undefined);
+    return listWorktrees(root, opts.git).catch(() => [] as string[]);
+  });
   for (const run of fs.readdirSync(realRepoDir)) {
     const runDir = path.join(realRepoDir, run);
     const owner = readOwner(runDir);

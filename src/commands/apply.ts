@@ -142,5 +142,8 @@ export async function applyOutput(ws: Workspace, args: ApplyArgs, json = false):
   );
   recordApply(ws, args.adwId, { type: 'apply', adwId: args.adwId, ts: Date.now(), arm: chosen.arm, applied: outcome.applied, line });
   const stdout = json ? `${JSON.stringify(redactDeep(ws.redact, { adw_id: args.adwId, arm: chosen.arm, applied: outcome.applied, line, gates: outcome.gates }))}\n` : `${line}\n`;
-  return { stdout, exit: outcome.applied ? 0 : 1 };
+  // A gate that could not run (its program missing, not executable) says nothing of the patch: the machine's
+  // failure, exit 2 as bon and build give it before any token, not the red of a patch its gates refused.
+  const setup = !outcome.applied && outcome.gates?.some((g) => g.outcome === 'setup');
+  return { stdout, exit: outcome.applied ? 0 : setup ? 2 : 1 };
 }

@@ -98,6 +98,11 @@ export function describePrescription(result: Prescription): string {
   const what = result.layer === 'node' ? 'node (socle extensions only)' : 'station (whole package)';
   const how = result.replaced ? 'replaced the entry with the same source' : 'added';
   const rules = result.rulesCopied ? '; default damage-control rules copied' : '';
+  // An absolute source is an install on this machine (a global prefix): a teammate's pi would skip it, so it is
+  // not to be committed; the cockpit itself needs no entry (it gives pi the node at each start).
+  if (path.isAbsolute(source)) {
+    return `${what} prescribed in ${result.settingsFile}: ${how}, source ${source}${rules} — a path on this machine: keep it out of commits (a teammate's pi skips it; \`factory\` itself needs no entry, it gives pi the node at each start), or install the cockpit in the repo (npm i -D) and prescribe again for an entry every clone resolves`;
+  }
   // What the user does next is the cockpit's workflow, not pi's: commit the node, then check it from that repo.
   return `${what} prescribed in ${result.settingsFile}: ${how}, source ${source}${rules} — commit .pi/ there, then run \`factory doctor\` in it (\`factory init\` also writes a roster and briefs)`;
 }

@@ -15,7 +15,7 @@
 //   manifest a package exposes only its conventional `extensions/` folder — so the factory's
 //   package.json carries `"pi": {"extensions": [".pi/extensions"]}` and the entry below filters it;
 // - `-e <file>` loads that one file as an extension, before the project's trust (`--approve`) is even decided.
-import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 /** The socle as loaded into another repo; a name whose file does not exist yet simply matches nothing. */
@@ -58,6 +58,19 @@ export function packageSource(fromDir: string, toDir: string): string {
   const posix = relative.split(path.sep).join('/');
   if (posix === '') return '.';
   return posix.startsWith('../') || posix === '..' ? posix : `./${posix}`;
+}
+
+/**
+ * The source to write for the factory folder: relative when it lives in the target's tree (a dev dependency in its
+ * node_modules, which every clone installs) or beside it as a checkout (the sibling layout a team can repeat);
+ * absolute for an install elsewhere (a global npm prefix): a relative path up into a prefix breaks at another clone
+ * depth, an absolute one at least holds for every clone on this machine.
+ */
+export function committableSource(piDir: string, target: string, factory: string): string {
+  const real = (p: string): string => (existsSync(p) ? realpathSync(p) : path.resolve(p));
+  const inTarget = !path.relative(real(target), real(factory)).startsWith('..');
+  const installedElsewhere = !inTarget && real(factory).split(path.sep).includes('node_modules');
+  return installedElsewhere ? path.resolve(factory).split(path.sep).join('/') : packageSource(piDir, factory);
 }
 
 export function nodePackageEntry(source: string): NodePackageEntry {
@@ -172,7 +185,7 @@ function installEntry(targetRepo: string, factoryRoot: string, entryFor: (source
   const settingsFile = path.join(piDir, 'settings.json');
   const settings = readSettings(settingsFile); // refuses before anything is written
 
-  const entry = entryFor(packageSource(piDir, factory));
+  const entry = entryFor(committableSource(piDir, target, factory));
   const { packages, replaced } = mergePackages((settings.packages as unknown[] | undefined) ?? [], entry, piDir);
   mkdirSync(piDir, { recursive: true });
   const temporary = `${settingsFile}.${process.pid}.tmp`;

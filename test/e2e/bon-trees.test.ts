@@ -140,7 +140,10 @@ describe('factory bon in worktrees, arms at once', () => {
     const child = spawn(process.execPath, [cli, 'bon', SPEC, '--no-ui', '--models', 'scripted/alpha,scripted/beta'], { cwd: b.dir, env, stdio: ['ignore', 'ignore', 'pipe'] });
     let log = '';
     child.stderr.on('data', (d: Buffer) => (log += d.toString()));
-    await until('an arm at work', () => /arm_2/.test(log) && git(b.dir, 'worktree', 'list', '--porcelain').includes(`arm_2`), 60_000);
+    // Killed once arm 1 has played its whole tape (the primer's two answers, then its write and report) and arm 2
+    // is in its sleep: the tapes' cursors are where the second run expects them, however slow the machine is.
+    const model = b.rig.model;
+    await until('arm 1 done and arm 2 at work', () => model.requestsFor('model:alpha').length >= 4 && model.requestsFor('model:beta').length >= 1 && git(b.dir, 'worktree', 'list', '--porcelain').includes('arm_2'), 60_000);
     child.kill('SIGKILL');
     await new Promise((r) => child.once('exit', r));
     expect(git(b.dir, 'worktree', 'list', '--porcelain').match(/^worktree /gm)!.length).toBeGreaterThan(1);

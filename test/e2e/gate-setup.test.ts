@@ -1,7 +1,8 @@
 // A gate that cannot run is never green, through the BUILT CLI (run `npm run build` first), the real pi under test and
 // the scripted model: a typo'd gate (`pythn -m pytest`) stops bon and build before any token, exit 2, one line that
 // names the command and the fix; a gate whose program is found but whose script runs a missing one is caught by the
-// baseline on HEAD and stops the run before the fan-out (no arm starts), exit 2, in worktree and in-place modes.
+// baseline on HEAD and stops the run before the fan-out (no arm starts), exit 2, in worktree and in-place modes; and
+// `factory apply` on a machine that cannot run the gate says so, exit 2, not the red of a refused patch.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -99,6 +100,20 @@ describe('a gate that cannot run (real pi, scripted model, built CLI)', () => {
     const failed = events(out.stdout).find((e): e is Extract<RunEvent, { type: 'phase_failed' }> => e.type === 'phase_failed')!;
     expect([failed.phase, failed.motif]).toEqual(['prime', expect.stringMatching(/^`bash -c 'pythn -m pytest'` cannot run: pythn: command not found/)]);
   }, 120_000);
+
+  it('factory apply on a machine whose gate cannot run: exit 2, the command and the fix, the tree untouched', async () => {
+    const b = bench!;
+    const out = await runCli(['bon', 'specs/farewell.md', '--models', DEMO_MODELS.join(','), '--no-ui'], { cwd: b.repo, env: b.env, timeoutMs: 120_000 });
+    expect(out.code, out.stderr).toBe(0);
+    const id = /factory apply (\S+)/.exec(out.stderr + out.stdout)?.[1];
+    expect(id).toBeDefined();
+    // The arms were verified; the machine the patch is applied on has lost the gate's program since.
+    withGate(b, "bash -c 'pythn -m pytest'");
+    const applied = await runCli(['apply', id!], { cwd: b.repo, env: b.env, timeoutMs: 90_000 });
+    expect(applied.code, applied.stdout + applied.stderr).toBe(2);
+    expect(applied.stdout).toMatch(/^arm \d not applied: a gate cannot run on this machine: `bash -c 'pythn -m pytest'` cannot run: pythn: command not found — /);
+    expect(git(b.repo, 'status', '--porcelain')).toBe('');
+  }, 150_000);
 
   for (const inPlace of [false, true]) {
     it(`a script that runs a missing program: the baseline on HEAD says it cannot run, no arm starts, exit 2${inPlace ? ' (in place: before any token)' : ''}`, async () => {

@@ -127,6 +127,20 @@ describe('prescribe: refusals write nothing', () => {
     expect(existsSync(path.join(app, '.pi'))).toBe(false);
   });
 
+  it('a factory installed elsewhere (a global npm prefix): an absolute source, true at any clone depth on this machine, and said not to commit', () => {
+    const prefix = path.join(root, 'prefix', 'lib', 'node_modules', 'factory-cockpit');
+    mkdirSync(path.join(prefix, '.pi', 'extensions'), { recursive: true });
+    writeFileSync(path.join(prefix, 'package.json'), '{"name":"factory-cockpit"}');
+    const shallow = gitRepo(path.join(root, 'global-app'));
+    const deep = gitRepo(path.join(root, 'work', 'team', 'global-app'));
+    const sources = [shallow, deep].map((app) => {
+      const result = prescribe({ layer: 'node', into: app, factoryRoot: prefix });
+      expect(describePrescription(result)).toMatch(/a path on this machine: keep it out of commits/);
+      return (settingsOf(app).packages[0] as { source: string }).source;
+    });
+    expect(sources).toEqual([prefix, prefix]);
+  });
+
   it('a factory installed in the target repo (a dev dependency) is not the factory itself', () => {
     const app = gitRepo(path.join(root, 'dev-dep-app'));
     const installed = path.join(app, 'node_modules', 'factory-cockpit');

@@ -13,6 +13,7 @@ import { gitDirMotif, putBack, restoreGitDir, snapshotGitDir } from '../../src/b
 import { GitWatch } from '../../src/bon/gitWatch.js';
 import { prepareArmTree } from '../../src/bon/armTree.js';
 import { harvestPatch, keepArmRef } from '../../src/bon/patch.js';
+import { worktreeBase } from '../../src/bon/worktrees.js';
 import { git, makeTempRepo } from '../helpers/repo.js';
 
 const cleanups: (() => void)[] = [];
@@ -35,9 +36,10 @@ function pwnedMark(): string {
   return path.join(base, 'pwned');
 }
 
-/** A detached worktree of `dir`, outside it, as the factory makes an arm's. */
+/** A detached worktree of `dir`, outside it, under the factory's worktree root, as the factory makes an arm's. */
 function armTree(dir: string): string {
-  const base = fs.mkdtempSync(path.join(os.tmpdir(), 'factory-guard-arm-'));
+  fs.mkdirSync(worktreeBase(), { recursive: true });
+  const base = fs.mkdtempSync(path.join(worktreeBase(), 'factory-guard-arm-'));
   const tree = path.join(base, 'arm_1');
   git(dir, 'worktree', 'add', '--detach', '--quiet', tree, 'HEAD');
   cleanups.push(() => {
@@ -96,6 +98,37 @@ describe('the .git guard', () => {
     expect(git(dir, 'status', '--porcelain')).toBe('');
     // Left alone since: nothing more to name.
     expect(await restoreGitDir(dir, snapshot)).toEqual([]);
+  }, 30_000);
+
+  it('in worktrees: a submodule\'s git dir (hooks, config) and the user\'s other linked worktree\'s config are guarded like the rest; its HEAD is the user\'s to move', async () => {
+    const dir = repo();
+    const lib = makeTempRepo({ files: { 'lib.js': 'export const lib = 1;\n' } });
+    cleanups.push(lib.cleanup);
+    git(dir, '-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', lib.dir, 'vendor/lib');
+    git(dir, 'commit', '-qm', 'submodule');
+    // The user's own second worktree, beside the repo (not under the factory's worktree root).
+    const userTree = `${dir}-hotfix`;
+    git(dir, 'worktree', 'add', '-q', '-b', 'hotfix', userTree);
+    cleanups.push(() => fs.rmSync(userTree, { recursive: true, force: true }));
+    armTree(dir); // an arm of this run: its admin folder is the factory's, never read
+    const before = dotGit(dir, ['worktrees']);
+    const userAdmin = path.join(dir, '.git/worktrees', path.basename(userTree));
+    const snapshot = await snapshotGitDir(dir, { agentsIn: 'worktrees' });
+    const pwned = pwnedMark();
+    fs.writeFileSync(path.join(dir, '.git/modules/vendor/lib/hooks/post-checkout'), `#!/bin/sh\ntouch '${pwned}'\n`, { mode: 0o755 });
+    git(path.join(dir, 'vendor/lib'), 'config', 'core.hooksPath', '/tmp/evil-hooks');
+    git(userTree, 'checkout', '-q', '--detach'); // the user, working there meanwhile
+    fs.writeFileSync(path.join(userAdmin, 'config.worktree'), '[core]\n\tfsmonitor = /tmp/evil\n');
+    const acts = await restoreGitDir(dir, snapshot);
+    const admin = `.git/worktrees/${path.basename(userTree)}`;
+    expect(acts.sort()).toEqual(
+      [`${admin}/config.worktree (added)`, '.git/modules/vendor/lib/config (changed)', '.git/modules/vendor/lib/hooks/post-checkout (added)'].sort(),
+    );
+    expect(dotGit(dir, ['worktrees'])).toEqual(before);
+    expect(git(userTree, 'rev-parse', '--abbrev-ref', 'HEAD').trim()).toBe('HEAD'); // still detached: the user's act
+    expect(fs.existsSync(path.join(userAdmin, 'config.worktree'))).toBe(false);
+    git(path.join(dir, 'vendor/lib'), 'checkout', '-q', '--detach');
+    expect(fs.existsSync(pwned)).toBe(false);
   }, 30_000);
 
   it('in worktrees: what the user\'s index holds is guarded, its stat data refreshed by a status is not an act', async () => {
