@@ -1,7 +1,7 @@
 // A gate runs the user's command as the user's shell runs it: the same environment, nothing added or removed (a
 // variable that quiets colour changes what a suite that asserts colour does), colour read out of the output
-// afterwards. Real suites on real runners: node:test with the real chalk and picocolors and kleur's own rule,
-// pytest with --color=yes; each gives the same verdict under the gate as under a plain `bash -c`.
+// afterwards. Real suites on real runners: node:test with the real chalk and picocolors and kleur's own rule, uvu
+// with the real kleur (as kleur's own tests run), pytest with --color=yes; each gives the same verdict under the gate as under a plain `bash -c`.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -62,6 +62,38 @@ describe('a gate\'s environment', () => {
     expect(plainShell(run, dir, env)).toBe(true);
     const report = await commandGate({ run, cwd: dir, timeoutMs: 60_000 }, { env })();
     expect(report.ok, report.motif).toBe(true);
+  });
+
+  it('uvu asserting the real kleur\'s escape codes (kleur\'s own test setup): the same verdict as in the shell; red, the motif names the test in plain text', async () => {
+    // The checkout's own uvu and kleur (dev dependencies), as a user's repo has them installed.
+    fs.symlinkSync(path.resolve('node_modules'), path.join(dir, 'node_modules'));
+    fs.mkdirSync(path.join(dir, 'test'));
+    const suite = (expected: string) =>
+      [
+        "import { test } from 'uvu';",
+        "import * as assert from 'uvu/assert';",
+        "import kleur from 'kleur';",
+        `test('codes', () => assert.is(kleur.red('x'), ${JSON.stringify(expected)}));`,
+        `test('chains', () => assert.is(kleur.bold().red('x'), ${JSON.stringify('\x1b[1m\x1b[31mx\x1b[22m\x1b[39m')}));`,
+        'test.run();',
+        '',
+      ].join('\n');
+    fs.writeFileSync(path.join(dir, 'test', 'colour.mjs'), suite('\x1b[31mx\x1b[39m'));
+    const run = 'node_modules/.bin/uvu test';
+    const env = colourShell();
+    expect(plainShell(run, dir, env)).toBe(true);
+    const green = await commandGate({ run, cwd: dir, timeoutMs: 60_000 }, { env })();
+    expect(green.ok, green.motif).toBe(true);
+
+    // A suite that fails, in the same colour-forcing shell: red in both; uvu prints its report in colour, the gate's
+    // motif and tail are plain text and name the failing test.
+    fs.writeFileSync(path.join(dir, 'test', 'colour.mjs'), suite('\x1b[32mx\x1b[39m'));
+    expect(plainShell(run, dir, env)).toBe(false);
+    const red = await commandGate({ run, cwd: dir, timeoutMs: 60_000 }, { env })();
+    expect(red.ok).toBe(false);
+    expect(red.motif).toMatch(/FAIL .*"codes"/);
+    expect(red.motif).not.toMatch(CONTROL);
+    expect(red.outputTail).not.toMatch(CONTROL);
   });
 
   it('pytest --color=yes with a test of colour output: the same verdict as in the shell; red, its motif is plain text', async () => {
