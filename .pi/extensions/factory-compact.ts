@@ -13,6 +13,8 @@
 import type { ExtensionAPI } from '@earendil-works/pi-coding-agent';
 import { carryForward, nodeIdentity, readCheckpoint, addFileOps, writeBlock, writeCheckpoint, wordsOf, type LooseMessage } from '../lib/checkpoint.js';
 import { joinSocle } from '../lib/socle.js';
+import { reserveCall, type CallReservation } from '../lib/spend-gate.js';
+import { USAGE_ENTRY } from '../lib/usage-entry.js';
 
 export const EXTENSION_NAME = 'factory-compact';
 
@@ -85,6 +87,13 @@ async function transcript(messages: LooseMessage[]): Promise<string> {
   }
 }
 
+/** A usage figure from pi's `Usage` (tokens, cost.total), read defensively: a bad figure counts as nothing. */
+function callFigures(usage: unknown): { tokens: number; cost: number; input: number; output: number; cacheRead: number; cacheWrite: number } {
+  const u = (usage ?? {}) as { totalTokens?: unknown; input?: unknown; output?: unknown; cacheRead?: unknown; cacheWrite?: unknown; cost?: { total?: unknown } };
+  const n = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : 0);
+  return { tokens: n(u.totalTokens), cost: n(u.cost?.total), input: n(u.input), output: n(u.output), cacheRead: n(u.cacheRead), cacheWrite: n(u.cacheWrite) };
+}
+
 export default function factoryCompact(pi: ExtensionAPI): void {
   pi.on('session_before_compact', async (event, ctx) => {
     const who = nodeIdentity(process.env);
@@ -99,8 +108,13 @@ export default function factoryCompact(pi: ExtensionAPI): void {
     let narrative: string;
     let usage: unknown;
     let written: 'model' | 'tally' = 'model';
+    let gate: CallReservation | undefined;
     try {
       if (!ctx.model) throw new Error('the session has no model');
+      // The narrator's call is a model call like a turn's: in a best-of-N node it takes its reservation from the
+      // run's budget first (pi's turn_start never sees it); refused, the tally is written and nothing is spent.
+      gate = await reserveCall(process.env, 'compaction');
+      if (!gate.ok) throw new Error(gate.reason);
       const ask = narratorAsk(await transcript(leaving), before.narrative);
       const reply = await ctx.modelRegistry.complete(
         ctx.model,
@@ -109,10 +123,15 @@ export default function factoryCompact(pi: ExtensionAPI): void {
         { maxTokens: Math.min(4096, Math.max(512, Math.floor(preparation.settings.reserveTokens * 0.8))), signal },
       );
       if (reply.stopReason === 'error' || reply.stopReason === 'aborted') throw new Error(reply.errorMessage ?? reply.stopReason);
+      usage = reply.usage;
+      // What the call cost, paid whatever its answer: given back to the gate, and streamed for the cockpit's figures.
+      const figures = callFigures(reply.usage);
+      await gate.settle(figures.cost);
+      if (figures.tokens > 0 || figures.cost > 0) pi.appendEntry(USAGE_ENTRY, { what: 'compaction', ...figures });
       narrative = reply.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('\n').trim();
       if (!narrative) throw new Error('the model wrote an empty checkpoint');
-      usage = reply.usage;
     } catch (error) {
+      if (gate?.ok) await gate.settle(0); // a call that failed before its usage came back holds nothing any more
       if (signal.aborted) return undefined; // pi cancelled this compaction: nothing to provide
       written = 'tally';
       narrative = tallyNote(leaving, error instanceof Error ? error.message : String(error));

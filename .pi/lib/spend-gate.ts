@@ -42,6 +42,30 @@ export function askGate(url: string, op: 'reserve' | 'settle' | 'tool', body: Re
   });
 }
 
+/** A model call the node makes on its own (the compaction narrator): granted with a way to give back its cost. */
+export type CallReservation = { ok: true; settle(cost: number): Promise<void> } | { ok: false; reason: string };
+
+/**
+ * One reservation from the run's budget for a call outside pi's turns (pi's turn_start does not see it): without
+ * FACTORY_BUDGET_URL there is no gate and the call is free to go. `what` names the call in the cockpit's log only.
+ */
+export async function reserveCall(env: NodeJS.ProcessEnv, what: string): Promise<CallReservation> {
+  const url = env[BUDGET_URL_ENV];
+  if (!url) return { ok: true, settle: async () => {} };
+  const key = env.FACTORY_PHASE ?? 'node';
+  const answer = await askGate(url, 'reserve', { key, what });
+  if (!answer.ok) return answer;
+  let settled = false;
+  return {
+    ok: true,
+    settle: async (cost) => {
+      if (settled) return;
+      settled = true;
+      await askGate(url, 'settle', { key, id: answer.id, cost, what });
+    },
+  };
+}
+
 interface GateApi {
   on(event: 'session_start', handler: () => void): void;
   on(event: 'turn_start', handler: (event: unknown, ctx: { abort(): void }) => Promise<void>): void;

@@ -1,4 +1,9 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startBudgetServer } from '../../src/bon/budgetServer.js';
+import { SpendWatch } from '../../src/bon/spend.js';
+import { readStream } from '../../src/pi/stream.js';
 import { call, contentText, say } from '../../src/scripted/tape.js';
 import { runPiJson, startRig, type Rig } from '../../test/helpers/rig.js';
 import {
@@ -17,7 +22,7 @@ import {
   type Carried,
   type LooseMessage,
 } from '../lib/checkpoint.js';
-import { narratorAsk, tallyNote } from '../extensions/factory-compact.js';
+import { NARRATOR_ROLE, narratorAsk, tallyNote } from '../extensions/factory-compact.js';
 import { makeNodeProject, nodeEnv, runNode, type NodeProject } from './helpers/node-rig.js';
 import { sessionLines } from './helpers/session-file.js';
 
@@ -145,8 +150,9 @@ describe('factory-compact in the real pi', () => {
     const work = (command: string) => call('bash', { command }, { text: TO_SUMMARIZER });
     rig = await startRig({
       tapes: {
-        compact: [work('echo small'), work(BIG_OUTPUT), work('echo small again'), work(BIG_OUTPUT), say('done')],
-        summarizer: Array.from({ length: 6 }, (_, i) => say(`## Progress\n- narrative ${i + 1}`)),
+        // One tape per run (a tape's cursor goes on across runs): the mission names its own.
+        ...Object.fromEntries(['compact', 'compact-gate', 'compact-refused'].map((name) => [name, [work('echo small'), work(BIG_OUTPUT), work('echo small again'), work(BIG_OUTPUT), say('done')]])),
+        summarizer: Array.from({ length: 12 }, (_, i) => say(`## Progress\n- narrative ${i + 1}`)),
         after: [say('ok')],
       },
       // A tiny window forces compaction (threshold = window − reserve).
@@ -184,5 +190,67 @@ describe('factory-compact in the real pi', () => {
     const request = rig.model.requestsFor('after')[0]!;
     const userTexts = (request.body.messages ?? []).filter((m) => m.role === 'user').map((m) => contentText(m.content));
     expect(userTexts.some((t) => t.includes(slot('mission', mission)))).toBe(true);
+  });
+
+  it('in a best-of-N node the narrator\'s call takes a reservation from the run\'s budget and gives its cost back; the stream counts it, so the figures add up', async () => {
+    const watch = new SpendWatch({ maxCost: 100 }, { stopBatch: () => {}, note: () => {} });
+    const gate = await startBudgetServer(watch);
+    try {
+      const summarized = rig.model.requestsFor('summarizer').length;
+      const run = await runNode(rig, project, `${MISSION}\n[tape:compact-gate]`, nodeEnv(project, { FACTORY_BUDGET_URL: gate.url }));
+      expect(run.exitCode).toBe(0);
+      const narrated = rig.model.requestsFor('summarizer').length - summarized;
+      expect(narrated).toBeGreaterThanOrEqual(1);
+      const own = run.events.filter((e) => e.type === 'entry_appended' && (e.entry as { customType?: string }).customType === 'factory-usage');
+      expect(own).toHaveLength(narrated);
+      const stream = readStream(run.events.map((e) => JSON.stringify(e)));
+      const turns = run.events
+        .filter((e) => e.type === 'message_end' && (e.message as { role?: string }).role === 'assistant')
+        .reduce((sum, e) => sum + ((e.message as { usage?: { cost?: { total?: number } } }).usage?.cost?.total ?? 0), 0);
+      // The stream's cost is the turns' and the narrator's; what the gate was given back is the same figure.
+      expect(stream.cost).toBeGreaterThan(turns);
+      expect(watch.total()).toBeCloseTo(stream.cost, 9);
+    } finally {
+      watch.dispose();
+      await gate.close();
+    }
+  });
+
+  it('a narrator call the run\'s budget refuses is never made: the checkpoint keeps the mission with a tally', async () => {
+    // The cockpit's side of the gate, answering as the spend watch does once the batch stopped — for the narrator
+    // only, so that the turns go on and a compaction comes.
+    const asked: { op: string; what?: string }[] = [];
+    const server = http.createServer((request, response) => {
+      let text = '';
+      request.on('data', (c: Buffer) => (text += c.toString()));
+      request.on('end', () => {
+        const op = (request.url ?? '').split('/').at(-1)!;
+        const body = JSON.parse(text || '{}') as { what?: string };
+        asked.push({ op, what: body.what });
+        const refused = op === 'reserve' && body.what === 'compaction';
+        response.end(JSON.stringify(refused ? { ok: false, reason: 'budget: the run spent $0.2042, its cap is $0.2 (--max-cost)' } : { ok: true, id: `r${asked.length}` }));
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/token`;
+      const seen = rig.model.requests.length;
+      const mission = `${MISSION}\n[tape:compact-refused]`;
+      const run = await runNode(rig, project, mission, nodeEnv(project, { FACTORY_BUDGET_URL: url }));
+      expect(run.exitCode).toBe(0);
+      // No request of this run was the narrator's (the tape a request lands on is no proof: the tally quotes the
+      // assistant's words, routing directive included).
+      expect(rig.model.requests.slice(seen).filter((r) => JSON.stringify(r.body).includes(NARRATOR_ROLE))).toHaveLength(0);
+      const compactions = sessionLines(rig.sessionDir, run.sessionId).filter((l) => l.type === 'compaction');
+      expect(compactions.length).toBeGreaterThanOrEqual(1);
+      expect(asked.filter((a) => a.op === 'reserve' && a.what === 'compaction')).toHaveLength(compactions.length);
+      for (const compaction of compactions) {
+        expect(compaction.details).toMatchObject({ narrative: 'tally' });
+        expect(readCheckpoint(String(compaction.summary)).carried.mission).toEqual(whole(mission));
+        expect(String(compaction.summary)).toContain('budget: the run spent');
+      }
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
   });
 });

@@ -6,6 +6,7 @@ import { clip, LINE_BREAK } from '../errors.js';
 import type { Activity } from '../events.js';
 import { REPORT_TOOL } from '../gate.js';
 import { addCosts, addCounts } from '../numbers.js';
+import { USAGE_ENTRY } from '../../.pi/lib/usage-entry.js';
 
 /** One parsed event of the stream; only `type` is trusted, every other field is read defensively. */
 export type PiEvent = { type: string } & Record<string, unknown>;
@@ -194,10 +195,24 @@ export class StreamReader {
       case 'entry_appended':
         this.inventory = inventoryOf(event) ?? this.inventory;
         this.guardTrip = guardTripOf(event) ?? this.guardTrip;
+        this.ownCall(event);
         break;
       case 'auto_retry_start':
         this.retries++;
         break;
+    }
+  }
+
+  /** A model call a factory extension made itself (the compaction narrator): counted like a turn's. */
+  private ownCall(event: Obj): void {
+    const entry = isObj(event.entry) ? event.entry : undefined;
+    if (!entry || entry.customType !== USAGE_ENTRY || !isObj(entry.data)) return;
+    const data = entry.data;
+    if (addCounts(0, data.tokens) === 0 && addCosts(0, data.cost) === 0) return; // nothing readable: no call
+    this.tokens = addCounts(this.tokens, data.tokens);
+    this.cost = addCosts(this.cost, data.cost);
+    if (this.calls.length < MAX_CALLS) {
+      this.calls.push({ input: addCounts(0, data.input), output: addCounts(0, data.output), cacheRead: addCounts(0, data.cacheRead), cacheWrite: addCounts(0, data.cacheWrite), cost: addCosts(0, data.cost) });
     }
   }
 
@@ -336,7 +351,8 @@ export class TurnObserver {
       this.answered = true;
       this.sinks.onAnswer?.();
     }
-    if (event.type === 'message_end') {
+    // Usage moves at an assistant's message_end, and at the entry of a call an extension made itself.
+    if (event.type === 'message_end' || event.type === 'entry_appended') {
       const { tokens, cost } = this.reader.summary;
       if (tokens !== this.lastTokens) {
         this.lastTokens = tokens;

@@ -209,6 +209,21 @@ describe('StreamReader', () => {
     expect(readStream([asMessage]).inventory).toEqual({ pi_version: '0.85.0', present: ['a'], missing: [] });
   });
 
+  it('a model call an extension made itself (the compaction narrator) counts like a turn\'s, and is reported as usage', () => {
+    const usage: { tokens: number; cost: number }[] = [];
+    const observer = new TurnObserver({ onUsage: (f) => usage.push(f) });
+    const narrator = (data: Record<string, unknown>) => line({ type: 'entry_appended', entry: { type: 'custom', customType: 'factory-usage', data } });
+    observer.take(assistantEnd({ usage: { totalTokens: 100, input: 90, output: 10, cost: { total: 0.01 } } }));
+    observer.take(narrator({ what: 'compaction', tokens: 40, cost: 0.004, input: 35, output: 5, cacheRead: 0, cacheWrite: 0 }));
+    // Bad figures are no call; another extension's entry is no usage.
+    observer.take(narrator({ what: 'compaction', tokens: -5, cost: 'x' }));
+    observer.take(line({ type: 'entry_appended', entry: { type: 'custom', customType: 'factory-obs', data: { tokens: 999, cost: 9 } } }));
+    const s = observer.reader.summary;
+    expect([s.tokens, s.cost]).toEqual([140, 0.014]);
+    expect(s.calls.map((c) => c.cost)).toEqual([0.01, 0.004]);
+    expect(usage).toEqual([{ tokens: 100, cost: 0.01 }, { tokens: 140, cost: 0.014 }]);
+  });
+
   it('the summary is a snapshot: later events do not change one already taken', () => {
     const reader = new StreamReader();
     reader.feed(assistantEnd({ usage: { totalTokens: 5 } }));
