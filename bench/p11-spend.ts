@@ -77,6 +77,8 @@ interface ForecastSample {
   /** predicted / spent: the goal is 0.85–1.15. */
   ratio: number;
   error: number;
+  /** Each arm's forecast middle and what it spent, for the line of a miss. */
+  arms: string;
 }
 
 function forecastOf(name: string) {
@@ -87,7 +89,8 @@ function forecastOf(name: string) {
     const f = forecast.forecast;
     const predicted = f.total.mid - f.primer;
     const spent = harvest.ranking.reduce((sum, r) => sum + r.cost, 0);
-    return { name, history: run > 0, predicted, low: f.total.low - f.primer, high: f.total.high - f.primer, spent, ratio: predicted / spent, error: Math.abs(predicted - spent) / spent };
+    const arms = f.perArm.map((a) => `arm ${a.arm} $${a.mid.toFixed(4)}/$${(harvest.ranking.find((r) => r.arm === a.arm)?.cost ?? 0).toFixed(4)}`).join(', ');
+    return { name, history: run > 0, predicted, low: f.total.low - f.primer, high: f.total.high - f.primer, spent, ratio: predicted / spent, error: Math.abs(predicted - spent) / spent, arms };
   };
 }
 
@@ -183,7 +186,7 @@ export async function benchP11(): Promise<P11Result> {
   for (const f of forecasts) {
     console.log(
       `P11 forecast (${f.name}, ${f.history ? 'past run in factory.db' : 'first run'}): arms predicted $${f.predicted.toFixed(4)} ($${f.low.toFixed(4)}–$${f.high.toFixed(4)}), spent $${f.spent.toFixed(4)}: ratio ${f.ratio.toFixed(2)} ` +
-        `(goal ${f.history ? `0.85–1.15` : 'spend within the range'}) ${hit(f) ? 'ok' : 'MISSED'}`,
+        `(goal ${f.history ? `0.85–1.15` : 'spend within the range'}) ${hit(f) ? 'ok' : `MISSED (predicted/spent: ${f.arms})`}`,
     );
   }
   console.log(`P11 hard cap ($${CAP} per arm): model calls billed after the one that crossed it, per arm: ${overshoots.join(', ')} (goal ≤ 1 each) — ${verdictLine(ok)}`);

@@ -5,9 +5,9 @@
 // Each later call resends the previous prompt (cached) plus what is new since (the last answer and tool results).
 // What an arm then does is read, strongest sign first, from the arms of this repo's past runs (factory.db): each past
 // arm's calls are replayed on today's context (its growth and answers, today's prices): the middle is their median,
-// the range their spread. With no past arm, an arm is reckoned to make as many calls as the primer made, one of them
-// a run of the payload's tests (their output, as the baseline saw it, grows the later prompts); the range is half as
-// many calls to twice as many.
+// the range their spread. With no past arm, an arm is reckoned to make as many calls as the primer made and to run
+// the payload's tests twice, before and after its change (their output, as the baseline saw it, grows every later
+// prompt); the range is half as many calls and no test run, to twice as many calls and four test runs.
 import type { SpendForecast } from '../events.js';
 import type { ModelPrices } from '../harness/types.js';
 import type { CallUsage } from '../pi/stream.js';
@@ -72,15 +72,27 @@ export function replayCost(past: readonly CallUsage[], context: number, prices: 
   return usd;
 }
 
-/** The cost in dollars of an arm making `n` calls of this shape at these prices; `warm`: its first prompt is cached. */
-export function armCost(shape: ReturnType<typeof armShape>, prices: ModelPrices, n: number, askTokens: number, warm: boolean, testOutput = 0, head = 0): number {
+/** The calls (1-based from the arm's second) whose prompt brings a test run's output, `runs` of them spread evenly, the last before the report. */
+export function testCalls(n: number, runs: number): Set<number> {
+  const at = new Set<number>();
+  if (n < 2) return at;
+  for (let i = 0; i < runs; i += 1) at.add(Math.max(1, Math.round(((i + 1) * (n - 1)) / runs)));
+  return at;
+}
+
+/**
+ * The cost in dollars of an arm making `n` calls of this shape at these prices; `warm`: its first prompt is cached.
+ * `testRuns` runs of the tests spread over its calls: each one's output is fresh in the next prompt, then resent
+ * (cached) in every later one — a suite that prints a lot weighs on every call after it.
+ */
+export function armCost(shape: ReturnType<typeof armShape>, prices: ModelPrices, n: number, askTokens: number, warm: boolean, testOutput = 0, head = 0, testRuns = 1): number {
   let usd = 0;
   let prompt = shape.context + askTokens;
-  // The tests run once, before the arm's last call (its report): their output is fresh in that call's prompt.
-  const testAt = testOutput > 0 ? Math.max(1, n - 1) : -1;
+  const tests = testOutput > 0 ? testCalls(n, testRuns) : new Set<number>();
   for (let k = 0; k < n; k += 1) {
-    const fresh = k === 0 ? (warm ? askTokens : Math.max(0, prompt - head)) : shape.growth + (k === testAt ? testOutput : 0);
-    if (k === testAt) prompt += testOutput;
+    const testAt = tests.has(k);
+    const fresh = k === 0 ? (warm ? askTokens : Math.max(0, prompt - head)) : shape.growth + (testAt ? testOutput : 0);
+    if (testAt) prompt += testOutput;
     const cached = prompt - fresh;
     usd += (cached * prices.cacheRead + fresh * prices.input + shape.output * prices.output) / 1e6;
     prompt += shape.growth;
@@ -121,9 +133,10 @@ export function forecastFanOut(input: ForecastInput): SpendForecast {
       const high = Math.max(replayed.high, ...past.map((calls) => replayCost(calls, shape.context, prices, input.askTokens, false)));
       return { arm, ...(model ? { model } : {}), low: round(low), mid: round(replayed.mid), high: round(high) };
     }
-    const at = (n: number, testOutput: number) => round(armCost(shape, prices, n, input.askTokens, warm, testOutput, head));
-    // Low: half the primer's calls and no test run; high: twice as many calls as the middle, the tests run in one.
-    return { arm, ...(model ? { model } : {}), low: at(Math.max(1, Math.ceil(shape.calls / 2)), 0), mid: at(calls, tests), high: at(calls * 2, tests) };
+    const at = (n: number, runs: number) => round(armCost(shape, prices, n, input.askTokens, warm, tests, head, runs));
+    // An arm runs the tests before and after its change (two runs); low: half the primer's calls and no test run;
+    // high: twice as many calls, the tests run four times (a fix that takes a few tries).
+    return { arm, ...(model ? { model } : {}), low: at(Math.max(1, Math.ceil(shape.calls / 2)), 0), mid: at(calls, 2), high: at(calls * 2, 4) };
   });
   const sum = (key: 'low' | 'mid' | 'high') => round(input.primerCost + perArm.reduce((s, a) => s + a[key], 0));
   return {
@@ -135,7 +148,7 @@ export function forecastFanOut(input: ForecastInput): SpendForecast {
     basis:
       history.length > 0
         ? `each arm resends the primer's ${Math.round(shape.context)}-token context (cached on a model that has it) and does what ${history.length} past arm(s) of this repo did (${callRange(history)} calls): their median, their range`
-        : `each arm resends the primer's ${Math.round(shape.context)}-token context (cached on a model that has it) over ~${calls} call(s)${tests > 0 ? ` (one runs the tests: ~${Math.round(tests)} tokens of output)` : ''}, ${Math.max(1, Math.ceil(shape.calls / 2))}–${calls * 2} for the range; no past arm of this repo to go by`,
+        : `each arm resends the primer's ${Math.round(shape.context)}-token context (cached on a model that has it) over ~${calls} call(s)${tests > 0 ? ` (the tests run twice: ~${Math.round(tests)} tokens of output each)` : ''}, ${Math.max(1, Math.ceil(shape.calls / 2))}–${calls * 2} for the range; no past arm of this repo to go by`,
   };
 }
 

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { forecastFanOut } from '../../src/bon/forecast.js';
+import { armCost, armShape, forecastFanOut, testCalls } from '../../src/bon/forecast.js';
 import { workspacePaths } from '../../src/paths.js';
 import { forecastLine } from '../../src/spendLines.js';
 import type { CallUsage } from '../../src/pi/stream.js';
@@ -100,14 +100,21 @@ describe('the forecast of a fan-out', () => {
     expect(f.perArm[2]!.low).toBeLessThan(f.perArm[2]!.high);
   });
 
-  it("with no past arm, the tests' output on HEAD grows the forecast: an arm runs them before it reports", () => {
+  it("with no past arm, the tests' output on HEAD grows the forecast: an arm runs them before and after its change, more often at the high end", () => {
     const base = { calls: primer, primerCost: 0, primerModel: 'p/m', arms: [{ arm: 1, model: 'p/m' }], prices, askTokens: ASK };
     const silent = forecastFanOut(base);
     const loud = forecastFanOut({ ...base, testOutputTokens: 4000 });
     expect(loud.perArm[0]!.mid).toBeGreaterThan(silent.perArm[0]!.mid);
     expect(forecastLine({ type: 'forecast', adwId: 'x', ts: 0, forecast: loud })).toMatch(/ · no past run: by the primer$/);
-    expect(loud.basis).toMatch(/5 call\(s\) \(one runs the tests: ~4000 tokens of output\).*no past arm/);
+    expect(loud.basis).toMatch(/5 call\(s\) \(the tests run twice: ~4000 tokens of output each\).*no past arm/);
     for (const a of loud.perArm) expect(a.low < a.mid && a.mid < a.high).toBe(true);
+    // Each run's output is fresh once, then resent in every later call: two runs weigh more than one, earlier more.
+    const shape = armShape(primer, ASK);
+    const p = prices.get('p/m')!;
+    expect(armCost(shape, p, 5, ASK, true, 4000, 0, 2)).toBeGreaterThan(armCost(shape, p, 5, ASK, true, 4000, 0, 1));
+    expect([...testCalls(5, 1)]).toEqual([4]);
+    expect([...testCalls(5, 2)]).toEqual([2, 4]);
+    expect([...testCalls(1, 2)]).toEqual([]);
   });
 });
 
