@@ -246,7 +246,7 @@ describe('factory-compact in the real pi', () => {
       expect(asked.filter((a) => a.op === 'reserve' && a.what === 'compaction')).toHaveLength(compactions.length);
       for (const compaction of compactions) {
         expect(compaction.details).toMatchObject({ narrative: 'tally' });
-        expect(readCheckpoint(String(compaction.summary)).carried.mission).toEqual(whole(mission));
+        expect(readCheckpoint(String(compaction.summary)).carried?.mission).toEqual(whole(mission));
         expect(String(compaction.summary)).toContain('budget: the run spent');
       }
     } finally {
