@@ -44,6 +44,12 @@ export interface HarvestOptions {
   git?: GitOptions;
   /** Tracked paths the factory itself changed in this tree (an arm worktree's node settings): never in the patch. */
   exclude?: readonly string[];
+  /**
+   * The repository `cwd` is a worktree of (an arm's tree): the tree is then read through a git dir of the factory's
+   * own (./privateGit.ts), which reads no config, hook or attribute driver the arm could have planted, and `base` is
+   * required.
+   */
+  privateFrom?: string;
 }
 
 export interface Harvest {
@@ -97,20 +103,30 @@ async function excludes(root: string, opts?: GitOptions): Promise<string[]> {
  * HEAD (or `base`) to `patchFile`, then unstages. The index is unstaged even when the diff fails.
  */
 export async function harvestPatch(cwd: string, patchFile: string, opts: HarvestOptions = {}): Promise<Harvest> {
-  const root = await topLevel(cwd, opts.git);
   const base = opts.base ?? 'HEAD';
+  if (opts.privateFrom !== undefined) {
+    const tree = path.resolve(cwd);
+    const { withPrivateGit } = await import('./privateGit.js');
+    // The private index is thrown away with its git dir: nothing to unstage in the arm's own.
+    return withPrivateGit(opts.privateFrom, tree, base, opts.git, (git) => stageAndDiff(tree, patchFile, base, opts.exclude, git));
+  }
+  const root = await topLevel(cwd, opts.git);
   try {
-    const own = (opts.exclude ?? []).map((p) => `:(exclude,top)${p}`);
-    await gitxOk(root, ['add', '-A', '--', '.', ...(await excludes(root, opts.git)), ...own], opts.git);
-    const patch = await gitxOk(root, ['diff', '--cached', ...PATCH_FLAGS, base, '--'], opts.git);
-    const names = await gitxOk(root, ['diff', '--cached', '--name-only', '--no-renames', '-z', '--no-relative', base, '--'], opts.git);
-    fs.mkdirSync(path.dirname(patchFile), { recursive: true });
-    fs.writeFileSync(patchFile, patch);
-    const files = names.toString('utf8').split('\0').filter((f) => f !== '');
-    return { patchFile, bytes: patch.length, sha256: patchDigest(patch), files, ...lineCounts(patch.toString('utf8')) };
+    return await stageAndDiff(root, patchFile, base, opts.exclude, opts.git);
   } finally {
     await gitxOk(root, ['reset', '-q'], opts.git);
   }
+}
+
+async function stageAndDiff(root: string, patchFile: string, base: string, exclude: readonly string[] | undefined, git: GitOptions | undefined): Promise<Harvest> {
+  const own = (exclude ?? []).map((p) => `:(exclude,top)${p}`);
+  await gitxOk(root, ['add', '-A', '--', '.', ...(await excludes(root, git)), ...own], git);
+  const patch = await gitxOk(root, ['diff', '--cached', ...PATCH_FLAGS, base, '--'], git);
+  const names = await gitxOk(root, ['diff', '--cached', '--name-only', '--no-renames', '-z', '--no-relative', base, '--'], git);
+  fs.mkdirSync(path.dirname(patchFile), { recursive: true });
+  fs.writeFileSync(patchFile, patch);
+  const files = names.toString('utf8').split('\0').filter((f) => f !== '');
+  return { patchFile, bytes: patch.length, sha256: patchDigest(patch), files, ...lineCounts(patch.toString('utf8')) };
 }
 
 export interface ResetOptions {

@@ -8,7 +8,8 @@ import { envelopeCard, loadEnvelopes } from '../envelopeCatalog.js';
 import { errorMessage, HarnessError, InfrastructureError, type FailureKind } from '../errors.js';
 import type { ArmRank, RunEvent } from '../events.js';
 import type { GateCommand } from '../gates.js';
-import { treeState } from '../git.js';
+import { treeState, type TreeState } from '../git.js';
+import { withPrivateGit } from './privateGit.js';
 import { PhaseFailure, type Phase, type Run } from '../runner.js';
 import { prepareArmTree, type ArmTree } from './armTree.js';
 import { FENCE_ENV } from '../../.pi/lib/fence.js';
@@ -28,6 +29,12 @@ export const ARM_PORT_BASE = 41_000;
 
 function gitOf(session: BonSession, run: Run) {
   return { env: session.opts.gateEnv, runTag: run.adwId };
+}
+
+/** What changed in an arm's (or the primer's) tree since the base, read through the factory's private git. */
+async function treeOf(session: BonSession, run: Run, tree: string, own: readonly string[]): Promise<TreeState> {
+  const check = session.check!;
+  return withPrivateGit(check.root, tree, check.head, gitOf(session, run), (git) => treeState(tree, git), own);
 }
 
 /** A gate's folder inside the arm's tree, or undefined when it lies outside the user's work tree. */
@@ -92,7 +99,7 @@ function prefixGate(session: BonSession): PrefixGate {
  * `payload.setup` in the arm's tree before the arm starts (an install), with the gates' environment: red, it makes
  * the arm red in one line at zero tokens, and the other arms go on.
  */
-async function runSetup(session: BonSession, run: Run, name: string, tree: string, env: NodeJS.ProcessEnv, signal: AbortSignal): Promise<string[]> {
+async function runSetup(session: BonSession, run: Run, name: string, tree: string, own: readonly string[], env: NodeJS.ProcessEnv, signal: AbortSignal): Promise<string[]> {
   const setup = session.opts.setup;
   if (!setup) return [];
   const cwd = intoTree(session.check!.root, tree, setup.cwd) ?? tree;
@@ -101,7 +108,7 @@ async function runSetup(session: BonSession, run: Run, name: string, tree: strin
   const report = await commandGate({ ...setup, cwd }, { signal, env, runTag: run.adwId })();
   if (!report.ok) throw new PhaseFailure(`setup ${report.motif ?? `\`${setup.run}\` failed`}`, report.outputTail, 'gate');
   // What the setup wrote (not ignored) is the tree's, not the arm's work: it stays out of the arm's patch.
-  const after = await treeState(tree, gitOf(session, run));
+  const after = await treeOf(session, run, tree, own);
   return [...after.dirty, ...after.untracked];
 }
 
@@ -125,7 +132,7 @@ export async function runBaseline(session: BonSession, run: Run): Promise<string
     tree = await makeTree(session, run, 'baseline');
     const signal = session.primerSignal();
     const env = armEnv(session.opts.gateEnv, 0);
-    await runSetup(session, run, 'prime', tree.dir, env, signal);
+    await runSetup(session, run, 'prime', tree.dir, tree.own, env, signal);
     const { commandGate } = await import('../gates.js');
     const gates: Extract<RunEvent, { type: 'baseline' }>['gates'] = [];
     for (const cmd of treeCommands(session, tree.dir)) {
@@ -207,7 +214,7 @@ export function treePrimePhase(session: BonSession): Phase {
       const trespassed = trespass(await endTurn(session, run, agent));
       if (trespassed) throw new InfrastructureError(`the primer ${trespassed}`);
       // The primer reads only; what it wrote in its own tree would mislead every arm forked from it.
-      const after = await treeState(tree.dir, gitOf(session, run));
+      const after = await treeOf(session, run, tree.dir, tree.own);
       const touched = [...after.dirty, ...after.untracked.filter((p) => !p.startsWith('specs/') && !p.startsWith('adws/adw_data/'))];
       if (touched.length > 0) throw new InfrastructureError(`the primer changed its tree (${touched.slice(0, 3).join(', ')}${touched.length > 3 ? ', …' : ''}): it must only read`);
       session.primerFile = await agent.sessionFile();
@@ -257,7 +264,7 @@ export function treeArmPhase(session: BonSession, arm: number): Phase {
           const motif = errorMessage(error);
           throw new PhaseFailure(motif.startsWith(`no worktree for ${name}:`) ? motif : `no worktree for ${name}: ${motif}`, undefined, 'crashed');
         }
-        setupOwn = await runSetup(session, run, name, tree.dir, armEnv(session.opts.gateEnv, arm), signal);
+        setupOwn = await runSetup(session, run, name, tree.dir, tree.own, armEnv(session.opts.gateEnv, arm), signal);
         const sessionId = randomUUID();
         run.sessions[name] = sessionId;
         run.attemptStarted(name, 1, 1, { sessionId, model });
@@ -304,7 +311,7 @@ export function treeArmPhase(session: BonSession, arm: number): Phase {
         await agent?.close().catch(() => undefined);
         if (tree) {
           try {
-            const harvest = await harvestPatch(tree.dir, armPatchFile(check.bonDir, arm), { base: check.head, git: gitOf(session, run), exclude: [...tree.own, ...setupOwn] });
+            const harvest = await harvestPatch(tree.dir, armPatchFile(check.bonDir, arm), { base: check.head, git: gitOf(session, run), exclude: [...tree.own, ...setupOwn], privateFrom: check.root });
             rank.patchFile = harvest.patchFile;
             rank.patchBytes = harvest.bytes;
             rank.patchSha256 = harvest.sha256;
