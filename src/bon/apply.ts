@@ -73,7 +73,8 @@ async function specialOnTheWayIn(root: string, base: string, rel: string, git?: 
   const parts = rel.split('/').filter((c) => c !== '' && c !== '.');
   const prefixes = parts.map((_, i) => parts.slice(0, i + 1).join('/'));
   if (prefixes.length === 0) return undefined;
-  const listed = await gitxOk(root, ['ls-tree', '-z', base, '--', ...prefixes], git);
+  // Literal pathspecs: a patch path holding `*` or `:(` is a name, never a pattern.
+  const listed = await gitxOk(root, ['ls-tree', '-z', base, '--', ...prefixes], { ...git, extraEnv: { GIT_LITERAL_PATHSPECS: '1' } });
   const special = new Set<string>();
   for (const entry of listed.toString('utf8').split('\0')) {
     const tab = entry.indexOf('\t');

@@ -65,6 +65,28 @@ describe('an arm judged against the run base, the user at work in the tree', () 
   });
 });
 
+describe('the walls on the run base', () => {
+  it('refuses a path through a symlink the base commit records, and not for one the user made in their tree since', async () => {
+    const dir = repo();
+    const outside = makeTempDir('factory-outside-', cleanups);
+    fs.symlinkSync(outside, path.join(dir, 'linkdir'));
+    git(dir, 'add', 'linkdir');
+    git(dir, 'commit', '-q', '-m', 'a link');
+    const head = git(dir, 'rev-parse', 'HEAD').trim();
+    const through = path.join(makeTempDir('factory-patch-', cleanups), 'arm.patch');
+    fs.writeFileSync(through, 'diff --git a/linkdir/evil.txt b/linkdir/evil.txt\nnew file mode 100644\n--- /dev/null\n+++ b/linkdir/evil.txt\n@@ -0,0 +1 @@\n+pwned\n');
+    const refused = await verifyPatch(dir, through, { base: head });
+    expect(refused).toEqual({ ok: false, motif: 'patch refused: "linkdir/evil.txt" goes through the symlink linkdir' });
+    // The user's own symlink, made while the arms ran, is met at apply time only.
+    const file = await armPatch(dir);
+    fs.rmSync(path.join(dir, 'src/long.txt'));
+    fs.symlinkSync(path.join(outside, 'x'), path.join(dir, 'src/long.txt'));
+    expect((await verifyPatch(dir, file, { base: head })).ok).toBe(true);
+    expect(await verifyPatch(dir, file)).toEqual({ ok: false, motif: 'patch refused: "src/long.txt" is a symlink in the tree' });
+    expect(fs.readdirSync(outside)).toEqual([]);
+  });
+});
+
 describe('applying around the user\'s edit', () => {
   it('keeps an unstaged edit of the user\'s unstaged, the patch staged', async () => {
     const dir = repo();
