@@ -5,7 +5,11 @@
 // submodule in any mode spelling), `git apply --check` must accept it, and the gates must be green on the
 // current HEAD with the patch applied in a scratch worktree (which shares the user's installed packages but
 // writes nothing into the user's tree: ./scratchDependencies.ts), where git's own index says what it did.
-// Only then `git apply --index` in the tree.
+// Only then is it applied in the user's tree, around the user's own changes (see placeInTree).
+//
+// Two places a patch is checked against. At an arm's end (`base`), the run's base commit, in a temporary index:
+// the user goes on working in the tree while arms run, and an edit of theirs says nothing of the arm's work. At
+// apply time, the user's tree as it is now: that is where the patch lands, and an edit there must survive it.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -57,13 +61,34 @@ export interface VerifyOptions {
   sha256?: string;
   /** How the patch is named in motifs (when `patchFile` is a private copy). */
   label?: string;
+  /**
+   * The commit to check the patch against (an arm's end: the run's base), in a temporary index read from it; the
+   * user's tree and index are then neither read nor written. Without it, the user's tree as it is now.
+   */
+  base?: string;
 }
 
-/** Why a path is refused in the tree at `root` (ours then the symlink check), or undefined. */
-function refusalInTree(root: string, p: PatchPath): string | undefined {
+/** The first prefix of `rel` that `base` records as a symlink or submodule (its tree, not the user's), or undefined. */
+async function specialOnTheWayIn(root: string, base: string, rel: string, git?: GitOptions): Promise<string | undefined> {
+  const parts = rel.split('/').filter((c) => c !== '' && c !== '.');
+  const prefixes = parts.map((_, i) => parts.slice(0, i + 1).join('/'));
+  if (prefixes.length === 0) return undefined;
+  // Literal pathspecs: a patch path holding `*` or `:(` is a name, never a pattern.
+  const listed = await gitxOk(root, ['ls-tree', '-z', base, '--', ...prefixes], { ...git, extraEnv: { GIT_LITERAL_PATHSPECS: '1' } });
+  const special = new Set<string>();
+  for (const entry of listed.toString('utf8').split('\0')) {
+    const tab = entry.indexOf('\t');
+    const mode = entry.slice(0, entry.indexOf(' '));
+    if (tab > 0 && (mode === '120000' || mode === '160000')) special.add(entry.slice(tab + 1));
+  }
+  return prefixes.find((p) => special.has(p));
+}
+
+/** Why a path is refused in the tree at `root`, or in the commit `base` (ours then the symlink check), or undefined. */
+async function refusalInTree(root: string, p: PatchPath, base?: string, git?: GitOptions): Promise<string | undefined> {
   const refused = pathRefusal(p);
   if (refused) return `patch refused: ${refused}`;
-  const link = symlinkOnTheWay(root, p.path);
+  const link = base === undefined ? symlinkOnTheWay(root, p.path) : await specialOnTheWayIn(root, base, p.path, git);
   if (link === undefined) return undefined;
   const how = link === p.path ? 'is a symlink in the tree' : `goes through the symlink ${link}`;
   return `patch refused: ${JSON.stringify(p.path)} ${how}`;
@@ -71,8 +96,9 @@ function refusalInTree(root: string, p: PatchPath): string | undefined {
 
 /**
  * Refuses a patch whose bytes are not the sealed ones or whose paths or modes are unsafe (one line naming the
- * first bad one, by our reading of the headers, then by git's), then asks `git apply --check --index` at the
- * work tree's root. Never changes the tree or the index.
+ * first bad one, by our reading of the headers, then by git's), then asks git whether it applies: on `base` in a
+ * temporary index (`git apply --check --cached`), else on the user's tree as it is (`git apply --check`: the
+ * index is placeInTree's business). Never changes the tree or the index.
  */
 export async function verifyPatch(cwd: string, patchFile: string, opts: VerifyOptions = {}): Promise<PatchVerdict> {
   const label = opts.label ?? patchFile;
@@ -84,20 +110,40 @@ export async function verifyPatch(cwd: string, patchFile: string, opts: VerifyOp
   if (headers.paths.length === 0) return { ok: false, motif: `patch refused: ${label} has no file header (not a patch)` };
   const root = await topLevel(cwd, opts.git);
   for (const p of headers.paths) {
-    const refused = refusalInTree(root, p);
+    const refused = await refusalInTree(root, p, opts.base, opts.git);
     if (refused) return { ok: false, motif: refused };
   }
   if (headers.symlinkCreated) return { ok: false, motif: `patch refused: it makes ${JSON.stringify(headers.symlinkCreated)} a symlink or submodule (${oneLine(headers.specialMode ?? '', 80)})` };
   const facts = await gitPatchFacts(root, path.resolve(patchFile), opts.git);
   if ('motif' in facts) return { ok: false, motif: oneLine(`patch refused: ${facts.motif}`) };
   for (const name of facts.paths) {
-    const refused = refusalInTree(root, { raw: name, path: name, source: 'git apply --numstat' });
+    const refused = await refusalInTree(root, { raw: name, path: name, source: 'git apply --numstat' }, opts.base, opts.git);
     if (refused) return { ok: false, motif: refused };
   }
   if (facts.specialMode) return { ok: false, motif: oneLine(`patch refused: git reads a symlink or submodule in it (${facts.specialMode})`) };
-  const check = await gitx(root, ['apply', '--check', '--index', '--', path.resolve(patchFile)], opts.git);
-  if (check.code !== 0) return { ok: false, motif: oneLine(`patch does not apply: ${gitMotif(check)}`) };
+  const motif = opts.base === undefined ? await checkInTree(root, path.resolve(patchFile), opts.git) : await checkOnCommit(root, opts.base, path.resolve(patchFile), opts.git);
+  if (motif) return { ok: false, motif };
   return { ok: true, paths: [...new Set(headers.paths.map((p) => p.path))] };
+}
+
+/** Why the patch does not apply to the user's tree as it is now (their own edits included), or undefined. */
+async function checkInTree(root: string, patchFile: string, git?: GitOptions): Promise<string | undefined> {
+  const check = await gitx(root, ['apply', '--check', '--', patchFile], git);
+  // git's first line names the file and the line where the patch meets the user's own change.
+  return check.code === 0 ? undefined : oneLine(`patch does not apply to your tree: ${gitMotif(check)}`);
+}
+
+/** Why the patch does not apply on `base`, asked in a temporary index read from it (no tree, no user index). */
+async function checkOnCommit(root: string, base: string, patchFile: string, git?: GitOptions): Promise<string | undefined> {
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'factory-check-'));
+  const withIndex = { ...git, extraEnv: { GIT_INDEX_FILE: path.join(scratch, 'index') } };
+  try {
+    await gitxOk(root, ['read-tree', base], withIndex);
+    const check = await gitx(root, ['apply', '--check', '--cached', '--', patchFile], withIndex);
+    return check.code === 0 ? undefined : oneLine(`patch does not apply on ${base.slice(0, 8)}: ${gitMotif(check)}`);
+  } finally {
+    fs.rmSync(scratch, { recursive: true, force: true });
+  }
 }
 
 export interface ApplyOptions {
@@ -126,6 +172,8 @@ export interface ApplyResult {
   gates: GateReport[];
   /** Gates red with the patch exactly as on the run's HEAD: not held against it, not proof of it either. */
   excused?: string[];
+  /** How it was applied, for the line the user reads (`git apply --index`, or the tree alone). */
+  how?: string;
 }
 
 /** The gate's folder inside the scratch worktree, or undefined when it lies outside the work tree. */
@@ -217,7 +265,29 @@ async function applyCopy(opts: ApplyOptions, patch: string, scratch: string): Pr
   if (red) return { applied: false, motif: oneLine(`gates red on HEAD with the patch, not applied: ${red}`), gates: reports, ...excusedNames };
   const now = await gitxText(root, ['rev-parse', '--verify', 'HEAD^{commit}'], opts.git);
   if (now !== head) return { applied: false, motif: `HEAD moved while the gates ran (${head.slice(0, 8)} → ${now.slice(0, 8)}): not applied`, gates: reports };
-  const applied = await gitx(root, ['apply', '--index', '--', patch], opts.git);
-  if (applied.code !== 0) return { applied: false, motif: oneLine(`git apply --index failed: ${gitMotif(applied)}`), gates: reports };
-  return { applied: true, gates: reports, ...excusedNames };
+  const placed = await placeInTree(root, patch, opts.git);
+  if ('motif' in placed) return { applied: false, motif: placed.motif, gates: reports };
+  return { applied: true, gates: reports, how: placed.how, ...excusedNames };
+}
+
+/**
+ * The patch into the user's tree, around their own changes: `git apply --index` when their index and tree agree
+ * on the patch's files; otherwise (an edit not staged) the tree alone, then the index alone if it takes the
+ * patch, so the user's unstaged edit stays theirs and unstaged. Each `git apply` writes all or nothing, and the
+ * tree is checked before anything is written: a patch that meets the user's edit leaves the tree as it was.
+ */
+async function placeInTree(root: string, patch: string, git?: GitOptions): Promise<{ how: string } | { motif: string }> {
+  const both = await gitx(root, ['apply', '--check', '--index', '--', patch], git);
+  if (both.code === 0) {
+    const applied = await gitx(root, ['apply', '--index', '--', patch], git);
+    return applied.code === 0 ? { how: 'git apply --index' } : { motif: oneLine(`git apply --index failed: ${gitMotif(applied)}`) };
+  }
+  const refused = await checkInTree(root, patch, git);
+  if (refused) return { motif: refused };
+  const cached = await gitx(root, ['apply', '--check', '--cached', '--', patch], git);
+  const tree = await gitx(root, ['apply', '--', patch], git);
+  if (tree.code !== 0) return { motif: oneLine(`git apply failed: ${gitMotif(tree)}`) };
+  if (cached.code !== 0) return { how: 'git apply to your tree alone (your index differs there: not staged)' };
+  const staged = await gitx(root, ['apply', '--cached', '--', patch], git);
+  return staged.code === 0 ? { how: 'git apply, staged with git apply --cached (your own unstaged changes stay unstaged)' } : { how: 'git apply to your tree alone (not staged)' };
 }

@@ -102,13 +102,16 @@ export function harnessJudgement(run: Run, rank: ArmRank, error: HarnessError): 
 
 /**
  * The arm's end: a green arm whose patch no way of applying would accept (a symlink, a path out of the tree) cannot
- * win, so it is verified against the user's repository; a red arm throws its one-line motif for the runner.
+ * win, so it is verified against the run's base commit in the user's repository; a red arm throws its one-line motif for the runner.
  */
 export async function settleArm(session: BonSession, run: Run, rank: ArmRank, judgement: ArmJudgement): Promise<ArmRank> {
   let failure = judgement.failure;
   if (!failure && rank.patchFile && rank.patchBytes > 0) {
     const { verifyPatch } = await import('./apply.js');
-    const verdict = await verifyPatch(session.opts.cwd, rank.patchFile, { sha256: rank.patchSha256, git: { env: session.opts.gateEnv, runTag: run.adwId } });
+    // Against the run's base commit, never the user's live tree: the user goes on working there while arms run,
+    // and their edits are met at apply time, where the patch lands.
+    const base = session.check?.head ?? 'HEAD';
+    const verdict = await verifyPatch(session.opts.cwd, rank.patchFile, { sha256: rank.patchSha256, git: { env: session.opts.gateEnv, runTag: run.adwId }, base });
     if (!verdict.ok) failure = `its patch could never be applied — ${verdict.motif}`;
   }
   if (failure) {

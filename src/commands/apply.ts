@@ -138,7 +138,7 @@ export async function applyOutput(ws: Workspace, args: ApplyArgs, json = false):
   const shown = path.relative(ws.invokedIn, chosen.patchFile) || chosen.patchFile;
   // A gate's motif may quote what a test printed: through the workspace's redactor like every line shown or kept.
   const line = ws.redact(
-    outcome.applied ? `applied arm ${chosen.arm} (${shown}) with git apply --index${note} — review and commit it` : `arm ${chosen.arm} not applied: ${outcome.motif ?? 'refused'}`,
+    outcome.applied ? `applied arm ${chosen.arm} (${shown}) with ${outcome.how ?? 'git apply --index'}${note} — review and commit it` : `arm ${chosen.arm} not applied: ${outcome.motif ?? 'refused'}`,
   );
   recordApply(ws, args.adwId, { type: 'apply', adwId: args.adwId, ts: Date.now(), arm: chosen.arm, applied: outcome.applied, line });
   const stdout = json ? `${JSON.stringify(redactDeep(ws.redact, { adw_id: args.adwId, arm: chosen.arm, applied: outcome.applied, line, gates: outcome.gates }))}\n` : `${line}\n`;

@@ -189,7 +189,7 @@ async function verifyAndApply(session: BonSession, ws: Workspace, arm?: number):
   const outcome = await applyVerified({ cwd: ws.root, patchFile: chosen.patchFile, sha256: chosen.patchSha256, gates: gateCommands(ws.root, ws.roster), env: gateEnv(ws), runTag: session.run.adwId, excuse: session.preexisting });
   const note = chosen.unverified ? ` — unverified: ${unverifiedReason(chosen)}` : outcome.excused ? ` (${outcome.excused.join(', ')} red as on HEAD: not held against it)` : '';
   return outcome.applied
-    ? { applied: true, arm: chosen.arm, line: `applied arm ${chosen.arm} (${chosen.patchFile}) with git apply --index${note} — review and commit it` }
+    ? { applied: true, arm: chosen.arm, line: `applied arm ${chosen.arm} (${chosen.patchFile}) with ${outcome.how ?? 'git apply --index'}${note} — review and commit it` }
     : { applied: false, arm: chosen.arm, line: `arm ${chosen.arm} not applied: ${outcome.motif ?? 'refused'}` };
 }
 

@@ -132,7 +132,7 @@ describe('verifyPatch', () => {
     git(dir, 'commit', '-q', '-am', 'moved on');
     const verdict = await verifyPatch(dir, file);
     expect(verdict).toMatchObject({ ok: false });
-    if (!verdict.ok) expect(verdict.motif).toMatch(/^patch does not apply: .*src\/sum\.js/);
+    if (!verdict.ok) expect(verdict.motif).toMatch(/^patch does not apply to your tree: .*src\/sum\.js/);
   });
 });
 
