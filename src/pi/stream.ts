@@ -347,7 +347,9 @@ export class TurnObserver {
     if (!event) return undefined;
     const activity = toActivity(event);
     if (activity) this.sinks.onActivity?.(activity);
-    if (!this.answered && event.type === 'message_update' && (event.message as { role?: unknown } | undefined)?.role === 'assistant') {
+    // pi streams an answer as message_update deltas (`assistantMessageEvent`, no message snapshot: rpc.md), so the
+    // first one is the answer's first token; a snapshot's role is read too, for a pi that sends one.
+    if (!this.answered && event.type === 'message_update' && (isObj(event.assistantMessageEvent) || (event.message as { role?: unknown } | undefined)?.role === 'assistant')) {
       this.answered = true;
       this.sinks.onAnswer?.();
     }

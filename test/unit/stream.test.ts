@@ -209,6 +209,24 @@ describe('StreamReader', () => {
     expect(readStream([asMessage]).inventory).toEqual({ pi_version: '0.85.0', present: ['a'], missing: [] });
   });
 
+  for (const dir of ['pi', 'pi-1.6'] as const) {
+    it(`onAnswer fires once, at the answer's first streamed delta, long before its end (real ${dir} stream): the fan-out's followers go then`, () => {
+      // pi's message_update carries a delta (assistantMessageEvent) and no message snapshot: a role check alone
+      // never fired, and the arms waiting on a leader went only at its turn's end.
+      const order: string[] = [];
+      const observer = new TurnObserver({ onAnswer: () => order.push('answer') });
+      for (const raw of fixture('gate', dir)) {
+        const event = observer.take(raw);
+        if (event?.type === 'message_update') order.push('update');
+        if (event?.type === 'message_end' && (event.message as { role?: string }).role === 'assistant') order.push('end');
+      }
+      expect(order.filter((o) => o === 'answer')).toHaveLength(1);
+      expect(order.indexOf('answer')).toBe(0); // before the first update is counted, so at the first token
+      expect(order.indexOf('answer')).toBeLessThan(order.indexOf('end'));
+      expect(order.filter((o) => o === 'end').length).toBeGreaterThan(1); // a turn of several calls: its end is far later
+    });
+  }
+
   it('a model call an extension made itself (the compaction narrator) counts like a turn\'s, and is reported as usage', () => {
     const usage: { tokens: number; cost: number }[] = [];
     const observer = new TurnObserver({ onUsage: (f) => usage.push(f) });
