@@ -254,6 +254,10 @@ export async function startScriptedModel(opts: ScriptedModelOptions): Promise<Sc
         if (gone) return;
         firstToken();
         if (step.text) for (const piece of splitEvery(step.text, chunkChars)) write(textDelta(piece));
+        if (step.afterFirstToken) {
+          await step.afterFirstToken;
+          if (gone) return;
+        }
         step.calls.forEach((toolCall, i) => {
           const callId = `call_${seq}_${i}`;
           const args = withShownFolder(JSON.stringify(toolCall.args), body);

@@ -9,7 +9,8 @@ export type ToolCallSpec = { name: string; args: Record<string, unknown> };
 export type Step =
   /** `thinkMs`: a pause after the stream opens, before any content (a model thinking; the demo uses it). */
   | { kind: 'text'; text: string; usage?: Usage; thinkMs?: number }
-  | { kind: 'tools'; calls: ToolCallSpec[]; text?: string; usage?: Usage; thinkMs?: number }
+  /** `afterFirstToken`: once `text` has streamed, the rest waits for it (a test holds an answer mid-stream, by an event). */
+  | { kind: 'tools'; calls: ToolCallSpec[]; text?: string; usage?: Usage; thinkMs?: number; afterFirstToken?: Promise<unknown> }
   /** Fails `times` requests (default 1; Infinity = never clears), then the tape moves on. */
   | { kind: 'error'; status: number; body?: unknown; times?: number }
   | { kind: 'slow'; text: string; chunkDelayMs: number; usage?: Usage }
@@ -30,7 +31,7 @@ export function say(text: string, usage?: Usage, opts: { thinkMs?: number } = {}
   return { kind: 'text', text, ...(usage ? { usage } : {}), ...opts };
 }
 
-export type ToolStepOptions = { text?: string; usage?: Usage; thinkMs?: number };
+export type ToolStepOptions = { text?: string; usage?: Usage; thinkMs?: number; afterFirstToken?: Promise<unknown> };
 
 export function call(name: string, args: Record<string, unknown>, opts: ToolStepOptions = {}): Step {
   return { kind: 'tools', calls: [{ name, args }], ...opts };
