@@ -29,6 +29,14 @@ function repo(): string {
   return r.dir;
 }
 
+/** A submodule at vendor/lib, committed: its git dir lives in the repository's .git/modules/. */
+function withSubmodule(dir: string): void {
+  const lib = makeTempRepo({ files: { 'lib.js': 'export const lib = 1;\n' } });
+  cleanups.push(lib.cleanup);
+  git(dir, '-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', lib.dir, 'vendor/lib');
+  git(dir, 'commit', '-qm', 'submodule');
+}
+
 /** Where a planted hook or filter would leave its mark: a path in a temp folder of the test's own, never /tmp itself. */
 function pwnedMark(): string {
   const base = fs.mkdtempSync(path.join(os.tmpdir(), 'factory-guard-mark-'));
@@ -102,10 +110,7 @@ describe('the .git guard', () => {
 
   it('in worktrees: a submodule\'s git dir (hooks, config) and the user\'s other linked worktree\'s config are guarded like the rest; its HEAD is the user\'s to move', async () => {
     const dir = repo();
-    const lib = makeTempRepo({ files: { 'lib.js': 'export const lib = 1;\n' } });
-    cleanups.push(lib.cleanup);
-    git(dir, '-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', lib.dir, 'vendor/lib');
-    git(dir, 'commit', '-qm', 'submodule');
+    withSubmodule(dir);
     // The user's own second worktree, beside the repo (not under the factory's worktree root).
     const userTree = `${dir}-hotfix`;
     git(dir, 'worktree', 'add', '-q', '-b', 'hotfix', userTree);
@@ -208,10 +213,7 @@ describe('the .git guard', () => {
 
   it('what the factory itself writes is no act: an arm\'s tree made (its submodule checked out), harvested, kept as a ref, removed', async () => {
     const dir = repo();
-    const lib = makeTempRepo({ files: { 'lib.js': 'export const lib = 1;\n' } });
-    cleanups.push(lib.cleanup);
-    git(dir, '-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', lib.dir, 'vendor/lib');
-    git(dir, 'commit', '-qm', 'submodule');
+    withSubmodule(dir);
     const base = fs.mkdtempSync(path.join(os.tmpdir(), 'factory-guard-trees-'));
     cleanups.push(() => fs.rmSync(base, { recursive: true, force: true }));
     const env = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', FACTORY_WORKTREES: base };
