@@ -17,6 +17,7 @@ export const BonArgsSchema = z.object({
   models: z.array(z.string()),
   apply: z.boolean(),
   inPlace: z.boolean().optional(),
+  unsandboxed: z.boolean().optional(),
   concurrency: z.number().int().min(1).optional(),
   maxCost: z.number().positive().optional(),
   stopAfterGreen: z.number().int().min(1).optional(),

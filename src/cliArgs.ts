@@ -20,6 +20,7 @@ const FLAG_SPECS = {
   models: { type: 'string' },
   apply: { type: 'boolean', default: false },
   'in-place': { type: 'boolean', default: false },
+  unsandboxed: { type: 'boolean', default: false },
   concurrency: { type: 'number' },
   'max-cost': { type: 'string' },
   'stop-after-green': { type: 'number' },

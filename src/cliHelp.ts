@@ -36,6 +36,8 @@ export const HELP = `
     --apply      bon: apply the verified winning patch without asking
     --concurrency  bon: arms working at once (default: all of them, at most 5)
     --in-place   bon: the arms one after another in your tree, reset after each (no worktrees)
+    --unsandboxed  bon: run the worktree arms without the OS sandbox (bubblewrap, Seatbelt) on a
+                 machine that has none: their writes are then limited by the fence alone
     --max-cost   bon: the run's cap in dollars (primer and arms): at 80 % the arms are told to wrap up,
                  at the cap they are stopped, the harvest ranks what exists and the run exits 3
     --stop-after-green  bon: stop the arms still at work once this many are green

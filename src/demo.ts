@@ -137,7 +137,11 @@ export async function prepareDemo(flags: CommandFlags, variant: 'bon' | 'prompt'
       return { ...prepared, close: async () => { await prepared.close(); await close(); } };
     }
     const { prepareBonRun } = await import('./commands/bon.js');
-    const prepared = await prepareBonRun(ws, { spec: 'specs/farewell.md', arms: 3, models: DEMO_MODELS, apply: false }, { ...demoFlags, model: undefined });
+    // The demo's repo is a temporary one of its own: on a machine with no OS sandbox its arms run without one, said once.
+    const { detectSandbox } = await import('./sandbox/detect.js');
+    const probe = await detectSandbox();
+    if (!probe.ok) process.stderr.write(`factory demo: no OS sandbox here (${probe.motif}): the demo's arms run without one, in its temporary repo; for your own repos: ${probe.fix}\n`);
+    const prepared = await prepareBonRun(ws, { spec: 'specs/farewell.md', arms: 3, models: DEMO_MODELS, apply: false, ...(probe.ok ? {} : { unsandboxed: true }) }, { ...demoFlags, model: undefined });
     // A temporary demo repo is gone when the command ends: a `git apply` proposal for it would be a dead end.
     const output = keep ? prepared.output : () => undefined;
     return { ...prepared, output, close: async () => { await prepared.close(); await close(); } };

@@ -4,6 +4,7 @@
 // gates measure motifs by display width, and string-width costs tens of milliseconds to load.
 import { changedFilesExist, commandGate, correctionDetail, motif, type GateCommand, type GateReport } from './gates.js';
 import type { Run } from './runner.js';
+import type { SandboxSpec } from './sandbox/wrap.js';
 import { gateSignature, sameFailure, type GateSignature } from './gateBaseline.js';
 
 export interface GateListOptions {
@@ -15,6 +16,8 @@ export interface GateListOptions {
   commands: readonly GateCommand[];
   signal: AbortSignal;
   env?: NodeJS.ProcessEnv;
+  /** Run each command in this OS sandbox (an arm's gates, in its tree). */
+  sandbox?: SandboxSpec;
   /**
    * Gates red on HEAD before any agent worked (best-of-N's baseline), with what they said: red again the same way
    * (../gateBaseline.ts), a gate is not held against the change; green, it is the change's credit.
@@ -52,7 +55,7 @@ export async function runGateList(opts: GateListOptions): Promise<GateListVerdic
   const reports = [record(changedFilesExist({ changed_files: opts.changedFiles }, opts.cwd))];
   for (const cmd of opts.commands) {
     if (opts.signal.aborted) break;
-    reports.push(record(await commandGate(cmd, { signal: opts.signal, runTag: run.adwId, env: opts.env })({ changed_files: opts.changedFiles })));
+    reports.push(record(await commandGate(cmd, { signal: opts.signal, runTag: run.adwId, env: opts.env, ...(opts.sandbox ? { sandbox: opts.sandbox } : {}) })({ changed_files: opts.changedFiles })));
   }
   const excused = reports.filter(excusedGate).map((r) => r.gate);
   const held = reports.filter((r) => !excusedGate(r));

@@ -2,6 +2,7 @@
 // verdict); `motif` turns the first red report into the one line that goes back to the agent as its
 // correction. Commands are run to their end by the process helper: their own process group, the run tag, the
 // kill ladder on timeout or abort, so a hung test suite never outlives its gate.
+import { wrapCommand, type SandboxSpec } from './sandbox/wrap.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
@@ -46,6 +47,8 @@ export interface CommandGateOptions {
   env?: NodeJS.ProcessEnv;
   /** Grace between SIGTERM and SIGKILL of the group. */
   killGraceMs?: number;
+  /** Run the command in this OS sandbox, in its own folder (a best-of-N arm's gates, in the arm's tree). */
+  sandbox?: SandboxSpec;
 }
 
 /** Anything with the BuildEnvelope's `changed_files` (other fields are not the gates' business). */
@@ -230,7 +233,9 @@ export function commandGate(cmd: GateCommand, opts: CommandGateOptions = {}): (e
     // --norc: node's stdio pipes are sockets, and bash sources ~/.bashrc when its stdin is a socket and SHLVL
     // is unset (the "started by rshd" rule); a gate must run the same in every environment.
     const tail = new OutputTail();
-    const out = await runToEnd('bash', ['--norc', '--noprofile', '-c', cmd.run], {
+    const bash = ['--norc', '--noprofile', '-c', cmd.run];
+    const line = opts.sandbox ? wrapCommand({ ...opts.sandbox, policy: { ...opts.sandbox.policy, cwd } }, 'bash', bash) : { command: 'bash', args: bash };
+    const out = await runToEnd(line.command, line.args, {
       cwd,
       // The user's environment as it is: a variable that quiets colour (NO_COLOR, FORCE_COLOR=0…) changes what a
       // suite that asserts colour does, not only how it prints. Colour is read out of the output afterwards (plainText).

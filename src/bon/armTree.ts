@@ -1,4 +1,4 @@
-// An arm's own tree: a detached worktree of the user's repository at the primer's commit (./worktrees.ts), made
+// An arm's own tree: a repository of its own at the primer's commit, borrowing the user's objects (./armRepo.ts), made
 // ready to work in — the user's checked-out submodules are checked out there too (./worktreeSubmodules.ts), the
 // node loads there, the ignored files `.worktreeinclude` names are copied in, and the
 // user's installed packages are reachable without their folders being the arm's to write (./scratchDependencies.ts).
@@ -10,7 +10,9 @@ import { gitx, gitMotif } from './gitx.js';
 import { dependencyFolders, provideDependencies, type ScratchDependencies } from './scratchDependencies.js';
 import { copyIncluded } from './worktreeInclude.js';
 import { checkOutSubmodules } from './worktreeSubmodules.js';
-import { addWorktree, WorktreeError, type Worktree } from './worktrees.js';
+import { addArmRepo } from './armRepo.js';
+import { ownGitActs, readOwnGit } from './ownGit.js';
+import { WorktreeError, type Worktree } from './worktrees.js';
 
 /** The node's settings, repo-relative: the factory rewrites it in an arm's tree, so it is never part of a patch. */
 export const NODE_SETTINGS = '.pi/settings.json';
@@ -62,7 +64,11 @@ export interface ArmTree {
   readonly included: readonly string[];
   /** Paths the factory changed in the tree, to leave out of the arm's patch. */
   readonly own: readonly string[];
-  /** Unlinks the shared packages, then removes the worktree; harmless twice. */
+  /** The tree's scratch folder (its programs' TMPDIR), beside it, removed with it. */
+  readonly scratch: string;
+  /** What its agent planted in the tree's own git since it was made (./ownGit.ts). */
+  ownActs(): Promise<string[]>;
+  /** Unlinks the shared packages, then removes the tree and its scratch; harmless twice. */
   release(): Promise<void>;
 }
 
@@ -78,7 +84,8 @@ export interface ArmTreeOptions {
 
 /** Makes the arm's tree; on any failure, nothing of it is left and the error says why in one line. */
 export async function prepareArmTree(root: string, opts: ArmTreeOptions): Promise<ArmTree> {
-  const tree: Worktree = await addWorktree(root, opts);
+  const tree: Worktree = await addArmRepo(root, opts);
+  const scratch = `${tree.dir}.tmp`;
   let dependencies: ScratchDependencies | undefined;
   try {
     await checkOutSubmodules(root, tree.dir, opts.git);
@@ -86,18 +93,24 @@ export async function prepareArmTree(root: string, opts: ArmTreeOptions): Promis
     const included = await copyIncluded(root, tree.dir, opts.git);
     dependencies = provideDependencies(root, tree.dir, await dependencyFolders(root, opts.gateFolders, opts.git));
     const deps = dependencies;
+    const ownGit = await readOwnGit(tree.dir, opts.git);
+    fs.mkdirSync(scratch, { recursive: true });
     return {
       dir: tree.dir,
       commit: tree.commit,
       included,
       own: aligned ? [NODE_SETTINGS] : [],
+      scratch,
+      ownActs: () => ownGitActs(tree.dir, ownGit, opts.git),
       async release() {
         deps.release();
+        fs.rmSync(scratch, { recursive: true, force: true });
         await tree.remove();
       },
     };
   } catch (error) {
     dependencies?.release();
+    fs.rmSync(scratch, { recursive: true, force: true });
     await tree.remove();
     throw error;
   }

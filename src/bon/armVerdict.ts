@@ -5,6 +5,7 @@
 import { HarnessError, oneLine, type FailureKind } from '../errors.js';
 import type { ArmRank } from '../events.js';
 import type { GateCommand } from '../gates.js';
+import type { SandboxSpec } from '../sandbox/wrap.js';
 import type { AgentAnswer } from '../harness/types.js';
 import { PhaseFailure, type Run } from '../runner.js';
 import type { BonSession } from './session.js';
@@ -40,6 +41,8 @@ export interface GatePlace {
   cwd: string;
   commands: GateCommand[];
   env?: NodeJS.ProcessEnv;
+  /** The arm's sandbox, in worktree mode on a machine that has one. */
+  sandbox?: SandboxSpec;
 }
 
 /** The arm's answer judged, its figures charged to it. The gates run only on an envelope that is green so far. */

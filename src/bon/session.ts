@@ -18,6 +18,7 @@ import type { GitDirSnapshot } from './gitGuard.js';
 import type { GitWatch } from './gitWatch.js';
 import type { PrefixGate } from './prefixGate.js';
 import type { StopOrder } from '../pi/guards.js';
+import type { Sandbox } from '../sandbox/policy.js';
 import { SpendWatch, type BonPolicy, type SpendNote } from './spend.js';
 import { forecastAbove } from '../spendLines.js';
 
@@ -48,6 +49,8 @@ export interface BonAdwOptions {
    */
   inPlace?: boolean;
   concurrency?: number;
+  /** The OS sandbox the worktree arms' pi, gates and setup run in (../sandbox/); absent: `--unsandboxed` or in place. */
+  sandbox?: Sandbox;
   /** `payload.setup`: run in each arm's worktree before the arm starts (an install); a red setup makes the arm red. */
   setup?: GateCommand;
   /** Caps and race policies (./spend.ts). */
@@ -331,7 +334,7 @@ export class BonSession {
    * Open a live session of the harness on `sessionId` (the builder's route, tools and envelope), in the user's tree
    * or, for the worktree mode, in `where.cwd` (as a fork of the primer for an arm, with the arm's model and env).
    */
-  async open(sessionId: string, phase: string, where: { cwd?: string; model?: string; env?: NodeJS.ProcessEnv; fork?: SessionRequest['fork'] } = {}): Promise<AgentSession> {
+  async open(sessionId: string, phase: string, where: { cwd?: string; model?: string; env?: NodeJS.ProcessEnv; fork?: SessionRequest['fork']; sandbox?: SessionRequest['sandbox'] } = {}): Promise<AgentSession> {
     const { opts, run } = this;
     const card = await envelopeCard('BuildEnvelope');
     this.gate ??= import('./budgetServer.js').then((m) => m.startBudgetServer(this.spend)).catch((error: unknown) => {
@@ -352,6 +355,7 @@ export class BonSession {
         envelopeSchema: { title: card.title, schema: card.schema },
         limits: opts.limits,
         ...(where.fork ? { fork: where.fork } : {}),
+        ...(where.sandbox ? { sandbox: where.sandbox } : {}),
       });
     } catch (error) {
       // A fork that is not what was asked is the arm's to report (red, zero tokens), not a batch failure.

@@ -18,6 +18,8 @@ import { sessionHeader } from '../pi/forkCheck.js';
 import { PrefixGate, waitUnlessAborted, type GateTicket } from './prefixGate.js';
 import { armPatchFile, harvestPatch } from './patch.js';
 import { runFolder } from './worktrees.js';
+import { piAgentDir, sandboxEnv } from '../sandbox/policy.js';
+import type { SandboxSpec } from '../sandbox/wrap.js';
 import { gateSignature } from '../gateBaseline.js';
 import type { BonSession } from './session.js';
 import { armAsk, endTurn, NOTHING_ENDED, primerAsk, primerEnvelope, primerTurn, trespass, turnOptions, type TurnEnd } from './turn.js';
@@ -64,6 +66,26 @@ async function makeTree(session: BonSession, run: Run, name: string): Promise<Ar
   return tree;
 }
 
+/**
+ * The OS sandbox a tree's programs run in (../sandbox/policy.ts): they write the tree, its scratch, the sessions
+ * folder (pi's session file) and the harness traces (the node's), nothing else; the ledger and the primer's session
+ * (every arm forks it) stay read-only. None when the run has no sandbox (`--unsandboxed`).
+ */
+function sandboxOf(session: BonSession, tree: ArmTree): SandboxSpec | undefined {
+  const sandbox = session.opts.sandbox;
+  if (!sandbox) return undefined;
+  const ws = session.opts.workspace;
+  for (const dir of [ws.sessionsDir, ws.harnessTracesDir]) fs.mkdirSync(dir, { recursive: true });
+  const agent = piAgentDir(session.opts.env ?? process.env);
+  const readOnly = [ws.ledgerFile, ...(session.primerFile ? [session.primerFile] : []), ...agent.readOnly];
+  return { sandbox, policy: { writable: [tree.dir, tree.scratch, ws.sessionsDir, ws.harnessTracesDir, ...agent.writable], readOnly, cwd: tree.dir } };
+}
+
+/** The environment of a tree's programs: in a sandbox, their temp folder is the tree's scratch. */
+function boxedEnv(spec: SandboxSpec | undefined, tree: ArmTree, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return spec ? sandboxEnv(env, tree.scratch) : env;
+}
+
 /** What an arm's gates get besides the run's environment: its number and a port of its own. */
 function armEnv(base: NodeJS.ProcessEnv | undefined, arm: number): NodeJS.ProcessEnv {
   return { ...(base ?? process.env), FACTORY_ARM: String(arm), FACTORY_PORT: String(ARM_PORT_BASE + arm) };
@@ -99,13 +121,15 @@ function prefixGate(session: BonSession): PrefixGate {
  * `payload.setup` in the arm's tree before the arm starts (an install), with the gates' environment: red, it makes
  * the arm red in one line at zero tokens, and the other arms go on.
  */
-async function runSetup(session: BonSession, run: Run, name: string, tree: string, own: readonly string[], env: NodeJS.ProcessEnv, signal: AbortSignal): Promise<string[]> {
+async function runSetup(session: BonSession, run: Run, name: string, armTree: ArmTree, env: NodeJS.ProcessEnv, signal: AbortSignal): Promise<string[]> {
   const setup = session.opts.setup;
   if (!setup) return [];
+  const { dir: tree, own } = armTree;
   const cwd = intoTree(session.check!.root, tree, setup.cwd) ?? tree;
   run.activity(name, { kind: 'note', text: `setup: ${setup.run}` });
   const { commandGate } = await import('../gates.js');
-  const report = await commandGate({ ...setup, cwd }, { signal, env, runTag: run.adwId })();
+  const sandbox = sandboxOf(session, armTree);
+  const report = await commandGate({ ...setup, cwd }, { signal, env: boxedEnv(sandbox, armTree, env), runTag: run.adwId, ...(sandbox ? { sandbox } : {}) })();
   if (!report.ok) throw new PhaseFailure(`setup ${report.motif ?? `\`${setup.run}\` failed`}`, report.outputTail, 'gate');
   // What the setup wrote (not ignored) is the tree's, not the arm's work: it stays out of the arm's patch.
   const after = await treeOf(session, run, tree, own);
@@ -131,13 +155,14 @@ export async function runBaseline(session: BonSession, run: Run): Promise<string
   try {
     tree = await makeTree(session, run, 'baseline');
     const signal = session.primerSignal();
-    const env = armEnv(session.opts.gateEnv, 0);
-    await runSetup(session, run, 'prime', tree.dir, tree.own, env, signal);
+    const sandbox = sandboxOf(session, tree);
+    const env = boxedEnv(sandbox, tree, armEnv(session.opts.gateEnv, 0));
+    await runSetup(session, run, 'prime', tree, armEnv(session.opts.gateEnv, 0), signal);
     const { commandGate } = await import('../gates.js');
     const gates: Extract<RunEvent, { type: 'baseline' }>['gates'] = [];
     for (const cmd of treeCommands(session, tree.dir)) {
       if (signal.aborted) return undefined;
-      const report = await commandGate(cmd, { signal, runTag: run.adwId, env })();
+      const report = await commandGate(cmd, { signal, runTag: run.adwId, env, ...(sandbox ? { sandbox } : {}) })();
       const setup = report.outcome === 'setup';
       const signature = report.ok || setup ? undefined : gateSignature(report, tree.dir);
       // What an arm running this command reads: the whole output (the kept tail is only its last 4 KB), as pi's bash
@@ -189,7 +214,8 @@ export function treePrimePhase(session: BonSession): Phase {
         const cannot = await baseline;
         if (cannot) throw new InfrastructureError(cannot);
       };
-      const agent = await session.open(sessionId, 'prime', { cwd: tree.dir, env: fencedEnv(session, run, session.opts.env) }).catch(async (error: unknown) => {
+      const sandbox = sandboxOf(session, tree);
+      const agent = await session.open(sessionId, 'prime', { cwd: tree.dir, env: boxedEnv(sandbox, tree, fencedEnv(session, run, session.opts.env)), ...(sandbox ? { sandbox } : {}) }).catch(async (error: unknown) => {
         await stopOnSetup();
         throw error;
       });
@@ -264,12 +290,13 @@ export function treeArmPhase(session: BonSession, arm: number): Phase {
           const motif = errorMessage(error);
           throw new PhaseFailure(motif.startsWith(`no worktree for ${name}:`) ? motif : `no worktree for ${name}: ${motif}`, undefined, 'crashed');
         }
-        setupOwn = await runSetup(session, run, name, tree.dir, tree.own, armEnv(session.opts.gateEnv, arm), signal);
+        setupOwn = await runSetup(session, run, name, tree, armEnv(session.opts.gateEnv, arm), signal);
+        const sandbox = sandboxOf(session, tree);
         const sessionId = randomUUID();
         run.sessions[name] = sessionId;
         run.attemptStarted(name, 1, 1, { sessionId, model });
         try {
-          agent = await session.open(sessionId, name, { cwd: tree.dir, model, env, fork: { from: session.primerFile!, messageCount: session.primerMessages } });
+          agent = await session.open(sessionId, name, { cwd: tree.dir, model, env: boxedEnv(sandbox, tree, env), fork: { from: session.primerFile!, messageCount: session.primerMessages }, ...(sandbox ? { sandbox } : {}) });
         } catch (error) {
           // Ctrl-C ends every pi of the run, the ones still starting included: that is the user's stop, not a failure.
           if (signal.aborted) throw new PhaseFailure('interrupted by the user', undefined, 'interrupted');
@@ -283,8 +310,8 @@ export function treeArmPhase(session: BonSession, arm: number): Phase {
           await waitUnlessAborted(ticket.ready, signal, () => new PhaseFailure(`aborted before its first request (it waited for arm ${ticket!.after})`, undefined, 'aborted'));
         }
         const result = await promptArm(session, run, arm, agent, `${armAsk(check.spec)}\n\n${card.contract}`, { ...turnOptions(session, name, signal, model), signal, onAnswer: ticket.open });
-        ended = await endTurn(session, run, agent);
-        const gates = { cwd: tree.dir, commands: treeCommands(session, tree.dir), env: armEnv(session.opts.gateEnv, arm) };
+        ended = { ...(await endTurn(session, run, agent)), ownGitChanges: await tree.ownActs() };
+        const gates = { cwd: tree.dir, commands: treeCommands(session, tree.dir), env: boxedEnv(sandbox, tree, armEnv(session.opts.gateEnv, arm)), ...(sandbox ? { sandbox } : {}) };
         // Its turn is over: a batch stop from now on does not cut its gates, it is judged on its work.
         ({ failure, kind: failureKind, detail } = await judgeAnswer(session, run, rank, { result, ended, signal: session.gateSignal(arm), gates }));
       } catch (error) {
@@ -305,6 +332,7 @@ export function treeArmPhase(session: BonSession, arm: number): Phase {
         // An arm that ends without a token (red, aborted) lets the arms waiting on it go all the same.
         ticket?.open();
         const late = await endTurn(session, run, agent).catch((): TurnEnd => NOTHING_ENDED);
+        if (!ended && tree) late.ownGitChanges = await tree.ownActs().catch(() => []);
         if (!ended) failure = trespass(late) ?? failure;
         const strays = [...(ended?.strays ?? []), ...late.strays];
         session.armAgents.delete(arm);

@@ -8,7 +8,9 @@ import type { GateListVerdict } from '../gateList.js';
 import type { AgentSession, TurnOptions } from '../harness/types.js';
 import { InfrastructureError } from '../errors.js';
 import type { Run } from '../runner.js';
+import type { SandboxSpec } from '../sandbox/wrap.js';
 import { gitDirMotif } from './gitGuard.js';
+import { ownGitMotif } from './ownGit.js';
 import type { BonSession } from './session.js';
 
 export function primerAsk(spec: string): string {
@@ -75,10 +77,10 @@ export async function runGates(
   phase: string,
   changed: string[],
   signal: AbortSignal,
-  where: { cwd: string; commands: GateCommand[]; env?: NodeJS.ProcessEnv } = { cwd: session.opts.cwd, commands: session.opts.payloadCommands },
+  where: { cwd: string; commands: GateCommand[]; env?: NodeJS.ProcessEnv; sandbox?: SandboxSpec } = { cwd: session.opts.cwd, commands: session.opts.payloadCommands },
 ): Promise<GateListVerdict> {
   const { runGateList } = await import('../gateList.js');
-  return runGateList({ run, phase, cwd: where.cwd, changedFiles: changed, commands: where.commands, signal, env: where.env ?? session.opts.gateEnv, preexisting: session.preexisting });
+  return runGateList({ run, phase, cwd: where.cwd, changedFiles: changed, commands: where.commands, signal, env: where.env ?? session.opts.gateEnv, preexisting: session.preexisting, ...(where.sandbox ? { sandbox: where.sandbox } : {}) });
 }
 
 /**
@@ -91,6 +93,8 @@ export interface TurnEnd {
   gitChanges: string[];
   /** Earlier arms' patches it rewrote, put back. */
   patchChanges: string[];
+  /** What it planted in its own git (a worktree arm's, ./ownGit.ts). */
+  ownGitChanges?: string[];
 }
 
 export const NOTHING_ENDED: TurnEnd = { strays: [], gitChanges: [], patchChanges: [] };
@@ -108,6 +112,7 @@ export async function endTurn(session: BonSession, run: Run, agent: AgentSession
 export function trespass(end: TurnEnd): string | undefined {
   const parts: string[] = [];
   if (end.gitChanges.length > 0) parts.push(gitDirMotif(end.gitChanges));
+  if (end.ownGitChanges && end.ownGitChanges.length > 0) parts.push(ownGitMotif(end.ownGitChanges));
   if (end.patchChanges.length > 0) parts.push(`it rewrote earlier arms' sealed patches (${end.patchChanges.join(', ')}): an agent may not; put back`);
   return parts.length > 0 ? parts.join('; ') : undefined;
 }

@@ -131,10 +131,7 @@ function oneAtATime<T>(root: string, work: () => Promise<T>): Promise<T> {
 export async function addWorktree(root: string, opts: AddWorktreeOptions): Promise<Worktree> {
   const refused = await worktreeRefusal(root, opts.git);
   if (refused) throw new WorktreeError(`no worktree for ${opts.name}: ${refused}`);
-  const runDir = runFolder(root, opts.run, opts.env);
-  fs.mkdirSync(runDir, { recursive: true });
-  const owner: Owner = { pid: process.pid, started: startTimeOf(process.pid), root: fs.realpathSync(root) };
-  fs.writeFileSync(path.join(runDir, OWNER_FILE), `${JSON.stringify(owner)}\n`);
+  const runDir = claimRunFolder(root, opts.run, opts.env);
   const dir = path.join(runDir, opts.name);
   const added = await oneAtATime(root, async () => {
     if (fs.existsSync(dir)) await removeDir(root, dir, opts.git);
@@ -161,11 +158,24 @@ export async function addWorktree(root: string, opts: AddWorktreeOptions): Promi
       if (removed) return;
       removed = true;
       await oneAtATime(root, () => removeDir(root, real, opts.git));
-      // The run's folder goes with its last worktree, and the repository's with its last run.
-      if (fs.existsSync(runDir) && fs.readdirSync(runDir).every((entry) => entry === OWNER_FILE)) fs.rmSync(runDir, { recursive: true, force: true });
-      removeIfEmpty(path.dirname(runDir));
+      releaseRunFolder(runDir);
     },
   };
+}
+
+/** The run's folder, made if need be, with this process written in as its owner. */
+export function claimRunFolder(root: string, run: string, env?: NodeJS.ProcessEnv): string {
+  const runDir = runFolder(root, run, env);
+  fs.mkdirSync(runDir, { recursive: true });
+  const owner: Owner = { pid: process.pid, started: startTimeOf(process.pid), root: fs.realpathSync(root) };
+  fs.writeFileSync(path.join(runDir, OWNER_FILE), `${JSON.stringify(owner)}\n`);
+  return runDir;
+}
+
+/** The run's folder goes with its last tree, and the repository's with its last run. */
+export function releaseRunFolder(runDir: string): void {
+  if (fs.existsSync(runDir) && fs.readdirSync(runDir).every((entry) => entry === OWNER_FILE)) fs.rmSync(runDir, { recursive: true, force: true });
+  removeIfEmpty(path.dirname(runDir));
 }
 
 function removeIfEmpty(dir: string): void {

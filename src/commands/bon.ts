@@ -12,6 +12,7 @@ import { createPiHarness } from '../harness/pi.js';
 import { gateCommands, roleConfig, setupCommand } from '../roster.js';
 import { routeModelFlag } from '../routes.js';
 import { Run } from '../runner.js';
+import type { Sandbox } from '../sandbox/policy.js';
 import { preparedRun, type PreparedBon } from './prepared.js';
 import { agentSetup, gateEnv, specFromInvocation, type CommandFlags, type Workspace } from './workspace.js';
 
@@ -19,7 +20,7 @@ export type { BonArgs } from '../../adws/registry.js';
 
 export function bonArgs(
   spec: string | undefined,
-  flags: CommandFlags & { arms?: number; models?: string; apply?: boolean; 'in-place'?: boolean; concurrency?: number; 'max-cost'?: string; 'stop-after-green'?: number; deadline?: string; yes?: boolean; judge?: boolean },
+  flags: CommandFlags & { arms?: number; models?: string; apply?: boolean; 'in-place'?: boolean; unsandboxed?: boolean; concurrency?: number; 'max-cost'?: string; 'stop-after-green'?: number; deadline?: string; yes?: boolean; judge?: boolean },
 ): BonArgs {
   if (!spec || !spec.trim()) throw new UsageError('missing spec: factory bon <spec.md> [--arms 3] [--models a,b,c]');
   const models = (flags.models ?? '').split(',').map((m) => m.trim()).filter(Boolean);
@@ -32,7 +33,8 @@ export function bonArgs(
     }
     if (inPlace) throw new UsageError('--concurrency and --in-place do not go together: in place, the arms run one after another');
   }
-  return { spec, arms, models, apply: Boolean(flags.apply), ...(inPlace ? { inPlace } : {}), ...(concurrency !== undefined ? { concurrency } : {}), ...policyArgs(flags, arms) };
+  if (inPlace && flags.unsandboxed) throw new UsageError('--unsandboxed and --in-place do not go together: in place, the arms work in your tree, with no sandbox');
+  return { spec, arms, models, apply: Boolean(flags.apply), ...(inPlace ? { inPlace } : {}), ...(flags.unsandboxed ? { unsandboxed: true } : {}), ...(concurrency !== undefined ? { concurrency } : {}), ...policyArgs(flags, arms) };
 }
 
 /** `--max-cost`, `--stop-after-green`, `--deadline`, `--yes`: each checked before anything runs (zero tokens). */
@@ -77,6 +79,18 @@ function bonPolicy(args: BonArgs, ws: Workspace, roleCap: number | undefined): B
 
 export type { PreparedBon } from './prepared.js';
 
+/**
+ * The OS sandbox the worktree arms run in. None on this machine: refused in one line (exit 2, zero tokens) unless
+ * the user said `--unsandboxed`; then none is used, and the run says so.
+ */
+async function armSandbox(args: BonArgs, env: NodeJS.ProcessEnv): Promise<Sandbox | undefined> {
+  const { detectSandbox } = await import('../sandbox/detect.js');
+  const probe = await detectSandbox(env);
+  if (probe.ok) return args.unsandboxed ? undefined : probe.sandbox;
+  if (args.unsandboxed) return undefined;
+  throw new UsageError(`the arms run in worktrees inside an OS sandbox, and there is none here: ${probe.motif}; fix: ${probe.fix} — or --unsandboxed to run them without it, or --in-place`);
+}
+
 export async function prepareBonRun(ws: Workspace, args: BonArgs, flags: CommandFlags, run = new Run(ADW_NAME, ws.root)): Promise<PreparedBon> {
   if (ws.harnessName !== 'pi') throw new UsageError('factory bon needs the pi harness (clones are a pi RPC feature)');
   const setup = agentSetup(ws, 'builder', flags);
@@ -93,6 +107,7 @@ export async function prepareBonRun(ws: Workspace, args: BonArgs, flags: Command
   await assertModelsOffered(site, models, '--models');
   if (flags.model !== undefined && setup.profile.route) await assertModelsOffered(site, [setup.profile.route], '--model');
   run.args = { ...args };
+  const sandbox = args.inPlace ? undefined : await armSandbox(args, ws.real);
   const opts: BonAdwOptions = {
     specPath: specFromInvocation(ws, args.spec),
     arms: args.arms,
@@ -109,6 +124,7 @@ export async function prepareBonRun(ws: Workspace, args: BonArgs, flags: Command
     gateEnv: gateEnv(ws),
     timeoutMs: setup.profile.timeoutMs,
     inPlace: args.inPlace,
+    ...(sandbox ? { sandbox } : {}),
     concurrency: args.concurrency,
     setup: setupCommand(ws.root, ws.roster),
     policy: bonPolicy(args, ws, setup.profile.limits.maxCostUsd),

@@ -94,6 +94,22 @@ function sqliteCheck(): DoctorCheck {
   };
 }
 
+/** The OS sandbox best-of-N's worktree arms run in: missing, `factory bon` refuses them unless `--unsandboxed`. */
+function sandboxCheck(): DoctorCheck {
+  return {
+    id: 'tools.sandbox',
+    category: 'tools',
+    severity: 'optional',
+    title: 'OS sandbox for best-of-N arms',
+    async run(ctx) {
+      const { detectSandbox } = await import('../sandbox/detect.js');
+      const probe = await detectSandbox(ctx.env);
+      if (probe.ok) return { status: 'ok', detail: `${probe.sandbox.version ?? probe.sandbox.kind}: each arm writes only its own tree` };
+      return { status: 'warn', detail: `${probe.motif}: \`factory bon\` in worktrees refuses to run without --unsandboxed`, fix: probe.fix };
+    },
+  };
+}
+
 function harnessCheck(): DoctorCheck {
   return {
     id: 'tools.harness',
@@ -200,6 +216,7 @@ export function doctorChecks(ctx: DoctorContext): DoctorCheck[] {
     piToolCheck(ctx),
     claudeCheck(ctx),
     sqliteCheck(),
+    sandboxCheck(),
     harnessCheck(),
     piVersionCheck(),
     sdkCheck(),

@@ -50,6 +50,7 @@ export async function openPiSession(pi: PiCommand, request: SessionRequest): Pro
     envelopeSchema: request.envelopeSchema,
     runTag: request.identity.adwId,
     limits: request.limits,
+    ...(request.sandbox ? { sandbox: request.sandbox } : {}),
   });
   return {
     get sessionId() {

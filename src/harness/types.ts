@@ -3,6 +3,7 @@
 // identity, limits, the judged answer) live below, with the pi client that speaks them; the port re-exports them.
 import type { Activity } from '../events.js';
 import type { WorkspacePaths } from '../paths.js';
+import type { SandboxSpec } from '../sandbox/wrap.js';
 import type { AgentAnswer, Limits, PhaseIdentity, TurnOptions } from '../pi/contract.js';
 
 export { SOCLE, type AgentAnswer, type Limits, type PhaseIdentity, type TurnOptions } from '../pi/contract.js';
@@ -68,6 +69,8 @@ export type SessionRequest = Pick<HarnessRequest, 'cwd' | 'workspace' | 'model' 
    * fork is checked before any turn: the declared id, `cwd` in its header, `messageCount` messages.
    */
   fork?: { from: string; messageCount: number };
+  /** Run the session's process in this OS sandbox (a best-of-N arm in its own tree). */
+  sandbox?: SandboxSpec;
 };
 
 /**

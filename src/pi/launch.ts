@@ -14,6 +14,7 @@ import type { PiCommand } from './piCommand.js';
 import { nodeExtensionFiles } from './node.js';
 import { piAcceptsNoMcp } from './piVersion.js';
 import { factoryRoot } from './resolve.js';
+import { wrapCommand, type SandboxSpec } from '../sandbox/wrap.js';
 
 const STDERR_TAIL_BYTES = 8 * 1024;
 
@@ -78,6 +79,8 @@ export interface LaunchSpec {
   signal?: AbortSignal;
   /** FACTORY_RUN_TAG of the process (the adw id), so a test can prove nothing is left. */
   runTag?: string;
+  /** Run the agent inside this OS sandbox (../sandbox/): a best-of-N arm's pi writes only its own tree. */
+  sandbox?: SandboxSpec;
 }
 
 export interface Prepared {
@@ -94,7 +97,9 @@ export function launchAgent(spec: LaunchSpec, prepare: () => Prepared): Supervis
   if (spec.signal?.aborted) throw new HarnessError(`interrupted before ${spec.agent} started`, sessionId, { kind: 'aborted' });
   const { command, argv, env } = prepare();
   declareSession(paths.ledgerFile, { sessionId, cwd, model: spec.model, phase: spec.identity.phase, adwId: spec.identity.adwId, reason: spec.reason });
-  return spawnSupervised(command, argv, { cwd, env, runTag: spec.runTag });
+  if (!spec.sandbox) return spawnSupervised(command, argv, { cwd, env, runTag: spec.runTag });
+  const wrapped = wrapCommand(spec.sandbox, command, argv);
+  return spawnSupervised(wrapped.command, wrapped.args, { cwd, env, runTag: spec.runTag, wrappers: wrapped.wrappers });
 }
 
 export interface PiLaunch extends NodeRequest, Omit<LaunchSpec, 'agent' | 'sessionId' | 'model'> {

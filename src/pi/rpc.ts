@@ -1,8 +1,7 @@
-// The factory's own client for a long-lived `pi --mode rpc` process (best-of-N: one primer, N clones).
-// Same house rules as the json-mode adapter: the session is declared in the ledger before pi starts, the
-// process is supervised (own group, kill ladder), stdout is drained continuously and split on LF only, a
-// turn's events are judged by the same StreamReader + verdict, and every failure is a HarnessError that
-// names the session. stderr goes to a file (a pipe nobody reads would stall pi) with a tail kept in memory.
+// The factory's own client for a long-lived `pi --mode rpc` process (best-of-N: one primer, N clones). As the json
+// mode: the session is declared in the ledger before pi starts, the process is supervised (own group, kill ladder),
+// stdout is drained and split on LF only, a turn is judged by the same StreamReader + verdict, and every failure is
+// a HarnessError naming the session. stderr goes to a file (an unread pipe would stall pi), its tail kept in memory.
 import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -12,6 +11,7 @@ import type { WorkspacePaths } from '../paths.js';
 import type { SupervisedChild } from '../process/supervisor.js';
 import type { PiFlags } from './argv.js';
 import type { Limits, PhaseIdentity } from './contract.js';
+import type { SandboxSpec } from '../sandbox/wrap.js';
 import { launchPi, StderrTail } from './launch.js';
 import { LineSplitter } from './lines.js';
 import type { PiCommand } from './piCommand.js';
@@ -60,13 +60,13 @@ export interface PiRpcOptions {
   reason?: string;
   /** Checks the session pi opened (a fork's header and size) before any turn: a motif refuses it (kind `fork`). */
   verifyOpen?: (state: RpcState) => string | undefined;
+  sandbox?: SandboxSpec; // pi in this OS sandbox (a best-of-N arm in its own tree)
 }
 
 /** A pause that never keeps the process alive. */
 const delay = (ms: number): Promise<void> => sleep(ms, undefined, { ref: false });
 
 export class PiRpc {
-  /** Dialogs answered "cancelled" (nobody can confirm a damage-control `ask` here). */
   /** Dialogs pi opened and the client refused: the request, its session, when. */
   readonly uiRefusals: Array<UiRequest & { sessionId: string; at: string }> = [];
   readonly stderrFile: string;

@@ -30,6 +30,11 @@ export interface SpawnOptions {
   env: NodeJS.ProcessEnv;
   /** Tag written into the child's env as FACTORY_RUN_TAG. */
   runTag?: string;
+  /**
+   * How many processes stand between the spawned one and the program (a sandbox: bwrap and the init of its pid
+   * namespace): they and the program are never a stray of it.
+   */
+  wrappers?: number;
 }
 
 const live = new Set<Supervised>();
@@ -113,7 +118,7 @@ export interface Adopted extends Supervised {
  * environment of `supervisedEnv(…, spawnId)`. It joins the live set (killAllChildren reaches it) until it has
  * exited and its group and spawn id were swept.
  */
-export function adopt(child: ChildProcess, spawnId: string): Adopted {
+export function adopt(child: ChildProcess, spawnId: string, wrappers = 0): Adopted {
   let done = false;
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.once('error', () => {
@@ -147,7 +152,7 @@ export function adopt(child: ChildProcess, spawnId: string): Adopted {
       }
       await exited;
     },
-    endStrays: () => endStrays(pid, spawnId),
+    endStrays: () => endStrays(pid, spawnId, wrappers),
     swept: exited.then(() => {
       // The leader is gone; sweep its group and whatever still carries its spawn id (a tool's grandchild).
       if (pid > 0) {
@@ -169,11 +174,12 @@ const STRAY_WAIT_MS = 1000;
  * (a job that forks while it is being ended is caught by the next round), then waits until they are gone.
  * By what the child started, never by name: another program of the user's with the same name is not touched.
  */
-async function endStrays(leader: number, spawnId: string): Promise<number[]> {
+async function endStrays(leader: number, spawnId: string, wrappers: number): Promise<number[]> {
   const ended = new Set<number>();
   if (leader <= 0) return [];
+  const kept = new Set(wrapperChain(leader, wrappers));
   for (let round = 0; round < STRAY_ROUNDS; round += 1) {
-    const found = [...new Set([...descendants(leader), ...processesWithEnv('FACTORY_SPAWN_ID', spawnId)])].filter((p) => p !== leader && !ended.has(p));
+    const found = [...new Set([...descendants(leader), ...processesWithEnv('FACTORY_SPAWN_ID', spawnId)])].filter((p) => !kept.has(p) && !ended.has(p));
     if (found.length === 0) break;
     for (const p of found) {
       signalGroupOf(p, leader);
@@ -185,6 +191,18 @@ async function endStrays(leader: number, spawnId: string): Promise<number[]> {
   const alive = () => [...ended].some((p) => isRunning(p));
   while (alive() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
   return [...ended];
+}
+
+/** The leader and, `depth` deep, the first child of each: the wrappers and the program they run. */
+function wrapperChain(leader: number, depth: number): number[] {
+  const chain = [leader];
+  for (let level = 0; level < depth; level += 1) {
+    const parent = chain[chain.length - 1]!;
+    const first = descendants(parent).filter((p) => parentOf(p) === parent).sort((a, b) => a - b)[0];
+    if (first === undefined) break;
+    chain.push(first);
+  }
+  return chain;
 }
 
 /** The fields of /proc/<pid>/stat after the command name (state, ppid, pgrp, session…), or undefined. */
@@ -223,7 +241,7 @@ export function spawnSupervised(command: string, args: string[], opts: SpawnOpti
     detached: true, // own process group: the kill ladder reaches grandchildren (bash tools)
     stdio: ['pipe', 'pipe', 'pipe'],
   }) as ChildProcessWithoutNullStreams;
-  const { pid, exited, kill, endStrays: strays } = adopt(child, spawnId);
+  const { pid, exited, kill, endStrays: strays } = adopt(child, spawnId, opts.wrappers);
   return { child, pid, exited, kill, endStrays: strays };
 }
 

@@ -1,9 +1,10 @@
 // An arm never moves the user's branch (issue 23 point 0), through the real pi under test and the scripted model.
-// A hostile arm reaches the user's repository through the shared .git: in worktrees it commits in its own tree and
-// moves the user's branch to that commit (the main tree found through `git worktree list`), adds a remote, sets
-// core.hooksPath and a tag; in place it does the same from the user's tree. After the run every ref, HEAD,
-// packed-refs, the reflogs, the index and the config are byte for byte as the run found them, the tree is clean, and
-// the arm is red with each act named; the clean arm wins.
+// In worktrees each arm has a git of its own (its objects borrowed from the user's through alternates) and works in
+// the OS sandbox: a hostile arm that finds the user's .git (the alternates file names its object store) and moves
+// its branch, tags it, sets its core.hooksPath and plants a hook there is refused by the sandbox, and what it does
+// to its own git (a remote, core.hooksPath) makes it red, each act named. In place it does the same from the user's
+// tree. After the run every ref, HEAD, packed-refs, the reflogs, the index, the config and the hooks are byte for
+// byte as the run found them, the tree is clean; the clean arm wins.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -16,11 +17,13 @@ const built = { status: 'success', summary: 'farewell added', artifacts: [], not
 const write = { path: 'src/farewell.js', content: GOOD };
 const primed = report({ status: 'success', summary: 'Plan: add src/farewell.js.', changed_files: [] });
 
-// The user's main tree is the first one `git worktree list` names; its branch is what HEAD names there.
-const MAIN = `MAIN="$(git worktree list --porcelain | head -1 | cut -d' ' -f2-)"; BRANCH="$(git -C "$MAIN" symbolic-ref HEAD)"`;
 // A commit with a file: were the user's branch left on it, their tree would show that file as a staged deletion.
 const COMMIT = `echo evil > evil.txt && git add evil.txt && git -c user.name=x -c user.email=x@example.invalid commit -q -m evil`;
-const MOVE_BRANCH = `${COMMIT} && ${MAIN} && git update-ref "$BRANCH" HEAD && echo moved "$BRANCH"`;
+// From an arm's own tree, the user's .git is the folder above the object store its alternates file names.
+const USER_GIT = `USERGIT="$(dirname "$(cat "$(git rev-parse --git-dir)/objects/info/alternates")")"`;
+const AT_USER_GIT = [
+  `${USER_GIT}; BRANCH="$(git --git-dir "$USERGIT" symbolic-ref HEAD)"; git --git-dir "$USERGIT" update-ref "$BRANCH" "$(git --git-dir "$USERGIT" rev-parse HEAD)~0^{commit}" -m evil; git --git-dir "$USERGIT" tag evil-user-tag; git --git-dir "$USERGIT" config core.hooksPath /tmp/factory-evil-hooks; printf '#!/bin/sh\ntouch /tmp/factory-evil-ran\n' > "$USERGIT/hooks/post-checkout"; echo tried`,
+];
 const ACTS = [
   'git remote add evil https://example.invalid/evil.git',
   // The node refuses `git config core.hooksPath` by its intent: a program is what a determined model would use.
@@ -75,8 +78,8 @@ function armOf(events: Awaited<ReturnType<typeof runBon>>['events'], arm: number
 }
 
 describe('factory bon: an arm never moves the user\'s branch (real pi, scripted model)', () => {
-  it('in worktrees, an arm that moves the user\'s branch, adds a remote, sets core.hooksPath and a tag is red for each act; the user\'s .git ends byte for byte as it began', async () => {
-    bench = await bonBench(hostile(MOVE_BRANCH));
+  it('in worktrees, an arm that reaches for the user\'s .git is refused by the sandbox; its remote and core.hooksPath in its own git make it red, each named; the user\'s .git ends byte for byte as it began', async () => {
+    bench = await bonBench(hostile(`${COMMIT} && ${AT_USER_GIT[0]}`));
     const b = bench;
     await settled(b);
     const before = sealedBytes(b.dir);
@@ -87,13 +90,16 @@ describe('factory bon: an arm never moves the user\'s branch (real pi, scripted 
     const { winner, rank } = armOf(outcome.events, 1);
     expect(winner).toBe(2);
     expect(rank).toMatchObject({ green: false });
-    const branch = git(b.dir, 'symbolic-ref', 'HEAD').trim();
-    for (const act of [`moved ${branch}`, 'added remote evil', 'set core.hooksPath', 'added refs/tags/evil-tag']) expect({ act, motif: rank?.motif }).toEqual({ act, motif: expect.stringContaining(act) });
+    for (const act of ['it changed its git', 'added remote evil', 'set core.hooksPath']) expect({ act, motif: rank?.motif }).toEqual({ act, motif: expect.stringContaining(act) });
+    // Its commit and its tag are in its own git: its bookkeeping, not an act.
+    expect(rank?.motif).not.toMatch(/refs\/tags|moved/);
     expect(armOf(outcome.events, 2).rank).toMatchObject({ green: true });
     expect(sealedBytes(b.dir)).toEqual(before);
     expect(git(b.dir, 'rev-parse', 'HEAD')).toBe(head);
     expect(treeStatus(b.dir)).toBe('');
     expect(fs.readFileSync(path.join(b.dir, '.git/config'), 'utf8')).not.toMatch(/evil|hooksPath/);
+    expect(fs.existsSync(path.join(b.dir, '.git/hooks/post-checkout'))).toBe(false);
+    expect(git(b.dir, 'tag', '--list')).toBe('');
   }, 180_000);
 
   it('in place, an arm\'s commit on the branch is its work (harvested, then undone byte for byte); its remote, core.hooksPath and tag make it red, each named', async () => {

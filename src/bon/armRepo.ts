@@ -1,0 +1,66 @@
+// An arm's tree with a git of its own. A linked worktree (`git worktree add`) shares the user's refs, config,
+// hooks and info with every other worktree: an arm that plants a hook, a filter or a remote there reaches the
+// user's git and the other arms' (its `git commit` runs another arm's hook). Here each arm's tree is a repository
+// of its own — `git init` in the tree, the user's objects borrowed read-only through `objects/info/alternates`,
+// HEAD detached at the base commit, the index and files read from it — so its refs, config, hooks, info and
+// index are its own, and what it commits is written into its own object store. What the user's repository adds
+// to this git's view is carried over once: its ignore rules (info/exclude), a shallow clone's boundary, and the
+// commit identity its config sets (user.name, user.email), so that an arm's `git commit` works as it would there.
+import fs from 'node:fs';
+import path from 'node:path';
+import { oneLine } from '../errors.js';
+import type { GitOptions } from '../git.js';
+import { gitMotif, gitx, gitxText } from './gitx.js';
+import { claimRunFolder, releaseRunFolder, WorktreeError, type AddWorktreeOptions, type Worktree } from './worktrees.js';
+
+/** What the user's config sets that an arm's commit needs (read once from the user's repository). */
+const IDENTITY = ['user.name', 'user.email'];
+
+async function copyIdentity(root: string, dir: string, git?: GitOptions): Promise<void> {
+  for (const key of IDENTITY) {
+    const value = await gitx(root, ['config', '--get', key], git);
+    const text = value.code === 0 ? value.stdout.toString('utf8').trim() : '';
+    if (text) await gitx(dir, ['config', key, text], git);
+  }
+}
+
+/** A repository of its own at `dir` (removed first if it is there), at `opts.commit`, borrowing `root`'s objects. */
+export async function addArmRepo(root: string, opts: AddWorktreeOptions): Promise<Worktree> {
+  const commonDir = path.resolve(root, await gitxText(root, ['rev-parse', '--git-common-dir'], opts.git));
+  const runDir = claimRunFolder(root, opts.run, opts.env);
+  const dir = path.join(runDir, opts.name);
+  fs.rmSync(dir, { recursive: true, force: true });
+  const fail = (what: string, result?: Awaited<ReturnType<typeof gitx>>): never => {
+    fs.rmSync(dir, { recursive: true, force: true });
+    throw new WorktreeError(oneLine(`no tree for ${opts.name}: ${what}${result ? `: ${gitMotif(result)}` : ''}`));
+  };
+  // No template: no hook samples, nothing of git's own in info/; the config is the one `init` writes.
+  const made = await gitx(runDir, ['init', '-q', '--template=', '--', dir], opts.git);
+  if (made.code !== 0) fail('git init failed', made);
+  const gitDir = path.join(dir, '.git');
+  fs.mkdirSync(path.join(gitDir, 'objects', 'info'), { recursive: true });
+  fs.writeFileSync(path.join(gitDir, 'objects', 'info', 'alternates'), `${path.join(commonDir, 'objects')}\n`);
+  fs.mkdirSync(path.join(gitDir, 'info'), { recursive: true });
+  for (const name of ['info/exclude', 'shallow']) {
+    const from = path.join(commonDir, name);
+    if (fs.existsSync(from)) fs.copyFileSync(from, path.join(gitDir, name));
+  }
+  await copyIdentity(root, dir, opts.git);
+  const commit = await gitx(dir, ['rev-parse', '--verify', '--quiet', `${opts.commit}^{commit}`], opts.git);
+  if (commit.code !== 0) fail(`the commit ${opts.commit} is not in the repository`, commit);
+  fs.writeFileSync(path.join(gitDir, 'HEAD'), `${commit.stdout.toString('utf8').trim()}\n`);
+  const checkedOut = await gitx(dir, ['read-tree', '--reset', '-u', 'HEAD'], opts.git);
+  if (checkedOut.code !== 0) fail('its files could not be checked out', checkedOut);
+  const real = fs.realpathSync(dir);
+  let removed = false;
+  return {
+    dir: real,
+    commit: opts.commit,
+    async remove() {
+      if (removed) return;
+      removed = true;
+      fs.rmSync(real, { recursive: true, force: true });
+      releaseRunFolder(runDir);
+    },
+  };
+}

@@ -1,0 +1,46 @@
+// What an arm did to its own git (./armRepo.ts): nothing there reaches the user's repository or another arm's, and
+// the factory's own git never reads it (./privateGit.ts), but an arm that plants a hook, a filter driver, a remote
+// or another object store in it has reached past its work, and says so. Read when its tree is made and again at its
+// turn's end, and named as the guard names the user's acts (./gitActs.ts): `set core.hooksPath`, `added remote x`,
+// `.git/hooks/pre-commit (added)`. Its refs, HEAD, index, logs and objects are its own bookkeeping (a commit of
+// its work, a branch), never an act.
+import path from 'node:path';
+import { configActs, readConfig } from './gitActs.js';
+import { readTree, sameFile, type FileState } from './gitFiles.js';
+import type { GitxOptions } from './gitx.js';
+
+/** The files of an arm's `.git` that make git run programs or read other places. */
+const WATCHED = ['config', 'config.worktree', 'hooks', 'info', 'objects/info/alternates', 'objects/info/http-alternates', 'commondir', 'shallow'];
+
+export interface OwnGitState {
+  gitDir: string;
+  files: Map<string, FileState>;
+  config: string[];
+}
+
+export async function readOwnGit(tree: string, git?: GitxOptions): Promise<OwnGitState> {
+  const gitDir = path.join(tree, '.git');
+  const into = { files: new Map<string, FileState>(), dirs: new Set<string>() };
+  for (const rel of WATCHED) readTree(gitDir, rel, into, () => false);
+  return { gitDir, files: into.files, config: await readConfig(tree, path.join(gitDir, 'config'), git) };
+}
+
+/** The acts between the state its tree was made with and now, named; empty when the arm left its git alone. */
+export async function ownGitActs(tree: string, before: OwnGitState, git?: GitxOptions): Promise<string[]> {
+  const now = await readOwnGit(tree, git);
+  const acts: string[] = [];
+  if (!sameFile(before.files.get('config'), now.files.get('config'))) {
+    const named = configActs(before.config, now.config, now.files.get('config')?.bytes.toString('utf8') ?? '');
+    acts.push(...(named.length > 0 ? named : [`.git/config (${now.files.has('config') ? 'changed' : 'removed'})`]));
+  }
+  for (const [rel, state] of before.files) if (rel !== 'config' && !sameFile(state, now.files.get(rel))) acts.push(`.git/${rel} (${now.files.has(rel) ? 'changed' : 'removed'})`);
+  for (const rel of now.files.keys()) if (rel !== 'config' && !before.files.has(rel)) acts.push(`.git/${rel} (added)`);
+  return acts;
+}
+
+/** The one-line motif for an arm that changed its own git. */
+export function ownGitMotif(acts: readonly string[]): string {
+  const shown = 6;
+  const more = acts.length > shown ? ` and ${acts.length - shown} more` : '';
+  return `it changed its git (${acts.slice(0, shown).join(', ')}${more}): an agent may not plant hooks, helpers or remotes`;
+}
