@@ -22,6 +22,8 @@ import { appliedSpecialEntry, gitPatchFacts } from './patchGit.js';
 import { parsePatchHeaders, type PatchPath } from './patchText.js';
 import { dependencyFolders, provideDependencies, type ScratchDependencies } from './scratchDependencies.js';
 import { gitx, gitxOk, gitxText, gitMotif } from './gitx.js';
+import { makeOwnRepo } from './armRepo.js';
+import { sandboxEnv, type Sandbox } from '../sandbox/policy.js';
 
 export type PatchVerdict = { ok: true; paths: string[] } | { ok: false; motif: string };
 
@@ -163,6 +165,8 @@ export interface ApplyOptions {
    * with the patch is not held against it (as the harvest judged the arm), and the result names it.
    */
   excuse?: ReadonlyMap<string, GateSignature>;
+  /** The OS sandbox the gates run in (the patch's code is an arm's); absent where the machine has none. */
+  sandbox?: Sandbox;
 }
 
 export interface ApplyResult {
@@ -189,8 +193,6 @@ function mapIntoWorktree(root: string, worktree: string, cwd: string, gateCwd: s
   return path.join(worktree, rel);
 }
 
-const NO_HOOKS = ['-c', 'core.hooksPath=/dev/null'];
-
 /**
  * Verifies the patch, runs the gates on HEAD + patch in a scratch worktree (removed in every case), and
  * applies it with `--index` in the real tree only when every gate is green and HEAD has not moved meanwhile.
@@ -215,13 +217,15 @@ async function applyCopy(opts: ApplyOptions, patch: string, scratch: string): Pr
   const root = await topLevel(opts.cwd, opts.git);
   const head = await gitxText(root, ['rev-parse', '--verify', 'HEAD^{commit}'], opts.git);
   const worktree = path.join(scratch, 'tree');
+  const temp = path.join(scratch, 'tmp');
+  fs.mkdirSync(temp);
   let dependencies: ScratchDependencies | undefined;
   const reports: GateReport[] = [];
   const excused: GateReport[] = [];
   let added = false;
   try {
-    // Hooks off: a post-checkout hook of the user's must not run for a throwaway checkout.
-    await gitxOk(root, [...NO_HOOKS, 'worktree', 'add', '--detach', '--quiet', worktree, head], opts.git);
+    // A repository of its own (./armRepo.ts): nothing the patch's code does to its git reaches the user's.
+    await makeOwnRepo(root, worktree, head, opts.git, 'the apply check');
     added = true;
     const inScratch = await gitx(worktree, ['apply', '--index', '--', patch], opts.git);
     if (inScratch.code !== 0) return { applied: false, motif: oneLine(`patch does not apply on HEAD: ${gitMotif(inScratch)}`), gates: [] };
@@ -240,7 +244,10 @@ async function applyCopy(opts: ApplyOptions, patch: string, scratch: string): Pr
         continue;
       }
       // Every gate runs even after a red one (as in build): the report shows each verdict.
-      const report = await commandGate({ ...gate, cwd }, { signal: opts.signal, env: opts.env, runTag: opts.runTag })();
+      // In the OS sandbox where the machine has one: the patch's code writes the scratch tree and nothing else.
+      const sandbox = opts.sandbox ? { sandbox: opts.sandbox, policy: { writable: [worktree, temp], readOnly: [], cwd } } : undefined;
+      const env = sandbox ? sandboxEnv(opts.env ?? process.env, temp) : opts.env;
+      const report = await commandGate({ ...gate, cwd }, { signal: opts.signal, env, runTag: opts.runTag, ...(sandbox ? { sandbox } : {}) })();
       const head = opts.excuse?.get(report.gate);
       // A gate that could not run is never excused: it verified nothing, here or on HEAD.
       if (!report.ok && report.outcome !== 'setup' && head !== undefined && sameFailure(head, gateSignature(report, cwd))) excused.push(report);
@@ -248,13 +255,7 @@ async function applyCopy(opts: ApplyOptions, patch: string, scratch: string): Pr
     }
   } finally {
     dependencies?.release(); // the links themselves, never what they point to, before the worktree goes
-    if (added) {
-      const removed = await gitx(root, ['worktree', 'remove', '--force', '--force', worktree], opts.git).catch(() => undefined);
-      if (removed?.code !== 0) {
-        fs.rmSync(worktree, { recursive: true, force: true });
-        await gitx(root, ['worktree', 'prune'], opts.git).catch(() => undefined);
-      }
-    }
+    if (added) fs.rmSync(worktree, { recursive: true, force: true });
   }
   if (opts.signal?.aborted) return { applied: false, motif: 'interrupted by the user: the patch was not applied', gates: reports };
   const held = reports.filter((r) => !excused.includes(r));

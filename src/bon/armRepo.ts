@@ -24,18 +24,18 @@ async function copyIdentity(root: string, dir: string, git?: GitOptions): Promis
   }
 }
 
-/** A repository of its own at `dir` (removed first if it is there), at `opts.commit`, borrowing `root`'s objects. */
-export async function addArmRepo(root: string, opts: AddWorktreeOptions): Promise<Worktree> {
-  const commonDir = path.resolve(root, await gitxText(root, ['rev-parse', '--git-common-dir'], opts.git));
-  const runDir = claimRunFolder(root, opts.run, opts.env);
-  const dir = path.join(runDir, opts.name);
-  fs.rmSync(dir, { recursive: true, force: true });
+/**
+ * A repository of its own at `dir` (which must not exist yet) with `commit` checked out, borrowing the objects of the
+ * repository at `root`. Throws a WorktreeError in one line, leaving nothing, when it cannot be made.
+ */
+export async function makeOwnRepo(root: string, dir: string, commit: string, git?: GitOptions, label = path.basename(dir)): Promise<void> {
+  const commonDir = path.resolve(root, await gitxText(root, ['rev-parse', '--git-common-dir'], git));
   const fail = (what: string, result?: Awaited<ReturnType<typeof gitx>>): never => {
     fs.rmSync(dir, { recursive: true, force: true });
-    throw new WorktreeError(oneLine(`no tree for ${opts.name}: ${what}${result ? `: ${gitMotif(result)}` : ''}`));
+    throw new WorktreeError(oneLine(`no tree for ${label}: ${what}${result ? `: ${gitMotif(result)}` : ''}`));
   };
   // No template: no hook samples, nothing of git's own in info/; the config is the one `init` writes.
-  const made = await gitx(runDir, ['init', '-q', '--template=', '--', dir], opts.git);
+  const made = await gitx(path.dirname(dir), ['init', '-q', '--template=', '--', dir], git);
   if (made.code !== 0) fail('git init failed', made);
   const gitDir = path.join(dir, '.git');
   fs.mkdirSync(path.join(gitDir, 'objects', 'info'), { recursive: true });
@@ -45,12 +45,20 @@ export async function addArmRepo(root: string, opts: AddWorktreeOptions): Promis
     const from = path.join(commonDir, name);
     if (fs.existsSync(from)) fs.copyFileSync(from, path.join(gitDir, name));
   }
-  await copyIdentity(root, dir, opts.git);
-  const commit = await gitx(dir, ['rev-parse', '--verify', '--quiet', `${opts.commit}^{commit}`], opts.git);
-  if (commit.code !== 0) fail(`the commit ${opts.commit} is not in the repository`, commit);
-  fs.writeFileSync(path.join(gitDir, 'HEAD'), `${commit.stdout.toString('utf8').trim()}\n`);
-  const checkedOut = await gitx(dir, ['read-tree', '--reset', '-u', 'HEAD'], opts.git);
+  await copyIdentity(root, dir, git);
+  const resolved = await gitx(dir, ['rev-parse', '--verify', '--quiet', `${commit}^{commit}`], git);
+  if (resolved.code !== 0) fail(`the commit ${commit} is not in the repository`, resolved);
+  fs.writeFileSync(path.join(gitDir, 'HEAD'), `${resolved.stdout.toString('utf8').trim()}\n`);
+  const checkedOut = await gitx(dir, ['read-tree', '--reset', '-u', 'HEAD'], git);
   if (checkedOut.code !== 0) fail('its files could not be checked out', checkedOut);
+}
+
+/** An arm's tree in the run's folder: a repository of its own (removed first if it is there) at `opts.commit`. */
+export async function addArmRepo(root: string, opts: AddWorktreeOptions): Promise<Worktree> {
+  const runDir = claimRunFolder(root, opts.run, opts.env);
+  const dir = path.join(runDir, opts.name);
+  fs.rmSync(dir, { recursive: true, force: true });
+  await makeOwnRepo(root, dir, opts.commit, opts.git, opts.name);
   const real = fs.realpathSync(dir);
   let removed = false;
   return {

@@ -3,6 +3,7 @@
 // node loads there, the ignored files `.worktreeinclude` names are copied in, and the
 // user's installed packages are reachable without their folders being the arm's to write (./scratchDependencies.ts).
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import type { GitOptions } from '../git.js';
 import { packageSource } from '../pi/node.js';
@@ -82,6 +83,22 @@ export interface ArmTreeOptions {
   env?: NodeJS.ProcessEnv;
 }
 
+/**
+ * The tree's programs have its scratch as their temp folder, where pi keeps the extensions it compiled (jiti) and
+ * Node its compile cache: a copy of the cockpit's own (a few MB at most) spares each arm's pi compiling them afresh,
+ * and being a copy, nothing an arm writes there reaches another arm or the user's next pi.
+ */
+function seedCaches(scratch: string): void {
+  for (const name of ['jiti', 'node-compile-cache']) {
+    const from = path.join(os.tmpdir(), name);
+    try {
+      if (fs.statSync(from).isDirectory()) fs.cpSync(from, path.join(scratch, name), { recursive: true, dereference: false, verbatimSymlinks: true });
+    } catch {
+      // no cache yet (or one being written): the arm's pi makes its own
+    }
+  }
+}
+
 /** Makes the arm's tree; on any failure, nothing of it is left and the error says why in one line. */
 export async function prepareArmTree(root: string, opts: ArmTreeOptions): Promise<ArmTree> {
   const tree: Worktree = await addArmRepo(root, opts);
@@ -95,6 +112,7 @@ export async function prepareArmTree(root: string, opts: ArmTreeOptions): Promis
     const deps = dependencies;
     const ownGit = await readOwnGit(tree.dir, opts.git);
     fs.mkdirSync(scratch, { recursive: true });
+    seedCaches(scratch);
     return {
       dir: tree.dir,
       commit: tree.commit,

@@ -22,7 +22,8 @@ export async function readOwnGit(tree: string, git?: GitxOptions): Promise<OwnGi
   const gitDir = path.join(tree, '.git');
   const into = { files: new Map<string, FileState>(), dirs: new Set<string>() };
   for (const rel of WATCHED) readTree(gitDir, rel, into, () => false);
-  return { gitDir, files: into.files, config: await readConfig(tree, path.join(gitDir, 'config'), git) };
+  // Read from `/`, not the tree: the arm's config names no program this read could run, whatever it says.
+  return { gitDir, files: into.files, config: await readConfig('/', path.join(gitDir, 'config'), git) };
 }
 
 /** The acts between the state its tree was made with and now, named; empty when the arm left its git alone. */

@@ -225,6 +225,11 @@ export async function sweepWorktrees(root: string, opts: { git?: GitOptions; env
         throw new WorktreeError(`could not remove the leftover worktree ${tree}: ${errorMessage(error)}`);
       }
     }
+    // An arm's tree is a repository of its own (./armRepo.ts), which no `git worktree list` names: its folder goes.
+    for (const entry of entriesOf(runDir)) {
+      const tree = path.join(runDir, entry);
+      if (!removed.includes(tree) && fs.existsSync(path.join(tree, '.git'))) removed.push(tree);
+    }
     fs.rmSync(runDir, { recursive: true, force: true });
   }
   removeIfEmpty(realRepoDir);

@@ -120,8 +120,10 @@ export async function applyOutput(ws: Workspace, args: ApplyArgs, json = false):
   const bonDir = path.join(ws.paths.dataDir, 'bon', args.adwId);
   const harvest = readHarvest(bonDir, args.adwId);
   const chosen = sealedArm(bonDir, harvest, args);
-  const { applyVerified } = await import('../bon/apply.js');
+  const [{ applyVerified }, { availableSandbox }] = await Promise.all([import('../bon/apply.js'), import('../sandbox/detect.js')]);
+  const sandbox = await availableSandbox(ws.real);
   const outcome = await applyVerified({
+    ...(sandbox ? { sandbox } : {}),
     cwd: ws.root,
     patchFile: chosen.patchFile,
     sha256: chosen.sha256,

@@ -202,7 +202,9 @@ async function verifyAndApply(session: BonSession, ws: Workspace, arm?: number):
     return { applied: false, line: ranking ? 'no green arm to apply' : 'apply waits for the harvest' };
   }
   if (!chosen?.patchFile) return { applied: false, arm, line: arm !== undefined ? `arm ${arm} has no patch to apply` : 'no green arm to apply' };
-  const outcome = await applyVerified({ cwd: ws.root, patchFile: chosen.patchFile, sha256: chosen.patchSha256, gates: gateCommands(ws.root, ws.roster), env: gateEnv(ws), runTag: session.run.adwId, excuse: session.preexisting });
+  const { availableSandbox } = await import('../sandbox/detect.js');
+  const sandbox = await availableSandbox(ws.real);
+  const outcome = await applyVerified({ ...(sandbox ? { sandbox } : {}), cwd: ws.root, patchFile: chosen.patchFile, sha256: chosen.patchSha256, gates: gateCommands(ws.root, ws.roster), env: gateEnv(ws), runTag: session.run.adwId, excuse: session.preexisting });
   const note = chosen.unverified ? ` — unverified: ${unverifiedReason(chosen)}` : outcome.excused ? ` (${outcome.excused.join(', ')} red as on HEAD: not held against it)` : '';
   return outcome.applied
     ? { applied: true, arm: chosen.arm, line: `applied arm ${chosen.arm} (${chosen.patchFile}) with ${outcome.how ?? 'git apply --index'}${note} — review and commit it` }

@@ -25,6 +25,12 @@ export function detectSandbox(env: NodeJS.ProcessEnv = process.env, platform: No
   return probe;
 }
 
+/** The sandbox this machine has, or undefined (no line: a caller that needs one says so itself). */
+export async function availableSandbox(env: NodeJS.ProcessEnv = process.env): Promise<Sandbox | undefined> {
+  const probe = await detectSandbox(env);
+  return probe.ok ? probe.sandbox : undefined;
+}
+
 function none(platform: string): SandboxProbe {
   return { ok: false, motif: `no OS sandbox is known for ${platform}`, fix: 'run the arms in place (--in-place), or accept them unsandboxed (--unsandboxed)' };
 }

@@ -12,7 +12,7 @@ import { bonTapes } from '../../src/demo.js';
 import type { RunEvent } from '../../src/events.js';
 import { readLedger } from '../../src/ledger.js';
 import { call, fail, report } from '../../src/scripted/tape.js';
-import { bonBench, killedMidArms, runBon, SPEC, treeStatus, until, type BonBench } from '../helpers/bon.js';
+import { bonBench, killedMidArms, runBon, SPEC, treeStatus, treesUnder, until, type BonBench } from '../helpers/bon.js';
 import { ofType } from '../helpers/factory.js';
 import { runCli } from '../helpers/cli.js';
 import { git, tempDir } from '../helpers/repo.js';
@@ -143,10 +143,10 @@ describe('factory bon in worktrees, arms at once', () => {
     // Killed once arm 1 has played its whole tape (the primer's two answers, then its write and report) and arm 2
     // is in its sleep: the tapes' cursors are where the second run expects them, however slow the machine is.
     const model = b.rig.model;
-    await until('arm 1 done and arm 2 at work', () => model.requestsFor('model:alpha').length >= 4 && model.requestsFor('model:beta').length >= 1 && git(b.dir, 'worktree', 'list', '--porcelain').includes('arm_2'), 60_000);
+    await until('arm 1 done and arm 2 at work', () => model.requestsFor('model:alpha').length >= 4 && model.requestsFor('model:beta').length >= 1 && treesUnder(base).includes('arm_2'), 60_000);
     child.kill('SIGKILL');
     await new Promise((r) => child.once('exit', r));
-    expect(git(b.dir, 'worktree', 'list', '--porcelain').match(/^worktree /gm)!.length).toBeGreaterThan(1);
+    expect(treesUnder(base)).toContain('arm_2');
     // The next start (its check phase) sweeps them; the demo tapes answer this second run.
     const second = spawn(process.execPath, [cli, 'bon', SPEC, '--no-ui', '--models', 'scripted/alpha,scripted/beta', '--arms', '2'], { cwd: b.dir, env, stdio: ['ignore', 'ignore', 'pipe'] });
     let log2 = '';
@@ -170,7 +170,7 @@ describe('factory bon in worktrees, arms at once', () => {
     });
     let log = '';
     child.stderr.on('data', (d: Buffer) => (log += d.toString()));
-    await until('arm 2 at work', () => git(b.dir, 'worktree', 'list', '--porcelain').includes('arm_2') && /arm_2: session/.test(log), 60_000);
+    await until('arm 2 at work', () => treesUnder(base).includes('arm_2') && /arm_2: session/.test(log), 60_000);
     child.kill('SIGINT');
     await new Promise((r) => setTimeout(r, 200));
     child.kill('SIGINT');

@@ -112,6 +112,12 @@ export function headOf(dir: string): string {
   return git(dir, 'rev-parse', 'HEAD').trim();
 }
 
+/** The trees (arm_1, prime…) a run has under a worktree base (`<base>/<repo key>/<run>/<name>`), by name. */
+export function treesUnder(base: string): string[] {
+  const list = (dir: string) => (fs.existsSync(dir) ? fs.readdirSync(dir) : []);
+  return list(base).flatMap((repo) => list(path.join(base, repo)).flatMap((run) => list(path.join(base, repo, run)).filter((name) => fs.existsSync(path.join(base, repo, run, name, '.git')))));
+}
+
 /** The refs a bon run kept for its losing arms. */
 export function armRefs(dir: string, adwId: string): string[] {
   return git(dir, 'for-each-ref', '--format=%(refname)', `refs/factory/${adwId}/`).split('\n').filter(Boolean);
