@@ -51,8 +51,12 @@ function checkPhase(session: BonSession): Phase {
       const { gatePreflight } = await import('../src/gates/program.js');
       const cannot = gatePreflight(session.opts.payloadCommands, session.opts.gateEnv ?? process.env, session.opts.setup);
       if (cannot) throw new PhaseFailure(cannot, undefined, 'check');
-      session.gitSnapshot = await snapshotGitDir(session.check.root, { env: session.opts.gateEnv, runTag: run.adwId, agentsIn: session.opts.inPlace ? 'tree' : 'worktrees' });
-      session.gitWatch = new GitWatch(session.check.root, session.gitSnapshot, { env: session.opts.gateEnv, runTag: run.adwId });
+      // Arms in worktrees inside the OS sandbox cannot write the user's .git: nothing to guard there, and the user
+      // may stage, commit or `git config` meanwhile. In place, or unsandboxed, the guard keeps it (../src/bon/gitGuard.ts).
+      if (session.opts.inPlace || !session.opts.sandbox) {
+        session.gitSnapshot = await snapshotGitDir(session.check.root, { env: session.opts.gateEnv, runTag: run.adwId, agentsIn: session.opts.inPlace ? 'tree' : 'worktrees' });
+        session.gitWatch = new GitWatch(session.check.root, session.gitSnapshot, { env: session.opts.gateEnv, runTag: run.adwId });
+      }
       // What a killed run left (its worktrees, in git's list and on disk) goes before this run makes its own.
       const swept = await sweepWorktrees(session.check.root, { git: { env: session.opts.gateEnv, runTag: run.adwId }, env: session.opts.gateEnv });
       if (swept.length > 0) run.activity('check', { kind: 'note', text: `removed ${swept.length} worktree(s) a stopped run left behind` });

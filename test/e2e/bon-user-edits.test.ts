@@ -93,4 +93,31 @@ describe('factory bon in worktrees while the user edits the file the arms change
     expect(fs.readFileSync(path.join(b.dir, 'src/mine.txt'), 'utf8')).toContain('untracked');
     expect(fs.readFileSync(path.join(b.dir, 'src/farewell.js'), 'utf8')).toBe(FAREWELL);
   }, 180_000);
+
+  it('in the sandbox the user may stage, make a branch and set their own config while the arms work: all kept, no arm red', async () => {
+    const b = await bonBench(TAPES, { [LONG]: text(LINES) });
+    bench = b;
+    b.env = { ...b.env, FACTORY_WORKTREES: tempDir('factory-trees-stage-', cleanups) };
+    const first = withLine(LINES, 1, 'note 1, edited and staged by the user while the arms ran');
+    let acted = false;
+    const { exit, events } = await runBon(b, {
+      onEvent: (e: RunEvent) => {
+        if (!acted && e.type === 'activity' && e.phase.startsWith('arm_') && e.activity.kind === 'tool_start') {
+          acted = true;
+          fs.writeFileSync(path.join(b.dir, LONG), text(first));
+          git(b.dir, 'add', LONG);
+          git(b.dir, 'config', 'user.signingkey', 'the-users-own');
+          git(b.dir, 'branch', 'users-own-branch');
+        }
+      },
+    });
+    expect(acted).toBe(true);
+    expect(ofType(events, 'phase_failed').map((e) => `${e.phase}: ${e.motif}`)).toEqual([]);
+    expect(exit).toBe(0);
+    // The user's acts are the user's: the staged edit, the config value and the branch are where the user left them.
+    expect(git(b.dir, 'status', '--porcelain', '--untracked-files=all')).toBe(`M  ${LONG}\n`);
+    expect(git(b.dir, 'show', `:${LONG}`)).toBe(text(first));
+    expect(git(b.dir, 'config', '--get', 'user.signingkey').trim()).toBe('the-users-own');
+    expect(git(b.dir, 'branch', '--list', 'users-own-branch').trim()).toBe('users-own-branch');
+  }, 180_000);
 });
