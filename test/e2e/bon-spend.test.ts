@@ -155,14 +155,21 @@ describe('bon spend control (real pi, scripted model)', () => {
     expect(await showOutput(paths, out.session.run.adwId, false)).toMatch(new RegExp(`^${out.session.run.adwId} · adw_bon · budget( at \\w+)? · .* · \\${total} · `));
   });
 
+  /** Whether arm 2's gate has started: the file it writes in its tree, under the run's worktree base. */
+  function gateStarted(b: BonBench): boolean {
+    const base = b.env.FACTORY_WORKTREES!;
+    const list = (dir: string) => (fs.existsSync(dir) ? fs.readdirSync(dir) : []);
+    return list(base).some((repo) => list(path.join(base, repo)).some((run) => fs.existsSync(path.join(base, repo, run, 'arm_2', 'gate-started'))));
+  }
+
   it("an arm whose turn ended before the run's cap is gated and ranked on its work, not red: budget", async () => {
     const demo = bonTapes(0);
     const signals = fs.mkdtempSync(path.join(os.tmpdir(), 'factory-spend-gate-'));
-    const started = path.join(signals, 'started');
     const go = path.join(signals, 'go');
     try {
-      // Arm 2's gate says it started, then waits for the word: the cap is crossed while it runs, by events.
-      const waiter = `const fs = require('node:fs'); if (process.env.FACTORY_ARM === '2') { fs.writeFileSync(${JSON.stringify(started)}, ''); const t = setInterval(() => fs.existsSync(${JSON.stringify(go)}) && clearInterval(t), 20); }\n`;
+      // Arm 2's gate says it started (in its own tree: the sandbox lets it write nowhere else), then waits for the
+      // word (a file it can read): the cap is crossed while it runs, by events.
+      const waiter = `const fs = require('node:fs'); if (process.env.FACTORY_ARM === '2') { fs.writeFileSync('gate-started', ''); const t = setInterval(() => fs.existsSync(${JSON.stringify(go)}) && clearInterval(t), 20); }\n`;
       // Arm 1's first call is dear (5000 output tokens at $15/M: $0.075): alone it crosses the cap.
       const dear = call('bash', { command: 'echo dear' }, { usage: { completion: 5000 } });
       bench = await bonBench(
@@ -176,7 +183,7 @@ describe('bon spend control (real pi, scripted model)', () => {
           // Arm 1's first request waits at the model until arm 2's turn is over and its gate runs.
           if (e.type === 'phase_ok' && e.phase === 'prime') {
             held = bench!.rig.model.hold('model:alpha');
-            void until('arm 2 in its gate', () => fs.existsSync(started), 120_000).then(() => held!.release());
+            void until('arm 2 in its gate', () => gateStarted(bench!), 120_000).then(() => held!.release());
           }
           if (e.type === 'race_stop') fs.writeFileSync(go, '');
         },

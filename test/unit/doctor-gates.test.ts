@@ -23,7 +23,8 @@ beforeEach(() => {
   fs.mkdirSync(bin);
   for (const tool of ['bash', 'sh', 'git']) fs.symlinkSync(which(tool), path.join(bin, tool));
   fs.symlinkSync('/usr/bin/python3', path.join(bin, 'python3'));
-  env = { PATH: bin, HOME: dir };
+  // The test run's own worktree root (test/global-setup.ts): the doctor's HEAD tree is made and removed there.
+  env = { PATH: bin, HOME: dir, FACTORY_WORKTREES: process.env.FACTORY_WORKTREES! };
   repo = path.join(dir, 'lib');
   fs.mkdirSync(repo);
   git('init', '-q');
