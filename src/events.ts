@@ -9,7 +9,7 @@ export type PhaseKind = 'agent' | 'code';
 /** One line of live activity inside an agent phase, distilled from pi's event stream. */
 export type Activity =
   | { kind: 'tool_start'; tool: string; detail: string }
-  | { kind: 'tool_end'; tool: string; isError: boolean; detail: string }
+  | { kind: 'tool_end'; tool: string; isError: boolean; detail: string; /** A line of its output where the OS sandbox refused a write. */ denied?: string }
   | { kind: 'text'; text: string }
   | { kind: 'retry'; attempt: number; message: string }
   | { kind: 'note'; text: string };

@@ -302,13 +302,12 @@ export function toActivity(event: PiEvent): Activity | undefined {
   switch (event.type) {
     case 'tool_execution_start':
       return { kind: 'tool_start', tool: toolName(event), detail: argsDetail(event.args) };
-    case 'tool_execution_end':
-      return {
-        kind: 'tool_end',
-        tool: toolName(event),
-        isError: event.isError === true,
-        detail: firstLine(textOf(event.result)),
-      };
+    case 'tool_execution_end': {
+      const output = textOf(event.result);
+      // A write the OS sandbox refused (a read-only file system there): the arm's own act, named on its row.
+      const denied = output.split(LINE_BREAK).find((l) => /Read-only file system|\bEROFS\b/.test(l));
+      return { kind: 'tool_end', tool: toolName(event), isError: event.isError === true, detail: firstLine(output), ...(denied ? { denied: oneLine(denied, DETAIL_MAX) } : {}) };
+    }
     case 'message_end': {
       if (!isObj(event.message) || event.message.role !== 'assistant') return undefined;
       const text = firstLine(textOf(event.message));

@@ -143,6 +143,15 @@ describe('pi 1.x stream additions (test/fixtures/pi-1.6)', () => {
   });
 });
 
+describe('toActivity: a write the sandbox refused', () => {
+  it('names the line of the output that says so (bash and node spell it differently); other outputs name none', () => {
+    const end = (text: string) => toActivity({ type: 'tool_execution_end', toolName: 'bash', isError: true, result: { content: [{ type: 'text', text }] } } as PiEvent);
+    expect(end('ok\nbash: line 1: /repo/computed.txt: Read-only file system\nrc=1')).toMatchObject({ kind: 'tool_end', detail: 'ok', denied: 'bash: line 1: /repo/computed.txt: Read-only file system' });
+    expect(end("Error: EROFS: read-only file system, open '/repo/x'")).toMatchObject({ denied: "Error: EROFS: read-only file system, open '/repo/x'" });
+    expect(end('all 12 tests passed')).not.toHaveProperty('denied');
+  });
+});
+
 describe('StreamReader', () => {
   it('non-JSON lines are counted, never fatal; blank lines are ignored', () => {
     const reader = new StreamReader();
