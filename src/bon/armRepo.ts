@@ -11,7 +11,7 @@ import path from 'node:path';
 import { oneLine } from '../errors.js';
 import type { GitOptions } from '../git.js';
 import { gitMotif, gitx, gitxText } from './gitx.js';
-import { claimRunFolder, releaseRunFolder, WorktreeError, type AddWorktreeOptions, type Worktree } from './worktrees.js';
+import { claimRunFolder, oneAtATime, releaseRunFolder, runFolder, WorktreeError, type AddWorktreeOptions, type Worktree } from './worktrees.js';
 
 /** What the user's config sets that an arm's commit needs (read once from the user's repository). */
 const IDENTITY = ['user.name', 'user.email'];
@@ -25,7 +25,7 @@ async function copyIdentity(root: string, dir: string, git?: GitOptions): Promis
 }
 
 /**
- * A repository of its own at `dir` (which must not exist yet) with `commit` checked out, borrowing the objects of the
+ * A repository of its own at `dir` (absent or empty) with `commit` checked out, borrowing the objects of the
  * repository at `root`. Throws a WorktreeError in one line, leaving nothing, when it cannot be made.
  */
 export async function makeOwnRepo(root: string, dir: string, commit: string, git?: GitOptions, label = path.basename(dir)): Promise<void> {
@@ -55,10 +55,21 @@ export async function makeOwnRepo(root: string, dir: string, commit: string, git
 
 /** An arm's tree in the run's folder: a repository of its own (removed first if it is there) at `opts.commit`. */
 export async function addArmRepo(root: string, opts: AddWorktreeOptions): Promise<Worktree> {
-  const runDir = claimRunFolder(root, opts.run, opts.env);
-  const dir = path.join(runDir, opts.name);
-  fs.rmSync(dir, { recursive: true, force: true });
-  await makeOwnRepo(root, dir, opts.commit, opts.git, opts.name);
+  const dir = path.join(runFolder(root, opts.run, opts.env), opts.name);
+  // The run's folder is claimed and the tree's folder made in one step, one tree at a time: another tree's release
+  // (which removes the run's folder once it holds nothing but its owner file) must never find it empty meanwhile.
+  const runDir = await oneAtATime(root, async () => {
+    const claimed = claimRunFolder(root, opts.run, opts.env);
+    fs.rmSync(dir, { recursive: true, force: true });
+    fs.mkdirSync(dir);
+    return claimed;
+  });
+  try {
+    await makeOwnRepo(root, dir, opts.commit, opts.git, opts.name);
+  } catch (error) {
+    await oneAtATime(root, async () => releaseRunFolder(runDir));
+    throw error;
+  }
   const real = fs.realpathSync(dir);
   let removed = false;
   return {
@@ -67,8 +78,10 @@ export async function addArmRepo(root: string, opts: AddWorktreeOptions): Promis
     async remove() {
       if (removed) return;
       removed = true;
-      fs.rmSync(real, { recursive: true, force: true });
-      releaseRunFolder(runDir);
+      await oneAtATime(root, async () => {
+        fs.rmSync(real, { recursive: true, force: true });
+        releaseRunFolder(runDir);
+      });
     },
   };
 }

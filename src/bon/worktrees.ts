@@ -115,7 +115,7 @@ export function runFolder(root: string, run: string, env?: NodeJS.ProcessEnv): s
 const queues = new Map<string, Promise<unknown>>();
 const HALF_MADE = /failed to read .*worktrees\/[^/]+\/(commondir|gitdir)/;
 
-function oneAtATime<T>(root: string, work: () => Promise<T>): Promise<T> {
+export function oneAtATime<T>(root: string, work: () => Promise<T>): Promise<T> {
   const key = path.resolve(root);
   const previous = queues.get(key) ?? Promise.resolve();
   const next = previous.then(work, work);

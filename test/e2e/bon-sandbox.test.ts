@@ -127,7 +127,7 @@ describe('factory bon: arms sealed by their own git and the OS sandbox (real pi,
     expect(harvestOf(outcome.events).arm(2)).toMatchObject({ green: true });
     // The refusals are arm 1's own acts, named on its row; arm 2 attempted none.
     const refused = (phase: string) => outcome.events.filter((e) => e.type === 'activity' && e.phase === phase && e.activity.kind === 'note' && e.activity.text.startsWith('the sandbox refused a write outside its tree'));
-    expect(refused('arm_1').length).toBeGreaterThan(0);
+    expect(refused("arm_1").length, JSON.stringify(outcome.events.filter((e) => e.type === "activity" && e.phase === "arm_1" && e.activity.kind === "tool_end"))).toBeGreaterThan(0);
     expect(refused('arm_2')).toEqual([]);
     expect(userGit(b.dir)).toEqual(before);
   }, 180_000);
