@@ -11,7 +11,7 @@ import path from 'node:path';
 import { oneLine } from '../errors.js';
 import type { GitOptions } from '../git.js';
 import { gitMotif, gitx, gitxText } from './gitx.js';
-import { claimRunFolder, oneAtATime, releaseRunFolder, runFolder, WorktreeError, type AddWorktreeOptions, type Worktree } from './worktrees.js';
+import { claimRunFolder, oneAtATime, releaseRunFolder, runFolder, worktreeRefusal, WorktreeError, type AddWorktreeOptions, type Worktree } from './worktrees.js';
 
 /** What the user's config sets that an arm's commit needs (read once from the user's repository). */
 const IDENTITY = ['user.name', 'user.email'];
@@ -55,6 +55,8 @@ export async function makeOwnRepo(root: string, dir: string, commit: string, git
 
 /** An arm's tree in the run's folder: a repository of its own (removed first if it is there) at `opts.commit`. */
 export async function addArmRepo(root: string, opts: AddWorktreeOptions): Promise<Worktree> {
+  const refused = await worktreeRefusal(root, opts.git);
+  if (refused) throw new WorktreeError(`no tree for ${opts.name}: ${refused}`);
   const dir = path.join(runFolder(root, opts.run, opts.env), opts.name);
   // The run's folder is claimed and the tree's folder made in one step, one tree at a time: another tree's release
   // (which removes the run's folder once it holds nothing but its owner file) must never find it empty meanwhile.

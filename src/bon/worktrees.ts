@@ -1,16 +1,16 @@
-// Where the factory's own git worktrees live, how one is made and removed, and the start-up sweep that removes
-// those a killed run left behind. A best-of-N arm (and the verified apply) works in a detached worktree of the
-// user's repository made at a known commit, outside the user's tree: the user keeps their tree while agents work.
+// Where the factory's own trees live (a best-of-N arm's, the primer's, the baseline's), the run folder that holds
+// them and its owner, and the start-up sweep that removes what a killed run left behind. Each tree is a repository
+// of its own (./armRepo.ts), made at a known commit outside the user's tree: the user keeps their tree meanwhile.
 //
 // Layout: <base>/<repo key>/<run>/<name>, with <base> = $FACTORY_WORKTREES or <tmp>/factory-worktrees, and an
 // owner file per run (<run>/owner.json: the process that made them, and when it started). A run folder whose
-// owner is gone is a leftover: the sweep removes its worktrees through git (so `git worktree list` forgets them)
-// and then the folder. Worktrees are detached: no branch is ever made, so `git branch` is as the user left it.
+// owner is gone is a leftover: the sweep removes it, and through git any linked worktree an earlier version of the
+// factory made there (so `git worktree list` forgets it).
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { errorMessage, oneLine } from '../errors.js';
+import { errorMessage } from '../errors.js';
 import type { GitOptions } from '../git.js';
 import { gitMotif, gitx, gitxText } from './gitx.js';
 import { processAlive } from '../process/alive.js';
@@ -108,12 +108,10 @@ export function runFolder(root: string, run: string, env?: NodeJS.ProcessEnv): s
 }
 
 /**
- * git reads every worktree's admin folder (`.git/worktrees/<name>/`) when it adds one, and fails on one another
- * `git worktree add` has made but not filled yet ("failed to read …/commondir"). Arms start at once: this process
- * adds and removes the worktrees of one repository one at a time; another process is met by a retry.
+ * The trees of one repository are claimed and released one at a time in this process: a release removes the run's
+ * folder once it holds nothing but its owner file, and must never do so while another tree is being made there.
  */
 const queues = new Map<string, Promise<unknown>>();
-const HALF_MADE = /failed to read .*worktrees\/[^/]+\/(commondir|gitdir)/;
 
 export function oneAtATime<T>(root: string, work: () => Promise<T>): Promise<T> {
   const key = path.resolve(root);
@@ -125,42 +123,6 @@ export function oneAtATime<T>(root: string, work: () => Promise<T>): Promise<T> 
     if (queues.get(key) === settled) queues.delete(key);
   });
   return next;
-}
-
-/** A detached worktree of `root` at `opts.commit`, in the run's folder; its owner is this process. */
-export async function addWorktree(root: string, opts: AddWorktreeOptions): Promise<Worktree> {
-  const refused = await worktreeRefusal(root, opts.git);
-  if (refused) throw new WorktreeError(`no worktree for ${opts.name}: ${refused}`);
-  const runDir = claimRunFolder(root, opts.run, opts.env);
-  const dir = path.join(runDir, opts.name);
-  const added = await oneAtATime(root, async () => {
-    if (fs.existsSync(dir)) await removeDir(root, dir, opts.git);
-    let result = await gitx(root, ['worktree', 'add', '--detach', '--quiet', dir, opts.commit], opts.git);
-    // Another cockpit's `git worktree add` caught half made (its admin folder without its files yet): try again.
-    for (let retry = 1; retry <= 3 && result.code !== 0 && HALF_MADE.test(result.stderr); retry += 1) {
-      await new Promise((r) => setTimeout(r, 100 * retry));
-      fs.rmSync(dir, { recursive: true, force: true });
-      result = await gitx(root, ['worktree', 'add', '--detach', '--quiet', dir, opts.commit], opts.git);
-    }
-    return result;
-  });
-  if (added.code !== 0) {
-    fs.rmSync(dir, { recursive: true, force: true });
-    await gitx(root, ['worktree', 'prune'], opts.git).catch(() => undefined);
-    throw new WorktreeError(oneLine(`no worktree for ${opts.name}: git worktree add failed: ${gitMotif(added)}`));
-  }
-  const real = fs.realpathSync(dir);
-  let removed = false;
-  return {
-    dir: real,
-    commit: opts.commit,
-    async remove() {
-      if (removed) return;
-      removed = true;
-      await oneAtATime(root, () => removeDir(root, real, opts.git));
-      releaseRunFolder(runDir);
-    },
-  };
 }
 
 /** The run's folder, made if need be, with this process written in as its owner. */

@@ -1,10 +1,12 @@
-// The factory's own worktrees, on real git: made detached outside the user's tree, removed without a trace, swept
-// after a killed run (a real SIGKILL of the process that made them), refused with one line where git cannot.
+// The factory's own trees, on real git: each a repository of its own (the user's objects borrowed) at the commit,
+// outside the user's tree, removed without a trace, swept after a killed run (a real SIGKILL of the process that made
+// them), refused with one line where git cannot. No `git worktree list` of the user's ever names one.
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { addWorktree, listWorktrees, repoKey, sweepWorktrees, WorktreeError } from '../../src/bon/worktrees.js';
+import { addArmRepo } from '../../src/bon/armRepo.js';
+import { listWorktrees, repoKey, sweepWorktrees, WorktreeError } from '../../src/bon/worktrees.js';
 import { copyIncluded, parseInclude } from '../../src/bon/worktreeInclude.js';
 import { prepareArmTree } from '../../src/bon/armTree.js';
 import { git, makeTempRepo, tempDir } from '../helpers/repo.js';
@@ -26,18 +28,20 @@ function setup(files: Record<string, string> = { 'src/a.js': 'export const a = 1
 }
 
 describe('worktrees', () => {
-  it('makes a detached worktree at the commit outside the tree, runs no hook of the user, and leaves no trace', async () => {
+  it('makes a tree with a git of its own at the commit outside the tree, runs no hook of the user, and leaves no trace', async () => {
     const { root, base, head, opts } = setup();
     fs.writeFileSync(path.join(root, '.git', 'hooks', 'post-checkout'), '#!/bin/sh\ntouch "$GIT_DIR/../hook-ran"\n', { mode: 0o755 });
     fs.writeFileSync(path.join(root, 'src', 'a.js'), 'export const a = 2; // the user is editing\n');
     const branches = git(root, 'branch', '--list');
-    const tree = await addWorktree(root, { run: 'r1', name: 'arm_1', commit: head, ...opts });
+    const tree = await addArmRepo(root, { run: 'r1', name: 'arm_1', commit: head, ...opts });
     expect(tree.dir.startsWith(fs.realpathSync(base))).toBe(true);
     expect(tree.dir).toBe(path.join(fs.realpathSync(base), repoKey(root), 'r1', 'arm_1'));
     expect(fs.readFileSync(path.join(tree.dir, 'src', 'a.js'), 'utf8')).toBe('export const a = 1;\n'); // the commit, not the user's edit
     expect(git(tree.dir, 'rev-parse', 'HEAD').trim()).toBe(head);
     expect(spawnSync('git', ['symbolic-ref', '-q', 'HEAD'], { cwd: tree.dir }).status).toBe(1); // detached: no branch
-    expect(await listWorktrees(root, opts.git)).toEqual([tree.dir]);
+    expect(git(tree.dir, 'rev-parse', '--git-common-dir').trim()).toBe('.git'); // its own, not the user's
+    expect(git(tree.dir, 'status', '--porcelain')).toBe('');
+    expect(await listWorktrees(root, opts.git)).toEqual([]);
     expect(git(root, 'branch', '--list')).toBe(branches);
     expect(fs.existsSync(path.join(root, 'hook-ran'))).toBe(false);
     await tree.remove();
@@ -47,22 +51,28 @@ describe('worktrees', () => {
     expect(fs.readFileSync(path.join(root, 'src', 'a.js'), 'utf8')).toContain('the user is editing');
   });
 
-  it('many worktrees of one repository made and removed at once all succeed (git trips on one half made)', async () => {
-    const { root, head, opts } = setup();
-    const trees = await Promise.all(Array.from({ length: 8 }, (_, i) => addWorktree(root, { run: 'rc', name: `arm_${i + 1}`, commit: head, ...opts })));
-    expect((await listWorktrees(root, opts.git)).sort()).toEqual(trees.map((t) => t.dir).sort());
+  it('many trees of one run made and removed at once all succeed, made and gone in any order', async () => {
+    const { root, base, head, opts } = setup();
+    const runDir = path.join(fs.realpathSync(base), repoKey(root), 'rc');
+    const first = await addArmRepo(root, { run: 'rc', name: 'prime', commit: head, ...opts });
+    // The primer's tree goes while the arms' are being made: the run's folder must outlive it for them.
+    const making = Array.from({ length: 8 }, (_, i) => addArmRepo(root, { run: 'rc', name: `arm_${i + 1}`, commit: head, ...opts }));
+    await first.remove();
+    const trees = await Promise.all(making);
+    for (const t of trees) expect(git(t.dir, 'rev-parse', 'HEAD').trim()).toBe(head);
+    expect(fs.readdirSync(runDir).sort()).toEqual(['owner.json', ...trees.map((t) => path.basename(t.dir))].sort());
     await Promise.all(trees.map((t) => t.remove()));
-    expect(await listWorktrees(root, opts.git)).toEqual([]);
+    expect(fs.existsSync(runDir)).toBe(false);
   });
 
   it('refuses in one line: a bare repository, a commit that does not exist', async () => {
     const { root, head, opts } = setup();
     const bare = tempDir('factory-bare-', cleanups);
     git(bare, 'clone', '-q', '--bare', root, 'b.git');
-    await expect(addWorktree(path.join(bare, 'b.git'), { run: 'r', name: 'arm_1', commit: head, ...opts })).rejects.toThrow(/^no worktree for arm_1: a bare repository has no work tree/);
-    const error = await addWorktree(root, { run: 'r', name: 'arm_2', commit: '0'.repeat(40), ...opts }).catch((e: unknown) => e);
+    await expect(addArmRepo(path.join(bare, 'b.git'), { run: 'r', name: 'arm_1', commit: head, ...opts })).rejects.toThrow(/^no tree for arm_1: a bare repository has no work tree/);
+    const error = await addArmRepo(root, { run: 'r', name: 'arm_2', commit: '0'.repeat(40), ...opts }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(WorktreeError);
-    expect((error as Error).message).toMatch(/^no worktree for arm_2: git worktree add failed: /);
+    expect((error as Error).message).toMatch(/^no tree for arm_2: the commit 0{40} is not in the repository/);
     expect((error as Error).message).not.toContain('\n');
     expect(await listWorktrees(root, opts.git)).toEqual([]);
   });
@@ -91,8 +101,9 @@ describe('worktrees', () => {
     const shallowBase = tempDir('factory-shallow-', cleanups);
     git(shallowBase, 'clone', '-q', '--depth', '1', `file://${root}`, 'shallow');
     const shallow = path.join(shallowBase, 'shallow');
-    const shallowTree = await addWorktree(shallow, { run: 'rs2', name: 'arm_1', commit: git(shallow, 'rev-parse', 'HEAD').trim(), ...opts });
+    const shallowTree = await addArmRepo(shallow, { run: 'rs2', name: 'arm_1', commit: git(shallow, 'rev-parse', 'HEAD').trim(), ...opts });
     expect(fs.readFileSync(path.join(shallowTree.dir, 'src/a.js'), 'utf8')).toBe('export const a = 1;\n');
+    expect(git(shallowTree.dir, 'log', '--oneline').trim().split('\n')).toHaveLength(1); // the shallow boundary came along
     await shallowTree.remove();
     expect(await listWorktrees(root, opts.git)).toEqual([]);
     expect(fs.readdirSync(base).flatMap((d) => fs.readdirSync(path.join(base, d)))).toEqual([]);
@@ -122,10 +133,10 @@ describe('worktrees', () => {
 
   it('the sweep removes what a SIGKILLed run left and keeps a live run’s worktrees', async () => {
     const { root, head, env, opts } = setup();
-    const live = await addWorktree(root, { run: 'alive', name: 'arm_1', commit: head, ...opts });
+    const live = await addArmRepo(root, { run: 'alive', name: 'arm_1', commit: head, ...opts });
     // A real run, killed with SIGKILL once its worktrees exist.
-    const module = path.resolve('dist/src/bon/worktrees.js');
-    const script = `const m = await import(${JSON.stringify(module)}); for (const n of ['arm_1','arm_2']) await m.addWorktree(${JSON.stringify(root)}, { run: 'killed', name: n, commit: ${JSON.stringify(head)}, git: { env: process.env }, env: process.env }); console.log('ready'); setInterval(() => {}, 1000);`;
+    const module = path.resolve('dist/src/bon/armRepo.js');
+    const script = `const m = await import(${JSON.stringify(module)}); for (const n of ['arm_1','arm_2']) await m.addArmRepo(${JSON.stringify(root)}, { run: 'killed', name: n, commit: ${JSON.stringify(head)}, git: { env: process.env }, env: process.env }); console.log('ready'); setInterval(() => {}, 1000);`;
     const child = spawn(process.execPath, ['--input-type=module', '-e', script], { env, stdio: ['ignore', 'pipe', 'inherit'] });
     await new Promise<void>((resolve, reject) => {
       child.stdout.on('data', (d: Buffer) => d.toString().includes('ready') && resolve());
@@ -133,12 +144,13 @@ describe('worktrees', () => {
     });
     child.kill('SIGKILL');
     await new Promise((resolve) => child.once('exit', resolve));
-    expect(await listWorktrees(root, opts.git)).toHaveLength(3);
+    const killed = path.join(path.dirname(path.dirname(live.dir)), 'killed');
+    expect(fs.readdirSync(killed).sort()).toEqual(['arm_1', 'arm_2', 'owner.json']);
     const removed = await sweepWorktrees(root, opts);
     expect(removed.map((p) => path.basename(p)).sort()).toEqual(['arm_1', 'arm_2']);
     expect(removed.every((p) => p.includes(`${path.sep}killed${path.sep}`))).toBe(true);
-    expect(await listWorktrees(root, opts.git)).toEqual([live.dir]);
-    expect(git(root, 'worktree', 'list', '--porcelain')).not.toContain('killed');
+    expect(fs.existsSync(killed)).toBe(false);
+    expect(fs.existsSync(live.dir)).toBe(true);
     await live.remove();
     expect(await sweepWorktrees(root, opts)).toEqual([]);
   });
@@ -148,8 +160,8 @@ describe('worktrees', () => {
     const other = makeTempRepo({ files: { 'a.txt': 'a\n' } });
     cleanups.push(other.cleanup);
     const gone = makeTempRepo({ files: { 'b.txt': 'b\n' } });
-    const kept = await addWorktree(other.dir, { run: 'r2', name: 'arm_1', commit: git(other.dir, 'rev-parse', 'HEAD').trim(), ...opts });
-    const orphan = await addWorktree(gone.dir, { run: 'r3', name: 'arm_1', commit: git(gone.dir, 'rev-parse', 'HEAD').trim(), ...opts });
+    const kept = await addArmRepo(other.dir, { run: 'r2', name: 'arm_1', commit: git(other.dir, 'rev-parse', 'HEAD').trim(), ...opts });
+    const orphan = await addArmRepo(gone.dir, { run: 'r3', name: 'arm_1', commit: git(gone.dir, 'rev-parse', 'HEAD').trim(), ...opts });
     for (const dir of [path.dirname(kept.dir), path.dirname(orphan.dir)]) {
       fs.writeFileSync(path.join(dir, 'owner.json'), JSON.stringify({ ...JSON.parse(fs.readFileSync(path.join(dir, 'owner.json'), 'utf8')), pid: 2 ** 22 + 1 }));
     }
@@ -158,14 +170,13 @@ describe('worktrees', () => {
     await sweepWorktrees(root, opts);
     expect(fs.existsSync(orphan.dir)).toBe(false);
     expect(fs.existsSync(path.join(fs.realpathSync(base), 'empty-0000000000'))).toBe(false);
-    expect(fs.existsSync(kept.dir)).toBe(true); // its repository is there: its own next run sweeps it through git
-    expect(await listWorktrees(other.dir, opts.git)).toEqual([kept.dir]);
+    expect(fs.existsSync(kept.dir)).toBe(true); // its repository is there: its own next run sweeps it
     expect(head).toBeTruthy();
   });
 
   it('a reused pid is not taken for the run that recorded it', async () => {
     const { root, head, base, opts } = setup();
-    const tree = await addWorktree(root, { run: 'old', name: 'arm_1', commit: head, ...opts });
+    const tree = await addArmRepo(root, { run: 'old', name: 'arm_1', commit: head, ...opts });
     const owner = path.join(fs.realpathSync(base), repoKey(root), 'old', 'owner.json');
     // This very process, but recorded with another start time: the pid was reused by someone else.
     fs.writeFileSync(owner, JSON.stringify({ pid: process.pid, started: '1', root }));
@@ -186,7 +197,7 @@ describe('.worktreeinclude', () => {
     fs.writeFileSync(path.join(root, 'conf', 'dev.json'), '{}\n');
     fs.symlinkSync(path.join(root, 'src'), path.join(root, 'conf', 'back-to-user'));
     fs.writeFileSync(path.join(root, '.worktreeinclude'), '.env\n*.local\nconf/\n');
-    const tree = await addWorktree(root, { run: 'inc', name: 'arm_1', commit: head, ...opts });
+    const tree = await addArmRepo(root, { run: 'inc', name: 'arm_1', commit: head, ...opts });
     cleanups.push(() => void tree.remove());
     expect(await copyIncluded(root, tree.dir, opts.git)).toEqual(['.env', 'conf', 'db.local']);
     expect(fs.readFileSync(path.join(tree.dir, '.env'), 'utf8')).toBe('API_KEY=sk-test\n');
