@@ -29,6 +29,17 @@ async function copyIdentity(root: string, dir: string, git?: GitOptions): Promis
  * repository at `root`. Throws a WorktreeError in one line, leaving nothing, when it cannot be made.
  */
 export async function makeOwnRepo(root: string, dir: string, commit: string, git?: GitOptions, label = path.basename(dir)): Promise<void> {
+  try {
+    await initOwnRepo(root, dir, commit, git, label);
+  } catch (error) {
+    // Seen under a heavy load, arms made at once: a git dir that git no longer took for one at its checkout (cause
+    // not found yet). Made afresh once; a second failure is the tree's refusal, with what the git dir held.
+    if (!(error instanceof WorktreeError) || !/not a git repository/.test(error.message)) throw error;
+    await initOwnRepo(root, dir, commit, git, label);
+  }
+}
+
+async function initOwnRepo(root: string, dir: string, commit: string, git: GitOptions | undefined, label: string): Promise<void> {
   const commonDir = path.resolve(root, await gitxText(root, ['rev-parse', '--git-common-dir'], git));
   const fail = (what: string, result?: Awaited<ReturnType<typeof gitx>>): never => {
     fs.rmSync(dir, { recursive: true, force: true });
@@ -50,7 +61,17 @@ export async function makeOwnRepo(root: string, dir: string, commit: string, git
   if (resolved.code !== 0) fail(`the commit ${commit} is not in the repository`, resolved);
   fs.writeFileSync(path.join(gitDir, 'HEAD'), `${resolved.stdout.toString('utf8').trim()}\n`);
   const checkedOut = await gitx(dir, ['read-tree', '--reset', '-u', 'HEAD'], git);
-  if (checkedOut.code !== 0) fail('its files could not be checked out', checkedOut);
+  if (checkedOut.code !== 0) fail(`its files could not be checked out (its git dir held ${heldIn(gitDir)})`, checkedOut);
+}
+
+/** What a git dir holds, for a motif: its entries and what HEAD says. */
+function heldIn(gitDir: string): string {
+  try {
+    const head = fs.existsSync(path.join(gitDir, 'HEAD')) ? fs.readFileSync(path.join(gitDir, 'HEAD'), 'utf8').trim().slice(0, 12) : 'none';
+    return `${fs.readdirSync(gitDir).sort().join(' ')}; HEAD ${head}`;
+  } catch {
+    return 'nothing: it is gone';
+  }
 }
 
 /** An arm's tree in the run's folder: a repository of its own (removed first if it is there) at `opts.commit`. */
