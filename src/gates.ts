@@ -2,12 +2,12 @@
 // verdict); `motif` turns the first red report into the one line that goes back to the agent as its
 // correction. Commands are run to their end by the process helper: their own process group, the run tag, the
 // kill ladder on timeout or abort, so a hung test suite never outlives its gate.
-import { wrapCommand, type SandboxSpec } from './sandbox/wrap.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { failureLinesOf, summaryOf, tailOf } from './gates/runnerSummary.js';
 import { runToEnd } from './process/run.js';
+import { wrapCommand, type SandboxSpec } from './sandbox/wrap.js';
 import { setupFailure } from './gates/program.js';
 import { displayWidth, fit, fitStart } from './text.js';
 

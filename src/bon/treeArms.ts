@@ -71,14 +71,21 @@ async function makeTree(session: BonSession, run: Run, name: string): Promise<Ar
  * folder (pi's session file) and the harness traces (the node's), nothing else; the ledger and the primer's session
  * (every arm forks it) stay read-only. None when the run has no sandbox (`--unsandboxed`).
  */
+const specs = new WeakMap<ArmTree, SandboxSpec>();
+
 function sandboxOf(session: BonSession, tree: ArmTree): SandboxSpec | undefined {
   const sandbox = session.opts.sandbox;
   if (!sandbox) return undefined;
+  // Once per tree: its setup, its pi and its gates share it (an arm's tree is made once the primer's file is known).
+  const made = specs.get(tree);
+  if (made) return made;
   const ws = session.opts.workspace;
   for (const dir of [ws.sessionsDir, ws.harnessTracesDir]) fs.mkdirSync(dir, { recursive: true });
   const agent = piAgentDir(session.opts.env ?? process.env);
   const readOnly = [ws.ledgerFile, ...(session.primerFile ? [session.primerFile] : []), ...agent.readOnly];
-  return { sandbox, policy: { writable: [tree.dir, tree.scratch, ws.sessionsDir, ws.harnessTracesDir, ...agent.writable], readOnly, cwd: tree.dir } };
+  const spec = { sandbox, policy: { writable: [tree.dir, tree.scratch, ws.sessionsDir, ws.harnessTracesDir, ...agent.writable], readOnly, cwd: tree.dir } };
+  specs.set(tree, spec);
+  return spec;
 }
 
 /** The environment of a tree's programs: in a sandbox, their temp folder is the tree's scratch. */

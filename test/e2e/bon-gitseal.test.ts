@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { call, report, type Tapes } from '../../src/scripted/tape.js';
-import { bonBench, runBon, treeStatus, type BonBench } from '../helpers/bon.js';
+import { bonBench, gitBytes, runBon, treeStatus, type BonBench } from '../helpers/bon.js';
 import { git } from '../helpers/repo.js';
 
 const GOOD = "export function farewell(name) {\n  return `Goodbye, ${name}!`;\n}\n";
@@ -38,26 +38,8 @@ function hostile(first: string): Tapes {
   };
 }
 
-/** What of the user's .git must end as it began: HEAD, ORIG_HEAD, the index, config, packed-refs, refs and reflogs (the factory's own refs aside), with their bytes. */
-function sealedBytes(dir: string): Record<string, string> {
-  const base = path.join(dir, '.git');
-  const out: Record<string, string> = {};
-  const walk = (rel: string) => {
-    const abs = path.join(base, rel);
-    if (!fs.existsSync(abs)) return;
-    if (fs.statSync(abs).isDirectory()) {
-      for (const name of fs.readdirSync(abs).sort()) {
-        const child = path.join(rel, name);
-        if (child === 'refs/factory' || child === 'logs/refs/factory') continue;
-        walk(child);
-      }
-      return;
-    }
-    out[rel] = fs.readFileSync(abs).toString('base64');
-  };
-  for (const rel of ['HEAD', 'ORIG_HEAD', 'index', 'config', 'packed-refs', 'refs', 'logs', 'hooks']) walk(rel);
-  return out;
-}
+/** What of the user's .git must end as it began: HEAD, ORIG_HEAD, the index, config, packed-refs, refs, reflogs and hooks. */
+const sealedBytes = (dir: string) => gitBytes(dir, ['HEAD', 'ORIG_HEAD', 'index', 'config', 'packed-refs', 'refs', 'logs', 'hooks']);
 
 /** The bench's repo with an index git will not rewrite on the next status (no racily clean entry left). */
 async function settled(b: BonBench): Promise<void> {

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { call, report, type Tapes } from '../../src/scripted/tape.js';
-import { bonBench, runBon, treeStatus, type BonBench } from '../helpers/bon.js';
+import { bonBench, gitBytes, runBon, treeStatus, type BonBench } from '../helpers/bon.js';
 
 const GOOD = "export function farewell(name) {\n  return `Goodbye, ${name}!`;\n}\n";
 const built = { status: 'success', summary: 'farewell added', artifacts: [], notes_for_next_agent: '', changed_files: ['src/farewell.js'] };
@@ -17,21 +17,7 @@ const write = call('write', { path: 'src/farewell.js', content: GOOD });
 const primed = report({ status: 'success', summary: 'Plan: add src/farewell.js.', changed_files: [] });
 
 /** Every byte of what makes the user's git run programs or name places: config, hooks, info, refs, HEAD, index. */
-function userGit(dir: string): Record<string, string> {
-  const base = path.join(dir, '.git');
-  const out: Record<string, string> = {};
-  const walk = (rel: string) => {
-    const abs = path.join(base, rel);
-    if (!fs.existsSync(abs)) return;
-    if (fs.statSync(abs).isDirectory()) {
-      for (const name of fs.readdirSync(abs).sort()) if (path.join(rel, name) !== 'refs/factory' && path.join(rel, name) !== 'logs/refs/factory') walk(path.join(rel, name));
-      return;
-    }
-    out[rel] = fs.readFileSync(abs).toString('base64');
-  };
-  for (const rel of ['HEAD', 'config', 'hooks', 'info', 'refs', 'packed-refs', 'logs', 'index', 'objects/info']) walk(rel);
-  return out;
-}
+const userGit = (dir: string) => gitBytes(dir, ['HEAD', 'config', 'hooks', 'info', 'refs', 'packed-refs', 'logs', 'index', 'objects/info']);
 
 function harvestOf(events: Awaited<ReturnType<typeof runBon>>['events']) {
   const harvest = events.find((e) => e.type === 'harvest');

@@ -118,6 +118,29 @@ export function treesUnder(base: string): string[] {
   return list(base).flatMap((repo) => list(path.join(base, repo)).flatMap((run) => list(path.join(base, repo, run)).filter((name) => fs.existsSync(path.join(base, repo, run, name, '.git')))));
 }
 
+/**
+ * The bytes of what under the user's `.git` must end as it began (`rels`: files or folders, walked whole), the
+ * factory's own refs and their logs aside: a run's hostile arms are judged by this never changing.
+ */
+export function gitBytes(dir: string, rels: readonly string[]): Record<string, string> {
+  const base = path.join(dir, '.git');
+  const out: Record<string, string> = {};
+  const walk = (rel: string) => {
+    const abs = path.join(base, rel);
+    if (!fs.existsSync(abs)) return;
+    if (fs.statSync(abs).isDirectory()) {
+      for (const name of fs.readdirSync(abs).sort()) {
+        const child = path.join(rel, name);
+        if (child !== 'refs/factory' && child !== 'logs/refs/factory') walk(child);
+      }
+      return;
+    }
+    out[rel] = fs.readFileSync(abs).toString('base64');
+  };
+  for (const rel of rels) walk(rel);
+  return out;
+}
+
 /** The refs a bon run kept for its losing arms. */
 export function armRefs(dir: string, adwId: string): string[] {
   return git(dir, 'for-each-ref', '--format=%(refname)', `refs/factory/${adwId}/`).split('\n').filter(Boolean);
