@@ -219,8 +219,11 @@ export class BonSession {
     if (message === '') return 'nothing to send: type a message first';
     const agent = this.armAgents.get(arm) ?? (this.opts.inPlace && this.arms.has(arm) && !this.settled.has(arm) ? this.rpc : undefined);
     if (!agent?.alive || this.settled.has(arm)) return `arm ${arm} has no turn running: nothing to steer`;
-    this.run.activity(`arm_${arm}`, { kind: 'note', text: `you: ${message}` });
-    agent.steer(message).catch((error: unknown) => this.run.activity(`arm_${arm}`, { kind: 'note', text: `the steer was refused: ${errorMessage(error)}` }));
+    // The arm's log says the words once pi has taken them (its reply to `steer`), so the line never claims more.
+    agent.steer(message).then(
+      () => this.run.activity(`arm_${arm}`, { kind: 'note', text: `you: ${message}` }),
+      (error: unknown) => this.run.activity(`arm_${arm}`, { kind: 'note', text: `the steer was refused: ${errorMessage(error)}` }),
+    );
     return undefined;
   }
 
