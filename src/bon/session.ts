@@ -219,11 +219,9 @@ export class BonSession {
     if (message === '') return 'nothing to send: type a message first';
     const agent = this.armAgents.get(arm) ?? (this.opts.inPlace && this.arms.has(arm) && !this.settled.has(arm) ? this.rpc : undefined);
     if (!agent?.alive || this.settled.has(arm)) return `arm ${arm} has no turn running: nothing to steer`;
-    // The arm's log says the words once pi has taken them (its reply to `steer`), so the line never claims more.
-    agent.steer(message).then(
-      () => this.run.activity(`arm_${arm}`, { kind: 'note', text: `you: ${message}` }),
-      (error: unknown) => this.run.activity(`arm_${arm}`, { kind: 'note', text: `the steer was refused: ${errorMessage(error)}` }),
-    );
+    // The log says the words once pi has taken them (its reply to `steer`): the line never claims more.
+    const note = (text: string) => this.run.activity(`arm_${arm}`, { kind: 'note', text });
+    agent.steer(message).then(() => note(`you: ${message}`), (error: unknown) => note(`the steer was refused: ${errorMessage(error)}`));
     return undefined;
   }
 
