@@ -212,14 +212,14 @@ export class BonSession {
 
   /**
    * A word from the board into an arm's live session (pi `steer`: read before its next model call). Returns a motif
-   * when the arm has no turn running. The text is the user's: it goes as typed, and the board's log shows it.
+   * when the arm has no turn running. The text is the user's: it goes as typed, and the board's log shows it once
+   * pi has taken it (its reply to `steer`): the line never claims more.
    */
   steerArm(arm: number, text: string): string | undefined {
     const message = text.trim();
     if (message === '') return 'nothing to send: type a message first';
     const agent = this.armAgents.get(arm) ?? (this.opts.inPlace && this.arms.has(arm) && !this.settled.has(arm) ? this.rpc : undefined);
     if (!agent?.alive || this.settled.has(arm)) return `arm ${arm} has no turn running: nothing to steer`;
-    // The log says the words once pi has taken them (its reply to `steer`): the line never claims more.
     const note = (text: string) => this.run.activity(`arm_${arm}`, { kind: 'note', text });
     agent.steer(message).then(() => note(`you: ${message}`), (error: unknown) => note(`the steer was refused: ${errorMessage(error)}`));
     return undefined;

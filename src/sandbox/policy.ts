@@ -50,7 +50,11 @@ const PI_LOADS = ['extensions', 'settings.json', 'models.json', 'keybindings.jso
  * plant an extension the user's next pi would load. (A new file in a folder that does not exist yet is the gap.)
  */
 export function piAgentDir(env: NodeJS.ProcessEnv): { writable: string[]; readOnly: string[] } {
-  const dir = path.resolve(env.PI_CODING_AGENT_DIR?.trim() || path.join(env.HOME ?? os.homedir(), '.pi', 'agent'));
-  fs.mkdirSync(dir, { recursive: true });
+  const chosen = env.PI_CODING_AGENT_DIR?.trim();
+  const dir = path.resolve(chosen || path.join(env.HOME ?? os.homedir(), '.pi', 'agent'));
+  // pi makes its default folder on first use, so it is made here (a bind needs it); a folder someone named is never
+  // made: one that is gone (a demo's, after its end) stays gone, and pi inside gets no writable agent folder.
+  if (!chosen) fs.mkdirSync(dir, { recursive: true });
+  if (!fs.existsSync(dir)) return { writable: [], readOnly: [] };
   return { writable: [dir], readOnly: PI_LOADS.map((name) => path.join(dir, name)).filter((p) => fs.existsSync(p)) };
 }
