@@ -211,9 +211,8 @@ export class BonSession {
   }
 
   /**
-   * A word from the board into an arm's live session (pi `steer`: read before its next model call). Returns a motif
-   * when the arm has no turn running. The text is the user's: it goes as typed, and the board's log shows it once
-   * pi has taken it (its reply to `steer`): the line never claims more.
+   * A word from the board into an arm's live session (pi `steer`: read before its next model call), as typed; the
+   * log shows it once pi has taken it (its reply). A motif when the arm has no turn running.
    */
   steerArm(arm: number, text: string): string | undefined {
     const message = text.trim();
