@@ -14,7 +14,7 @@ import { installNode } from '../../src/pi/node.js';
 import { factoryRoot } from '../../src/pi/resolve.js';
 import { makeAgentDir, type AgentDir } from '../../src/scripted/agentDir.js';
 import { makeTempRepo, type TempRepo } from '../helpers/repo.js';
-import { piForTests, piUnderTest } from '../helpers/rig.js';
+import { basicEnv, piForTests, piUnderTest } from '../helpers/rig.js';
 import { makePartialFactory } from '../../.pi/tests/helpers/node-rig.js';
 import { checkPi } from '../../src/pi/resolve.js';
 
@@ -46,7 +46,8 @@ describe('factory doctor on real state', () => {
     // pi --list-models never calls the model: the server URL only has to be well-formed.
     agent = makeAgentDir({ baseUrl: 'http://127.0.0.1:9/v1' });
     // FACTORY_PI: the doctor checks the pi under test (CI's floor or ceiling), never node_modules/.bin/pi.
-    baseEnv = { PATH: process.env.PATH, HOME: process.env.HOME, ...agent.env, FACTORY_PI: (await piUnderTest()).factoryPi };
+    // basicEnv carries the run's TMPDIR and FACTORY_WORKTREES: the gates check's scratch tree is the test run's own.
+    baseEnv = { ...basicEnv(), ...agent.env, FACTORY_PI: (await piUnderTest()).factoryPi };
   });
   afterAll(() => {
     for (const r of repos) r.cleanup();
