@@ -190,5 +190,5 @@ describe.runIf(warmingPi)('factory-guard stops prompt-cache warming in the real 
     } finally {
       await Promise.all([guarded.close(), control.close()]);
     }
-  }, 40_000);
+  });
 });

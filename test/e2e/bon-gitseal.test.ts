@@ -82,7 +82,7 @@ describe('factory bon: an arm never moves the user\'s branch (real pi, scripted 
     expect(fs.readFileSync(path.join(b.dir, '.git/config'), 'utf8')).not.toMatch(/evil|hooksPath/);
     expect(fs.existsSync(path.join(b.dir, '.git/hooks/post-checkout'))).toBe(false);
     expect(git(b.dir, 'tag', '--list')).toBe('');
-  }, 180_000);
+  });
 
   it('in place, an arm\'s commit on the branch is its work (harvested, then undone byte for byte); its remote, core.hooksPath and tag make it red, each named', async () => {
     bench = await bonBench(hostile(`${COMMIT} && echo committed`));
@@ -104,5 +104,5 @@ describe('factory bon: an arm never moves the user\'s branch (real pi, scripted 
     expect(git(b.dir, 'rev-parse', 'HEAD')).toBe(head);
     expect(treeStatus(b.dir)).toBe('');
     expect(fs.readFileSync(path.join(b.dir, '.git/config'), 'utf8')).not.toMatch(/evil|hooksPath/);
-  }, 180_000);
+  });
 });

@@ -49,5 +49,5 @@ describe.skipIf(!hasTmux())('the home resumes a killed best-of-N', () => {
     expect(harvest.arms.map((a) => [a.arm, a.green]).sort()).toEqual([[1, false], [2, true], [3, true]]);
     expect(git(b.dir, 'worktree', 'list', '--porcelain').match(/^worktree /gm)).toHaveLength(1);
     expect(treeStatus(b.dir)).toBe('');
-  }, 180_000);
+  });
 });

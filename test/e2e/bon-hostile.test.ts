@@ -87,7 +87,7 @@ describe('factory bon with hostile arms (real pi, scripted model)', () => {
     expect(applied).toMatchObject({ applied: true });
     expect(treeStatus(b.dir)).toBe('A  src/farewell.js\n');
     expect(dotGit(b.dir)).toEqual(before);
-  }, 120_000);
+  });
 
   it('in worktrees (the default): a hook planted in the arm\'s own git makes it red; a sealed patch another arm goes for is out of its reach (the sandbox)', async () => {
     // From a worktree, the user's .git and the factory's data are absolute paths a program can compute: git names
@@ -122,7 +122,7 @@ describe('factory bon with hostile arms (real pi, scripted model)', () => {
     expect(await applyWinner(outcome.session, ws)).toMatchObject({ applied: true });
     expect(treeStatus(b.dir)).toBe('A  src/farewell.js\n');
     expect(fs.existsSync(path.join(b.dir, 'evil.txt')) || fs.existsSync(path.join(b.dir, 'hook-ran'))).toBe(false);
-  }, 120_000);
+  });
 
   it('in worktrees, jobs an arm leaves running (one aimed at the user\'s tree by a computed path) are ended with its turn, and its symlink patch is red', async () => {
     // The jobs write after the turn ends: into the arm's worktree, and into the user's tree through the path git
@@ -155,7 +155,7 @@ describe('factory bon with hostile arms (real pi, scripted model)', () => {
     for (const arm of [1, 2]) expect(fs.readFileSync(path.join(b.paths.dataDir, 'bon', adwId, `arm-${arm}.patch`), 'utf8')).not.toMatch(/late-/);
     expect(treeStatus(b.dir)).toBe('');
     expect(git(b.dir, 'worktree', 'list', '--porcelain').match(/^worktree /gm)).toHaveLength(1);
-  }, 120_000);
+  });
 
   it('an arm whose patch makes a symlink is red at harvest, and factory apply refuses it; nothing lands in the tree', async () => {
     const link = `node -e "require('fs').symlinkSync('/etc/passwd','src/passwd')"`;
@@ -188,5 +188,5 @@ describe('factory bon with hostile arms (real pi, scripted model)', () => {
     const applied = await applyOutput(ws, { adwId, arm: 2 });
     expect(applied).toMatchObject({ exit: 0 });
     expect(treeStatus(b.dir)).toBe('A  src/farewell.js\n');
-  }, 120_000);
+  });
 });

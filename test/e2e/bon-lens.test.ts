@@ -92,7 +92,7 @@ describe('factory bon: every arm shares the primer\'s prompt prefix', () => {
     expect(treeStatus(b.dir)).toBe('');
     expect(fs.existsSync(path.join(b.dir, 'src/farewell.js'))).toBe(false);
     expect(fs.readdirSync(base, { recursive: true })).toEqual([]);
-  }, 120_000);
+  });
 
   it('on one model the followers go at the leader\'s first token, not at its end: its answer held mid-stream, they ask meanwhile', async () => {
     // Arm 1 (the leader on beta) streams a first word, then its answer waits until the two others have asked; so do
@@ -124,7 +124,7 @@ describe('factory bon: every arm shares the primer\'s prompt prefix', () => {
     for (const f of followers) expect(f.billed!.cached).toBeGreaterThanOrEqual(leader!.billed!.prompt - 1);
     const ranking = ofType(events, 'harvest')[0]!.ranking;
     expect(ranking.filter((r) => r.green), JSON.stringify(ranking.map((r) => [r.arm, r.motif]))).toHaveLength(3);
-  }, 150_000);
+  });
 
   it('on another model: one arm asks first, the others once its first token has come, and find the primer cached', async () => {
     // The primer and arm 1 on alpha; arms 2 to 4 on beta, whose first answers take 1.5 s to begin: arms that asked
@@ -145,5 +145,5 @@ describe('factory bon: every arm shares the primer\'s prompt prefix', () => {
     const waits = ofType(events, 'activity').filter((e) => e.activity.kind === 'note' && /waits for arm \d's first token/.test(e.activity.text));
     expect(waits.length).toBeLessThanOrEqual(2);
     expect(new Set(waits.map((e) => (e.activity as { text: string }).text.match(/arm (\d)'s/)![1])).size).toBeLessThanOrEqual(1);
-  }, 120_000);
+  });
 });

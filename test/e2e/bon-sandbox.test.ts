@@ -65,7 +65,7 @@ describe('factory bon: arms sealed by their own git and the OS sandbox (real pi,
     expect(fs.existsSync(mark)).toBe(false);
     expect(userGit(b.dir)).toEqual(before);
     expect(treeStatus(b.dir)).toBe('');
-  }, 180_000);
+  });
 
   it('a hook one arm plants never runs in another arm\'s git commit; only the planter is red', async () => {
     const plant = `node -e "const fs=require('fs');const d=require('child_process').execSync('git rev-parse --git-common-dir').toString().trim();fs.mkdirSync(d+'/hooks',{recursive:true});fs.writeFileSync(d+'/hooks/pre-commit','#!/bin/sh\\\\ntouch hook-ran\\\\n',{mode:0o755})" && ${waitFor('../arm_2/.git/committed')}; echo done`;
@@ -86,7 +86,7 @@ describe('factory bon: arms sealed by their own git and the OS sandbox (real pi,
     expect(patchOf(b, adwId, 2)).toContain('+++ b/src/farewell.js'); // its commit is its work, harvested
     expect(fs.existsSync(path.join(b.dir, 'hook-ran'))).toBe(false);
     expect(userGit(b.dir)).toEqual(before);
-  }, 180_000);
+  });
 
   it('writes into the other arms\' trees and the user\'s tree (node -e, a computed path, an env -i setsid job) are refused: no patch carries them, the user\'s tree stays clean', async () => {
     // The run's folder holds every tree of the run; the user's tree is two folders above the alternates' target.
@@ -116,7 +116,7 @@ describe('factory bon: arms sealed by their own git and the OS sandbox (real pi,
     expect(refused("arm_1").length, JSON.stringify(outcome.events.filter((e) => e.type === "activity" && e.phase === "arm_1" && e.activity.kind === "tool_end"))).toBeGreaterThan(0);
     expect(refused('arm_2')).toEqual([]);
     expect(userGit(b.dir)).toEqual(before);
-  }, 180_000);
+  });
 
   it('on a machine without the sandbox, bon in worktrees is refused in one line before any token; --unsandboxed runs', async () => {
     bench = await bonBench({ 'model:alpha': [call('read', { path: 'specs/farewell.md' }), primed, write, report(built)], 'model:beta': [write, report(built)] });
@@ -131,5 +131,5 @@ describe('factory bon: arms sealed by their own git and the OS sandbox (real pi,
     expect(userGit(b.dir)).toEqual(before);
     const unsandboxed = await runBon(b, { models: ['scripted/alpha', 'scripted/beta'], args: { unsandboxed: true } });
     expect(unsandboxed.exit).toBe(0);
-  }, 180_000);
+  });
 });

@@ -93,7 +93,7 @@ describe('factory bon in worktrees, arms at once', () => {
     const ws = await openWorkspace({ retries: 2, ui: false, json: false }, { env: b.env, cwd: b.dir });
     expect(await applyWinner(prepared.session, ws)).toMatchObject({ applied: true });
     expect(fs.readFileSync(path.join(b.dir, 'src/farewell.js'), 'utf8')).toContain('Goodbye');
-  }, 120_000);
+  });
 
   it('an arm that reaches for the user\'s tree is refused with a motif it reads, and goes on in its own', async () => {
     const tapes = bonTapes(0);
@@ -115,7 +115,7 @@ describe('factory bon in worktrees, arms at once', () => {
     expect(fenced.join('\n')).toContain(`${path.join(b.dir, 'README.md')} is in another tree of this run`);
     expect(results.join('\n')).not.toContain('reached');
     expect(treeStatus(b.dir)).toBe('');
-  }, 120_000);
+  });
 
   it('--concurrency 1 runs the arms one at a time, still each in its own worktree', async () => {
     const { b } = await treesBench(0);
@@ -125,7 +125,7 @@ describe('factory bon in worktrees, arms at once', () => {
     const s = [...spans(events).values()].sort((x, y) => x.start - y.start);
     for (let i = 1; i < s.length; i += 1) expect(s[i]!.start).toBeGreaterThanOrEqual(s[i - 1]!.end);
     expect(treeStatus(b.dir)).toBe('');
-  }, 120_000);
+  });
 
   it('a run killed with SIGKILL mid-arms leaves worktrees; the next bon sweeps them before its own', async () => {
     const b = await bonBench({
@@ -156,7 +156,7 @@ describe('factory bon in worktrees, arms at once', () => {
     expect(git(b.dir, 'worktree', 'list', '--porcelain').match(/^worktree /gm)).toHaveLength(1);
     expect(filesUnder(base)).toEqual([]);
     expect(treeStatus(b.dir)).toBe('');
-  }, 180_000);
+  });
 
   it('Ctrl-C twice while the arms work: the run stops and leaves no worktree, no branch, nothing on disk', async () => {
     const b = await bonBench({ ...bonTapes(0), 'model:beta': [call('bash', { command: 'sleep 30' }), report({ status: 'success', summary: 'x', changed_files: [] })] });
@@ -181,7 +181,7 @@ describe('factory bon in worktrees, arms at once', () => {
     expect(git(b.dir, 'branch', '--list', '--all')).toBe(branches);
     expect(filesUnder(base)).toEqual([]);
     expect(treeStatus(b.dir)).toBe('');
-  }, 120_000);
+  });
 
   it('a bon killed with SIGKILL resumes: finished arms keep their verdicts, the unfinished one forks again, then the harvest', async () => {
     // Arm 2 is at work (a long command) when the cockpit is killed; in the second life a fresh fork does the work.
@@ -204,7 +204,7 @@ describe('factory bon in worktrees, arms at once', () => {
     expect(git(b.dir, 'worktree', 'list', '--porcelain').match(/^worktree /gm)).toHaveLength(1);
     expect(filesUnder(base)).toEqual([]);
     expect(treeStatus(b.dir)).toBe('');
-  }, 180_000);
+  });
 
   it('payload.setup runs in each arm\'s worktree first: its output stays out of the patch, a red setup makes only that arm red', async () => {
     const { b } = await treesBench(0);
@@ -229,7 +229,7 @@ describe('factory bon in worktrees, arms at once', () => {
       expect(patch).toContain('src/farewell.js');
     }
     expect(treeStatus(b.dir)).toBe('');
-  }, 120_000);
+  });
 
   it('a 429 on one arm backs that arm off (pi retries it) while the others go on; the run is green', async () => {
     const demo = bonTapes(0);
@@ -243,7 +243,7 @@ describe('factory bon in worktrees, arms at once', () => {
     expect(retries.every((e) => 'phase' in e && e.phase === 'arm_2')).toBe(true);
     expect(ofType(events, 'harvest')[0]!.winner).toBe(2);
     expect(ofType(events, 'phase_ok').map((e) => e.phase).sort()).toEqual(['arm_2', 'arm_3', 'check', 'harvest', 'prime']);
-  }, 120_000);
+  });
 
   it('a worktree that cannot be made stops the run before a token, in one line, leaving nothing', async () => {
     const { b } = await treesBench(0);
@@ -259,6 +259,6 @@ describe('factory bon in worktrees, arms at once', () => {
     expect(b.rig.model.requests.length).toBe(0);
     expect(git(b.dir, 'worktree', 'list', '--porcelain').match(/^worktree /gm)).toHaveLength(1);
     expect(treeStatus(b.dir)).toBe('');
-  }, 60_000);
+  });
 });
 

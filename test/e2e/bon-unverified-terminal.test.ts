@@ -49,5 +49,5 @@ describe.skipIf(!hasTmux())('an unverified best-of-N on the arms board', () => {
     expect(treeStatus(bench.dir)).toBe('A  src/farewell.js\n');
     term.sendKeys('q');
     expect(await term.waitForExit(30_000)).toBe(1);
-  }, 180_000);
+  });
 });

@@ -92,7 +92,7 @@ describe('factory bon in worktrees while the user edits the file the arms change
     expect(git(b.dir, 'show', `:${LONG}`)).toBe(text(withLine(LINES, 18, by)));
     expect(fs.readFileSync(path.join(b.dir, 'src/mine.txt'), 'utf8')).toContain('untracked');
     expect(fs.readFileSync(path.join(b.dir, 'src/farewell.js'), 'utf8')).toBe(FAREWELL);
-  }, 180_000);
+  });
 
   it('in the sandbox the user may stage, make a branch and set their own config while the arms work: all kept, no arm red', async () => {
     const b = await bonBench(TAPES, { [LONG]: text(LINES) });
@@ -119,5 +119,5 @@ describe('factory bon in worktrees while the user edits the file the arms change
     expect(git(b.dir, 'show', `:${LONG}`)).toBe(text(first));
     expect(git(b.dir, 'config', '--get', 'user.signingkey').trim()).toBe('the-users-own');
     expect(git(b.dir, 'branch', '--list', 'users-own-branch').trim()).toBe('users-own-branch');
-  }, 180_000);
+  });
 });

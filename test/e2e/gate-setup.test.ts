@@ -99,7 +99,7 @@ describe('a gate that cannot run (real pi, scripted model, built CLI)', () => {
     expect(b.model.requestsFor('model:alpha').length).toBeLessThanOrEqual(1);
     const failed = events(out.stdout).find((e): e is Extract<RunEvent, { type: 'phase_failed' }> => e.type === 'phase_failed')!;
     expect([failed.phase, failed.motif]).toEqual(['prime', expect.stringMatching(/^`bash -c 'pythn -m pytest'` cannot run: pythn: command not found/)]);
-  }, 120_000);
+  });
 
   it('factory apply on a machine whose gate cannot run: exit 2, the command and the fix, the tree untouched', async () => {
     const b = bench!;
@@ -113,7 +113,7 @@ describe('a gate that cannot run (real pi, scripted model, built CLI)', () => {
     expect(applied.code, applied.stdout + applied.stderr).toBe(2);
     expect(applied.stdout).toMatch(/^arm \d not applied: a gate cannot run on this machine: `bash -c 'pythn -m pytest'` cannot run: pythn: command not found — /);
     expect(git(b.repo, 'status', '--porcelain')).toBe('');
-  }, 150_000);
+  });
 
   for (const inPlace of [false, true]) {
     it(`a script that runs a missing program: the baseline on HEAD says it cannot run, no arm starts, exit 2${inPlace ? ' (in place: before any token)' : ''}`, async () => {

@@ -56,7 +56,7 @@ beforeAll(async () => {
   const failed = await cli(['prompt', '[tape:bad] Which files make up this repo?', '--retries', '0', '--model', 'scripted/alpha']);
   expect(failed.code).toBe(1);
   failedId = adwIdOf(failed.stderr);
-}, 120_000);
+});
 
 afterAll(async () => {
   await bench?.cleanup();

@@ -106,7 +106,7 @@ describe('the .git guard', () => {
     expect(git(dir, 'status', '--porcelain')).toBe('');
     // Left alone since: nothing more to name.
     expect(await restoreGitDir(dir, snapshot)).toEqual([]);
-  }, 30_000);
+  });
 
   it('in worktrees: a submodule\'s git dir (hooks, config) and the user\'s other linked worktree\'s config are guarded like the rest; its HEAD is the user\'s to move', async () => {
     const dir = repo();
@@ -134,7 +134,7 @@ describe('the .git guard', () => {
     expect(fs.existsSync(path.join(userAdmin, 'config.worktree'))).toBe(false);
     git(path.join(dir, 'vendor/lib'), 'checkout', '-q', '--detach');
     expect(fs.existsSync(pwned)).toBe(false);
-  }, 30_000);
+  });
 
   it('in worktrees: what the user\'s index holds is guarded, its stat data refreshed by a status is not an act', async () => {
     const dir = repo();
@@ -149,7 +149,7 @@ describe('the .git guard', () => {
     expect(await restoreGitDir(dir, snapshot)).toEqual(['changed the index']);
     expect(dotGit(dir)).toEqual(before);
     fs.rmSync(path.join(dir, 'b.txt'));
-  }, 30_000);
+  });
 
   it('in the tree: hooks, config (filter driver, fsmonitor), info, alternates and refs are named and undone; the commit on the branch is work, and putBack ends the reflogs as they began', async () => {
     const dir = repo();
@@ -200,7 +200,7 @@ describe('the .git guard', () => {
     expect(fs.existsSync(pwned)).toBe(false);
     expect(git(dir, 'log', '-1', '--format=%s').trim()).toBe('initial');
     expect(git(dir, 'status', '--porcelain')).toBe('');
-  }, 30_000);
+  });
 
   it('a HEAD switched to another branch is put back; a .git left alone gives no act', async () => {
     const dir = repo();
@@ -228,7 +228,7 @@ describe('the .git guard', () => {
     await tree.release();
     expect(await restoreGitDir(dir, snapshot, { env })).toEqual([]);
     expect(git(dir, 'for-each-ref', '--format=%(refname)', 'refs/factory/')).toBe('refs/factory/rg/arm-1\n');
-  }, 30_000);
+  });
 
   it('arms at once: each act is laid on the arm whose shell ran, not on the arm whose turn ends first; shells at once both carry it, and say so', async () => {
     const dir = repo();
@@ -264,7 +264,7 @@ describe('the .git guard', () => {
     git(dir, 'config', 'core.hooksPath', '/tmp/h');
     expect(await watch.endTurn()).toEqual(['set core.hooksPath']);
     expect(git(dir, 'tag', '-l', 'evil-tag')).toBe('');
-  }, 30_000);
+  });
 
   it('config acts are named as a person says them: remotes added, removed, changed; variables set (as spelled) and unset', () => {
     const before = ['core.bare=false', 'remote.origin.url=https://a', 'remote.gone.url=https://g', 'user.name=x'];
