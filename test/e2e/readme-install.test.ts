@@ -131,6 +131,9 @@ describe('README: Use it in your repo', () => {
       CI: 'true',
       ...agent.env,
       ...(process.env.FACTORY_PI ? { FACTORY_PI: process.env.FACTORY_PI } : {}),
+      // The test run's own worktree root (test/global-setup.ts), which checks that every run folder went: without
+      // it the reader's bon runs would make <tmp>/factory-worktrees, a folder the run leaves behind.
+      ...(process.env.FACTORY_WORKTREES ? { FACTORY_WORKTREES: process.env.FACTORY_WORKTREES } : {}),
     };
     expect(spawnSync('bash', ['-c', 'command -v pi'], { env }).status, 'a pi on the test PATH would hide the bundled one').not.toBe(0);
     fs.mkdirSync(path.join(repo.dir, 'specs'));
