@@ -155,7 +155,10 @@ describe('README: Use it in your repo', () => {
       }
       const run = await runToEnd('bash', ['--norc', '--noprofile', '-c', command], { cwd, env, timeoutMs: 420_000 });
       outputs.push({ command: line, status: run.code, stdout: run.stdout, stderr: run.stderr });
-      if (run.code !== 0) break;
+      if (run.code !== 0) {
+        // The command that stopped the walk is the failure, said with its own words (not a "lost line" after it).
+        expect.fail(`README command \`${line}\` exited ${run.code ?? 'on a signal (out of time?)'}: ${run.stderr.trim().split('\n').slice(-6).join(' | ')}`);
+      }
     }
     for (const [written] of substitutions) expect(outputs.map((o) => o.command), `README lost the line "${written}"`).toContain(written);
   }, 900_000);
