@@ -31,7 +31,7 @@ describe.skipIf(!hasTmux())('the home resumes a killed best-of-N', () => {
 
     // The terminal gets the rig's environment only (a CI runner's own variables would make the cockpit headless).
     term = startTmux([process.execPath, FACTORY_BIN], { cwd: b.dir, env: { ...b.rig.env, FACTORY_WORKTREES: base }, cols: 120, rows: 32 });
-    const list = await term.waitForScreen((s) => s.includes('recent runs') && selectedLine(s)?.includes(adwId) === true, 30_000);
+    const list = await term.waitForScreen((s) => s.includes('recent runs') && selectedLine(s)?.includes(adwId) === true, 120_000);
     expect(selectedLine(list)).toMatch(new RegExp(`${adwId}\\s+adw_bon\\s+■ interrupted`));
     term.sendKeys('r');
     const board = await term.waitForScreen((s) => s.includes('proposal: factory apply'), 90_000);

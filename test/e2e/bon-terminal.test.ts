@@ -60,13 +60,13 @@ describe.skipIf(!hasTmux())('factory demo in a real terminal', () => {
     term = startTmux([process.execPath, FACTORY_BIN, 'demo', '--dir', repo], { cwd: scratch, env, cols: 120, rows: 42 });
 
     // Live: the three arms side by side, all three running at once (each in its own worktree), nothing ranked.
-    const live = await term.waitForScreen((s) => /running\s+││ \S+ running\s+││ \S+ running/.test(s), 30_000);
+    const live = await term.waitForScreen((s) => /running\s+││ \S+ running\s+││ \S+ running/.test(s), 120_000);
     expect(live).toMatch(/│ ▸ arm_1\s+││ arm_2\s+││ arm_3\s+│/);
     expect(live).toMatch(/scripted\/alpha\s+││ scripted\/beta\s+││ scripted\/gamma/);
     expect(live).not.toContain('★');
 
     // Ranked: arm_2 (beta, the cheapest green) first and the winner, arm_3 second, arm_1 red last.
-    const ranked = await term.waitForScreen((s) => s.includes('★ winner') && s.includes('run green'), 30_000);
+    const ranked = await term.waitForScreen((s) => s.includes('★ winner') && s.includes('run green'), 120_000);
     expect(ranked).toMatch(/│ #3 arm_1\s+││ ▸ #1 arm_2 ★ winner\s+││ #2 arm_3\s+│/);
     expect(ranked).toMatch(/✗ red\s+││ ✓ green\s+││ ✓ green/);
     expect(ranked).toMatch(/why #1: arm_2 \(scripted\/beta\) is green and cheapest/);
@@ -114,7 +114,7 @@ describe.skipIf(!hasTmux())('factory demo in a real terminal', () => {
     term.sendKeys('p');
     await term.waitForScreen((s) => /apply arm_2's patch\? y applies/.test(s));
     term.sendKeys('y');
-    await term.waitForScreen((s) => /applied arm 2 .*git apply --index/.test(s), 30_000);
+    await term.waitForScreen((s) => /applied arm 2 .*git apply --index/.test(s), 120_000);
     const staged = git(repo, 'diff', '--cached', '--stat');
     expect(staged).toMatch(/src\/farewell\.js \| 3 \+\+\+/);
     expect(staged).toMatch(/1 file changed, 3 insertions/);

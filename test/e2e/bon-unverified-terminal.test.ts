@@ -32,18 +32,18 @@ describe.skipIf(!hasTmux())('an unverified best-of-N on the arms board', () => {
     expect(board).not.toContain('★ winner');
     expect(board).toMatch(/no verified arm: nothing to apply unless you name one \(the best ranked, arm_2, is unverified/);
     term.sendKeys('p');
-    await term.waitForScreen((s) => s.includes('no verified arm: arm_2 is unverified — choose an arm with ←/→, then p, to apply it anyway'), 30_000);
+    await term.waitForScreen((s) => s.includes('no verified arm: arm_2 is unverified — choose an arm with ←/→, then p, to apply it anyway'), 120_000);
     expect(treeStatus(bench.dir)).toBe('');
     // Chosen with → (arm_1 → arm_2), it is asked about as unverified; n keeps the tree, y applies it (its gate
     // fails in the scratch worktree exactly as on HEAD: excused) and the line says it is unverified.
     term.sendKeys('Right');
     term.sendKeys('p');
-    await term.waitForScreen((s) => s.includes("apply arm_2's patch (it is unverified)? y applies, n cancels"), 30_000);
+    await term.waitForScreen((s) => s.includes("apply arm_2's patch (it is unverified)? y applies, n cancels"), 120_000);
     term.sendKeys('n');
-    await term.waitForScreen((s) => s.includes('apply cancelled'), 30_000);
+    await term.waitForScreen((s) => s.includes('apply cancelled'), 120_000);
     expect(treeStatus(bench.dir)).toBe('');
     term.sendKeys('p');
-    await term.waitForScreen((s) => s.includes("apply arm_2's patch (it is unverified)?"), 30_000);
+    await term.waitForScreen((s) => s.includes("apply arm_2's patch (it is unverified)?"), 120_000);
     term.sendKeys('y');
     await term.waitForScreen((s) => /applied arm 2 \(.*\) with git apply --index — unverifi/.test(s), 60_000);
     expect(treeStatus(bench.dir)).toBe('A  src/farewell.js\n');
