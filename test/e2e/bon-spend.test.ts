@@ -263,25 +263,28 @@ describe('bon: a message from the board into a running arm (real pi, scripted mo
     const demo = bonTapes(0);
     // Gamma's first tool waits until pi has taken the words (the arm's "you:" line): no race with a sleep's length.
     const flag = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'steer-')), 'taken');
-    bench = await bonBench({ ...demo, 'model:gamma': [call('bash', { command: `until [ -f ${flag} ]; do sleep 0.1; done` }), ...demo['model:gamma']!] });
-    const said: Array<string | undefined> = [];
-    const out = await runBon(bench, {
-      onEvent: (e, session) => {
-        if (e.type === 'activity' && e.phase === 'arm_3' && e.activity.kind === 'tool_start' && e.activity.tool === 'bash' && said.length === 0) {
-          said.push(session.steerArm(3, 'Keep the doc comment short, please.'));
-        }
-        if (e.type === 'activity' && e.phase === 'arm_3' && e.activity.kind === 'note' && e.activity.text.startsWith('you: ')) fs.writeFileSync(flag, '');
-        if (e.type === 'phase_ok' && e.phase === 'arm_2') said.push(session.steerArm(2, 'too late'));
-      },
-    });
-    expect(out.exit).toBe(0);
-    expect(said).toEqual([undefined, 'arm 2 has no turn running: nothing to steer']);
-    const gamma = bench.rig.model.requestsFor('model:gamma');
-    const carrying = gamma.filter((r) => (r.body.messages ?? []).some((m) => m.role === 'user' && contentText(m.content).includes('Keep the doc comment short, please.')));
-    // Every request after the sleep carries it, the first (before it) does not.
-    expect(carrying.length).toBe(gamma.length - 1);
-    expect(out.events.some((e) => e.type === 'activity' && e.phase === 'arm_3' && e.activity.kind === 'note' && e.activity.text === 'you: Keep the doc comment short, please.')).toBe(true);
-    fs.rmSync(path.dirname(flag), { recursive: true, force: true });
+    try {
+      bench = await bonBench({ ...demo, 'model:gamma': [call('bash', { command: `until [ -f ${flag} ]; do sleep 0.1; done` }), ...demo['model:gamma']!] });
+      const said: Array<string | undefined> = [];
+      const out = await runBon(bench, {
+        onEvent: (e, session) => {
+          if (e.type === 'activity' && e.phase === 'arm_3' && e.activity.kind === 'tool_start' && e.activity.tool === 'bash' && said.length === 0) {
+            said.push(session.steerArm(3, 'Keep the doc comment short, please.'));
+          }
+          if (e.type === 'activity' && e.phase === 'arm_3' && e.activity.kind === 'note' && e.activity.text.startsWith('you: ')) fs.writeFileSync(flag, '');
+          if (e.type === 'phase_ok' && e.phase === 'arm_2') said.push(session.steerArm(2, 'too late'));
+        },
+      });
+      expect(out.exit).toBe(0);
+      expect(said).toEqual([undefined, 'arm 2 has no turn running: nothing to steer']);
+      const gamma = bench.rig.model.requestsFor('model:gamma');
+      const carrying = gamma.filter((r) => (r.body.messages ?? []).some((m) => m.role === 'user' && contentText(m.content).includes('Keep the doc comment short, please.')));
+      // Every request after the wait carries it, the first (before it) does not.
+      expect(carrying.length).toBe(gamma.length - 1);
+      expect(out.events.some((e) => e.type === 'activity' && e.phase === 'arm_3' && e.activity.kind === 'note' && e.activity.text === 'you: Keep the doc comment short, please.')).toBe(true);
+    } finally {
+      fs.rmSync(path.dirname(flag), { recursive: true, force: true });
+    }
   });
 });
 
