@@ -5,9 +5,9 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { envelopeCard, loadEnvelopes } from '../src/envelopeCatalog.js';
-import { HarnessError, InfrastructureError, errorMessage, type FailureKind } from '../src/errors.js';
-import type { ArmRank } from '../src/events.js';
+import { envelopeCard, loadEnvelopes } from '../src/envelope/catalog.js';
+import { HarnessError, InfrastructureError, errorMessage, type FailureKind } from '../src/contract/errors.js';
+import type { ArmRank } from '../src/contract/events.js';
 import { checkBon } from '../src/bon/check.js';
 import { putBack, snapshotGitDir } from '../src/bon/gitGuard.js';
 import { GitWatch } from '../src/bon/gitWatch.js';
@@ -20,8 +20,8 @@ import type { BonSession } from '../src/bon/session.js';
 import { armPatchFile, harvestPatch, keepArmRef, readSealed, resetTree } from '../src/bon/patch.js';
 import { applyCommand, harvestFile, harvestJson, rankHarvest, unverifiedReason } from '../src/bon/rank.js';
 import { judgePhase } from '../src/bon/judge.js';
-import { PhaseFailure, type Phase } from '../src/runner.js';
-import { treeState } from '../src/git.js';
+import { PhaseFailure, type Phase } from '../src/engine/runner.js';
+import { treeState } from '../src/process/git.js';
 
 export const ADW_NAME = 'adw_bon';
 // The live session lives in src/bon/session.ts; re-exported for callers that take the workflow as a whole.

@@ -1,9 +1,9 @@
 // adw_prompt: the smallest complete workflow. One agent phase sends the user's ask through the harness port
 // and owes an envelope through the typed gate; one code phase disposes of it, deterministically.
-import { agentPhase } from '../src/agentPhase.js';
+import { agentPhase } from '../src/engine/agentPhase.js';
 import type { Harness, Limits } from '../src/harness/types.js';
-import type { WorkspacePaths } from '../src/paths.js';
-import { PhaseFailure, type Phase } from '../src/runner.js';
+import type { WorkspacePaths } from '../src/config/paths.js';
+import { PhaseFailure, type Phase } from '../src/engine/runner.js';
 
 export const ADW_NAME = 'adw_prompt';
 

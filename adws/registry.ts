@@ -1,7 +1,7 @@
 // The ADWs this factory knows, with the arguments each records on its run (`run_started.args`) as zod schemas:
 // what `factory resume` reads back from a run log is validated here, never cast. The commands use the inferred
 // types only (a type import: zod is not loaded on the way to a prompt's first spawn).
-import * as z from '../src/zod.js';
+import * as z from '../src/contract/zod.js';
 import { ADW_NAME as BON } from './adw_bon.js';
 import { ADW_NAME as BUILD } from './adw_build.js';
 import { ADW_NAME as PROMPT } from './adw_prompt.js';

@@ -19,7 +19,7 @@ import { BonScreen } from '../components/BonScreen.js';
 import { createBonStore, type BonStore } from '../state/bonStore.js';
 import { pacedStore } from '../state/paced.js';
 import type { BonController } from '../state/controller.js';
-import type { RunEvent } from '../src/events.js';
+import type { RunEvent } from '../src/contract/events.js';
 
 const THIS_FILE = fileURLToPath(import.meta.url);
 const ADW = 'p3p3p3p3';

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cli } from './cli.js';
-import { createDemoRepo, DEMO_MODELS } from '../src/demo.js';
+import { createDemoRepo, DEMO_MODELS } from '../src/commands/demo.js';
 import { makeAgentDir } from '../src/scripted/agentDir.js';
 import { startScriptedModel } from '../src/scripted/server.js';
 import { call, countPromptTokens, report, type Step, type Tapes } from '../src/scripted/tape.js';

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { cli } from './cli.js';
-import { createDemoRepo } from '../src/demo.js';
+import { createDemoRepo } from '../src/commands/demo.js';
 import { makeAgentDir } from '../src/scripted/agentDir.js';
 import { startScriptedModel } from '../src/scripted/server.js';
 import { call, countPromptTokens, report, type Step } from '../src/scripted/tape.js';

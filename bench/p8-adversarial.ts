@@ -4,7 +4,7 @@
 // shows ~100×); anything at or under 20× passes, to leave room for noise. Above ENVELOPE_SCAN_MAX_CHARS only the
 // end of the answer is read, so the last decade grows less than 10×. In process, no child: the parse is pure.
 // Run alone through `npm run bench p8` after `npm run build`.
-import { Envelope, EnvelopeError, parse } from '../src/envelopes.js';
+import { Envelope, EnvelopeError, parse } from '../src/envelope/envelopes.js';
 import { verdictLine } from './timing.js';
 
 const SIZES = [1024, 10 * 1024, 100 * 1024, 1024 * 1024];

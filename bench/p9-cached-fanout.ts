@@ -15,7 +15,7 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { cli } from './cli.js';
-import { createDemoRepo } from '../src/demo.js';
+import { createDemoRepo } from '../src/commands/demo.js';
 import { makeAgentDir } from '../src/scripted/agentDir.js';
 import { startScriptedModel } from '../src/scripted/server.js';
 import { call, report, type Step, type Tapes } from '../src/scripted/tape.js';

@@ -5,7 +5,7 @@
 import React from 'react';
 import { Box, Text } from 'ink';
 import { isLive, type PhaseState, type TailItem } from '../state/runStore.js';
-import { oneLine } from '../src/text.js';
+import { oneLine } from '../src/contract/text.js';
 import { TOOL_GLYPH } from './theme.js';
 
 export interface TailLine {

@@ -16,7 +16,7 @@
 import React from 'react';
 import { Box, Text } from 'ink';
 import type { ArmStatus, ArmView, WhyFirstLine } from '../state/bonStore.js';
-import { formatCost, formatSeconds, formatTokens } from '../src/format.js';
+import { formatCost, formatSeconds, formatTokens } from '../src/contract/format.js';
 import { Spinner } from './Spinner.js';
 import { statusColor, statusGlyph, TOOL_GLYPH } from './theme.js';
 

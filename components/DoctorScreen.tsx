@@ -26,7 +26,7 @@ import {
   type DoctorStatus,
   type DoctorStore,
 } from '../state/doctorStore.js';
-import { displayWidth, fitCell } from '../src/text.js';
+import { displayWidth, fitCell } from '../src/contract/text.js';
 import { KeyHelp } from './KeyHelp.js';
 import { DOCTOR_KEYS } from './keymap.js';
 import { Spinner } from './Spinner.js';

@@ -10,8 +10,8 @@
 import React from 'react';
 import { Text } from 'ink';
 import type { GateReport } from '../state/runStore.js';
-import { formatSeconds } from '../src/format.js';
-import { oneLine } from '../src/text.js';
+import { formatSeconds } from '../src/contract/format.js';
+import { oneLine } from '../src/contract/text.js';
 import { statusColor, statusGlyph } from './theme.js';
 
 /** A gate's time is worth showing only when it is felt (a test suite, not a file check). */

@@ -2,7 +2,7 @@
 
 import React from 'react';
 import { Text } from 'ink';
-import { displayWidth } from '../src/text.js';
+import { displayWidth } from '../src/contract/text.js';
 import { helpItems, type HelpItem, type KeyTable } from './keymap.js';
 
 function lineWidth(items: readonly HelpItem[]): number {

@@ -23,8 +23,8 @@
 import React from 'react';
 import { Box, Text } from 'ink';
 import { isLive, phaseSeconds, type PhaseState } from '../state/runStore.js';
-import { formatCost, formatSeconds, formatTokens } from '../src/format.js';
-import { displayWidth, fitCell, oneLine, pad } from '../src/text.js';
+import { formatCost, formatSeconds, formatTokens } from '../src/contract/format.js';
+import { displayWidth, fitCell, oneLine, pad } from '../src/contract/text.js';
 import { GateChips, gateChipsHeight, gateMotifLines } from './GateChips.js';
 import { Spinner } from './Spinner.js';
 import { CONNECTOR, kindColor, statusColor, statusGlyph } from './theme.js';

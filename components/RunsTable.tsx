@@ -1,7 +1,7 @@
 // The recent runs table of the cockpit home, drawn with plain Ink boxes. The column model is the one
 // `factory runs` prints (src/commands/runsTable.ts): fixed widths in display columns, a narrow terminal dropping
 // the least useful columns first instead of wrapping rows, the ADW column taking the room that is left; every
-// cell is cut and padded by display width (src/text.ts), so a CJK or emoji name keeps the columns aligned.
+// cell is cut and padded by display width (src/contract/text.ts), so a CJK or emoji name keeps the columns aligned.
 // Only the rows around the selection are drawn when they do not fit.
 //
 //     id        ADW          status        phases   tokens      cost  age
@@ -13,7 +13,7 @@ import React from 'react';
 import { Box, Text } from 'ink';
 import type { RunRow, RunRowStatus } from '../state/homeStore.js';
 import { runsCell, screenColumns, type RunsColumn } from '../src/commands/runsTable.js';
-import { fitCell } from '../src/text.js';
+import { fitCell } from '../src/contract/text.js';
 
 /** The colour of a run's status cell (its mark comes with the cell text). */
 export const RUN_STATUS_COLOR: Readonly<Record<RunRowStatus, string>> = {

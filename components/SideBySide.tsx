@@ -8,7 +8,7 @@
 import React from 'react';
 import { Box, Text } from 'ink';
 import { diffLineStyle, printableLine, type DiffLineStyle } from './DiffView.js';
-import { fit, pad } from '../src/text.js';
+import { fit, pad } from '../src/contract/text.js';
 
 export interface SideBySideRow {
   kind: 'file' | 'same' | 'left' | 'right' | 'both-differ';

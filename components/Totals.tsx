@@ -3,7 +3,7 @@
 import React from 'react';
 import { Text } from 'ink';
 import { elapsedSeconds, type RunState } from '../state/runStore.js';
-import { formatCost, formatSeconds, formatTokens } from '../src/format.js';
+import { formatCost, formatSeconds, formatTokens } from '../src/contract/format.js';
 
 export interface Outcome {
   text: string;

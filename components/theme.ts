@@ -1,6 +1,6 @@
 // Colours and glyphs of the cockpit, in one place so every view speaks the same visual language.
 
-import type { PhaseKind } from '../src/events.js';
+import type { PhaseKind } from '../src/contract/events.js';
 import type { PhaseStatus } from '../state/runStore.js';
 
 export const kindColor: Readonly<Record<PhaseKind, string>> = {

@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 // The entry: argv → a prepared command → the headless or the TUI front end → an exit code (0 green, 1 workflow
 // failed, 2 infrastructure or usage, 130 interrupted). Screens live in src/tui/, the run's course in
-// src/runPrepared.ts, signals and cleanup in src/lifecycle.ts. `runCli` is importable: tests drive the real root.
-import { errorMessage, UsageError } from './errors.js';
-import type { CommandFlags, Prepared, PreparedRun } from './commands.js';
+// src/cli/runPrepared.ts, signals and cleanup in src/lifecycle.ts. `runCli` is importable: tests drive the real root.
+import { errorMessage, UsageError } from './contract/errors.js';
+import type { CommandFlags, Prepared, PreparedRun } from './commands/dispatch.js';
 import type { Lifecycle } from './lifecycle.js';
-import type { ReportRequest, RunIo } from './runPrepared.js';
+import type { ReportRequest, RunIo } from './cli/runPrepared.js';
 
 export interface CliIo extends RunIo {
   /** Whether stdout is a terminal (with --ui, no --json and no CI: the TUI). */
@@ -25,7 +25,7 @@ async function printVersion(io: CliIo): Promise<number> {
 }
 
 async function showHelp(io: CliIo): Promise<number> {
-  const { helpText } = await import('./cliHelp.js');
+  const { helpText } = await import('./cli/help.js');
   io.stdout.write(helpText());
   return 0;
 }
@@ -49,7 +49,7 @@ export async function runCli(argv: string[], io: CliIo = processIo()): Promise<n
 }
 
 async function dispatch(argv: string[], io: CliIo, lifecycle: Lifecycle): Promise<number> {
-  const [{ parseCli }, { prepareCommand }] = await Promise.all([import('./cliArgs.js'), import('./commands.js')]);
+  const [{ parseCli }, { prepareCommand }] = await Promise.all([import('./cli/args.js'), import('./commands/dispatch.js')]);
   const cli = parseCli(argv);
   if (cli.flags.help) return showHelp(io);
   if (cli.flags.version) return printVersion(io);
@@ -87,16 +87,16 @@ async function dispatch(argv: string[], io: CliIo, lifecycle: Lifecycle): Promis
  * module evaluates only definitions. A failure to load surfaces where the module is imported for real.
  */
 function preloadHeadlessRun(): void {
-  for (const load of [() => import('./commands/prompt.js'), () => import('./runPrepared.js'), () => import('./headless.js'), () => import('./trace/attach.js')]) {
+  for (const load of [() => import('./commands/prompt.js'), () => import('./cli/runPrepared.js'), () => import('./headless/log.js'), () => import('./trace/attach.js')]) {
     load().catch(() => undefined);
   }
 }
 
 /** The front end chosen once: the TUI (run screen or arms board) in a terminal, else the headless log. */
 async function runWith(prepared: PreparedRun, interactive: boolean, flags: CommandFlags, io: CliIo, lifecycle: Lifecycle, report?: ReportRequest): Promise<number> {
-  const { runPrepared } = await import('./runPrepared.js');
+  const { runPrepared } = await import('./cli/runPrepared.js');
   if (!interactive) {
-    const { runHeadless } = await import('./headless.js');
+    const { runHeadless } = await import('./headless/log.js');
     return runPrepared(prepared, (p, execute) => runHeadless(p.run, io, flags.json, lifecycle, execute), { io, json: flags.json, interactive, lifecycle, report });
   }
   const { runFlowScreen, runBonScreen } = await import('./tui/run.js');
@@ -113,7 +113,7 @@ async function reportRequest(flags: CommandFlags, env: NodeJS.ProcessEnv): Promi
     if (flags['report-dir'] !== undefined) throw new UsageError('--report-dir needs --report md, junit or md,junit');
     return undefined;
   }
-  const [{ parseReportKinds }, path] = await Promise.all([import('./ciReport.js'), import('node:path')]);
+  const [{ parseReportKinds }, path] = await Promise.all([import('./headless/ciReport.js'), import('node:path')]);
   const kinds = parseReportKinds(flags.report);
   if ('motif' in kinds) throw new UsageError(kinds.motif);
   const dir = flags['report-dir'];

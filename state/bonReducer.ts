@@ -3,8 +3,8 @@
 // core must carry out when the action was accepted (read a patch, abort an arm, clone one, apply one); the bon
 // screen's intents (bonIntents.ts) run it on the controller.
 
-import type { RunEvent } from '../src/events.js';
-import { oneLine } from '../src/text.js';
+import type { RunEvent } from '../src/contract/events.js';
+import { oneLine } from '../src/contract/text.js';
 import { armsOf, harvestBegun, runningArm, selectedArm } from './bonSelectors.js';
 import { armOfPhase, armPhase, extrasOf, initialBonSlice, MAX_ARMS, type ArmExtras, type BonSlice, type BonState, type BonUi, type CompareState } from './bonState.js';
 import { armOverlap, sideBySide } from '../src/bon/overlap.js';

@@ -2,12 +2,12 @@
 // which arm is selected or running, the primer's account, "why #1" and the harvest's proposal. The reducers use
 // the same ones, so what a key acts on is what the board highlights.
 
-import type { ArmRank } from '../src/events.js';
+import type { ArmRank } from '../src/contract/events.js';
 import { primerLine as corePrimerLine, unverifiedReason, whyFirst, whyJudged } from '../src/bon/rank.js';
-import { formatCost, formatTokens } from '../src/format.js';
-import { oneLine } from '../src/text.js';
+import { formatCost, formatTokens } from '../src/contract/format.js';
+import { oneLine } from '../src/contract/text.js';
 import { extrasOf, HARVEST_PHASE, PRIMER_PHASE, type ArmExtras, type ArmPatch, type ArmSpendState, type BonState } from './bonState.js';
-import { baselineWarning, forecastAbove, forecastLine } from '../src/spendLines.js';
+import { baselineWarning, forecastAbove, forecastLine } from '../src/bon/spendLines.js';
 import { runCapMotif } from '../src/bon/spend.js';
 import { isLive, phaseSeconds } from './runSelectors.js';
 import type { GateReport, PhaseState, RunState } from './runState.js';

@@ -4,7 +4,7 @@
 // view, apply confirmation, clones asked). Arms are the phases whose plan carries an arm number; the primer is the `prime`
 // phase. The reducers are in bonReducer.ts, what the views derive in bonSelectors.ts.
 
-import type { ArmRank, JudgeOrder, RunEvent } from '../src/events.js';
+import type { ArmRank, JudgeOrder, RunEvent } from '../src/contract/events.js';
 import type { Overlap, Row } from '../src/bon/overlap.js';
 import { initialRunState, type RunState } from './runState.js';
 

@@ -3,7 +3,7 @@
 // imports the bon store from one place.
 
 import { createStore, type StoreApi } from 'zustand/vanilla';
-import type { RunEvent } from '../src/events.js';
+import type { RunEvent } from '../src/contract/events.js';
 import { reduceBonEvent, reduceBonUi, type BonAction, type BonEffect } from './bonReducer.js';
 import { initialBonState, type BonState } from './bonState.js';
 import type { RunUiState } from './runState.js';

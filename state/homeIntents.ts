@@ -2,7 +2,7 @@
 // events. A key's intent becomes a home action; the reducer decides, and the effect it returns is run here on
 // the HomeController the core implements (read the list or a run's events, resume, quit).
 
-import type { RunEvent } from '../src/events.js';
+import type { RunEvent } from '../src/contract/events.js';
 import { errorText } from './errorText.js';
 import type { HomeAction, HomeEffect, HomeState, HomeStore, RunRow } from './homeStore.js';
 

@@ -6,7 +6,7 @@
 // graph can not disagree with what was shown live.
 
 import { createStore, type StoreApi } from 'zustand/vanilla';
-import type { RunEvent } from '../src/events.js';
+import type { RunEvent } from '../src/contract/events.js';
 import type { RunRow as TraceRunRow } from '../src/trace/queries.js';
 import { reduceRun } from './runReducer.js';
 import { initialRunState, type RunState } from './runState.js';

@@ -1,7 +1,7 @@
-// The run reducer: one core event (src/events.ts) folded into the run state. Pure, so the headless printer,
+// The run reducer: one core event (src/contract/events.ts) folded into the run state. Pure, so the headless printer,
 // the replay of a stored run and the tests all use the exact same folding; runStore.ts wraps it in a store.
 
-import type { PhaseKind, PhasePlan, RunEvent } from '../src/events.js';
+import type { PhaseKind, PhasePlan, RunEvent } from '../src/contract/events.js';
 import { isLive, sumPhases } from './runSelectors.js';
 import { initialRunState, TAIL_LIMIT, type GateReport, type PhaseState, type RunState, type TailEntry, type TailItem } from './runState.js';
 

@@ -1,12 +1,12 @@
 // What the cockpit knows about one ADW run: the shapes the run reducer (runReducer.ts) folds the core's typed
-// events (src/events.ts) into, and the state a run starts from.
+// events (src/contract/events.ts) into, and the state a run starts from.
 //
 // Conventions the core must keep (also stated in the lead's report):
 // - `attempt` numbers in events are 1-based, as shown to the user ("attempt 2/3").
 // - a `usage` event carries the running figures of the current attempt only (not cumulative over attempts);
 //   `phase_ok` / `phase_failed` / `run_finished` carry authoritative figures that replace the live ones.
 
-import type { Activity, PhaseKind, FailureKind } from '../src/events.js';
+import type { Activity, PhaseKind, FailureKind } from '../src/contract/events.js';
 
 export type PhaseStatus = 'pending' | 'running' | 'retrying' | 'ok' | 'failed' | 'skipped';
 

@@ -3,7 +3,7 @@
 // caller imports the run store from one place.
 
 import { createStore, type StoreApi } from 'zustand/vanilla';
-import type { RunEvent } from '../src/events.js';
+import type { RunEvent } from '../src/contract/events.js';
 import { reduceRun } from './runReducer.js';
 import { initialRunState, type RunState, type RunUiState } from './runState.js';
 

@@ -1,5 +1,5 @@
 // `.env` text and credential names: the two rules both sides of the process boundary need to agree on. The
-// cockpit (src/env.ts) loads `.env` and builds the vault and the redactor from them; factory-obs, inside pi, reads
+// cockpit (src/config/env.ts) loads `.env` and builds the vault and the redactor from them; factory-obs, inside pi, reads
 // the same `.env` with the same parser, so a value the agent echoes is masked exactly as the cockpit would mask it.
 // Pure, imports nothing.
 

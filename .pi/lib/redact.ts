@@ -1,6 +1,6 @@
 // The redactor: secret values out of every line the factory shows or stores (logs, --json, traces, screen).
 // One implementation for both sides of the process boundary: the cockpit builds it once per run from
-// `secretEntries` (src/env.ts); factory-obs builds it inside pi from what the node can know (its own env and the
+// `secretEntries` (src/config/env.ts); factory-obs builds it inside pi from what the node can know (its own env and the
 // project's `.env`). The per-call cost is one scan with a precompiled pattern. Imports nothing, like contract.ts.
 
 export interface NamedSecret {

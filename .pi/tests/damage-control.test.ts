@@ -66,7 +66,7 @@ describe('the shipped rules', () => {
     expect(isProtected(rules, '@/home/u/.ssh/id_rsa.pub', cwd)).toBe('id_rsa*');
     expect(isProtected(rules, './.pi/damage-control-rules.yaml', cwd)).toBe('.pi/damage-control-rules.yaml');
     expect(isProtected(rules, 'src/../.env', cwd)).toBe('.env');
-    expect(isProtected(rules, 'src/env.ts', cwd)).toBeNull();
+    expect(isProtected(rules, 'src/config/env.ts', cwd)).toBeNull();
     expect(isProtected(rules, '.environment', cwd)).toBeNull();
     expect(isProtected(rules, 'docs/.git/notes.md', cwd)).toBeNull();
     // the factory's data and the node's own files (issue 10: an arm rewrote the winner's patch)

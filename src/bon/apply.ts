@@ -13,10 +13,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { oneLine } from '../errors.js';
-import { topLevel, type GitOptions } from '../git.js';
-import { commandGate, motif as gatesMotif, type GateCommand, type GateReport } from '../gates.js';
-import { gateSignature, sameFailure, type GateSignature } from '../gateBaseline.js';
+import { oneLine } from '../contract/errors.js';
+import { topLevel, type GitOptions } from '../process/git.js';
+import { commandGate, motif as gatesMotif, type GateCommand, type GateReport } from '../gates/judges.js';
+import { gateSignature, sameFailure, type GateSignature } from '../gates/baseline.js';
 import { readSealed } from './patch.js';
 import { appliedSpecialEntry, gitPatchFacts } from './patchGit.js';
 import { parsePatchHeaders, type PatchPath } from './patchText.js';

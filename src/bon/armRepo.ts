@@ -8,8 +8,8 @@
 // commit identity its config sets (user.name, user.email), so that an arm's `git commit` works as it would there.
 import fs from 'node:fs';
 import path from 'node:path';
-import { oneLine } from '../errors.js';
-import type { GitOptions } from '../git.js';
+import { oneLine } from '../contract/errors.js';
+import type { GitOptions } from '../process/git.js';
 import { gitMotif, gitx, gitxText } from './gitx.js';
 import { claimRunFolder, oneAtATime, releaseRunFolder, runFolder, worktreeRefusal, WorktreeError, type AddWorktreeOptions, type Worktree } from './worktrees.js';
 

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { GitOptions } from '../git.js';
+import type { GitOptions } from '../process/git.js';
 import { packageSource } from '../pi/node.js';
 import { gitx, gitMotif } from './gitx.js';
 import { dependencyFolders, provideDependencies, type ScratchDependencies } from './scratchDependencies.js';

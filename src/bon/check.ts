@@ -4,10 +4,10 @@
 // where a spec is written before it is committed, and neither harvest nor reset touches them.
 import fs from 'node:fs';
 import path from 'node:path';
-import { UsageError } from '../errors.js';
-import { isWorkTree, topLevel, treeState, type GitOptions } from '../git.js';
-import { PhaseFailure } from '../runner.js';
-import { checkSpecFile } from '../specFile.js';
+import { UsageError } from '../contract/errors.js';
+import { isWorkTree, topLevel, treeState, type GitOptions } from '../process/git.js';
+import { PhaseFailure } from '../engine/runner.js';
+import { checkSpecFile } from '../config/specFile.js';
 import { DATA_DIR, SPECS_DIR } from './patch.js';
 
 export const MIN_ARMS = 2;

@@ -8,7 +8,7 @@
 // the range their spread. With no past arm, an arm is reckoned to make as many calls as the primer made and to run
 // the payload's tests twice, before and after its change (their output, as the baseline saw it, grows every later
 // prompt); the range is half as many calls and no test run, to twice as many calls and four test runs.
-import type { SpendForecast } from '../events.js';
+import type { SpendForecast } from '../contract/events.js';
 import type { ModelPrices } from '../harness/types.js';
 import type { CallUsage } from '../pi/stream.js';
 

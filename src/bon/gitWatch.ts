@@ -3,7 +3,7 @@
 // that can reach past the agent's tree ends (a shell; the file tools go through the fence, which keeps them out of
 // the user's repository), and lays each act found on the phases whose such tool ran since the last check: the arm
 // that acted is red for its own act, the others are not. Two arms whose shells ran at once both carry it, and say so.
-import { REPORT_TOOL } from '../gate.js';
+import { REPORT_TOOL } from '../contract/typedGate.js';
 import { restoreGitDir, type GitDirSnapshot } from './gitGuard.js';
 import type { GitxOptions } from './gitx.js';
 

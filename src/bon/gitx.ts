@@ -1,7 +1,7 @@
 // Git that writes, for best-of-N: harvesting a patch, resetting the tree, building a ref with a temporary index
 // or a scratch worktree. It runs through ../git.ts's one runner (supervised spawner, no shell, no prompt, no
 // optional lock, output as bytes).
-import { GitError, gitRaw, type GitRawOptions, type GitRawOutput } from '../git.js';
+import { GitError, gitRaw, type GitRawOptions, type GitRawOutput } from '../process/git.js';
 
 export type GitxOptions = GitRawOptions;
 export type GitxOutput = GitRawOutput;

@@ -3,9 +3,9 @@
 // order counts only if it names every green arm exactly once and nothing else (a wrong one is corrected in the same
 // session, then dropped), a red arm never wins by it, and the harvest says whose order it printed and why. The judge
 // is a model reading models' text: patches are fenced as data, its cost is its own line, never an arm's.
-import type { ArmRank, JudgeOrder } from '../events.js';
-import { formatCost } from '../format.js';
-import { PhaseFailure, type Phase } from '../runner.js';
+import type { ArmRank, JudgeOrder } from '../contract/events.js';
+import { formatCost } from '../contract/format.js';
+import { PhaseFailure, type Phase } from '../engine/runner.js';
 import type { BonSession, JudgeSetup } from './session.js';
 
 /** What the judge decided, once the code accepted it. */
@@ -68,7 +68,7 @@ export function judgePhase(session: BonSession, setup: JudgeSetup): Phase {
         run.activity('judge', { kind: 'note', text: `${greens.length} green arm(s) with a patch: nothing to judge, the code ranks` });
         return { status: 'success', summary: 'nothing to judge', ranking: [] };
       }
-      const { agentPhase } = await import('../agentPhase.js');
+      const { agentPhase } = await import('../engine/agentPhase.js');
       const fs = await import('node:fs');
       const arms = greens.map((rank) => ({ rank, patch: run.redact(fs.readFileSync(rank.patchFile!, 'utf8')) }));
       inner ??= agentPhase({

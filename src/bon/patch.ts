@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { GitError, topLevel, type GitOptions } from '../git.js';
+import { GitError, topLevel, type GitOptions } from '../process/git.js';
 import { gitx, gitxOk, gitxText, gitMotif } from './gitx.js';
 
 /** Folders an arm's patch never carries and the reset never touches (anchored at the work tree's root). */

@@ -14,7 +14,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { GitOptions } from '../git.js';
+import type { GitOptions } from '../process/git.js';
 import { gitx, gitxOk, gitxText } from './gitx.js';
 
 export interface PrivateGit {

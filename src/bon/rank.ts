@@ -3,8 +3,8 @@
 // event, harvest.json, the board, `--apply`, `factory apply` and `factory show` all read that one Ranking. Plus the
 // lines and the file the harvest shows and writes, and the exact command it proposes.
 import path from 'node:path';
-import type { ArmRank, JudgeOrder } from '../events.js';
-import { formatCost, formatSeconds, formatTokens } from '../format.js';
+import type { ArmRank, JudgeOrder } from '../contract/events.js';
+import { formatCost, formatSeconds, formatTokens } from '../contract/format.js';
 
 /** An arm's verdict in one word: `unverified` when every gate it ran was red on HEAD the same way (nothing verified it). */
 export type ArmVerdictWord = 'green' | 'unverified' | 'red';

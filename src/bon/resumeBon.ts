@@ -3,9 +3,9 @@
 // must start from the same one, or the kept patches would be against another tree), and each finished arm — green
 // or red — with its verdict, figures and sealed patch. Read from the run's own log and the sessions folder.
 import fs from 'node:fs';
-import type { ArmRank, RunEvent } from '../events.js';
-import { sessionFileOf } from '../ledger.js';
-import type { CarriedResult } from '../resumeOptions.js';
+import type { ArmRank, RunEvent } from '../contract/events.js';
+import { sessionFileOf } from '../trace/ledger.js';
+import type { CarriedResult } from '../engine/resumeOptions.js';
 
 export interface BonResume {
   /** The commit the first life's arms started from. */

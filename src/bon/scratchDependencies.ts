@@ -8,7 +8,7 @@
 // to die with it.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { GitOptions } from '../git.js';
+import type { GitOptions } from '../process/git.js';
 import { gitx } from './gitx.js';
 
 export const NODE_MODULES = 'node_modules';

@@ -1,18 +1,18 @@
 // The live side of a best-of-N run: one live session of the harness (pi in RPC mode) that the primer and the arms
 // run in, the arms' ranks, an abort per arm, and what the board's keys ask of it (abort an arm, clone one more).
 // It knows no workflow: the phases, and how one more arm's phase is built, come from the ADW that plans the batch.
-import type { ArmRank, SpendForecast } from '../events.js';
-import { formatCost } from '../format.js';
-import { envelopeCard } from '../envelopeCatalog.js';
+import type { ArmRank, SpendForecast } from '../contract/events.js';
+import { formatCost } from '../contract/format.js';
+import { envelopeCard } from '../envelope/catalog.js';
 import fs from 'node:fs';
 import os from 'node:os';
-import { errorMessage, HarnessError, InfrastructureError } from '../errors.js';
-import type { GateCommand } from '../gates.js';
+import { errorMessage, HarnessError, InfrastructureError } from '../contract/errors.js';
+import type { GateCommand } from '../gates/judges.js';
 import type { AgentAnswer, AgentSession, Limits, LiveHarness, SessionRequest } from '../harness/types.js';
 import type { ArmTree } from './armTree.js';
 import type { BonResume } from './resumeBon.js';
-import type { WorkspacePaths } from '../paths.js';
-import { PhaseFailure, planOf, type Phase, type Run } from '../runner.js';
+import type { WorkspacePaths } from '../config/paths.js';
+import { PhaseFailure, planOf, type Phase, type Run } from '../engine/runner.js';
 import { MAX_ARMS, type BonCheck } from './check.js';
 import type { GitDirSnapshot } from './gitGuard.js';
 import type { GitWatch } from './gitWatch.js';
@@ -20,7 +20,7 @@ import type { PrefixGate } from './prefixGate.js';
 import type { StopOrder } from '../pi/guards.js';
 import type { Sandbox } from '../sandbox/policy.js';
 import { SpendWatch, type BonPolicy, type SpendNote } from './spend.js';
-import { forecastAbove } from '../spendLines.js';
+import { forecastAbove } from './spendLines.js';
 
 export const BON_TOOLS = ['read', 'bash', 'edit', 'write', 'grep', 'find', 'ls'];
 
@@ -108,7 +108,7 @@ export class BonSession {
   /** Someone watches the board (the TUI sets it): an arm at its cap pauses for a raise, a high forecast asks. */
   watched = false;
   /** The judge's order of the green arms, once the code accepted it. */
-  judge?: import('../events.js').JudgeOrder;
+  judge?: import('../contract/events.js').JudgeOrder;
   /** The fan-out's forecast, once the primer has read. */
   forecast?: SpendForecast;
   private confirmation?: (yes: boolean) => void;
@@ -227,7 +227,7 @@ export class BonSession {
   /** What the payload's tests printed on HEAD (the baseline), in tokens: the forecast's tool output of a test run. */
   testOutputTokens = 0;
   /** Gates red on HEAD before the fan-out, with what they said (../gateBaseline.ts): the same failure is not the arms'. */
-  preexisting = new Map<string, import('../gateBaseline.js').GateSignature>();
+  preexisting = new Map<string, import('../gates/baseline.js').GateSignature>();
 
   /** The harvest's one ranking (../bon/rank.ts rankHarvest), once it is made: --apply and `p` read it. */
   ranking?: import('./rank.js').Ranking;

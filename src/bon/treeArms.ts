@@ -4,13 +4,13 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { envelopeCard, loadEnvelopes } from '../envelopeCatalog.js';
-import { errorMessage, HarnessError, InfrastructureError, type FailureKind } from '../errors.js';
-import type { ArmRank, RunEvent } from '../events.js';
-import type { GateCommand } from '../gates.js';
-import { treeState, type TreeState } from '../git.js';
+import { envelopeCard, loadEnvelopes } from '../envelope/catalog.js';
+import { errorMessage, HarnessError, InfrastructureError, type FailureKind } from '../contract/errors.js';
+import type { ArmRank, RunEvent } from '../contract/events.js';
+import type { GateCommand } from '../gates/judges.js';
+import { treeState, type TreeState } from '../process/git.js';
 import { withPrivateGit } from './privateGit.js';
-import { PhaseFailure, type Phase, type Run } from '../runner.js';
+import { PhaseFailure, type Phase, type Run } from '../engine/runner.js';
 import { prepareArmTree, type ArmTree } from './armTree.js';
 import { FENCE_ENV } from '../../.pi/lib/fence.js';
 import { LENS_ENV } from '../../.pi/lib/lens.js';
@@ -20,7 +20,7 @@ import { armPatchFile, harvestPatch } from './patch.js';
 import { runFolder } from './worktrees.js';
 import { piAgentDir, sandboxEnv } from '../sandbox/policy.js';
 import type { SandboxSpec } from '../sandbox/wrap.js';
-import { gateSignature } from '../gateBaseline.js';
+import { gateSignature } from '../gates/baseline.js';
 import type { BonSession } from './session.js';
 import { armAsk, endTurn, NOTHING_ENDED, primerAsk, primerEnvelope, primerTurn, trespass, turnOptions, type TurnEnd } from './turn.js';
 import { harnessJudgement, judgeAnswer, primerStopped, settleArm, stopVerdict } from './armVerdict.js';
@@ -134,7 +134,7 @@ async function runSetup(session: BonSession, run: Run, name: string, armTree: Ar
   const { dir: tree, own } = armTree;
   const cwd = intoTree(session.check!.root, tree, setup.cwd) ?? tree;
   run.activity(name, { kind: 'note', text: `setup: ${setup.run}` });
-  const { commandGate } = await import('../gates.js');
+  const { commandGate } = await import('../gates/judges.js');
   const sandbox = sandboxOf(session, armTree);
   const report = await commandGate({ ...setup, cwd }, { signal, env: boxedEnv(sandbox, armTree, env), runTag: run.adwId, ...(sandbox ? { sandbox } : {}) })();
   if (!report.ok) throw new PhaseFailure(`setup ${report.motif ?? `\`${setup.run}\` failed`}`, report.outputTail, 'gate');
@@ -165,7 +165,7 @@ export async function runBaseline(session: BonSession, run: Run): Promise<string
     const sandbox = sandboxOf(session, tree);
     const env = boxedEnv(sandbox, tree, armEnv(session.opts.gateEnv, 0));
     await runSetup(session, run, 'prime', tree, armEnv(session.opts.gateEnv, 0), signal);
-    const { commandGate } = await import('../gates.js');
+    const { commandGate } = await import('../gates/judges.js');
     const gates: Extract<RunEvent, { type: 'baseline' }>['gates'] = [];
     for (const cmd of treeCommands(session, tree.dir)) {
       if (signal.aborted) return undefined;

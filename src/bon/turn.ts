@@ -3,11 +3,11 @@
 // user's .git is undone, earlier arms' sealed patches are put back), and the gates an arm is judged by.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { GateCommand } from '../gates.js';
-import type { GateListVerdict } from '../gateList.js';
+import type { GateCommand } from '../gates/judges.js';
+import type { GateListVerdict } from '../gates/payload.js';
 import type { AgentSession, TurnOptions } from '../harness/types.js';
-import { InfrastructureError } from '../errors.js';
-import type { Run } from '../runner.js';
+import { InfrastructureError } from '../contract/errors.js';
+import type { Run } from '../engine/runner.js';
 import type { SandboxSpec } from '../sandbox/wrap.js';
 import { gitDirMotif } from './gitGuard.js';
 import { ownGitMotif } from './ownGit.js';
@@ -25,7 +25,7 @@ export function primerAsk(spec: string): string {
  * The primer's answer as its envelope (the base one: it writes nothing); a refused one stops the batch. `envelopes`
  * is the module, its loading started with the turn so that it is there when the answer is.
  */
-export async function primerEnvelope(payload: unknown, envelopes: Promise<typeof import('../envelopes.js')>) {
+export async function primerEnvelope(payload: unknown, envelopes: Promise<typeof import('../envelope/envelopes.js')>) {
   const { parse, Envelope, EnvelopeError } = await envelopes;
   try {
     return parse(payload, Envelope);
@@ -81,7 +81,7 @@ export async function runGates(
   signal: AbortSignal,
   where: { cwd: string; commands: GateCommand[]; env?: NodeJS.ProcessEnv; sandbox?: SandboxSpec } = { cwd: session.opts.cwd, commands: session.opts.payloadCommands },
 ): Promise<GateListVerdict> {
-  const { runGateList } = await import('../gateList.js');
+  const { runGateList } = await import('../gates/payload.js');
   return runGateList({ run, phase, cwd: where.cwd, changedFiles: changed, commands: where.commands, signal, env: where.env ?? session.opts.gateEnv, preexisting: session.preexisting, ...(where.sandbox ? { sandbox: where.sandbox } : {}) });
 }
 

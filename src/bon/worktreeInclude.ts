@@ -5,7 +5,7 @@
 // never linked — into the worktree at the same place, so nothing an arm writes there reaches the user's copy.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { GitOptions } from '../git.js';
+import type { GitOptions } from '../process/git.js';
 import { globToRegExp } from '../../.pi/lib/path-guard.js';
 import { gitx } from './gitx.js';
 import { WorktreeError } from './worktrees.js';

@@ -5,7 +5,7 @@
 // be checked out (the recorded commit is not in the user's copy) refuses the tree in one line.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { GitOptions } from '../git.js';
+import type { GitOptions } from '../process/git.js';
 import { gitx, gitMotif } from './gitx.js';
 import { WorktreeError } from './worktrees.js';
 

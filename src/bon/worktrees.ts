@@ -10,8 +10,8 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { errorMessage } from '../errors.js';
-import type { GitOptions } from '../git.js';
+import { errorMessage } from '../contract/errors.js';
+import type { GitOptions } from '../process/git.js';
 import { gitMotif, gitx, gitxText } from './gitx.js';
 import { processAlive } from '../process/alive.js';
 

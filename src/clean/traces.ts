@@ -1,7 +1,7 @@
 // What runs leave behind in a workspace, run by run, found where the code that writes each thing puts it:
 //   refs/factory/<adw_id>/arm-<k>        a losing arm's patch as a commit (src/bon/patch.ts keepArmRef)
 //   adws/adw_data/bon/<adw_id>/          each arm's patch and harvest.json (src/bon/check.ts, rank.ts)
-//   adws/adw_data/reports/<adw_id>/      --report's report.md / junit.xml (src/ciReport.ts)
+//   adws/adw_data/reports/<adw_id>/      --report's report.md / junit.xml (src/headless/ciReport.ts)
 //   adws/adw_data/traces/runs/<id>.jsonl the run log (src/trace/runLog.ts)
 //   adws/adw_data/sessions/…<session>…   pi's session files and stderr logs, one per pi start the ledger names
 //   adws/adw_data/traces/harness/<session>.jsonl  factory-obs's trace of each session
@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { gitxText } from '../bon/gitx.js';
 import { runFolders } from '../bon/worktrees.js';
-import type { WorkspacePaths } from '../paths.js';
+import type { WorkspacePaths } from '../config/paths.js';
 import { parseObjectLine, readCompleteLines } from '../trace/jsonl.js';
 import { harnessFileName, listRunLogs, readRunLog, runLogPath } from '../trace/runLog.js';
 import type { RunRow } from '../trace/store.js';

@@ -4,13 +4,13 @@
 // `git apply --index`. The outcome joins the run's log as an `apply` event, so `factory show` tells it.
 import fs from 'node:fs';
 import path from 'node:path';
-import { UsageError, errorMessage } from '../errors.js';
-import type { RunEvent } from '../events.js';
-import { gateCommands } from '../roster.js';
+import { UsageError, errorMessage } from '../contract/errors.js';
+import type { RunEvent } from '../contract/events.js';
+import { gateCommands } from '../config/roster.js';
 import { armPatchFile } from '../bon/patch.js';
 import { harvestFile, unverifiedReason } from '../bon/rank.js';
-import type { GateSignature } from '../gateBaseline.js';
-import { redactDeep } from '../redact.js';
+import type { GateSignature } from '../gates/baseline.js';
+import { redactDeep } from '../contract/redact.js';
 import { runLogPath } from '../trace/runLog.js';
 import { gateEnv, type Workspace } from './workspace.js';
 

@@ -1,9 +1,9 @@
 // `factory build <spec>`: adw_build in a workspace, judged by the roster's payload commands.
 import type { BuildArgs } from '../../adws/registry.js';
 import { ADW_NAME, buildPhases } from '../../adws/adw_build.js';
-import { UsageError } from '../errors.js';
-import { gateCommands } from '../roster.js';
-import { Run } from '../runner.js';
+import { UsageError } from '../contract/errors.js';
+import { gateCommands } from '../config/roster.js';
+import { Run } from '../engine/runner.js';
 import { preparedRun, type PreparedRun } from './prepared.js';
 import { agentPhaseOptions, agentSetup, gateEnv, parseRetries, specFromInvocation, type CommandFlags, type Workspace } from './workspace.js';
 

@@ -3,7 +3,7 @@
 // never a running run's, never the last harvest not yet applied. Prints what it removed, or with --dry-run what it
 // would remove; nothing else is touched (the ledger keeps its one line per pi start).
 import fs from 'node:fs';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../contract/errors.js';
 import { gitxOk } from '../bon/gitx.js';
 import { runFolders, sweepWorktrees } from '../bon/worktrees.js';
 import { DEFAULT_KEEP, DEFAULT_OLDER_THAN_MS, parseAge, planClean, type CleanOptions, type KeptWhy } from '../clean/plan.js';

@@ -2,7 +2,7 @@
 // --into <repo>`: zero tokens, every check probing real state, run concurrently.
 import path from 'node:path';
 import { describePrescription, parseLayer, prescribe } from '../doctor/prescription.js';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../contract/errors.js';
 import { factoryRoot } from '../pi/resolve.js';
 import type { CommandFlags } from './workspace.js';
 

@@ -1,6 +1,6 @@
 // A run ready to execute, as the composition root receives it from any command.
-import { redactDeep } from '../redact.js';
-import type { Phase, ResumeOptions, Run } from '../runner.js';
+import { redactDeep } from '../contract/redact.js';
+import type { Phase, ResumeOptions, Run } from '../engine/runner.js';
 import type { Workspace } from './workspace.js';
 import type { BonSession } from '../bon/session.js';
 

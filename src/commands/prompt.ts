@@ -1,8 +1,8 @@
 // `factory prompt "<ask>"`: adw_prompt in a workspace.
 import { ADW_NAME, promptPhases } from '../../adws/adw_prompt.js';
 import type { PromptArgs } from '../../adws/registry.js';
-import { UsageError } from '../errors.js';
-import { Run } from '../runner.js';
+import { UsageError } from '../contract/errors.js';
+import { Run } from '../engine/runner.js';
 import { agentPhaseOptions, agentSetup, parseRetries, type CommandFlags, type Workspace } from './workspace.js';
 import { preparedRun, type PreparedRun } from './prepared.js';
 

@@ -2,12 +2,12 @@
 // in, from the same folder only (pi would silently fork a twin session elsewhere).
 import fs from 'node:fs';
 import path from 'node:path';
-import { UsageError } from '../errors.js';
-import { readLedger, sessionFileOf } from '../ledger.js';
+import { UsageError } from '../contract/errors.js';
+import { readLedger, sessionFileOf } from '../trace/ledger.js';
 import type { BonArgs } from '../../adws/registry.js';
-import type { RunEvent } from '../events.js';
-import { CONTINUE_ASK, planResume, type ResumePlan } from '../resume.js';
-import { Run } from '../runner.js';
+import type { RunEvent } from '../contract/events.js';
+import { CONTINUE_ASK, planResume, type ResumePlan } from '../engine/resume.js';
+import { Run } from '../engine/runner.js';
 import { readRunLog, runLogPath } from '../trace/runLog.js';
 import { prepareBuildRun } from './build.js';
 import type { PreparedRun } from './prepared.js';

@@ -2,13 +2,13 @@
 // is re-synced from the raw traces first, so a run recorded by a killed cockpit is there too. What is ingested and
 // what is printed go through the workspace's redactor: a raw file left by a killed cockpit (or an older factory)
 // is masked on its way in, and a row written before the masking existed on its way out.
-import { loadDotEnv, secretEntries } from '../env.js';
-import { UsageError } from '../errors.js';
-import type { RunEvent } from '../events.js';
-import { formatCost, formatSeconds, formatTokens } from '../format.js';
-import type { WorkspacePaths } from '../paths.js';
+import { loadDotEnv, secretEntries } from '../config/env.js';
+import { UsageError } from '../contract/errors.js';
+import type { RunEvent } from '../contract/events.js';
+import { formatCost, formatSeconds, formatTokens } from '../contract/format.js';
+import type { WorkspacePaths } from '../config/paths.js';
 import { harvestReport } from '../bon/rank.js';
-import { createRedactor, redactDeep, type Redactor } from '../redact.js';
+import { createRedactor, redactDeep, type Redactor } from '../contract/redact.js';
 import type { PhaseRow, RunRow, TraceStore } from '../trace/store.js';
 import { printedCells, printTable } from './runsTable.js';
 

@@ -3,16 +3,16 @@
 // nothing has been written yet.
 import fs from 'node:fs';
 import path from 'node:path';
-import { childEnv, loadDotEnv, secretEntries, type DotEnv } from '../env.js';
+import { childEnv, loadDotEnv, secretEntries, type DotEnv } from '../config/env.js';
 import { NODE_ENV } from '../../.pi/lib/contract.js';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../contract/errors.js';
 import { createPiHarness } from '../harness/pi.js';
 import type { Harness } from '../harness/types.js';
-import { resolveWorkspaceRoot, workspacePaths, type WorkspacePaths } from '../paths.js';
+import { resolveWorkspaceRoot, workspacePaths, type WorkspacePaths } from '../config/paths.js';
 import { factoryRoot, PiUnavailableError, resolvePi } from '../pi/resolve.js';
-import { createRedactor, type Redactor } from '../redact.js';
-import { agentFor, briefFor, effectiveFallback, loadRosterIfPresent, roleConfig, type AgentProfile, type Roster } from '../roster.js';
-import { routeModelFlag } from '../routes.js';
+import { createRedactor, type Redactor } from '../contract/redact.js';
+import { agentFor, briefFor, effectiveFallback, loadRosterIfPresent, roleConfig, type AgentProfile, type Roster } from '../config/roster.js';
+import { routeModelFlag } from '../config/routes.js';
 
 export interface CommandFlags {
   model?: string;

@@ -1,9 +1,9 @@
 // Building the doctor's context at the composition root: the workspace, its `.env`, the roster and the pi that
 // would run. Failures to read the roster or to find pi are kept as values: they become failed checks.
-import { loadDotEnv } from '../env.js';
-import { resolveWorkspaceRoot, workspacePaths } from '../paths.js';
+import { loadDotEnv } from '../config/env.js';
+import { resolveWorkspaceRoot, workspacePaths } from '../config/paths.js';
 import { factoryRoot as findFactoryRoot, resolvePi } from '../pi/resolve.js';
-import { loadRosterIfPresent } from '../roster.js';
+import { loadRosterIfPresent } from '../config/roster.js';
 import type { DoctorContext } from './types.js';
 
 export interface DoctorContextOptions {

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { agentFor, effectiveFallback, type Roster } from '../roster.js';
+import { agentFor, effectiveFallback, type Roster } from '../config/roster.js';
 import type { CheckResult, DoctorCheck, DoctorContext } from './types.js';
 
 const ENDPOINT_TIMEOUT_MS = 5_000;

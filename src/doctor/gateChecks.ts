@@ -4,11 +4,11 @@
 // there would verify nothing, a gate that cannot run there stops every bon and build.
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { childEnv } from '../env.js';
+import { childEnv } from '../config/env.js';
 import { gateWhere, missingProgram, simpleCommands } from '../gates/program.js';
 import { runToEnd } from '../process/run.js';
-import { treeState } from '../git.js';
-import { gateCommands, setupCommand, type Roster } from '../roster.js';
+import { treeState } from '../process/git.js';
+import { gateCommands, setupCommand, type Roster } from '../config/roster.js';
 import type { CheckResult, DoctorCheck, DoctorContext } from './types.js';
 
 /** The gates' environment, as the commands give it to them (commands/workspace.ts gateEnv). */
@@ -65,7 +65,7 @@ export function headGatesCheck(): DoctorCheck {
       const commands = gateCommands(ctx.root, roster);
       if (commands.length === 0) return { status: 'skipped', detail: 'payload.commands is empty' };
       const env = gatesEnv(ctx);
-      const [{ commandGate }, { prepareArmTree }] = await Promise.all([import('../gates.js'), import('../bon/armTree.js')]);
+      const [{ commandGate }, { prepareArmTree }] = await Promise.all([import('../gates/judges.js'), import('../bon/armTree.js')]);
       const runTag = `doctor-${randomUUID().slice(0, 8)}`;
       const head = await treeState(ctx.root, { env, runTag }).then((s) => s.head).catch(() => undefined);
       const gateFolders = commands.map((c) => path.relative(ctx.root, c.cwd));

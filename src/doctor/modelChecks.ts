@@ -1,9 +1,9 @@
 // Models: every roster route and the fallback route must be one pi lists (`pi --list-models`). An unknown
 // `--model` does not fail pi — it bills a synthetic clone of the provider's default — so absence is a hard
 // fail. And every auth profile's keys must be set (names only: a value is never read into a detail).
-import { missingProfileKeys } from '../env.js';
-import { agentFor, effectiveFallback, fallbackRoute, ROSTER_FILE, type Roster } from '../roster.js';
-import { KNOWN_ROLES } from '../rosterVocabulary.js';
+import { missingProfileKeys } from '../config/env.js';
+import { agentFor, effectiveFallback, fallbackRoute, ROSTER_FILE, type Roster } from '../config/roster.js';
+import { KNOWN_ROLES } from '../config/rosterVocabulary.js';
 import { listModels } from './probes.js';
 import type { CheckResult, DoctorCheck, DoctorContext } from './types.js';
 
@@ -122,7 +122,7 @@ export function modelChecks(ctx: DoctorContext): DoctorCheck[] {
  */
 export async function assertModelsOffered(site: import('./probes.js').ProbeSite, routes: readonly string[], flag: '--model' | '--models'): Promise<void> {
   if (routes.length === 0) return;
-  const { UsageError } = await import('../errors.js');
+  const { UsageError } = await import('../contract/errors.js');
   const listing = await listModels(site);
   if ('error' in listing) throw new UsageError(`${flag} could not be checked: ${listing.error}`);
   const unknown = routes.filter((m) => !listing.routes.has(m));
@@ -144,7 +144,7 @@ export async function assertModelFlagOffered(ws: import('../commands/workspace.j
 
 /** The pi a run in this workspace spawns (the roster's `pi` unless FACTORY_PI is set); none found is a usage error. */
 export async function runPi(ws: import('../commands/workspace.js').Workspace): Promise<import('../pi/resolve.js').PiCommand> {
-  const [{ factoryRoot, PiUnavailableError, resolvePi }, { UsageError }] = await Promise.all([import('../pi/resolve.js'), import('../errors.js')]);
+  const [{ factoryRoot, PiUnavailableError, resolvePi }, { UsageError }] = await Promise.all([import('../pi/resolve.js'), import('../contract/errors.js')]);
   const env = ws.roster.pi && !ws.real.FACTORY_PI ? { ...ws.real, FACTORY_PI: ws.roster.pi } : ws.real;
   try {
     return await resolvePi({ env, factoryRoot: factoryRoot() });

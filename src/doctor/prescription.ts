@@ -7,7 +7,7 @@
 // and every refusal is one line, raised before anything is written.
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { UsageError, errorMessage, oneLine } from '../errors.js';
+import { UsageError, errorMessage, oneLine } from '../contract/errors.js';
 import { installNode, installStation, type PackageEntry } from '../pi/node.js';
 
 const PRESCRIPTION_LAYERS = ['node', 'station'] as const;

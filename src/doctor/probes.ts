@@ -4,10 +4,10 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { childEnv } from '../env.js';
+import { childEnv } from '../config/env.js';
 import { runToEnd } from '../process/run.js';
 import { checkPi, type PiCommand } from '../pi/resolve.js';
-import { lastLine } from '../text.js';
+import { lastLine } from '../contract/text.js';
 import type { DoctorContext } from './types.js';
 
 /** What a probe needs of its context: a DoctorContext is one, and so is a command's workspace and its pi. */

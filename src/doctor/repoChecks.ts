@@ -2,7 +2,7 @@
 // get. Read from the roster and the files on disk when the check runs (no record of an earlier run).
 import path from 'node:path';
 import { PLACEHOLDER_MARK } from '../init/gateCommand.js';
-import { briefSource, ROSTER_FILE, WORKFLOW_ROLES, type Roster } from '../roster.js';
+import { briefSource, ROSTER_FILE, WORKFLOW_ROLES, type Roster } from '../config/roster.js';
 import { headGatesCheck, unrunnableGate } from './gateChecks.js';
 import type { CheckResult, DoctorCheck, DoctorContext } from './types.js';
 

@@ -1,5 +1,5 @@
 // The doctor's outputs without a screen: headless rows for stderr and the `--json` document. Pure.
-import { displayWidth, pad } from '../text.js';
+import { displayWidth, pad } from '../contract/text.js';
 import { DOCTOR_CATEGORIES, type DoctorResult, type DoctorStatus } from './types.js';
 
 export const STATUS_MARK: Record<DoctorStatus, string> = { ok: '✓', warn: '!', fail: '✗', skipped: '–' };

@@ -1,6 +1,6 @@
 // Running the doctor: every selected check at once (the wall is the slowest probe, not the sum), each result
 // streamed the moment it resolves. A check that throws is a failed check, never a crashed doctor.
-import { oneLine } from '../text.js';
+import { oneLine } from '../contract/text.js';
 import { doctorChecks } from './checks.js';
 import type { CheckResult, DoctorCheck, DoctorContext, DoctorResult } from './types.js';
 

@@ -1,8 +1,8 @@
 // The doctor's vocabulary: a check, its result, and the context every check probes. Pure types.
-import type { DotEnv } from '../env.js';
-import type { WorkspacePaths } from '../paths.js';
+import type { DotEnv } from '../config/env.js';
+import type { WorkspacePaths } from '../config/paths.js';
 import type { PiCommand } from '../pi/resolve.js';
-import type { Roster } from '../roster.js';
+import type { Roster } from '../config/roster.js';
 
 export type DoctorCategory = 'tools' | 'pi' | 'node' | 'repo' | 'models' | 'tests';
 export type DoctorSeverity = 'required' | 'optional';

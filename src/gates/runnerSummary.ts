@@ -2,7 +2,7 @@
 // — which test failed and why (pytest's `FAILED x.py::test_y - assert …`, go's `--- FAIL:`, cargo's panic) and its
 // closing counts (`1 failed, 3 passed`, `test result: FAILED. …`) — else the failure lines seen in the output,
 // else its tail. Pure functions on text, kept apart from the gates that spawn the commands.
-import { displayWidth, fit, fitStart } from '../text.js';
+import { displayWidth, fit, fitStart } from '../contract/text.js';
 
 /**
  * Lines that say what failed in the usual test runners' words: TAP's `not ok`, node:test's `✖`, vitest's `×`

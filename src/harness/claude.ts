@@ -10,8 +10,8 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { HarnessError, errorMessage, type FailureKind } from '../errors.js';
-import { declareSession } from '../ledger.js';
+import { HarnessError, errorMessage, type FailureKind } from '../contract/errors.js';
+import { declareSession } from '../trace/ledger.js';
 import { guardAttempt } from '../pi/guards.js';
 import { launchAgent, StderrTail } from '../pi/launch.js';
 import {

@@ -1,13 +1,13 @@
 // Claude Code's dialect, pure: the port's request translated into `claude -p --output-format json` flags and
 // environment, and its single JSON result read back into a verdict. No process here, so every rule is
 // testable dry; `claude.ts` does the spawning.
-import type { FailureKind } from '../errors.js';
+import type { FailureKind } from '../contract/errors.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { oneLine } from '../errors.js';
-import { REPORT_TOOL } from '../gate.js';
-import { addCounts, finiteCost } from '../numbers.js';
+import { oneLine } from '../contract/errors.js';
+import { REPORT_TOOL } from '../contract/typedGate.js';
+import { addCounts, finiteCost } from '../contract/numbers.js';
 
 /**
  * pi tool names → Claude Code's. Claude Code has no dedicated `find`/`ls` tool: Glob covers both (and dedup

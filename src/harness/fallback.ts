@@ -1,8 +1,8 @@
 // Provider-outage fallback: when the provider is down (not when the key is bad, the turn was aborted, a tool
 // failed or the watchdog fired), relaunch once on the fallback model in the SAME session, so the work done so
 // far is kept. The relay is declared in the ledger like any start; both calls' tokens and cost add up.
-import { HarnessError } from '../errors.js';
-import { addCosts, addCounts } from '../numbers.js';
+import { HarnessError } from '../contract/errors.js';
+import { addCosts, addCounts } from '../contract/numbers.js';
 import type { HarnessRequest, HarnessResult } from './types.js';
 
 const OUTAGE = /\b(429|500|502|503|504)\b|rate.?limit|too many requests|overloaded|capacity|unavailable|no endpoints|internal server error/i;

@@ -3,7 +3,7 @@
 // verdict. Every failure is a HarnessError carrying the session id chosen before the call.
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { HarnessError, type FailureKind } from '../errors.js';
+import { HarnessError, type FailureKind } from '../contract/errors.js';
 import { guardAttempt, idleMotif } from '../pi/guards.js';
 import { launchPi, StderrTail } from '../pi/launch.js';
 import { LineSplitter } from '../pi/lines.js';

@@ -1,8 +1,8 @@
 // The harness port: the single door to agents. Adapters (pi, claude) implement `Harness`; one that keeps a process
 // between turns (pi in RPC mode) also offers live sessions (`openSession`). The node contract's words (socle,
 // identity, limits, the judged answer) live below, with the pi client that speaks them; the port re-exports them.
-import type { Activity } from '../events.js';
-import type { WorkspacePaths } from '../paths.js';
+import type { Activity } from '../contract/events.js';
+import type { WorkspacePaths } from '../config/paths.js';
 import type { SandboxSpec } from '../sandbox/wrap.js';
 import type { AgentAnswer, Limits, PhaseIdentity, TurnOptions } from '../pi/contract.js';
 

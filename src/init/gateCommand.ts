@@ -3,7 +3,7 @@
 // build files of other ecosystems); when none says, a placeholder that fails and that the doctor flags.
 import fs from 'node:fs';
 import path from 'node:path';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../contract/errors.js';
 import { resolveProgram } from '../gates/program.js';
 
 /** Marker of the placeholder gate: a command that fails on purpose until the user writes theirs. */

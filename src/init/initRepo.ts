@@ -5,10 +5,10 @@
 // overwrite), a second run changes nothing, and every refusal comes before the first write.
 import fs from 'node:fs';
 import path from 'node:path';
-import { errorMessage, oneLine, UsageError } from '../errors.js';
-import { gitRaw, isWorkTree, topLevel } from '../git.js';
+import { errorMessage, oneLine, UsageError } from '../contract/errors.js';
+import { gitRaw, isWorkTree, topLevel } from '../process/git.js';
 import { seedNode } from '../pi/node.js';
-import { BRIEFS_DIR, loadRoster, ROSTER_FILE, WORKFLOW_ROLES } from '../roster.js';
+import { BRIEFS_DIR, loadRoster, ROSTER_FILE, WORKFLOW_ROLES } from '../config/roster.js';
 import { guessGate, readManifest, yamlScalar, type GateGuess } from './gateCommand.js';
 
 /** What must never be committed: the runtime data, and the keys the README tells users to put in `.env`. */

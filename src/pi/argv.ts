@@ -1,6 +1,6 @@
 // The one pi flag builder, shared by json mode (one process per attempt) and RPC mode (best-of-N).
 // Secrets never travel here: keys go by environment only.
-import { REPORT_TOOL } from '../gate.js';
+import { REPORT_TOOL } from '../contract/typedGate.js';
 
 export interface PiFlags {
   sessionId: string;

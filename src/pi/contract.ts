@@ -1,7 +1,7 @@
 // The node contract as the factory's side speaks it: the socle every node must load, who a node is (identity),
 // what bounds it (limits), and the judged answer of one attempt or turn. It lives below the port: the pi client
 // (json mode, RPC) fills and judges these shapes, and the port (src/harness/) re-exports them to the engine.
-import type { Activity } from '../events.js';
+import type { Activity } from '../contract/events.js';
 import { SOCLE_NAMES } from '../../.pi/lib/contract.js';
 
 export { NODE_ENV, REPORT_TOOL } from '../../.pi/lib/contract.js';

@@ -1,7 +1,7 @@
 // The stops every agent attempt has besides its own end: the whole-attempt deadline, the user's interrupt and,
 // when the caller sees progress, the idle watchdog. One place for their timers and their cleanup; json mode, the
 // RPC turn and the claude adapter each say only what their motifs are.
-import type { FailureKind } from '../errors.js';
+import type { FailureKind } from '../contract/errors.js';
 
 export type StopKind = Extract<FailureKind, 'timeout' | 'aborted' | 'stalled' | 'budget' | 'race'>;
 export type StopAttempt = (motif: string, kind: StopKind) => void;

@@ -4,9 +4,9 @@
 // json mode and RPC mode go through `launchPi`; the claude adapter through `launchAgent` with its own preparation.
 import fs from 'node:fs';
 import path from 'node:path';
-import { HarnessError } from '../errors.js';
-import { declareSession, resumeRequiresCwd } from '../ledger.js';
-import type { WorkspacePaths } from '../paths.js';
+import { HarnessError } from '../contract/errors.js';
+import { declareSession, resumeRequiresCwd } from '../trace/ledger.js';
+import type { WorkspacePaths } from '../config/paths.js';
 import { spawnSupervised, type SupervisedChild } from '../process/supervisor.js';
 import { jsonModeArgs, rpcModeArgs, type PiFlags } from './argv.js';
 import { NODE_ENV, SOCLE, type Limits, type PhaseIdentity } from './contract.js';

@@ -5,9 +5,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { HarnessError, oneLine } from '../errors.js';
-import { declareSession } from '../ledger.js';
-import type { WorkspacePaths } from '../paths.js';
+import { HarnessError, oneLine } from '../contract/errors.js';
+import { declareSession } from '../trace/ledger.js';
+import type { WorkspacePaths } from '../config/paths.js';
 import type { SupervisedChild } from '../process/supervisor.js';
 import type { PiFlags } from './argv.js';
 import type { Limits, PhaseIdentity } from './contract.js';

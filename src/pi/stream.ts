@@ -2,10 +2,10 @@
 // Pure: it is fed lines and keeps the figures the verdict and the cockpit need, so it can be tested dry
 // on captured streams. A line that is not a JSON event is counted and skipped, never fatal.
 
-import { clip, LINE_BREAK } from '../errors.js';
-import type { Activity } from '../events.js';
-import { REPORT_TOOL } from '../gate.js';
-import { addCosts, addCounts } from '../numbers.js';
+import { clip, LINE_BREAK } from '../contract/errors.js';
+import type { Activity } from '../contract/events.js';
+import { REPORT_TOOL } from '../contract/typedGate.js';
+import { addCosts, addCounts } from '../contract/numbers.js';
 import { USAGE_ENTRY } from '../../.pi/lib/usage-entry.js';
 
 /** One parsed event of the stream; only `type` is trusted, every other field is read defensively. */

@@ -5,7 +5,7 @@
 // 4. a non-zero exit without text fails with stderr; 5. no text at all is 'empty'; 6. the text.
 // Last, an accepted result must come from the model that was asked for.
 
-import { clip, type FailureKind } from '../errors.js';
+import { clip, type FailureKind } from '../contract/errors.js';
 import { compareVersions } from './piCommand.js';
 import { isKeyRejection, missingKeyMotif, missingKeyProvider, rejectedKeyMotif } from './providerKeys.js';
 import type { StreamSummary } from './stream.js';

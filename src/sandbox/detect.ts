@@ -3,7 +3,7 @@
 // on macOS, Seatbelt's sandbox-exec (unproven: designed and unit-tested on Linux). FACTORY_BWRAP names another
 // bwrap program (a test names a missing one to stand for a machine without it).
 import fs from 'node:fs';
-import { oneLine } from '../errors.js';
+import { oneLine } from '../contract/errors.js';
 import type { Sandbox } from './policy.js';
 
 export const BWRAP_ENV = 'FACTORY_BWRAP';

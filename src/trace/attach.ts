@@ -2,9 +2,9 @@
 // the raw source of truth); the SQLite index is loaded once pi is starting, records live from then on, and catches
 // up from the log when the run closes. At the close the run's own files are masked once more with the run's redactor
 // (scrub.ts), then indexed, masked again as they are read: every artefact under adws/adw_data ends clean.
-import { errorMessage } from '../errors.js';
-import type { WorkspacePaths } from '../paths.js';
-import type { Run } from '../runner.js';
+import { errorMessage } from '../contract/errors.js';
+import type { WorkspacePaths } from '../config/paths.js';
+import type { Run } from '../engine/runner.js';
 import { createRunRecorder } from './runLog.js';
 import { scrubRun } from './scrub.js';
 import type { TraceStore } from './store.js';

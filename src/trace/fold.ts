@@ -2,7 +2,7 @@
 // root's recordEvent) and for ingestion from run logs, so both build exactly the same rows. An event is folded only
 // when its (adw_id, seq) row is new: applying the same event twice changes nothing.
 import type Database from 'better-sqlite3';
-import type { RunEvent } from '../events.js';
+import type { RunEvent } from '../contract/events.js';
 
 export type RunStatus = 'running' | 'green' | 'failed' | 'interrupted' | 'infrastructure' | 'budget';
 

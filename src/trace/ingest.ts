@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
-import { redactDeep, redactJsonLine, type Redactor } from '../redact.js';
+import { redactDeep, redactJsonLine, type Redactor } from '../contract/redact.js';
 import type { EventFolder } from './fold.js';
 import { parseObjectLine, readCompleteLines } from './jsonl.js';
 import { harnessFileName, isRunEvent, runLogName, type TraceLayout } from './runLog.js';

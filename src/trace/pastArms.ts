@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
-import type { WorkspacePaths } from '../paths.js';
+import type { WorkspacePaths } from '../config/paths.js';
 import type { CallUsage } from '../pi/stream.js';
 
 /** One past arm: its route and its model calls in order (what pi's usage said of each). */

@@ -1,7 +1,7 @@
 // Read side of the trace store: the rows `factory runs`, `factory show`, `factory resume` and the TUI runs list
 // need. Plain objects out, never a database handle, so callers stay free of SQLite.
 import type Database from 'better-sqlite3';
-import type { RunEvent } from '../events.js';
+import type { RunEvent } from '../contract/events.js';
 import type { RunStatus } from './fold.js';
 import { processAlive } from '../process/alive.js';
 

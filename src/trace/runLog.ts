@@ -3,8 +3,8 @@
 // no SQLite here, so the composition root can subscribe it before pi starts without paying for the native addon.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { RunEvent, RunEventListener } from '../events.js';
-import type { WorkspacePaths } from '../paths.js';
+import type { RunEvent, RunEventListener } from '../contract/events.js';
+import type { WorkspacePaths } from '../config/paths.js';
 import { parseObjectLine, readCompleteLines } from './jsonl.js';
 
 export interface TraceLayout {

@@ -8,8 +8,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { harvestFile } from '../bon/rank.js';
-import type { WorkspacePaths } from '../paths.js';
-import { redactDeep, redactJsonLine, type Redactor } from '../redact.js';
+import type { WorkspacePaths } from '../config/paths.js';
+import { redactDeep, redactJsonLine, type Redactor } from '../contract/redact.js';
 import { parseObjectLine } from './jsonl.js';
 import { harnessFileName, traceLayout } from './runLog.js';
 

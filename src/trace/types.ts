@@ -1,7 +1,7 @@
 // The trace store's public contract, free of SQLite: a caller can type against it (and catch TraceStoreError)
 // without loading the native addon; `openTraceStore` in store.ts is the one thing to import lazily.
-import type { RunEvent } from '../events.js';
-import type { Redactor } from '../redact.js';
+import type { RunEvent } from '../contract/events.js';
+import type { Redactor } from '../contract/redact.js';
 import type { HarnessRow, PhaseRow, RunRow, SessionRow } from './queries.js';
 
 export interface TraceStoreOptions {

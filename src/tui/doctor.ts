@@ -1,7 +1,7 @@
 // The doctor's checklist in a terminal: as a screen of its own (`factory doctor`, or `d` on the home) and as an
 // overlay over a live run or the arms board (`d`), the run's events feeding its own store meanwhile.
-import type { CommandFlags } from '../commands.js';
-import { errorMessage } from '../errors.js';
+import type { CommandFlags } from '../commands/dispatch.js';
+import { errorMessage } from '../contract/errors.js';
 import type { Lifecycle } from '../lifecycle.js';
 import { importUi, mountScreen, type Mounted, type Ui } from './mount.js';
 

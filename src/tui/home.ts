@@ -1,6 +1,6 @@
 // `factory` alone in a terminal: the runs list (enter replays a run, r resumes it live, d opens the doctor), and
 // the router that moves between the home, the doctor and a resumed run.
-import type { CommandFlags, PreparedRun } from '../commands.js';
+import type { CommandFlags, PreparedRun } from '../commands/dispatch.js';
 import type { Lifecycle } from '../lifecycle.js';
 import { runDoctorScreen } from './doctor.js';
 import { importUi, mountScreen } from './mount.js';

@@ -2,9 +2,9 @@
 // Each has one named controller; keys reach the core through it and the lifecycle's interrupt ladder.
 import type { PreparedBon } from '../commands/bon.js';
 import type { PreparedFlow } from '../commands/prepared.js';
-import { errorMessage } from '../errors.js';
+import { errorMessage } from '../contract/errors.js';
 import type { Lifecycle, Rung } from '../lifecycle.js';
-import type { Run } from '../runner.js';
+import type { Run } from '../engine/runner.js';
 import { overlayDoctor } from './doctor.js';
 import { importUi, mountScreen, type Mounted, type Ui } from './mount.js';
 
@@ -32,7 +32,7 @@ export interface ScreenOptions {
 
 async function notifyOn(run: Run, opts: ScreenOptions): Promise<void> {
   if (opts.notify === false) return;
-  const { notifier } = await import('../notify.js');
+  const { notifier } = await import('./notify.js');
   run.subscribe(notifier(process.stdout, process.env));
 }
 

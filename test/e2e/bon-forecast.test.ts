@@ -7,8 +7,8 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { bonBench, SPEC, type BonBench } from '../helpers/bon.js';
 import { FACTORY_BIN } from '../helpers/cli.js';
-import { DEMO_MODELS } from '../../src/demo.js';
-import type { RunEvent } from '../../src/events.js';
+import { DEMO_MODELS } from '../../src/commands/demo.js';
+import type { RunEvent } from '../../src/contract/events.js';
 import { call, report, type Step, type Tapes } from '../../src/scripted/tape.js';
 
 let bench: BonBench | undefined;

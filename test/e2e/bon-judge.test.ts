@@ -5,8 +5,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { bonTapes } from '../../src/demo.js';
-import type { RunEvent } from '../../src/events.js';
+import { bonTapes } from '../../src/commands/demo.js';
+import type { RunEvent } from '../../src/contract/events.js';
 import { DEFAULT_SCRIPTED_MODELS } from '../../src/scripted/agentDir.js';
 import { contentText, fail, report, type Step } from '../../src/scripted/tape.js';
 import { bonBench, runBon, type BonBench } from '../helpers/bon.js';

@@ -4,8 +4,8 @@
 // above the roster's threshold, --stop-after-green and --deadline. Every figure checked against what the scripted
 // model billed, request by request.
 import { afterEach, describe, expect, it } from 'vitest';
-import { bonTapes } from '../../src/demo.js';
-import type { RunEvent } from '../../src/events.js';
+import { bonTapes } from '../../src/commands/demo.js';
+import type { RunEvent } from '../../src/contract/events.js';
 import { DEFAULT_SCRIPTED_MODELS } from '../../src/scripted/agentDir.js';
 import type { RecordedRequest } from '../../src/scripted/server.js';
 import { call, contentText, countPromptTokens, type Step, type Tapes } from '../../src/scripted/tape.js';
@@ -15,7 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { attachTrace, type AttachedTrace } from '../../src/trace/attach.js';
 import { runsOutput, showOutput } from '../../src/commands/runs.js';
-import { formatCost } from '../../src/format.js';
+import { formatCost } from '../../src/contract/format.js';
 
 const ROSTER = 'adws/adw_config/factory.config.yaml';
 const DEMO_ROSTER = 'gateway: ""\nharness: pi\npayload:\n  dir: .\n  commands:\n    - run: node --test\n      timeout: 60\n';

@@ -3,7 +3,7 @@
 // excused — and nothing verified them. Their cards say `unverified`, no arm is starred the winner, `p` without a
 // choice applies nothing, an arm chosen with ←/→ is asked about as unverified and applied on y (said so), and the run exits 1. Needs `npm run build`.
 import { afterEach, describe, expect, it } from 'vitest';
-import { bonTapes, DEMO_MODELS } from '../../src/demo.js';
+import { bonTapes, DEMO_MODELS } from '../../src/commands/demo.js';
 import { bonBench, SPEC, treeStatus, type BonBench } from '../helpers/bon.js';
 import { FACTORY_BIN } from '../helpers/cli.js';
 import { hasTmux, startTmux, type TmuxSession } from '../helpers/tmux.js';

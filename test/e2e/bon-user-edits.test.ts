@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RunEvent } from '../../src/events.js';
+import type { RunEvent } from '../../src/contract/events.js';
 import { call, calls, report, type Tapes } from '../../src/scripted/tape.js';
 import { bonBench, runBon, type BonBench } from '../helpers/bon.js';
 import { runCli } from '../helpers/cli.js';

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { bonTapes } from '../../src/demo.js';
+import { bonTapes } from '../../src/commands/demo.js';
 import { call } from '../../src/scripted/tape.js';
 import { runLogPath } from '../../src/trace/runLog.js';
 import { armRefs, bonBench, SPEC, until, type BonBench } from '../helpers/bon.js';

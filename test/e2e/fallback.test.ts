@@ -1,6 +1,6 @@
 // Provider-outage fallback through the real pi: one relaunch on the fallback model in the same session.
 import { afterEach, describe, expect, it } from 'vitest';
-import { readLedger } from '../../src/ledger.js';
+import { readLedger } from '../../src/trace/ledger.js';
 import { fail, report } from '../../src/scripted/tape.js';
 import { ofType, promptBench, runPrompt, sessionFileTokens, type PromptBench } from '../helpers/factory.js';
 

@@ -2,8 +2,8 @@
 // through the real pi 0.85.1 and the scripted model: the runs list, moving the selection, a run's phase graph
 // replayed from the trace, back to the list, quit; then `r` on a failed run resumes it live, in its session.
 import { afterEach, describe, expect, it } from 'vitest';
-import { formatCost, formatTokens } from '../../src/format.js';
-import { readLedger } from '../../src/ledger.js';
+import { formatCost, formatTokens } from '../../src/contract/format.js';
+import { readLedger } from '../../src/trace/ledger.js';
 import { report, say } from '../../src/scripted/tape.js';
 import type { RunRow } from '../../src/trace/store.js';
 import { FACTORY_BIN, runCli, type CliRun } from '../helpers/cli.js';

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PLACEHOLDER_MARK } from '../../src/init/gateCommand.js';
 import { factoryRoot } from '../../src/pi/resolve.js';
-import { loadRoster } from '../../src/roster.js';
+import { loadRoster } from '../../src/config/roster.js';
 import { runCli } from '../helpers/cli.js';
 import { git, makeTempRepo, type TempRepo } from '../helpers/repo.js';
 

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { agentDirEnv } from '../../src/scripted/agentDir.js';
-import { createDemoRepo } from '../../src/demo.js';
+import { createDemoRepo } from '../../src/commands/demo.js';
 import { runCli } from '../helpers/cli.js';
 import { cliChildEnv } from '../helpers/rig.js';
 

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Envelope, schema } from '../../src/envelopes.js';
+import { Envelope, schema } from '../../src/envelope/envelopes.js';
 import { runPiAttempt } from '../../src/harness/pi.js';
 import { knownPiVersion, PI_NO_MCP_SINCE } from '../../src/pi/piVersion.js';
 import { compareVersions } from '../../src/pi/resolve.js';

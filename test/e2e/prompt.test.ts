@@ -1,10 +1,10 @@
 // adw_prompt end to end: the real pi 0.85.1, the factory's real pi node, the scripted model, temp git repos.
 import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { HarnessError } from '../../src/errors.js';
-import { Envelope, schema } from '../../src/envelopes.js';
+import { HarnessError } from '../../src/contract/errors.js';
+import { Envelope, schema } from '../../src/envelope/envelopes.js';
 import { runPiAttempt } from '../../src/harness/pi.js';
-import { readLedger } from '../../src/ledger.js';
+import { readLedger } from '../../src/trace/ledger.js';
 import { call, contentText, fail, hang, report, say } from '../../src/scripted/tape.js';
 import { installPartialNode } from '../helpers/partialNode.js';
 import { makeTempRepo } from '../helpers/repo.js';

@@ -4,8 +4,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readLedger } from '../../src/ledger.js';
-import { CONTINUE_ASK } from '../../src/resume.js';
+import { readLedger } from '../../src/trace/ledger.js';
+import { CONTINUE_ASK } from '../../src/engine/resume.js';
 import { call, contentText, report } from '../../src/scripted/tape.js';
 import { buildFixture, payloadFiles } from '../helpers/build.js';
 import { runCli } from '../helpers/cli.js';

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readLedger } from '../../src/ledger.js';
+import { readLedger } from '../../src/trace/ledger.js';
 import { report, say } from '../../src/scripted/tape.js';
 import type { PhaseRow, RunRow, SessionRow } from '../../src/trace/store.js';
 import { runCli, type CliRun } from '../helpers/cli.js';

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readLedger } from '../../src/ledger.js';
+import { readLedger } from '../../src/trace/ledger.js';
 import { calls, contentText, report } from '../../src/scripted/tape.js';
 import { runCli, type CliRun } from '../helpers/cli.js';
 import { promptBench, SAMPLE_FILES, type PromptBench } from '../helpers/factory.js';

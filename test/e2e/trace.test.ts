@@ -3,7 +3,7 @@
 // factory-obs harness JSONL that pi itself wrote.
 import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Run } from '../../src/runner.js';
+import { Run } from '../../src/engine/runner.js';
 import { call, report, say } from '../../src/scripted/tape.js';
 import { createRunRecorder, readRunLog, runLogPath } from '../../src/trace/runLog.js';
 import { openTraceStore, type TraceStore } from '../../src/trace/store.js';

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { bonTapes, createDemoRepo } from '../../src/demo.js';
+import { bonTapes, createDemoRepo } from '../../src/commands/demo.js';
 import { makeAgentDir } from '../../src/scripted/agentDir.js';
 import { startScriptedModel, type ScriptedModel } from '../../src/scripted/server.js';
 import { runCli } from '../helpers/cli.js';

@@ -8,10 +8,10 @@ import path from 'node:path';
 import type { BonSession } from '../../src/bon/session.js';
 import { prepareBonRun, type BonArgs, type PreparedBon } from '../../src/commands/bon.js';
 import { openWorkspace, type CommandFlags } from '../../src/commands/workspace.js';
-import { bonTapes, createDemoRepo, DEMO_MODELS } from '../../src/demo.js';
-import type { RunEvent } from '../../src/events.js';
-import { workspacePaths, type WorkspacePaths } from '../../src/paths.js';
-import { execute } from '../../src/runner.js';
+import { bonTapes, createDemoRepo, DEMO_MODELS } from '../../src/commands/demo.js';
+import type { RunEvent } from '../../src/contract/events.js';
+import { workspacePaths, type WorkspacePaths } from '../../src/config/paths.js';
+import { execute } from '../../src/engine/runner.js';
 import { call, type Tapes } from '../../src/scripted/tape.js';
 import { FACTORY_BIN } from './cli.js';
 import { until } from './processes.js';
@@ -95,7 +95,7 @@ export async function runBon(bench: BonBench, opts: BonRunOptions = {}): Promise
   opts.onPrepared?.(prepared);
   try {
     const ran = await execute(prepared.run, prepared.phases);
-    // `--apply` (args.apply): the follow-up the headless command runs after the phases (src/runPrepared.ts).
+    // `--apply` (args.apply): the follow-up the headless command runs after the phases (src/cli/runPrepared.ts).
     const exit = opts.args?.apply && prepared.finish ? await prepared.finish(ran) : ran;
     return { exit, events, session: prepared.session, prepared };
   } finally {

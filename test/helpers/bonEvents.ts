@@ -2,7 +2,7 @@
 // arm_2 red on a failing `npm test` gate, arm_3 green and dearer; every arm's patch harvested; the
 // ranking arm_1, arm_3, arm_2. Cut into named stages so a test can stop mid-run (arm_3 running…).
 
-import type { ArmRank, RunEvent } from '../../src/events.js';
+import type { ArmRank, RunEvent } from '../../src/contract/events.js';
 
 export const BON_ADW = 'b0b0b0b0';
 export const T0 = 1_700_000_000_000;

@@ -4,10 +4,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ADW_NAME, buildPhases, type BuildAdwOptions } from '../../adws/adw_build.js';
-import type { RunEvent } from '../../src/events.js';
-import type { GateCommand } from '../../src/gates.js';
+import type { RunEvent } from '../../src/contract/events.js';
+import type { GateCommand } from '../../src/gates/judges.js';
 import { createPiHarness } from '../../src/harness/pi.js';
-import { execute, Run } from '../../src/runner.js';
+import { execute, Run } from '../../src/engine/runner.js';
 import type { PromptBench } from './factory.js';
 
 export const BUILD_FIXTURES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/build');

@@ -3,12 +3,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { promptPhases } from '../../adws/adw_prompt.js';
-import type { RunEvent } from '../../src/events.js';
+import type { RunEvent } from '../../src/contract/events.js';
 import { createPiHarness } from '../../src/harness/pi.js';
-import { workspacePaths, type WorkspacePaths } from '../../src/paths.js';
+import { workspacePaths, type WorkspacePaths } from '../../src/config/paths.js';
 import { installNode } from '../../src/pi/node.js';
 import { factoryRoot } from '../../src/pi/resolve.js';
-import { execute, Run } from '../../src/runner.js';
+import { execute, Run } from '../../src/engine/runner.js';
 import type { Tapes } from '../../src/scripted/tape.js';
 import { makeTempRepo, type TempRepo } from './repo.js';
 import { startRig, type Rig } from './rig.js';

@@ -4,9 +4,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import type { RunEvent } from '../../src/events.js';
-import { appendLedger } from '../../src/ledger.js';
-import { workspacePaths, type WorkspacePaths } from '../../src/paths.js';
+import type { RunEvent } from '../../src/contract/events.js';
+import { appendLedger } from '../../src/trace/ledger.js';
+import { workspacePaths, type WorkspacePaths } from '../../src/config/paths.js';
 import { traceLayout } from '../../src/trace/runLog.js';
 
 export interface TempWorkspace {

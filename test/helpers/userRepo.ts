@@ -8,7 +8,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { workspacePaths } from '../../src/paths.js';
+import { workspacePaths } from '../../src/config/paths.js';
 import { installNode } from '../../src/pi/node.js';
 import { factoryRoot } from '../../src/pi/resolve.js';
 import type { Tapes } from '../../src/scripted/tape.js';

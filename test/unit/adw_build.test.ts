@@ -5,10 +5,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ADW_NAME, BUILD_TOOLS, buildAsk, buildPhases, type BuildAdwOptions, type BuildCheck } from '../../adws/adw_build.js';
-import type { RunEvent } from '../../src/events.js';
+import type { RunEvent } from '../../src/contract/events.js';
 import type { Harness } from '../../src/harness/types.js';
-import { workspacePaths } from '../../src/paths.js';
-import { execute, Run } from '../../src/runner.js';
+import { workspacePaths } from '../../src/config/paths.js';
+import { execute, Run } from '../../src/engine/runner.js';
 import { makeTempRepo } from '../helpers/repo.js';
 
 const cleanups: (() => void)[] = [];

@@ -1,7 +1,7 @@
 // The judge's order as the code takes it: every green arm exactly once or refused with what is wrong; the green in
 // its order, the red after; the ask fences each patch as data and cuts a huge one.
 import { describe, expect, it } from 'vitest';
-import type { ArmRank } from '../../src/events.js';
+import type { ArmRank } from '../../src/contract/events.js';
 import { JUDGE_PATCH_MAX, judgeAsk, judgeRefusal } from '../../src/bon/judge.js';
 import { harvestReport, judged as judgedRanking, rankArms, whyJudged } from '../../src/bon/rank.js';
 

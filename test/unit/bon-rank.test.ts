@@ -1,6 +1,6 @@
 // Ranking and the harvest's lines (pure): green first, then cheapest, then fastest, stable, and the exact texts.
 import { describe, expect, it } from 'vitest';
-import type { ArmRank } from '../../src/events.js';
+import type { ArmRank } from '../../src/contract/events.js';
 import { applyCommand, harvestFile, harvestJson, harvestReport, primerLine, rankArms, rankHarvest, verdictOf, whyFirst, winnerOf } from '../../src/bon/rank.js';
 
 function arm(n: number, green: boolean, cost: number, seconds: number, extra: Partial<ArmRank> = {}): ArmRank {

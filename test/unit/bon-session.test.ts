@@ -4,11 +4,11 @@ import { describe, expect, it } from 'vitest';
 import { bonPhases } from '../../adws/adw_bon.js';
 import { MAX_ARMS } from '../../src/bon/check.js';
 import { BON_TOOLS, BonSession, type ArmPhaseFactory, type BonAdwOptions } from '../../src/bon/session.js';
-import { InfrastructureError } from '../../src/errors.js';
-import type { RunEvent } from '../../src/events.js';
+import { InfrastructureError } from '../../src/contract/errors.js';
+import type { RunEvent } from '../../src/contract/events.js';
 import type { AgentSession, LiveHarness, SessionRequest } from '../../src/harness/types.js';
-import { workspacePaths } from '../../src/paths.js';
-import { Run, type Phase } from '../../src/runner.js';
+import { workspacePaths } from '../../src/config/paths.js';
+import { Run, type Phase } from '../../src/engine/runner.js';
 
 function fakeSession(sessionId: string, alive = true): AgentSession & { closed: number } {
   return {

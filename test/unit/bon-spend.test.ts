@@ -2,12 +2,12 @@
 // readers, the forecast's arithmetic and the notifications' bytes. The same paths through the real pi are in
 // test/e2e/bon-spend.test.ts.
 import { describe, expect, it } from 'vitest';
-import { parseDuration, formatDuration } from '../../src/duration.js';
+import { parseDuration, formatDuration } from '../../src/contract/duration.js';
 import { armCost, armShape, forecastFanOut } from '../../src/bon/forecast.js';
 import { formatCap, parseUsd, SpendWatch, type Reservation, type SpendNote } from '../../src/bon/spend.js';
 import type { StopOrder } from '../../src/pi/guards.js';
 import { stopOrderOf } from '../../src/pi/guards.js';
-import { notificationBytes, notificationKind, notificationOf } from '../../src/notify.js';
+import { notificationBytes, notificationKind, notificationOf } from '../../src/tui/notify.js';
 import Database from 'better-sqlite3';
 import { startBudgetServer } from '../../src/bon/budgetServer.js';
 import { askGate, installSpendGate } from '../../.pi/lib/spend-gate.js';

@@ -18,7 +18,7 @@ import {
 } from '../../state/bonStore.js';
 import { bonModeOf, dispatchBonIntent, type BonController, type BonIntent } from '../../state/controller.js';
 import { BON_KEYS, helpText, intentFor, keyLabel } from '../../components/keymap.js';
-import type { ArmRank, FailureKind, RunEvent } from '../../src/events.js';
+import type { ArmRank, FailureKind, RunEvent } from '../../src/contract/events.js';
 import { foldSteps } from '../../state/step.js';
 import { ev, eventsThrough, RANKING, RED_MOTIF, samplePatch, STAGES, T0, type Stage } from '../helpers/bonEvents.js';
 

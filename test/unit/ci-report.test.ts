@@ -1,4 +1,4 @@
-// The CI report (src/ciReport.ts): a run's events folded by hand-built sequences that follow the real types — a
+// The CI report (src/headless/ciReport.ts): a run's events folded by hand-built sequences that follow the real types — a
 // green best-of-3 with one red arm, a build that fails its gates twice, an interrupted best-of-N, a log cut short,
 // a budget stop — and rendered as Markdown (its tables keep their shape whatever the motifs hold) and JUnit XML,
 // read back by a strict well-formedness checker written here and, when python3 is on the machine, by expat.
@@ -6,8 +6,8 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { collectReport, junitReport, markdownReport, parseReportKinds, writeReports, type CiReport } from '../../src/ciReport.js';
-import type { RunEvent } from '../../src/events.js';
+import { collectReport, junitReport, markdownReport, parseReportKinds, writeReports, type CiReport } from '../../src/headless/ciReport.js';
+import type { RunEvent } from '../../src/contract/events.js';
 import { BON_ADW, RED_MOTIF, ev, eventsThrough } from '../helpers/bonEvents.js';
 import { tempDir } from '../helpers/repo.js';
 

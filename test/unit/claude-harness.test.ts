@@ -6,8 +6,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Envelope, parse } from '../../src/envelopes.js';
-import { HarnessError } from '../../src/errors.js';
+import { Envelope, parse } from '../../src/envelope/envelopes.js';
+import { HarnessError } from '../../src/contract/errors.js';
 import { createClaudeHarness } from '../../src/harness/claude.js';
 import {
   claudeArgs,
@@ -18,8 +18,8 @@ import {
   thinkingBudget,
 } from '../../src/harness/claudeDialect.js';
 import type { HarnessRequest } from '../../src/harness/types.js';
-import { readLedger } from '../../src/ledger.js';
-import { workspacePaths, type WorkspacePaths } from '../../src/paths.js';
+import { readLedger } from '../../src/trace/ledger.js';
+import { workspacePaths, type WorkspacePaths } from '../../src/config/paths.js';
 import { processesTagged } from '../helpers/factory.js';
 
 const STANDIN = path.resolve(import.meta.dirname, '../fixtures/claude/claude-standin.mjs');

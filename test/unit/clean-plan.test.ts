@@ -1,7 +1,7 @@
 // Which runs `factory clean` removes (src/clean/plan.ts) and how its command line is read (src/commands/clean.ts).
 import { describe, expect, it } from 'vitest';
 import { cleanArgs } from '../../src/commands/clean.js';
-import { UsageError } from '../../src/errors.js';
+import { UsageError } from '../../src/contract/errors.js';
 import { DEFAULT_KEEP, DEFAULT_OLDER_THAN_MS, parseAge, planClean, type RunFacts } from '../../src/clean/plan.js';
 
 const DAY = 86_400_000;

@@ -2,10 +2,10 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { validateArms } from '../../src/bon/check.js';
-import { joinValues, parseCli, unknownFlag } from '../../src/cliArgs.js';
+import { joinValues, parseCli, unknownFlag } from '../../src/cli/args.js';
 import { askFrom, MAX_STDIN_ASK } from '../../src/commands/prompt.js';
 import { parseRetries } from '../../src/commands/workspace.js';
-import { UsageError } from '../../src/errors.js';
+import { UsageError } from '../../src/contract/errors.js';
 
 describe('parseCli', () => {
   it('fills the defaults and keeps the positionals', () => {

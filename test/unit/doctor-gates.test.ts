@@ -100,7 +100,7 @@ describe('doctor: can the gates run here', () => {
 describe('factory doctor --gates, headless', () => {
   it('the flag reaches the check: its row is in the output, and the doctor fails on a gate red on HEAD', async () => {
     const { doctorHeadless } = await import('../../src/commands/doctor.js');
-    const { parseCli } = await import('../../src/cliArgs.js');
+    const { parseCli } = await import('../../src/cli/args.js');
     commit({ 'adws/adw_config/factory.config.yaml': roster('python3 check.py'), 'check.py': 'raise SystemExit("FAIL codes")\n' });
     expect(parseCli(['doctor', '--gates']).flags.gates).toBe(true);
     const out = await doctorHeadless(['repo.gates'], { cwd: repo, retries: 2, ui: false, json: false, gates: true });

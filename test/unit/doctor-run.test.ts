@@ -4,9 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { doctorJson, doctorSummary, formatDoctorRows } from '../../src/doctor/report.js';
 import { doctorExit, runDoctor, selects, unknownSelectors } from '../../src/doctor/run.js';
 import type { CheckResult, DoctorCheck, DoctorContext, DoctorResult } from '../../src/doctor/types.js';
-import { emptyDotEnv } from '../../src/env.js';
-import { workspacePaths } from '../../src/paths.js';
-import { defaultRoster } from '../../src/roster.js';
+import { emptyDotEnv } from '../../src/config/env.js';
+import { workspacePaths } from '../../src/config/paths.js';
+import { defaultRoster } from '../../src/config/roster.js';
 
 const ctx: DoctorContext = {
   root: '/w',

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { childEnv, emptyDotEnv, isSecretName, loadDotEnv, missingProfileKeys, parseDotEnv, secretEntries, secretValues, type DotEnv } from '../../src/env.js';
+import { childEnv, emptyDotEnv, isSecretName, loadDotEnv, missingProfileKeys, parseDotEnv, secretEntries, secretValues, type DotEnv } from '../../src/config/env.js';
 
 let dir: string;
 beforeEach(() => {

@@ -3,7 +3,7 @@
 // quadratic search would take minutes on these 1 MB inputs, so the duration of this file shows it; no timing is
 // asserted here, the bench P8 measures the growth).
 import { describe, expect, it } from 'vitest';
-import { LINE_BREAK } from '../../src/errors.js';
+import { LINE_BREAK } from '../../src/contract/errors.js';
 import {
   BuildEnvelope,
   ENVELOPE_MAX_CANDIDATES,
@@ -14,7 +14,7 @@ import {
   HANDOFF_MAX_CHARS,
   handoff,
   parse,
-} from '../../src/envelopes.js';
+} from '../../src/envelope/envelopes.js';
 
 const MB = 1024 * 1024;
 const HEADING = '### previous_envelope\n\n';

@@ -16,7 +16,7 @@ import {
   parse,
   schema,
   envelopeType,
-} from '../../src/envelopes.js';
+} from '../../src/envelope/envelopes.js';
 
 /** The motif parse() throws, or a marker when it does not throw. */
 function motifOf(payload: unknown, type = Envelope as typeof Envelope | typeof BuildEnvelope): string {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { HarnessError } from '../../src/errors.js';
+import { HarnessError } from '../../src/contract/errors.js';
 import { outageReason, withFallback } from '../../src/harness/fallback.js';
 import type { HarnessRequest, HarnessResult } from '../../src/harness/types.js';
-import { workspacePaths } from '../../src/paths.js';
-import { defaultRoster, effectiveFallback, type Roster } from '../../src/roster.js';
+import { workspacePaths } from '../../src/config/paths.js';
+import { defaultRoster, effectiveFallback, type Roster } from '../../src/config/roster.js';
 
 const modelError = (text: string) => new HarnessError(`model error: ${text}`, 's-1', { kind: 'model_error', tokens: 3, cost: 0.5 });
 

@@ -3,8 +3,8 @@
 // throws an EnvelopeError with a one-line motif, never anything else; a valid envelope after any junk is found;
 // the handoff stays bounded.
 import { describe, expect, it } from 'vitest';
-import { LINE_BREAK } from '../../src/errors.js';
-import { BuildEnvelope, Envelope, EnvelopeError, HANDOFF_MAX_CHARS, handoff, parse, type EnvelopeType } from '../../src/envelopes.js';
+import { LINE_BREAK } from '../../src/contract/errors.js';
+import { BuildEnvelope, Envelope, EnvelopeError, HANDOFF_MAX_CHARS, handoff, parse, type EnvelopeType } from '../../src/envelope/envelopes.js';
 import { fuzz, type Gen } from '../helpers/fuzz.js';
 
 /** Pieces of text a model writes around (and instead of) an envelope: JSON syntax, prose, every line break. */

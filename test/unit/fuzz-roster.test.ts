@@ -6,9 +6,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { UsageError } from '../../src/errors.js';
-import { agentFor, loadRosterIfPresent, rosterParser, type Roster } from '../../src/roster.js';
-import { RESERVED_NAMES, ROLE_PATTERN } from '../../src/rosterVocabulary.js';
+import { UsageError } from '../../src/contract/errors.js';
+import { agentFor, loadRosterIfPresent, rosterParser, type Roster } from '../../src/config/roster.js';
+import { RESERVED_NAMES, ROLE_PATTERN } from '../../src/config/rosterVocabulary.js';
 import { fuzz, fuzzSeed, gen, type Gen } from '../helpers/fuzz.js';
 import { makeTempRepo } from '../helpers/repo.js';
 

@@ -4,7 +4,7 @@
 // throws; the lines do not depend on where the chunks were cut; figures are finite and non-negative; what
 // reaches the cockpit is one line, at most 100 code points, with no lone surrogate.
 import { describe, expect, it } from 'vitest';
-import type { Activity } from '../../src/events.js';
+import type { Activity } from '../../src/contract/events.js';
 import { LineSplitter } from '../../src/pi/lines.js';
 import { StreamReader, TurnObserver, readStream } from '../../src/pi/stream.js';
 import { fuzz, type Gen } from '../helpers/fuzz.js';

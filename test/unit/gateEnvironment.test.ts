@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { commandGate } from '../../src/gates.js';
+import { commandGate } from '../../src/gates/judges.js';
 
 /** Escape and control bytes a terminal interprets (tab and newline are text). */
 const CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;

@@ -5,11 +5,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { commandGate } from '../../src/gates.js';
+import { commandGate } from '../../src/gates/judges.js';
 import { gatePreflight, gatePrograms, missingProgram, resolveProgram } from '../../src/gates/program.js';
-import { runGateList } from '../../src/gateList.js';
-import { gateSignature } from '../../src/gateBaseline.js';
-import { Run } from '../../src/runner.js';
+import { runGateList } from '../../src/gates/payload.js';
+import { gateSignature } from '../../src/gates/baseline.js';
+import { Run } from '../../src/engine/runner.js';
 
 let dir: string;
 let bin: string;
@@ -129,7 +129,7 @@ describe('a gate that cannot run is a setup failure', () => {
 
 describe('the roster file the fixes name', () => {
   it('is the roster\'s own', async () => {
-    const { ROSTER_FILE } = await import('../../src/roster.js');
+    const { ROSTER_FILE } = await import('../../src/config/roster.js');
     expect(gatePreflight([{ run: 'pythn', cwd: dir }], env)).toContain(` in ${ROSTER_FILE}`);
   });
 });

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { plainText, tellingOutput } from '../../src/gates.js';
+import { plainText, tellingOutput } from '../../src/gates/judges.js';
 
 const SAMPLES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/runner-output');
 const sample = (name: string): string => fs.readFileSync(path.join(SAMPLES, name), 'utf8');

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { changedFilesExist, commandGate, flattenTail, motif, MOTIF_MAX, OUTPUT_TAIL_BYTES, tellingOutput, type GateReport } from '../../src/gates.js';
+import { changedFilesExist, commandGate, flattenTail, motif, MOTIF_MAX, OUTPUT_TAIL_BYTES, tellingOutput, type GateReport } from '../../src/gates/judges.js';
 
 import { processesTagged } from '../helpers/factory.js';
 

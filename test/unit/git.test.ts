@@ -4,8 +4,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { changedFiles, GitError, gitRaw, isWorkTree, parseStatusV2, topLevel, treeState } from '../../src/git.js';
-import { prefetchWorkspaceRoot, resolveWorkspaceRoot } from '../../src/paths.js';
+import { changedFiles, GitError, gitRaw, isWorkTree, parseStatusV2, topLevel, treeState } from '../../src/process/git.js';
+import { prefetchWorkspaceRoot, resolveWorkspaceRoot } from '../../src/config/paths.js';
 import { processesTagged } from '../helpers/factory.js';
 import { git, makeTempRepo, type TempRepo } from '../helpers/repo.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { RunEvent } from '../../src/events.js';
-import { createLogFormatter, headlessListener } from '../../src/headless.js';
+import type { RunEvent } from '../../src/contract/events.js';
+import { createLogFormatter, headlessListener } from '../../src/headless/log.js';
 
 const base = { adwId: 'a1b2c3d4', ts: 0 };
 const plan: RunEvent = { ...base, type: 'run_started', adwName: 'adw_prompt', cwd: '/repo', phases: [{ name: 'prompt', kind: 'agent', attempts: 3 }, { name: 'dispose', kind: 'code', attempts: 1 }] };

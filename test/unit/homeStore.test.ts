@@ -12,7 +12,7 @@ import {
   type HomeEffect,
   type HomeState,
 } from '../../state/homeStore.js';
-import type { RunEvent } from '../../src/events.js';
+import type { RunEvent } from '../../src/contract/events.js';
 import { foldSteps } from '../../state/step.js';
 import { waitFor } from '../helpers/ink.js';
 

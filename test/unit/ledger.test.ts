@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { appendLedger, readLedger, resumeRequiresCwd, sessionOrigin, type LedgerEntry } from '../../src/ledger.js';
+import { appendLedger, readLedger, resumeRequiresCwd, sessionOrigin, type LedgerEntry } from '../../src/trace/ledger.js';
 
 let dir: string;
 let ledgerFile: string;

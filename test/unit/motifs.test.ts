@@ -1,6 +1,6 @@
 // Motifs are one line: every Unicode line break ends a line, and a cut falls between whole code points.
 import { describe, expect, it } from 'vitest';
-import { LINE_BREAK, clip, oneLine } from '../../src/errors.js';
+import { LINE_BREAK, clip, oneLine } from '../../src/contract/errors.js';
 
 const BREAKS = ['\n', '\r\n', '\r', '\v', '\f', '\u0085', '\u2028', '\u2029'];
 

@@ -7,10 +7,10 @@ import { describe, expect, it } from 'vitest';
 import { NODE_ENV, REPORT_TOOL, SOCLE_NAMES } from '../../.pi/lib/contract.js';
 import { SOCLE_NAMES as EXTENSION_SOCLE } from '../../.pi/lib/socle.js';
 import { TOOL_NAME } from '../../.pi/extensions/factory-report.js';
-import { REPORT_TOOL as CORE_REPORT_TOOL } from '../../src/gate.js';
+import { REPORT_TOOL as CORE_REPORT_TOOL } from '../../src/contract/typedGate.js';
 import { nodeEnv } from '../../src/pi/launch.js';
 import { SOCLE } from '../../src/pi/contract.js';
-import { workspacePaths } from '../../src/paths.js';
+import { workspacePaths } from '../../src/config/paths.js';
 import { factoryRoot } from '../../src/pi/resolve.js';
 
 const named = new Set<string>(Object.values(NODE_ENV));

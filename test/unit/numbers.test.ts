@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_COST, MAX_TOKENS, addCosts, addCounts, finiteCost, finiteCount } from '../../src/numbers.js';
+import { MAX_COST, MAX_TOKENS, addCosts, addCounts, finiteCost, finiteCount } from '../../src/contract/numbers.js';
 
 describe('figures that stay numbers', () => {
   it('a count passes as it is when it is a finite, non-negative number', () => {

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { treeState } from '../../src/git.js';
+import { treeState } from '../../src/process/git.js';
 import { harvestPatch } from '../../src/bon/patch.js';
 import { privateGit, withPrivateGit } from '../../src/bon/privateGit.js';
 import { git, makeTempRepo } from '../helpers/repo.js';

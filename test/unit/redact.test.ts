@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createRedactor, MIN_SECRET_LENGTH, redactDeep, redactJsonLine } from '../../src/redact.js';
+import { createRedactor, MIN_SECRET_LENGTH, redactDeep, redactJsonLine } from '../../src/contract/redact.js';
 
 describe('createRedactor', () => {
   it('replaces every occurrence, by name when it has one', () => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { RunEvent } from '../../src/events.js';
-import type { LedgerEntry } from '../../src/ledger.js';
-import { planResume } from '../../src/resume.js';
-import { execute, Run, type Phase } from '../../src/runner.js';
+import type { RunEvent } from '../../src/contract/events.js';
+import type { LedgerEntry } from '../../src/trace/ledger.js';
+import { planResume } from '../../src/engine/resume.js';
+import { execute, Run, type Phase } from '../../src/engine/runner.js';
 
 const ID = 'abcd1234';
 let t = 0;

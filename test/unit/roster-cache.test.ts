@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadRoster, loadRosterIfPresent, RosterError } from '../../src/roster.js';
+import { loadRoster, loadRosterIfPresent, RosterError } from '../../src/config/roster.js';
 import { makeTempRepo, type TempRepo } from '../helpers/repo.js';
 
 let repo: TempRepo | undefined;

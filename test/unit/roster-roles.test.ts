@@ -4,8 +4,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadRoster, RosterError } from '../../src/roster.js';
-import { editDistance, nearestName, unknownRoleMotif } from '../../src/rosterRoles.js';
+import { loadRoster, RosterError } from '../../src/config/roster.js';
+import { editDistance, nearestName, unknownRoleMotif } from '../../src/config/rosterRoles.js';
 
 describe('editDistance and nearestName', () => {
   it('counts a swap of two neighbours as one edit, like an insertion, a deletion or a substitution', () => {

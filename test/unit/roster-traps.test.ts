@@ -5,9 +5,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { UsageError } from '../../src/errors.js';
-import { agentFor, defaultRoster, loadRoster, loadRosterIfPresent, roleConfig, RosterError, rosterParser } from '../../src/roster.js';
-import { MAX_ROSTER_BYTES, MAX_ROSTER_DEPTH, RESERVED_NAMES } from '../../src/rosterVocabulary.js';
+import { UsageError } from '../../src/contract/errors.js';
+import { agentFor, defaultRoster, loadRoster, loadRosterIfPresent, roleConfig, RosterError, rosterParser } from '../../src/config/roster.js';
+import { MAX_ROSTER_BYTES, MAX_ROSTER_DEPTH, RESERVED_NAMES } from '../../src/config/rosterVocabulary.js';
 import { fuzz, type Gen } from '../helpers/fuzz.js';
 import { makeTempRepo, type TempRepo } from '../helpers/repo.js';
 

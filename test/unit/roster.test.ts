@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { UsageError } from '../../src/errors.js';
+import { UsageError } from '../../src/contract/errors.js';
 import { factoryRoot } from '../../src/pi/resolve.js';
 
 // Start-up cost: yaml and zod must load only when a roster file is read. The mocks pass the real modules
@@ -17,7 +17,7 @@ vi.mock('zod', async (importOriginal) => {
   return importOriginal();
 });
 
-const roster = await import('../../src/roster.js');
+const roster = await import('../../src/config/roster.js');
 const { agentFor, briefFor, briefSource, defaultRoster, fallbackRoute, gateCommands, loadRoster, loadRosterIfPresent, payloadDir, RosterError, rosterPath } = roster;
 
 const FIXTURES = path.join(factoryRoot(), 'test', 'fixtures', 'roster');

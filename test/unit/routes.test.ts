@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isModelId, route, routeModelFlag } from '../../src/routes.js';
+import { isModelId, route, routeModelFlag } from '../../src/config/routes.js';
 
 describe('route', () => {
   it('prefixes a registry id with the gateway', () => {

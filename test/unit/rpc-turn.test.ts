@@ -1,7 +1,7 @@
 // One RPC turn judged dry: the lines pi would stream are fed by hand, in the shapes pi 0.85 and pi 1.x produce
 // (agent_settled with or without `aborted`, a prompt answered `disposition: "handled"` with no run at all).
 import { describe, expect, it } from 'vitest';
-import { HarnessError } from '../../src/errors.js';
+import { HarnessError } from '../../src/contract/errors.js';
 import { SOCLE } from '../../src/pi/contract.js';
 import { RpcTurn, type TurnContext } from '../../src/pi/rpcTurn.js';
 import type { PiEvent } from '../../src/pi/stream.js';

@@ -1,8 +1,8 @@
 // Outcomes are events: the headless log prints them, `factory show` lists them from the trace.
 import { describe, expect, it } from 'vitest';
 import { attemptLines, outcomeLines } from '../../src/commands/runs.js';
-import type { RunEvent } from '../../src/events.js';
-import { createLogFormatter } from '../../src/headless.js';
+import type { RunEvent } from '../../src/contract/events.js';
+import { createLogFormatter } from '../../src/headless/log.js';
 
 const base = { adwId: 'aaaa0001', ts: 1 };
 const events: RunEvent[] = [

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { RunEvent } from '../../src/events.js';
+import type { RunEvent } from '../../src/contract/events.js';
 import {
   TAIL_LIMIT,
   createRunStore,

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { MOTIF_MAX, tellingOutput } from '../../src/gates.js';
+import { MOTIF_MAX, tellingOutput } from '../../src/gates/judges.js';
 import { summaryOf } from '../../src/gates/runnerSummary.js';
 
 const SAMPLES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/runner-output');

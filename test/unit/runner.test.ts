@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { InfrastructureError, isInfrastructure, isRetryable, type FailureKind } from '../../src/errors.js';
-import type { RunEvent } from '../../src/events.js';
-import { execute, newAdwId, PhaseFailure, Run, type Phase } from '../../src/runner.js';
+import { InfrastructureError, isInfrastructure, isRetryable, type FailureKind } from '../../src/contract/errors.js';
+import type { RunEvent } from '../../src/contract/events.js';
+import { execute, newAdwId, PhaseFailure, Run, type Phase } from '../../src/engine/runner.js';
 
 function collect(run: Run): RunEvent[] {
   const events: RunEvent[] = [];

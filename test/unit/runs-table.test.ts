@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { formatRuns } from '../../src/commands/runs.js';
 import { printedCells, printTable, runsCell, screenColumns, type RunsTableRow } from '../../src/commands/runsTable.js';
-import { displayWidth, fitCell } from '../../src/text.js';
+import { displayWidth, fitCell } from '../../src/contract/text.js';
 import type { RunRow } from '../../src/trace/store.js';
 
 const NOW = Date.UTC(2025, 0, 1, 12);

@@ -4,7 +4,7 @@
 // `tool_execution_end.durationMs`, none of which may move a figure.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { MAX_COST, MAX_TOKENS } from '../../src/numbers.js';
+import { MAX_COST, MAX_TOKENS } from '../../src/contract/numbers.js';
 import { StreamReader, TurnObserver, argsDetail, readStream, toActivity, type PiEvent } from '../../src/pi/stream.js';
 
 type FixtureDir = 'pi' | 'pi-1.6';

@@ -1,7 +1,7 @@
 // Text fitted by display width: CJK and emoji take two columns, combining marks none, and a cut never splits a
 // character (an emoji's surrogates, a ZWJ family, a letter and its accent).
 import { describe, expect, it } from 'vitest';
-import { displayWidth, fit, fitCell, fitStart, lastLine, oneLine, pad } from '../../src/text.js';
+import { displayWidth, fit, fitCell, fitStart, lastLine, oneLine, pad } from '../../src/contract/text.js';
 
 const FAMILY = '👨‍👩‍👧'; // one grapheme, five code points joined by ZWJ
 

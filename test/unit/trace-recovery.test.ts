@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { RunEvent } from '../../src/events.js';
+import type { RunEvent } from '../../src/contract/events.js';
 import { createRunRecorder, readRunLog, runLogPath, traceLayout } from '../../src/trace/runLog.js';
 import { openTraceStore, TraceStoreError, type TraceStore } from '../../src/trace/store.js';
 import { appendHarness, buildRun, declare, obsLine, outside, tempWorkspace, type TempWorkspace } from '../helpers/traceFixtures.js';

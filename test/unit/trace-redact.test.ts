@@ -4,13 +4,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createRedactor } from '../../src/redact.js';
-import { Run } from '../../src/runner.js';
+import { createRedactor } from '../../src/contract/redact.js';
+import { Run } from '../../src/engine/runner.js';
 import { attachTrace } from '../../src/trace/attach.js';
 import { createRunRecorder } from '../../src/trace/runLog.js';
 import { rewriteIfChanged, scrubJson, scrubJsonl, scrubRun } from '../../src/trace/scrub.js';
 import { openTraceStore, type TraceStore } from '../../src/trace/store.js';
-import { redactDeep } from '../../src/redact.js';
+import { redactDeep } from '../../src/contract/redact.js';
 import { appendHarness, buildRun, declare, harnessFile, obsLine, outside, tempWorkspace, type TempWorkspace } from '../helpers/traceFixtures.js';
 
 const TOKEN = 'cockpit-only-token-9f8e7d';

@@ -2,7 +2,7 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { RunEvent } from '../../src/events.js';
+import type { RunEvent } from '../../src/contract/events.js';
 import { createRunRecorder, runLogPath } from '../../src/trace/runLog.js';
 import { openTraceStore, type TraceStore } from '../../src/trace/store.js';
 import type { RunRow as HomeRunRow } from '../../state/controller.js';

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { BonScreen } from '../../components/BonScreen.js';
 import type { BonController } from '../../state/controller.js';
 import { createBonStore, type BonStore } from '../../state/bonStore.js';
-import type { RunEvent } from '../../src/events.js';
+import type { RunEvent } from '../../src/contract/events.js';
 import { ev, eventsThrough, type Stage } from '../helpers/bonEvents.js';
 import { KEYS, renderInk, waitFor, type InkHarness } from '../helpers/ink.js';
 

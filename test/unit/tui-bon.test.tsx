@@ -4,12 +4,12 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BonScreen } from '../../components/BonScreen.js';
 import { STATUS_CONFIRM_QUIT, type BonController } from '../../state/controller.js';
 import { createBonStore, type BonStore } from '../../state/bonStore.js';
-import type { RunEvent } from '../../src/events.js';
+import type { RunEvent } from '../../src/contract/events.js';
 import { ev, eventsThrough, RED_MOTIF, samplePatch, T0, type Stage } from '../helpers/bonEvents.js';
 import { KEYS, renderInk, waitFor, type InkHarness } from '../helpers/ink.js';
 import { boardFit, boardLayout, lineWindow } from '../../components/ArmsBoard.js';
 import { fitHelp } from '../../components/KeyHelp.js';
-import { displayWidth } from '../../src/text.js';
+import { displayWidth } from '../../src/contract/text.js';
 
 const SPIN = '[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]';
 

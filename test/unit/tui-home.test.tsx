@@ -7,13 +7,13 @@ import { EMPTY_HINT, HomeScreen, REPLAY_NOTE } from '../../components/HomeScreen
 import stringWidth from 'string-width';
 import { windowStart } from '../../components/RunsTable.js';
 import { screenColumns } from '../../src/commands/runsTable.js';
-import { formatAge } from '../../src/format.js';
-import { fitCell } from '../../src/text.js';
+import { formatAge } from '../../src/contract/format.js';
+import { fitCell } from '../../src/contract/text.js';
 import type { HomeController, RunRow } from '../../state/controller.js';
 import { createHomeStore } from '../../state/homeStore.js';
-import type { RunEvent } from '../../src/events.js';
-import { workspacePaths } from '../../src/paths.js';
-import { execute, PhaseFailure, Run, type Phase } from '../../src/runner.js';
+import type { RunEvent } from '../../src/contract/events.js';
+import { workspacePaths } from '../../src/config/paths.js';
+import { execute, PhaseFailure, Run, type Phase } from '../../src/engine/runner.js';
 import { openTraceStore } from '../../src/trace/store.js';
 import { KEYS, renderInk, waitFor, type InkHarness } from '../helpers/ink.js';
 

@@ -11,7 +11,7 @@ import type { BonController } from '../../state/controller.js';
 import { createBonStore } from '../../state/bonStore.js';
 import { eventsThrough } from '../helpers/bonEvents.js';
 import { renderInk, waitFor, type InkHarness } from '../helpers/ink.js';
-import { displayWidth } from '../../src/text.js';
+import { displayWidth } from '../../src/contract/text.js';
 
 // Colours on, whatever runs the tests: the hostile-patch check must see the frame as a colour terminal gets it.
 let colourLevel = chalk.level;

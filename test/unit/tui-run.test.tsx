@@ -5,11 +5,11 @@ import { RunScreen } from '../../components/RunScreen.js';
 import { phaseSeconds } from '../../state/runStore.js';
 import { spinnerFrame } from '../../components/Spinner.js';
 import { SPINNER_INTERVAL_MS } from '../../components/theme.js';
-import { formatCost, formatSeconds, formatTokens } from '../../src/format.js';
+import { formatCost, formatSeconds, formatTokens } from '../../src/contract/format.js';
 import { tailHeight } from '../../components/layout.js';
 import { STATUS_ABORTING, STATUS_CONFIRM_QUIT, type RunController } from '../../state/controller.js';
 import { createRunStore, type RunStore } from '../../state/runStore.js';
-import type { RunEvent } from '../../src/events.js';
+import type { RunEvent } from '../../src/contract/events.js';
 import { KEYS, renderInk, waitFor, type InkHarness } from '../helpers/ink.js';
 
 const ADW = 'a1b2c3d4';

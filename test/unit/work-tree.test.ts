@@ -4,9 +4,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { GitError, topLevel } from '../../src/git.js';
-import { resolveWorkspaceRoot } from '../../src/paths.js';
-import { discoverTopLevel } from '../../src/workTree.js';
+import { GitError, topLevel } from '../../src/process/git.js';
+import { resolveWorkspaceRoot } from '../../src/config/paths.js';
+import { discoverTopLevel } from '../../src/process/workTree.js';
 import { git, makeTempRepo, tempDir } from '../helpers/repo.js';
 
 const cleanups: (() => void)[] = [];

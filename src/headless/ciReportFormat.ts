@@ -3,10 +3,10 @@
 // may hold `|`, newlines, HTML, ANSI escapes, NUL. Every such text goes through one escaper per format, so no
 // value can end a table cell, open a tag, or make the XML unreadable (an XML 1.0 parser refuses a control
 // character outright, even written as a character reference).
-import { primerLine } from './bon/rank.js';
-import { isInfrastructure, type FailureKind } from './errors.js';
-import type { PhaseKind } from './events.js';
-import { formatCost, formatSeconds, formatTokens } from './format.js';
+import { primerLine } from '../bon/rank.js';
+import { isInfrastructure, type FailureKind } from '../contract/errors.js';
+import type { PhaseKind } from '../contract/events.js';
+import { formatCost, formatSeconds, formatTokens } from '../contract/format.js';
 
 export type Verdict = 'green' | 'failed' | 'interrupted' | 'budget' | 'unfinished';
 export type PhaseStatus = 'ok' | 'failed' | 'skipped';

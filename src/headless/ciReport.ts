@@ -4,10 +4,10 @@
 // what happened, and fields it does not know of are ignored, or read generically when they say something.
 import fs from 'node:fs';
 import path from 'node:path';
-import { unverifiedReason, whyFirst, whyJudged } from './bon/rank.js';
-import type { ArmRank, PhasePlan, RunEvent } from './events.js';
+import { unverifiedReason, whyFirst, whyJudged } from '../bon/rank.js';
+import type { ArmRank, PhasePlan, RunEvent } from '../contract/events.js';
 import { junitReport, markdownReport, type ArmReport, type BonReport, type CiReport, type GateGroup, type GateRow, type PhaseReport, type Verdict } from './ciReportFormat.js';
-import { finiteCost, finiteCount } from './numbers.js';
+import { finiteCost, finiteCount } from '../contract/numbers.js';
 
 export { junitReport, markdownReport } from './ciReportFormat.js';
 export type { ArmReport, ArmStatus, BonReport, CiReport, GateGroup, GateRow, PhaseReport, PhaseStatus, Verdict } from './ciReportFormat.js';

@@ -1,8 +1,8 @@
 // The headless lines of best-of-N spend control: the forecast before the fan-out, a cap neared or reached, a race
 // policy that ended the batch, the gates' baseline on HEAD. One place, so the log and `factory show` say it alike.
-import type { RunEvent } from './events.js';
-import { formatCost } from './format.js';
-import { formatCap } from './bon/spend.js';
+import type { RunEvent } from '../contract/events.js';
+import { formatCost } from '../contract/format.js';
+import { formatCap } from './spend.js';
 
 type SpendEvent = Extract<RunEvent, { type: 'forecast' | 'spend' | 'race_stop' | 'baseline' }>;
 

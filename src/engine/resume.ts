@@ -1,12 +1,12 @@
 // Resume after a crash or an interrupt: from a run's recorded events and the ledger (written before every pi
 // start, so it survives a SIGKILL of the cockpit), find the phase to continue, its live session, and what the
 // phases before it handed on. Pure: the caller reads the files and rebuilds the ADW's phases from `args`.
-import type { RunEvent } from './events.js';
-import type { LedgerEntry } from './ledger.js';
+import type { RunEvent } from '../contract/events.js';
+import type { LedgerEntry } from '../trace/ledger.js';
 
 export type { CarriedResult as CarriedPhase } from './resumeOptions.js';
 import type { CarriedResult as CarriedPhase } from './resumeOptions.js';
-import type { PhasePlan } from './events.js';
+import type { PhasePlan } from '../contract/events.js';
 
 export interface ResumePlan {
   adwId: string;

@@ -1,10 +1,10 @@
 // The roster's zod schema and its one-line motifs. Kept apart from roster.ts on purpose: zod costs ~50 ms to
 // import, and a repository without a roster file must never pay it (roster.ts imports this module lazily).
-import * as z from './zod.js';
-import { REPORT_TOOL } from './gate.js';
-import { formatPath, kindOf, lookup, quote, shown } from './zodIssues.js';
+import * as z from '../contract/zod.js';
+import { REPORT_TOOL } from '../contract/typedGate.js';
+import { formatPath, kindOf, lookup, quote, shown } from '../contract/zodIssues.js';
 import { isModelId } from './routes.js';
-import { parseDuration } from './duration.js';
+import { parseDuration } from '../contract/duration.js';
 import { AGENT_KEYS, AUTH_KEYS, BON_KEYS, COMMAND_KEYS, CONTEXT_KEYS, KNOWN_TOOLS, LIMIT_KEYS, PAYLOAD_KEYS, RESERVED_NAMES, ROLE_PATTERN, ROSTER_KEYS, THINKING_LEVELS } from './rosterVocabulary.js';
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;

@@ -1,6 +1,6 @@
 // What a resumed run hands the runner: the phases finished in an earlier life of the run (replayed, not run
 // again) and the phase to continue. Apart from the runner so that its types travel without it.
-import type { FailureKind } from './errors.js';
+import type { FailureKind } from '../contract/errors.js';
 
 export interface ResumeOptions {
   /**

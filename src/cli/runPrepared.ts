@@ -1,8 +1,8 @@
 // A prepared run from start to close, whichever front end shows it: the trace attached first, the front end
 // while the run executes, the headless follow-up (bon --apply), the result on stdout, then pi closed and the
 // trace synced — in that order, through the lifecycle's cleanup registry so a throw on the way changes nothing.
-import type { PreparedRun } from './commands/prepared.js';
-import type { Lifecycle } from './lifecycle.js';
+import type { PreparedRun } from '../commands/prepared.js';
+import type { Lifecycle } from '../lifecycle.js';
 
 export interface RunIo {
   stdout: { write(text: string): unknown };
@@ -27,9 +27,9 @@ export async function runPrepared(
   const { io, json, interactive, lifecycle } = opts;
   const { run } = prepared;
   // The report folds every event of the run (masked, as every consumer sees them); written once the run is over.
-  const events: import('./events.js').RunEvent[] = [];
+  const events: import('../contract/events.js').RunEvent[] = [];
   if (opts.report) run.subscribe((event) => events.push(event));
-  const [{ attachTrace }, { execute }] = await Promise.all([import('./trace/attach.js'), import('./runner.js')]);
+  const [{ attachTrace }, { execute }] = await Promise.all([import('../trace/attach.js'), import('../engine/runner.js')]);
   const trace = attachTrace(run, prepared.workspace.paths, (message) => io.stderr.write(`factory: ${message}\n`));
   const syncTrace = lifecycle.defer('sync the trace', () => trace.close());
   // pi first (its last trace lines are written as it shuts down), then the trace is synced: cleanups run last first.
@@ -58,8 +58,8 @@ export async function runPrepared(
  * The run's Markdown summary and JUnit XML, named on stderr. On GitHub Actions the summary is also appended to the
  * job's step summary. A report that cannot be written is said in one line: the run's exit stays the run's.
  */
-async function writeReport(request: ReportRequest, events: import('./events.js').RunEvent[], prepared: PreparedRun, io: RunIo): Promise<void> {
-  const [{ collectReport, markdownReport, writeReports }, path, fs] = await Promise.all([import('./ciReport.js'), import('node:path'), import('node:fs')]);
+async function writeReport(request: ReportRequest, events: import('../contract/events.js').RunEvent[], prepared: PreparedRun, io: RunIo): Promise<void> {
+  const [{ collectReport, markdownReport, writeReports }, path, fs] = await Promise.all([import('../headless/ciReport.js'), import('node:path'), import('node:fs')]);
   const { run } = prepared;
   const dir = request.dir ?? path.join(prepared.workspace.paths.dataDir, 'reports', run.adwId);
   try {

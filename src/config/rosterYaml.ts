@@ -4,7 +4,7 @@
 // Imported lazily by roster.ts, like the `yaml` package it loads (see the top of roster.ts).
 import { Composer, Lexer, LineCounter, Parser, type Document, type YAMLError } from 'yaml';
 import { MAX_ROSTER_ALIASES, MAX_ROSTER_BYTES, MAX_ROSTER_DEPTH, MAX_ROSTER_NODES, RESERVED_NAMES } from './rosterVocabulary.js';
-import { UNSAFE_CHARS, formatPath, kindOf, shown } from './zodIssues.js';
+import { UNSAFE_CHARS, formatPath, kindOf, shown } from '../contract/zodIssues.js';
 
 export type YamlRead = { ok: true; data: unknown } | { ok: false; motif: string };
 

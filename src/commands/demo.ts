@@ -6,15 +6,15 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { PreparedRun } from './commands/prepared.js';
-import { preparePromptRun } from './commands/prompt.js';
-import { openWorkspace, type CommandFlags } from './commands/workspace.js';
-import { UsageError } from './errors.js';
-import { installNode } from './pi/node.js';
-import { factoryRoot } from './pi/resolve.js';
-import { makeAgentDir } from './scripted/agentDir.js';
-import { startScriptedModel } from './scripted/server.js';
-import { call, report, type Tapes } from './scripted/tape.js';
+import type { PreparedRun } from './prepared.js';
+import { preparePromptRun } from './prompt.js';
+import { openWorkspace, type CommandFlags } from './workspace.js';
+import { UsageError } from '../contract/errors.js';
+import { installNode } from '../pi/node.js';
+import { factoryRoot } from '../pi/resolve.js';
+import { makeAgentDir } from '../scripted/agentDir.js';
+import { startScriptedModel } from '../scripted/server.js';
+import { call, report, type Tapes } from '../scripted/tape.js';
 
 export const DEMO_ASK = 'Which files make up this repo?';
 const MARKER = '.factory-demo';
@@ -136,9 +136,9 @@ export async function prepareDemo(flags: CommandFlags, variant: 'bon' | 'prompt'
       const prepared = await preparePromptRun(ws, { ask: DEMO_ASK, model: agent.route, retries: flags.retries }, demoFlags);
       return { ...prepared, close: async () => { await prepared.close(); await close(); } };
     }
-    const { prepareBonRun } = await import('./commands/bon.js');
+    const { prepareBonRun } = await import('./bon.js');
     // The demo's repo is a temporary one of its own: on a machine with no OS sandbox its arms run without one, said once.
-    const { detectSandbox } = await import('./sandbox/detect.js');
+    const { detectSandbox } = await import('../sandbox/detect.js');
     const probe = await detectSandbox();
     if (!probe.ok) process.stderr.write(`factory demo: no OS sandbox here (${probe.motif}): the demo's arms run without one, in its temporary repo; for your own repos: ${probe.fix}\n`);
     const prepared = await prepareBonRun(ws, { spec: 'specs/farewell.md', arms: 3, models: DEMO_MODELS, apply: false, ...(probe.ok ? {} : { unsandboxed: true }) }, { ...demoFlags, model: undefined });

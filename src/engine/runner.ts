@@ -2,9 +2,9 @@
 // session, and stops at the first phase that fails for good. It knows nothing about pi or the screen: it
 // emits typed events and returns an exit code.
 import { randomBytes } from 'node:crypto';
-import { errorMessage, HarnessError, InfrastructureError, isRetryable, oneLine, type FailureKind } from './errors.js';
-import type { Activity, PhaseKind, PhasePlan, RunEvent, RunEventListener } from './events.js';
-import { addCosts, addCounts, finiteCost, finiteCount } from './numbers.js';
+import { errorMessage, HarnessError, InfrastructureError, isRetryable, oneLine, type FailureKind } from '../contract/errors.js';
+import type { Activity, PhaseKind, PhasePlan, RunEvent, RunEventListener } from '../contract/events.js';
+import { addCosts, addCounts, finiteCost, finiteCount } from '../contract/numbers.js';
 import { runGroup } from './phaseGroup.js';
 import type { CarriedResult, ResumeOptions } from './resumeOptions.js';
 

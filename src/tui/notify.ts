@@ -3,7 +3,7 @@
 // where the terminal is known to show one: OSC 9 (iTerm2, WezTerm, Windows Terminal, kitty, Ghostty) or OSC 777
 // (VTE terminals such as GNOME Terminal, foot, rxvt-unicode). Neither moves the cursor or prints: safe under Ink.
 // Inside tmux or screen an OSC would need passthrough wrapping the user may not allow, so there it is the bell alone.
-import type { RunEvent } from './events.js';
+import type { RunEvent } from '../contract/events.js';
 
 const BEL = '\u0007';
 const ESC = '\u001b';

@@ -3,12 +3,12 @@
 // behind pi's `report_phase` gate, and the validation of what comes back all read the same fields,
 // so the ask can never drift from the check.
 
-import * as z from './zod.js';
-import { depthOf, nestedDeeperThan, objectSpans } from './envelopeScan.js';
-import { clip, oneLine } from './errors.js';
-import { formatPath, kindOf, lookup } from './zodIssues.js';
+import * as z from '../contract/zod.js';
+import { depthOf, nestedDeeperThan, objectSpans } from './scan.js';
+import { clip, oneLine } from '../contract/errors.js';
+import { formatPath, kindOf, lookup } from '../contract/zodIssues.js';
 
-import { REPORT_TOOL } from './gate.js';
+import { REPORT_TOOL } from '../contract/typedGate.js';
 
 export { REPORT_TOOL };
 

@@ -1,9 +1,9 @@
 // Headless output for CI and scripts: the runner's events as plain log lines on stderr, or (with --json) as
 // one JSON object per line on stdout. The envelope itself is the caller's to print.
-import { harvestReport, unverifiedReason } from './bon/rank.js';
-import { EVENT_SCHEMA_VERSION, type PhaseKind, type RunEvent } from './events.js';
-import { spendLine } from './spendLines.js';
-import { formatCost } from './format.js';
+import { harvestReport, unverifiedReason } from '../bon/rank.js';
+import { EVENT_SCHEMA_VERSION, type PhaseKind, type RunEvent } from '../contract/events.js';
+import { spendLine } from '../bon/spendLines.js';
+import { formatCost } from '../contract/format.js';
 
 /** A stateful formatter (it remembers each phase's kind from the plan); returns the line for an event, if any. */
 export function createLogFormatter(): (event: RunEvent) => string | undefined {
@@ -89,10 +89,10 @@ export function headlessListener(sink: HeadlessSink, json: boolean): (event: Run
  * run, and its first rung says so on stderr.
  */
 export async function runHeadless(
-  run: import('./runner.js').Run,
+  run: import('../engine/runner.js').Run,
   io: HeadlessSink,
   json: boolean,
-  lifecycle: import('./lifecycle.js').Lifecycle,
+  lifecycle: import('../lifecycle.js').Lifecycle,
   execute: () => Promise<number>,
 ): Promise<number> {
   run.subscribe(headlessListener(io, json));

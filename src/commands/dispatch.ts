@@ -1,11 +1,11 @@
 // Commands as the CLI sees them: validate the input (bad input = UsageError, exit 2, nothing written), then
 // build a Run and its phases. No view code here: the composition root decides how the run is shown.
-import { UsageError } from './errors.js';
-import type { PreparedRun } from './commands/prepared.js';
-import type { CommandFlags } from './commands/workspace.js';
+import { UsageError } from '../contract/errors.js';
+import type { PreparedRun } from './prepared.js';
+import type { CommandFlags } from './workspace.js';
 
-export type { CommandFlags } from './commands/workspace.js';
-export type { PreparedRun } from './commands/prepared.js';
+export type { CommandFlags } from './workspace.js';
+export type { PreparedRun } from './prepared.js';
 
 /** What a command asks of the composition root: run a workflow, or print something and exit. */
 export type Prepared =
@@ -22,65 +22,65 @@ const WORKSPACE_COMMANDS = new Set(['prompt', 'build', 'bon', 'apply', 'resume',
 export async function prepareCommand(command: string | undefined, args: string[], flags: CommandFlags, interactive = false): Promise<Prepared> {
   if (command !== undefined && WORKSPACE_COMMANDS.has(command)) {
     // git finds the top-level while the command's modules load (see prefetchWorkspaceRoot).
-    const { prefetchWorkspaceRoot } = await import('./paths.js');
+    const { prefetchWorkspaceRoot } = await import('../config/paths.js');
     prefetchWorkspaceRoot(flags.cwd ?? process.cwd());
   }
-  const { openWorkspace } = await import('./commands/workspace.js');
+  const { openWorkspace } = await import('./workspace.js');
   switch (command) {
     case undefined:
       return { kind: 'home' };
     case 'prompt': {
-      const { askFrom, preparePromptRun, promptArgs } = await import('./commands/prompt.js');
+      const { askFrom, preparePromptRun, promptArgs } = await import('./prompt.js');
       const input = promptArgs(await askFrom(args), flags);
       return { kind: 'run', prepared: await preparePromptRun(await openWorkspace(flags), input, flags) };
     }
     case 'build': {
       if (args.length > 1) throw new UsageError(`factory build takes one spec (got ${args.length})`);
-      const { buildArgs, prepareBuildRun } = await import('./commands/build.js');
+      const { buildArgs, prepareBuildRun } = await import('./build.js');
       const input = buildArgs(args[0], flags);
       return { kind: 'run', prepared: await prepareBuildRun(await openWorkspace(flags), input, flags) };
     }
     case 'bon': {
       if (args.length > 1) throw new UsageError(`factory bon takes one spec (got ${args.length})`);
-      const { bonArgs, prepareBonRun } = await import('./commands/bon.js');
+      const { bonArgs, prepareBonRun } = await import('./bon.js');
       const input = bonArgs(args[0], flags);
       return { kind: 'run', prepared: await prepareBonRun(await openWorkspace(flags), input, flags) };
     }
     case 'apply': {
-      const { applyArgs, applyOutput } = await import('./commands/apply.js');
+      const { applyArgs, applyOutput } = await import('./apply.js');
       const input = applyArgs(args);
       const done = await applyOutput(await openWorkspace(flags), input, flags.json);
       return { kind: 'print', stdout: done.stdout, exit: done.exit };
     }
     case 'resume': {
       if (args.length !== 1) throw new UsageError('usage: factory resume <adw_id>');
-      const { prepareResumeRun } = await import('./commands/resume.js');
+      const { prepareResumeRun } = await import('./resume.js');
       return { kind: 'run', prepared: await prepareResumeRun(await openWorkspace(flags), args[0], flags) };
     }
     case 'runs': {
       if (args.length > 0) throw new UsageError('usage: factory runs [--json]');
-      const { runsOutput } = await import('./commands/runs.js');
+      const { runsOutput } = await import('./runs.js');
       const ws = await openWorkspace(flags);
       return { kind: 'print', stdout: await runsOutput(ws.paths, flags.json), exit: 0 };
     }
     case 'show': {
       if (args.length !== 1) throw new UsageError('usage: factory show <adw_id> [--json]');
-      const { showOutput } = await import('./commands/runs.js');
+      const { showOutput } = await import('./runs.js');
       const ws = await openWorkspace(flags);
       return { kind: 'print', stdout: await showOutput(ws.paths, args[0], flags.json), exit: 0 };
     }
     case 'clean': {
-      const { cleanArgs, cleanOutput } = await import('./commands/clean.js');
+      const { cleanArgs, cleanOutput } = await import('./clean.js');
       cleanArgs(args, flags); // bad input before the workspace opens
       return { kind: 'print', stdout: await cleanOutput(await openWorkspace(flags), args, flags), exit: 0 };
     }
     case 'init': {
       if (args.length > 0) throw new UsageError('usage: factory init [--into <repo>] [--json]');
-      const { initOutput } = await import('./commands/init.js');
+      const { initOutput } = await import('./init.js');
       return { kind: 'print', stdout: await initOutput(flags), exit: 0 };
     }
     case 'doctor': {
-      const { doctorHeadless, prescriptionOutput } = await import('./commands/doctor.js');
+      const { doctorHeadless, prescriptionOutput } = await import('./doctor.js');
       if (flags.layer !== undefined || flags.into !== undefined) return { kind: 'print', stdout: prescriptionOutput(flags), exit: 0 };
       // In a terminal the checklist resolves live on screen; elsewhere it never waits on a key.
       if (interactive) return { kind: 'doctor', ids: args };

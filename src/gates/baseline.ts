@@ -3,7 +3,7 @@
 // in no new way (every failure line it prints was printed on HEAD, and it ended the same way). So a test suite that
 // is red on HEAD because the spec's test cannot even load its module does not excuse an arm whose code loads and
 // then fails an assertion: that failure is new, it is the arm's. An arm that turns the gate green gets the credit.
-import { failureLines, type GateReport } from './gates.js';
+import { failureLines, type GateReport } from './judges.js';
 
 /** What a red run of a gate said, normalised so that two trees' runs compare. */
 export interface GateSignature {

@@ -1,11 +1,11 @@
 // An agent phase as ADWs declare it: the ask on attempt 1, the exact correction in the same live session on
 // later attempts, the envelope parsed from the typed gate (or the text fallback). Shared by every ADW.
 import { randomUUID } from 'node:crypto';
-import { envelopeCard, loadEnvelopes } from './envelopeCatalog.js';
-import { HarnessError, InfrastructureError, isInfrastructure } from './errors.js';
-import { sessionHoldsAsk } from './ledger.js';
-import type { Harness, Limits } from './harness/types.js';
-import type { WorkspacePaths } from './paths.js';
+import { envelopeCard, loadEnvelopes } from '../envelope/catalog.js';
+import { HarnessError, InfrastructureError, isInfrastructure } from '../contract/errors.js';
+import { sessionHoldsAsk } from '../trace/ledger.js';
+import type { Harness, Limits } from '../harness/types.js';
+import type { WorkspacePaths } from '../config/paths.js';
 import { PhaseFailure, type Phase, type Run } from './runner.js';
 
 /** Harness failures that a retry in the same session cannot mend: the node or the installation is at fault. */

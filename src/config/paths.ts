@@ -1,6 +1,6 @@
 // Where a workspace keeps the factory's runtime data. One function, so no module invents its own layout.
 import path from 'node:path';
-import { discoverTopLevel } from './workTree.js';
+import { discoverTopLevel } from '../process/workTree.js';
 
 export interface WorkspacePaths {
   /** The folder the workflow runs in (a git top-level when there is one). */
@@ -56,7 +56,7 @@ async function probeRoot(abs: string): Promise<string> {
   const found = discoverTopLevel(abs);
   if (found !== undefined) return found ?? abs;
   // Anything else is git's to say, through the supervised spawner.
-  const { GitError, topLevel } = await import('./git.js');
+  const { GitError, topLevel } = await import('../process/git.js');
   try {
     return (await topLevel(abs, { timeoutMs: 10_000 })) || abs;
   } catch (error) {

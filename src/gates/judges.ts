@@ -5,11 +5,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
-import { failureLinesOf, summaryOf, tailOf } from './gates/runnerSummary.js';
-import { runToEnd } from './process/run.js';
-import { wrapCommand, type SandboxSpec } from './sandbox/wrap.js';
-import { setupFailure } from './gates/program.js';
-import { displayWidth, fit, fitStart } from './text.js';
+import { failureLinesOf, summaryOf, tailOf } from './runnerSummary.js';
+import { runToEnd } from '../process/run.js';
+import { wrapCommand, type SandboxSpec } from '../sandbox/wrap.js';
+import { setupFailure } from './program.js';
+import { displayWidth, fit, fitStart } from '../contract/text.js';
 
 export interface GateReport {
   gate: string;

@@ -15,7 +15,7 @@
 // A variable already in the real environment always wins over `.env` and is not vault: it belongs to the user.
 import fs from 'node:fs';
 import path from 'node:path';
-import { isSecretName, parseDotEnv, secretsOf, type SecretEntry } from '../.pi/lib/dotenv.js';
+import { isSecretName, parseDotEnv, secretsOf, type SecretEntry } from '../../.pi/lib/dotenv.js';
 
 // The parser and the credential-name rule are shared with factory-obs (inside pi): one definition of both.
 export { isSecretName, parseDotEnv, type SecretEntry };

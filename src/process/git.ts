@@ -2,7 +2,7 @@
 // call is run to its end by the process helper (own process group, run tag, kill ladder) with an argument
 // vector, never a shell, and an environment that keeps git from prompting or taking optional locks.
 import fs from 'node:fs';
-import { runToEnd } from './process/run.js';
+import { runToEnd } from './run.js';
 
 export class GitError extends Error {
   override readonly name = 'GitError';

@@ -5,15 +5,15 @@
 // `agents.constructor` is undefined unless a roster defines it (and rosterYaml.ts refuses to let one).
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import { parseDuration } from './duration.js';
+import { parseDuration } from '../contract/duration.js';
 import path from 'node:path';
-import { UsageError, errorMessage, oneLine } from './errors.js';
-import type { GateCommand } from './gates.js';
-import type { Limits } from './harness/types.js';
+import { UsageError, errorMessage, oneLine } from '../contract/errors.js';
+import type { GateCommand } from '../gates/judges.js';
+import type { Limits } from '../harness/types.js';
 import { route } from './routes.js';
 import type { RawRoster } from './rosterSchema.js';
 import { KNOWN_TOOLS, MAX_ROSTER_BYTES, ROLE_PATTERN, type ThinkingLevel, type ToolName } from './rosterVocabulary.js';
-import { quote, UNSAFE_CHARS } from './zodIssues.js';
+import { quote, UNSAFE_CHARS } from '../contract/zodIssues.js';
 
 export const ROSTER_FILE = path.join('adws', 'adw_config', 'factory.config.yaml');
 export const BRIEFS_DIR = path.join('adws', 'adw_config', 'briefs');

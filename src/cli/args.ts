@@ -3,7 +3,7 @@
 // pi could be spawned). Unknown flags are refused in one line, numbers are read as numbers (NaN when they are not,
 // so each command's own check names the flag), and `--no-<flag>` negates a boolean.
 import { parseArgs } from 'node:util';
-import { UsageError } from './errors.js';
+import { UsageError } from '../contract/errors.js';
 
 type Spec = { type: 'string' } | { type: 'number'; default?: number } | { type: 'boolean'; default: boolean };
 
