@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { envelopeCard, loadEnvelopes } from '../src/envelope/catalog.js';
-import { HarnessError, InfrastructureError, errorMessage, type FailureKind } from '../src/contract/errors.js';
+import { HarnessError, InfrastructureError, errorMessage, type FailureKind, PhaseFailure } from '../src/contract/errors.js';
 import type { ArmRank } from '../src/contract/events.js';
 import { checkBon } from '../src/bon/check.js';
 import { putBack, snapshotGitDir } from '../src/bon/gitGuard.js';
@@ -18,15 +18,16 @@ import { harnessJudgement, judgeAnswer, primerStopped, settleArm, stopVerdict } 
 import { promptArm, stoppedBy } from '../src/bon/armTurn.js';
 import type { BonSession } from '../src/bon/session.js';
 import { armPatchFile, harvestPatch, keepArmRef, readSealed, resetTree } from '../src/bon/patch.js';
-import { applyCommand, harvestFile, harvestJson, rankHarvest, unverifiedReason } from '../src/bon/rank.js';
+import { applyCommand, harvestJson, rankHarvest, unverifiedReason } from '../src/bon/rank.js';
 import { judgePhase } from '../src/bon/judge.js';
-import { PhaseFailure, type Phase } from '../src/engine/runner.js';
+import type { Phase } from '../src/engine/runner.js';
 import { treeState } from '../src/process/git.js';
 
 export const ADW_NAME = 'adw_bon';
 // The live session lives in src/bon/session.ts; re-exported for callers that take the workflow as a whole.
 export { BON_TOOLS, BonSession, type ArmPhaseFactory, type BonAdwOptions } from '../src/bon/session.js';
 export { armAsk, primerAsk } from '../src/bon/turn.js';
+import { harvestFile } from '../src/config/paths.js';
 
 function checkPhase(session: BonSession): Phase {
   return {

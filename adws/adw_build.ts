@@ -1,7 +1,6 @@
 // adw_build: implement a spec, judged by zero-token gates. A code phase checks the spec and records the tree,
 // an agent phase builds and owes a BuildEnvelope, a code phase runs the gates. A red gate sends the build
 // back into its live session with the gate's exact motif (the runner's `judges`), up to the build's retries.
-import fs from 'node:fs';
 import path from 'node:path';
 import { agentPhase } from '../src/engine/agentPhase.js';
 import { gitDirMotif, restoreGitDir, snapshotGitDir, type GitDirSnapshot } from '../src/bon/gitGuard.js';
@@ -9,8 +8,8 @@ import type { GateCommand, GateReport } from '../src/gates/judges.js';
 import { isWorkTree, treeState, type TreeState } from '../src/process/git.js';
 import type { Harness, Limits } from '../src/harness/types.js';
 import type { WorkspacePaths } from '../src/config/paths.js';
-import { InfrastructureError } from '../src/contract/errors.js';
-import { PhaseFailure, type Phase, type Run } from '../src/engine/runner.js';
+import { InfrastructureError, PhaseFailure } from '../src/contract/errors.js';
+import type { Phase, Run } from '../src/engine/runner.js';
 import { checkSpecFile } from '../src/config/specFile.js';
 
 export const ADW_NAME = 'adw_build';
@@ -131,7 +130,7 @@ function gatesPhase(opts: BuildAdwOptions, watch: GitWatch): Phase {
       if (envelope.status !== 'success') {
         throw new PhaseFailure(`the builder reports a failure: ${JSON.stringify(envelope.summary ?? '')}`);
       }
-      const { runGateList } = await import('../src/gates/payload.js');
+      const { runGateList } = await import('../src/engine/payloadGates.js');
       const { reports, motif: why, detail, setup } = await runGateList({
         run,
         phase: 'gates',

@@ -3,7 +3,8 @@
 import { agentPhase } from '../src/engine/agentPhase.js';
 import type { Harness, Limits } from '../src/harness/types.js';
 import type { WorkspacePaths } from '../src/config/paths.js';
-import { PhaseFailure, type Phase } from '../src/engine/runner.js';
+import type { Phase } from '../src/engine/runner.js';
+import { PhaseFailure } from '../src/contract/errors.js';
 
 export const ADW_NAME = 'adw_prompt';
 

@@ -12,7 +12,7 @@
 import React from 'react';
 import { Box, Text } from 'ink';
 import type { RunRow, RunRowStatus } from '../state/homeStore.js';
-import { runsCell, screenColumns, type RunsColumn } from '../src/commands/runsTable.js';
+import { runsCell, screenColumns, type RunsColumn } from '../src/contract/runsTable.js';
 import { fitCell } from '../src/contract/text.js';
 
 /** The colour of a run's status cell (its mark comes with the cell text). */

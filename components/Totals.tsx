@@ -1,6 +1,5 @@
 // Run totals, always visible: cost, tokens, elapsed; once the run is over, its outcome and exit code.
 
-import React from 'react';
 import { Text } from 'ink';
 import { elapsedSeconds, type RunState } from '../state/runStore.js';
 import { formatCost, formatSeconds, formatTokens } from '../src/contract/format.js';

@@ -87,7 +87,7 @@ async function dispatch(argv: string[], io: CliIo, lifecycle: Lifecycle): Promis
  * module evaluates only definitions. A failure to load surfaces where the module is imported for real.
  */
 function preloadHeadlessRun(): void {
-  for (const load of [() => import('./commands/prompt.js'), () => import('./cli/runPrepared.js'), () => import('./headless/log.js'), () => import('./trace/attach.js')]) {
+  for (const load of [() => import('./commands/prompt.js'), () => import('./cli/runPrepared.js'), () => import('./headless/log.js'), () => import('./cli/attachTrace.js')]) {
     load().catch(() => undefined);
   }
 }

@@ -4,10 +4,11 @@ import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { installNode, isFactoryPackage, mergePackages, nodePackageEntry, packageSource } from '../../src/pi/node.js';
+import { installNode, isFactoryPackage, mergePackages, nodePackageEntry } from '../../src/pi/node.js';
 import { say } from '../../src/scripted/tape.js';
 import { runPiJson, type Rig } from '../../test/helpers/rig.js';
 import { FACTORY_ROOT, inventories, makeNodeProject, nodeEnv, runNode, startNodeRig } from './helpers/node-rig.js';
+import { packageSource } from '../../src/config/paths.js';
 
 const SOCLE_FILES = ['damage-control', 'factory-obs', 'factory-report', 'factory-guard', 'factory-inventory'];
 

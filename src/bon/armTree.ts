@@ -6,7 +6,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { GitOptions } from '../process/git.js';
-import { packageSource } from '../pi/node.js';
 import { gitx, gitMotif } from './gitx.js';
 import { dependencyFolders, provideDependencies, type ScratchDependencies } from './scratchDependencies.js';
 import { copyIncluded } from './worktreeInclude.js';
@@ -14,6 +13,7 @@ import { checkOutSubmodules } from './worktreeSubmodules.js';
 import { addArmRepo } from './armRepo.js';
 import { ownGitActs, readOwnGit } from './ownGit.js';
 import { WorktreeError, type Worktree } from './worktrees.js';
+import { packageSource } from '../config/paths.js';
 
 /** The node's settings, repo-relative: the factory rewrites it in an arm's tree, so it is never part of a patch. */
 export const NODE_SETTINGS = '.pi/settings.json';

@@ -2,9 +2,8 @@
 // are checked against the arm's cap and the run's; at 80 % the agent is steered to wrap up, at the cap its turn is
 // aborted (RPC abort, verdict `budget`). Watched from the board, an arm at its cap pauses instead: a raise sends it
 // on in the same session, where it stopped. Figures add up over the arm's turns: its cost is all it spent.
-import { HarnessError } from '../contract/errors.js';
+import { HarnessError, type StopOrder, stopOrderOf } from '../contract/errors.js';
 import type { AgentAnswer, AgentSession, TurnOptions } from '../harness/types.js';
-import { stopOrderOf, type StopOrder } from '../pi/guards.js';
 import type { Run } from '../engine/runner.js';
 import type { BonSession } from './session.js';
 

@@ -2,12 +2,12 @@
 // reports, any reach past its own work, then its gates), a turn the harness could not finish, and the last word on
 // a green arm (its patch must be one `git apply` accepts). The two modes differ in where the arm works and how its
 // work is harvested, never in how it is judged.
-import { HarnessError, oneLine, type FailureKind } from '../contract/errors.js';
+import { HarnessError, oneLine, type FailureKind, PhaseFailure } from '../contract/errors.js';
 import type { ArmRank } from '../contract/events.js';
 import type { GateCommand } from '../gates/judges.js';
 import type { SandboxSpec } from '../sandbox/wrap.js';
 import type { AgentAnswer } from '../harness/types.js';
-import { PhaseFailure, type Run } from '../engine/runner.js';
+import type { Run } from '../engine/runner.js';
 import type { BonSession } from './session.js';
 import { runGates, trespass, type TurnEnd } from './turn.js';
 import { stoppedBy } from './armTurn.js';

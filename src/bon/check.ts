@@ -4,9 +4,8 @@
 // where a spec is written before it is committed, and neither harvest nor reset touches them.
 import fs from 'node:fs';
 import path from 'node:path';
-import { UsageError } from '../contract/errors.js';
+import { UsageError, PhaseFailure } from '../contract/errors.js';
 import { isWorkTree, topLevel, treeState, type GitOptions } from '../process/git.js';
-import { PhaseFailure } from '../engine/runner.js';
 import { checkSpecFile } from '../config/specFile.js';
 import { DATA_DIR, SPECS_DIR } from './patch.js';
 

@@ -10,7 +10,7 @@
 // prompt); the range is half as many calls and no test run, to twice as many calls and four test runs.
 import type { SpendForecast } from '../contract/events.js';
 import type { ModelPrices } from '../harness/types.js';
-import type { CallUsage } from '../pi/stream.js';
+import type { CallUsage } from '../contract/agent.js';
 
 export interface ForecastInput {
   /** The primer's model calls, in order. */

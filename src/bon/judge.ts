@@ -5,13 +5,14 @@
 // is a model reading models' text: patches are fenced as data, its cost is its own line, never an arm's.
 import type { ArmRank, JudgeOrder } from '../contract/events.js';
 import { formatCost } from '../contract/format.js';
-import { PhaseFailure, type Phase } from '../engine/runner.js';
+import type { Phase } from '../engine/runner.js';
 import type { BonSession, JudgeSetup } from './session.js';
 
 /** What the judge decided, once the code accepted it. */
 export type JudgeVerdict = JudgeOrder;
 
 export type { JudgeSetup } from './session.js';
+import { PhaseFailure } from '../contract/errors.js';
 
 /** Most bytes of one arm's patch the ask carries; the rest is cut, and the ask says so. */
 export const JUDGE_PATCH_MAX = 24 * 1024;

@@ -2,7 +2,6 @@
 // composite score, so "why #1" is always one comparison a human can check. Ranked once (rankHarvest): the harvest
 // event, harvest.json, the board, `--apply`, `factory apply` and `factory show` all read that one Ranking. Plus the
 // lines and the file the harvest shows and writes, and the exact command it proposes.
-import path from 'node:path';
 import type { ArmRank, JudgeOrder } from '../contract/events.js';
 import { formatCost, formatSeconds, formatTokens } from '../contract/format.js';
 
@@ -151,11 +150,6 @@ export function harvestReport(event: { adwId?: string; ranking: readonly ArmRank
   else if (best?.unverified) lines.push(`no verified arm: nothing applied unless you name one — arm ${best.arm} is the best unverified${event.adwId ? ` (${applyCommand(event.adwId, best.arm)})` : ''}; see ${event.harvestFile}`);
   else lines.push(`no green arm — see ${event.harvestFile}`);
   return lines;
-}
-
-/** `bon/<adw_id>/harvest.json`. */
-export function harvestFile(bonDir: string): string {
-  return path.join(bonDir, 'harvest.json');
 }
 
 export interface HarvestArmJson {

@@ -6,9 +6,9 @@
 // of arms at once. Once the batch stopped, no reservation and no tool is given. Caps are also checked after every
 // model call (pi's message_end); an arm's own calls are one after another, so its cap is passed by the call that
 // crossed it. The soft cap (80 %) is a word to the agent, once: finish now and report.
-import type { StopOrder } from '../pi/guards.js';
 import { formatCost } from '../contract/format.js';
 import { formatDuration } from '../contract/duration.js';
+import type { StopOrder } from '../contract/errors.js';
 
 export interface BonPolicy {
   /** The run's cap in USD: the primer and every arm together (`--max-cost`, roster `bon.max_cost`). */

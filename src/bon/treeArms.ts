@@ -5,16 +5,15 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { envelopeCard, loadEnvelopes } from '../envelope/catalog.js';
-import { errorMessage, HarnessError, InfrastructureError, type FailureKind } from '../contract/errors.js';
+import { errorMessage, HarnessError, InfrastructureError, type FailureKind, PhaseFailure } from '../contract/errors.js';
 import type { ArmRank, RunEvent } from '../contract/events.js';
 import type { GateCommand } from '../gates/judges.js';
 import { treeState, type TreeState } from '../process/git.js';
 import { withPrivateGit } from './privateGit.js';
-import { PhaseFailure, type Phase, type Run } from '../engine/runner.js';
+import type { Phase, Run } from '../engine/runner.js';
 import { prepareArmTree, type ArmTree } from './armTree.js';
 import { FENCE_ENV } from '../../.pi/lib/fence.js';
 import { LENS_ENV } from '../../.pi/lib/lens.js';
-import { sessionHeader } from '../pi/forkCheck.js';
 import { PrefixGate, waitUnlessAborted, type GateTicket } from './prefixGate.js';
 import { armPatchFile, harvestPatch } from './patch.js';
 import { runFolder } from './worktrees.js';
@@ -25,6 +24,7 @@ import type { BonSession } from './session.js';
 import { armAsk, endTurn, NOTHING_ENDED, primerAsk, primerEnvelope, primerTurn, trespass, turnOptions, type TurnEnd } from './turn.js';
 import { harnessJudgement, judgeAnswer, primerStopped, settleArm, stopVerdict } from './armVerdict.js';
 import { promptArm, stoppedBy } from './armTurn.js';
+import { sessionHeader } from '../trace/jsonl.js';
 
 /** The first port an arm's dev server may take: arm k gets BASE + k, so servers of arms at once never collide. */
 export const ARM_PORT_BASE = 41_000;

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { GateCommand } from '../gates/judges.js';
-import type { GateListVerdict } from '../gates/payload.js';
+import type { GateListVerdict } from '../engine/payloadGates.js';
 import type { AgentSession, TurnOptions } from '../harness/types.js';
 import { InfrastructureError } from '../contract/errors.js';
 import type { Run } from '../engine/runner.js';
@@ -81,7 +81,7 @@ export async function runGates(
   signal: AbortSignal,
   where: { cwd: string; commands: GateCommand[]; env?: NodeJS.ProcessEnv; sandbox?: SandboxSpec } = { cwd: session.opts.cwd, commands: session.opts.payloadCommands },
 ): Promise<GateListVerdict> {
-  const { runGateList } = await import('../gates/payload.js');
+  const { runGateList } = await import('../engine/payloadGates.js');
   return runGateList({ run, phase, cwd: where.cwd, changedFiles: changed, commands: where.commands, signal, env: where.env ?? session.opts.gateEnv, preexisting: session.preexisting, ...(where.sandbox ? { sandbox: where.sandbox } : {}) });
 }
 

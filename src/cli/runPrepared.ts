@@ -29,7 +29,7 @@ export async function runPrepared(
   // The report folds every event of the run (masked, as every consumer sees them); written once the run is over.
   const events: import('../contract/events.js').RunEvent[] = [];
   if (opts.report) run.subscribe((event) => events.push(event));
-  const [{ attachTrace }, { execute }] = await Promise.all([import('../trace/attach.js'), import('../engine/runner.js')]);
+  const [{ attachTrace }, { execute }] = await Promise.all([import('./attachTrace.js'), import('../engine/runner.js')]);
   const trace = attachTrace(run, prepared.workspace.paths, (message) => io.stderr.write(`factory: ${message}\n`));
   const syncTrace = lifecycle.defer('sync the trace', () => trace.close());
   // pi first (its last trace lines are written as it shuts down), then the trace is synced: cleanups run last first.

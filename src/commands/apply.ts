@@ -8,11 +8,12 @@ import { UsageError, errorMessage } from '../contract/errors.js';
 import type { RunEvent } from '../contract/events.js';
 import { gateCommands } from '../config/roster.js';
 import { armPatchFile } from '../bon/patch.js';
-import { harvestFile, unverifiedReason } from '../bon/rank.js';
+import { unverifiedReason } from '../bon/rank.js';
 import type { GateSignature } from '../gates/baseline.js';
 import { redactDeep } from '../contract/redact.js';
 import { runLogPath } from '../trace/runLog.js';
 import { gateEnv, type Workspace } from './workspace.js';
+import { harvestFile } from '../config/paths.js';
 
 const ADW_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 const SHA256 = /^[0-9a-f]{64}$/;

@@ -14,7 +14,7 @@ import { routeModelFlag } from '../config/routes.js';
 import { Run } from '../engine/runner.js';
 import type { Sandbox } from '../sandbox/policy.js';
 import { preparedRun, type PreparedBon } from './prepared.js';
-import { agentSetup, gateEnv, specFromInvocation, type CommandFlags, type Workspace } from './workspace.js';
+import { agentSetup, gateEnv, runPi, specFromInvocation, type CommandFlags, type Workspace } from './workspace.js';
 
 export type { BonArgs } from '../../adws/registry.js';
 
@@ -101,7 +101,7 @@ export async function prepareBonRun(ws: Workspace, args: BonArgs, flags: Command
     return routed.route;
   });
   // --models and --model checked against what pi offers now, before the primer is paid (zero tokens, one `pi --list-models`).
-  const { assertModelsOffered, runPi } = await import('../doctor/modelChecks.js');
+  const { assertModelsOffered } = await import('../doctor/modelChecks.js');
   const pi = await runPi(ws);
   const site = { root: ws.root, env: ws.real, dotenv: ws.dotenv, pi };
   await assertModelsOffered(site, models, '--models');

@@ -17,7 +17,7 @@ export function buildArgs(spec: string | undefined, flags: CommandFlags): BuildA
 export async function prepareBuildRun(ws: Workspace, args: BuildArgs, flags: CommandFlags, run = new Run(ADW_NAME, ws.root)): Promise<PreparedRun> {
   const setup = agentSetup(ws, 'builder', { ...flags, model: args.model });
   // --model checked against `pi --list-models` before any token: pi bills an unknown id as its default model.
-  if (args.model !== undefined) await (await import('../doctor/modelChecks.js')).assertModelFlagOffered(ws, setup.profile.route);
+  if (args.model !== undefined) await (await import('./workspace.js')).assertModelFlagOffered(ws, setup.profile.route);
   const phases = buildPhases({
     ...(await agentPhaseOptions(ws, setup, args.retries)),
     specPath: specFromInvocation(ws, args.spec),

@@ -39,7 +39,7 @@ export function promptArgs(ask: string, flags: CommandFlags): PromptArgs {
 export async function preparePromptRun(ws: Workspace, args: PromptArgs, flags: CommandFlags, run = new Run(ADW_NAME, ws.root)): Promise<PreparedRun> {
   const setup = agentSetup(ws, 'prompter', { ...flags, model: args.model });
   // --model checked against `pi --list-models` before any token: pi bills an unknown id as its default model.
-  if (args.model !== undefined) await (await import('../doctor/modelChecks.js')).assertModelFlagOffered(ws, setup.profile.route);
+  if (args.model !== undefined) await (await import('./workspace.js')).assertModelFlagOffered(ws, setup.profile.route);
   const phases = promptPhases({ ask: args.ask, ...(await agentPhaseOptions(ws, setup, args.retries)) });
   run.args = { ...args };
   return preparedRun(ws, run, phases, () => run.results.dispose);

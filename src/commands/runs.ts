@@ -10,7 +10,7 @@ import type { WorkspacePaths } from '../config/paths.js';
 import { harvestReport } from '../bon/rank.js';
 import { createRedactor, redactDeep, type Redactor } from '../contract/redact.js';
 import type { PhaseRow, RunRow, TraceStore } from '../trace/store.js';
-import { printedCells, printTable } from './runsTable.js';
+import { printedCells, printTable } from '../contract/runsTable.js';
 
 /** The redactor of a workspace read without a run (its `.env` and this process's credential variables). */
 export function readerRedactor(paths: WorkspacePaths, real: NodeJS.ProcessEnv = process.env): Redactor {

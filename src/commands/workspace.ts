@@ -9,7 +9,7 @@ import { UsageError } from '../contract/errors.js';
 import { createPiHarness } from '../harness/pi.js';
 import type { Harness } from '../harness/types.js';
 import { resolveWorkspaceRoot, workspacePaths, type WorkspacePaths } from '../config/paths.js';
-import { factoryRoot, PiUnavailableError, resolvePi } from '../pi/resolve.js';
+import { factoryRoot, PiUnavailableError, resolvePi, type PiCommand } from '../pi/resolve.js';
 import { createRedactor, type Redactor } from '../contract/redact.js';
 import { agentFor, briefFor, effectiveFallback, loadRosterIfPresent, roleConfig, type AgentProfile, type Roster } from '../config/roster.js';
 import { routeModelFlag } from '../config/routes.js';
@@ -197,4 +197,23 @@ export async function harnessFor(ws: Workspace): Promise<Harness> {
     if (error instanceof PiUnavailableError) throw new UsageError(error.message);
     throw error;
   }
+}
+
+/** The pi a run in this workspace spawns (the roster's `pi` unless FACTORY_PI is set); none found is a usage error. */
+export async function runPi(ws: Workspace): Promise<PiCommand> {
+  const env = ws.roster.pi && !ws.real.FACTORY_PI ? { ...ws.real, FACTORY_PI: ws.roster.pi } : ws.real;
+  try {
+    return await resolvePi({ env, factoryRoot: factoryRoot() });
+  } catch (error) {
+    if (error instanceof PiUnavailableError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+/** `--model` of prompt and build checked like bon's: on the pi the run will spawn, before any token (pi runs only). */
+export async function assertModelFlagOffered(ws: Workspace, route: string | undefined): Promise<void> {
+  if (route === undefined || ws.harnessName !== 'pi') return;
+  const pi = await runPi(ws);
+  const { assertModelsOffered } = await import('../doctor/modelChecks.js');
+  await assertModelsOffered({ root: ws.root, env: ws.real, dotenv: ws.dotenv, pi }, [route], '--model');
 }

@@ -64,3 +64,17 @@ async function probeRoot(abs: string): Promise<string> {
     throw error;
   }
 }
+
+/** A best-of-N run's harvest (ranking, winner, judge), `bon/<adw_id>/harvest.json` under the data folder. */
+export function harvestFile(bonDir: string): string {
+  return path.join(bonDir, 'harvest.json');
+}
+
+/** `from` → `to` as a POSIX relative path that pi reads as a local path (always `./` or `../`). */
+export function packageSource(fromDir: string, toDir: string): string {
+  const relative = path.relative(path.resolve(fromDir), path.resolve(toDir));
+  if (path.isAbsolute(relative)) return relative.split(path.sep).join('/'); // another drive: stays absolute
+  const posix = relative.split(path.sep).join('/');
+  if (posix === '') return '.';
+  return posix.startsWith('../') || posix === '..' ? posix : `./${posix}`;
+}

@@ -9,7 +9,7 @@ import { parseDuration } from '../contract/duration.js';
 import path from 'node:path';
 import { UsageError, errorMessage, oneLine } from '../contract/errors.js';
 import type { GateCommand } from '../gates/judges.js';
-import type { Limits } from '../harness/types.js';
+import type { Limits } from '../contract/agent.js';
 import { route } from './routes.js';
 import type { RawRoster } from './rosterSchema.js';
 import { KNOWN_TOOLS, MAX_ROSTER_BYTES, ROLE_PATTERN, type ThinkingLevel, type ToolName } from './rosterVocabulary.js';

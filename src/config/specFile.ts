@@ -1,7 +1,7 @@
 // The spec a build or a best-of-N is asked to implement: one check for both (it exists, is a file, is not empty).
 import fs from 'node:fs';
 import path from 'node:path';
-import { PhaseFailure } from '../engine/runner.js';
+import { PhaseFailure } from '../contract/errors.js';
 
 export interface SpecFile {
   /** Absolute path. */

@@ -102,3 +102,37 @@ export function oneLine(text: string, max = 300): string {
   const first = text.split(LINE_BREAK).find((l) => l.trim() !== '') ?? '';
   return clip(first.trim(), max);
 }
+
+/**
+ * A reasoned failure of one attempt: the runner decides whether to retry. The message is the one-line motif
+ * (logs, screen); `detail`, when given, is the fuller material the correction ask carries (e.g. a failing
+ * test's output tail); `kind` says why, as a type.
+ */
+export class PhaseFailure extends Error {
+  override readonly name = 'PhaseFailure';
+  constructor(
+    message: string,
+    readonly detail?: string,
+    readonly kind: FailureKind = 'verdict',
+  ) {
+    super(message);
+  }
+}
+
+/** The stops an attempt has besides its own end (the deadline, the user's interrupt, the idle watchdog, a cap, a race). */
+export type StopKind = Extract<FailureKind, 'timeout' | 'aborted' | 'stalled' | 'budget' | 'race'>;
+
+/**
+ * Why a signal was aborted, when the one who aborted it says so (`controller.abort(order)`): a spend cap or a race
+ * policy ends a turn with its own motif and kind, not as the user's interrupt.
+ */
+export interface StopOrder {
+  motif: string;
+  kind: Extract<StopKind, 'aborted' | 'budget' | 'race'>;
+}
+
+export function stopOrderOf(reason: unknown): StopOrder | undefined {
+  if (typeof reason !== 'object' || reason === null) return undefined;
+  const { motif, kind } = reason as Partial<StopOrder>;
+  return typeof motif === 'string' && (kind === 'aborted' || kind === 'budget' || kind === 'race') ? { motif, kind } : undefined;
+}

@@ -134,22 +134,3 @@ export async function assertModelsOffered(site: import('./probes.js').ProbeSite,
   if (keyless) throw new UsageError(missingKeyMotif(keyless));
   if (unknown.length > 0) throw new UsageError(`${flag}: pi does not offer ${[...new Set(unknown)].join(', ')} (see pi --list-models)`);
 }
-
-/** `--model` of prompt and build checked like bon's: on the pi the run will spawn, before any token (pi runs only). */
-export async function assertModelFlagOffered(ws: import('../commands/workspace.js').Workspace, route: string | undefined): Promise<void> {
-  if (route === undefined || ws.harnessName !== 'pi') return;
-  const pi = await runPi(ws);
-  await assertModelsOffered({ root: ws.root, env: ws.real, dotenv: ws.dotenv, pi }, [route], '--model');
-}
-
-/** The pi a run in this workspace spawns (the roster's `pi` unless FACTORY_PI is set); none found is a usage error. */
-export async function runPi(ws: import('../commands/workspace.js').Workspace): Promise<import('../pi/resolve.js').PiCommand> {
-  const [{ factoryRoot, PiUnavailableError, resolvePi }, { UsageError }] = await Promise.all([import('../pi/resolve.js'), import('../contract/errors.js')]);
-  const env = ws.roster.pi && !ws.real.FACTORY_PI ? { ...ws.real, FACTORY_PI: ws.roster.pi } : ws.real;
-  try {
-    return await resolvePi({ env, factoryRoot: factoryRoot() });
-  } catch (error) {
-    if (error instanceof PiUnavailableError) throw new UsageError(error.message);
-    throw error;
-  }
-}

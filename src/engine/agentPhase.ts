@@ -2,11 +2,11 @@
 // later attempts, the envelope parsed from the typed gate (or the text fallback). Shared by every ADW.
 import { randomUUID } from 'node:crypto';
 import { envelopeCard, loadEnvelopes } from '../envelope/catalog.js';
-import { HarnessError, InfrastructureError, isInfrastructure } from '../contract/errors.js';
+import { HarnessError, InfrastructureError, isInfrastructure, PhaseFailure } from '../contract/errors.js';
 import { sessionHoldsAsk } from '../trace/ledger.js';
 import type { Harness, Limits } from '../harness/types.js';
 import type { WorkspacePaths } from '../config/paths.js';
-import { PhaseFailure, type Phase, type Run } from './runner.js';
+import type { Phase, Run } from './runner.js';
 
 /** Harness failures that a retry in the same session cannot mend: the node or the installation is at fault. */
 export interface AgentPhaseSpec {

@@ -2,30 +2,13 @@
 // session, and stops at the first phase that fails for good. It knows nothing about pi or the screen: it
 // emits typed events and returns an exit code.
 import { randomBytes } from 'node:crypto';
-import { errorMessage, HarnessError, InfrastructureError, isRetryable, oneLine, type FailureKind } from '../contract/errors.js';
+import { errorMessage, HarnessError, InfrastructureError, isRetryable, oneLine, PhaseFailure, type FailureKind } from '../contract/errors.js';
 import type { Activity, PhaseKind, PhasePlan, RunEvent, RunEventListener } from '../contract/events.js';
 import { addCosts, addCounts, finiteCost, finiteCount } from '../contract/numbers.js';
 import { runGroup } from './phaseGroup.js';
 import type { CarriedResult, ResumeOptions } from './resumeOptions.js';
 
 export type { CarriedResult, ResumeOptions } from './resumeOptions.js';
-
-/**
- * A reasoned failure of one attempt: the runner decides whether to retry. The message is the one-line motif
- * (logs, screen); `detail`, when given, is the fuller material the correction ask carries (e.g. a failing
- * test's output tail).
- */
-/** A reasoned failure of an attempt: its motif, what to send back to the agent, and why, as a type. */
-export class PhaseFailure extends Error {
-  override readonly name = 'PhaseFailure';
-  constructor(
-    message: string,
-    readonly detail?: string,
-    readonly kind: FailureKind = 'verdict',
-  ) {
-    super(message);
-  }
-}
 
 /** The typed reason of whatever an attempt threw. */
 export function failureKindOf(error: unknown): FailureKind {

@@ -9,7 +9,7 @@ import { failureLinesOf, summaryOf, tailOf } from './runnerSummary.js';
 import { runToEnd } from '../process/run.js';
 import { wrapCommand, type SandboxSpec } from '../sandbox/wrap.js';
 import { setupFailure } from './program.js';
-import { displayWidth, fit, fitStart } from '../contract/text.js';
+import { displayWidth, fit } from '../contract/text.js';
 
 export interface GateReport {
   gate: string;

@@ -4,9 +4,9 @@
 import type { Activity } from '../contract/events.js';
 import type { WorkspacePaths } from '../config/paths.js';
 import type { SandboxSpec } from '../sandbox/wrap.js';
-import type { AgentAnswer, Limits, PhaseIdentity, TurnOptions } from '../pi/contract.js';
+import type { AgentAnswer, Limits, PhaseIdentity, TurnOptions } from '../contract/agent.js';
 
-export { SOCLE, type AgentAnswer, type Limits, type PhaseIdentity, type TurnOptions } from '../pi/contract.js';
+export { SOCLE, type AgentAnswer, type Limits, type PhaseIdentity, type TurnOptions } from '../contract/agent.js';
 
 /** A model's prices in dollars per million tokens, as pi's model registry has them. */
 export interface ModelPrices {

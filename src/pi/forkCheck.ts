@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { RpcState } from './rpcProtocol.js';
+import { sessionHeader } from '../trace/jsonl.js';
 
 export interface ForkExpectation {
   /** The folder the arm works in (its worktree): the fork's header must name it. */
@@ -18,17 +19,6 @@ function real(p: string): string {
     return fs.realpathSync(p);
   } catch {
     return path.resolve(p);
-  }
-}
-
-/** A session file's header (its first line), or undefined when it has none that reads. */
-export function sessionHeader(file: string): Record<string, unknown> | undefined {
-  try {
-    const first = fs.readFileSync(file, 'utf8').split('\n', 1)[0] ?? '';
-    const parsed = JSON.parse(first) as unknown;
-    return parsed && typeof parsed === 'object' ? (parsed as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
   }
 }
 

@@ -1,25 +1,9 @@
 // The stops every agent attempt has besides its own end: the whole-attempt deadline, the user's interrupt and,
 // when the caller sees progress, the idle watchdog. One place for their timers and their cleanup; json mode, the
 // RPC turn and the claude adapter each say only what their motifs are.
-import type { FailureKind } from '../contract/errors.js';
+import { stopOrderOf, type StopKind } from '../contract/errors.js';
 
-export type StopKind = Extract<FailureKind, 'timeout' | 'aborted' | 'stalled' | 'budget' | 'race'>;
 export type StopAttempt = (motif: string, kind: StopKind) => void;
-
-/**
- * Why a signal was aborted, when the one who aborted it says so (`controller.abort(order)`): a spend cap or a race
- * policy ends a turn with its own motif and kind, not as the user's interrupt.
- */
-export interface StopOrder {
-  motif: string;
-  kind: Extract<StopKind, 'aborted' | 'budget' | 'race'>;
-}
-
-export function stopOrderOf(reason: unknown): StopOrder | undefined {
-  if (typeof reason !== 'object' || reason === null) return undefined;
-  const { motif, kind } = reason as Partial<StopOrder>;
-  return typeof motif === 'string' && (kind === 'aborted' || kind === 'budget' || kind === 'race') ? { motif, kind } : undefined;
-}
 
 export interface GuardOptions {
   /** Whole-attempt deadline. */

@@ -9,7 +9,7 @@ import { declareSession, resumeRequiresCwd } from '../trace/ledger.js';
 import type { WorkspacePaths } from '../config/paths.js';
 import { spawnSupervised, type SupervisedChild } from '../process/supervisor.js';
 import { jsonModeArgs, rpcModeArgs, type PiFlags } from './argv.js';
-import { NODE_ENV, SOCLE, type Limits, type PhaseIdentity } from './contract.js';
+import { NODE_ENV, SOCLE, type Limits, type PhaseIdentity } from '../contract/agent.js';
 import type { PiCommand } from './piCommand.js';
 import { nodeExtensionFiles } from './node.js';
 import { piAcceptsNoMcp } from './piVersion.js';

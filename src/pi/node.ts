@@ -17,6 +17,7 @@
 // - `-e <file>` loads that one file as an extension, before the project's trust (`--approve`) is even decided.
 import { copyFileSync, existsSync, mkdirSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { packageSource } from '../config/paths.js';
 
 /** The socle as loaded into another repo; a name whose file does not exist yet simply matches nothing. */
 export const NODE_EXTENSIONS = [
@@ -49,15 +50,6 @@ export interface InstallNodeResult {
   replaced: boolean;
   /** The default rules were copied (the target had none). */
   rulesCopied: boolean;
-}
-
-/** `from` → `to` as a POSIX relative path that pi reads as a local path (always `./` or `../`). */
-export function packageSource(fromDir: string, toDir: string): string {
-  const relative = path.relative(path.resolve(fromDir), path.resolve(toDir));
-  if (path.isAbsolute(relative)) return relative.split(path.sep).join('/'); // another drive: stays absolute
-  const posix = relative.split(path.sep).join('/');
-  if (posix === '') return '.';
-  return posix.startsWith('../') || posix === '..' ? posix : `./${posix}`;
 }
 
 /**

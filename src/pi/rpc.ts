@@ -10,7 +10,7 @@ import { declareSession } from '../trace/ledger.js';
 import type { WorkspacePaths } from '../config/paths.js';
 import type { SupervisedChild } from '../process/supervisor.js';
 import type { PiFlags } from './argv.js';
-import type { Limits, PhaseIdentity } from './contract.js';
+import type { Limits, PhaseIdentity } from '../contract/agent.js';
 import type { SandboxSpec } from '../sandbox/wrap.js';
 import { launchPi, StderrTail } from './launch.js';
 import { LineSplitter } from './lines.js';

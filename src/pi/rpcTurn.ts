@@ -3,7 +3,7 @@
 // Stopping a turn early (watchdog, deadline, the user's signal, close) is asked of the process through `onStop`
 // (RPC `abort`); the reason recorded here then wins over whatever the aborted stream would say.
 import { HarnessError, type FailureKind } from '../contract/errors.js';
-import { SOCLE, type AgentAnswer, type TurnOptions } from './contract.js';
+import { SOCLE, type AgentAnswer, type TurnOptions } from '../contract/agent.js';
 import { guardAttempt, idleMotif, type AttemptGuard } from './guards.js';
 import { PI_MIN_VERSION } from './resolve.js';
 import { isTurnEnd } from './rpcProtocol.js';

@@ -7,6 +7,7 @@ import type { Activity } from '../contract/events.js';
 import { REPORT_TOOL } from '../contract/typedGate.js';
 import { addCosts, addCounts } from '../contract/numbers.js';
 import { USAGE_ENTRY } from '../../.pi/lib/usage-entry.js';
+import type { CallUsage } from '../contract/agent.js';
 
 /** One parsed event of the stream; only `type` is trusted, every other field is read defensively. */
 export type PiEvent = { type: string } & Record<string, unknown>;
@@ -45,15 +46,6 @@ export interface StreamSummary {
   nonJson: number;
   /** Each model call's usage, in order (the spend forecast reads a primer's; at most MAX_CALLS kept). */
   calls: CallUsage[];
-}
-
-/** One model call's tokens as pi's usage splits them: prompt (fresh, read from the cache, written to it), answer. */
-export interface CallUsage {
-  input: number;
-  output: number;
-  cacheRead: number;
-  cacheWrite: number;
-  cost: number;
 }
 
 const MAX_CALLS = 1000;

@@ -51,3 +51,14 @@ export function parseObjectLine(line: string): Record<string, unknown> | undefin
     return undefined;
   }
 }
+
+/** A session file's header (its first line), or undefined when it has none that reads. */
+export function sessionHeader(file: string): Record<string, unknown> | undefined {
+  try {
+    const first = fs.readFileSync(file, 'utf8').split('\n', 1)[0] ?? '';
+    const parsed = JSON.parse(first) as unknown;
+    return parsed && typeof parsed === 'object' ? (parsed as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}

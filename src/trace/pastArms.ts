@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { WorkspacePaths } from '../config/paths.js';
-import type { CallUsage } from '../pi/stream.js';
+import type { CallUsage } from '../contract/agent.js';
 
 /** One past arm: its route and its model calls in order (what pi's usage said of each). */
 export interface PastArm {

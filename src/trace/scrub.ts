@@ -7,11 +7,11 @@
 // pi's own session files are not touched: they are pi's (see the README, and the doctor's keys check).
 import fs from 'node:fs';
 import path from 'node:path';
-import { harvestFile } from '../bon/rank.js';
 import type { WorkspacePaths } from '../config/paths.js';
 import { redactDeep, redactJsonLine, type Redactor } from '../contract/redact.js';
 import { parseObjectLine } from './jsonl.js';
 import { harnessFileName, traceLayout } from './runLog.js';
+import { harvestFile } from '../config/paths.js';
 
 /** Replace `file` by `next(text)` when that differs; false when unchanged or absent. Keeps the file's mode. */
 export function rewriteIfChanged(file: string, next: (text: string) => string): boolean {

@@ -13,7 +13,7 @@ import { bonBench, runBon, treeStatus, until, type BonBench } from '../helpers/b
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { attachTrace, type AttachedTrace } from '../../src/trace/attach.js';
+import { attachTrace, type AttachedTrace } from '../../src/cli/attachTrace.js';
 import { runsOutput, showOutput } from '../../src/commands/runs.js';
 import { formatCost } from '../../src/contract/format.js';
 

@@ -1,5 +1,6 @@
-// The walls of the house (../README.md "How it is built"), read from the code's own imports: the arrows that must
-// never exist, no import cycle, no source file over 400 lines, no declared dependency that nothing imports.
+// The walls of the house (../README.md "How it is built"), read from the code's own imports: the floors (a file
+// imports only its own room and the floors below), the arrows that must never exist, no import cycle, no source file
+// over 400 lines, no declared dependency that nothing imports.
 // When this fails, move the code; never weaken a rule to pass.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -79,21 +80,64 @@ function edgesOf(file: string): Edge[] {
 
 const edges = sources.flatMap(edgesOf);
 
-// -- the parts ------------------------------------------------------------------------------------------------
+// -- the floors -----------------------------------------------------------------------------------------------
+/**
+ * The house, lowest floor first (README "How it is built"). A file imports its own folder and the floors below it:
+ * never a floor above, never a neighbour on its own floor. Type-only imports count: a type that points up is a
+ * dependency all the same. A folder that is on no floor fails the test: a new room gets its floor first.
+ */
+export const FLOORS: readonly (readonly string[])[] = [
+  ['.pi/lib'], // the pi node's own code, shared with the core (contract names, redaction, .env reading)
+  ['src/contract'], // events, errors, formats, text, numbers, zod, the agent contract: what every floor speaks
+  ['src/lifecycle.ts', 'src/scripted'], // the cleanup registry and interrupt ladder; the scripted model server
+  ['src/process'], // children (spawn, process groups), git read-only, the work tree
+  ['src/sandbox'], // the OS sandbox around an arm's commands
+  ['src/gates', 'src/envelope'], // zero-token judges; the typed answers agents owe
+  ['src/config'], // roster, routes, .env, where the data lives
+  ['src/trace'], // the ledger, the run logs, the SQLite store
+  ['src/pi'], // the pi client: argv, json stream, RPC, the node it loads
+  ['src/harness'], // the port the engine speaks (pi, claude)
+  ['src/engine'], // the runner, agent phases, phase groups, resume
+  ['src/bon'], // best-of-N: worktree arms, harvest, ranking, apply
+  ['adws'], // the workflows
+  ['src/init', 'src/clean'],
+  ['src/doctor'],
+  ['state'], // stores fed by core events
+  ['src/headless', 'src/commands'],
+  ['components'], // pure Ink views
+  ['src/tui', 'src/cli'], // the front ends: mount views on stores; compose a run from start to close
+  ['src/cli.tsx'], // the entry
+];
+
+const roomOf = (f: string): string | undefined => FLOORS.flat().find((room) => f === room || f.startsWith(`${room}/`));
+const floorOf = (room: string) => FLOORS.findIndex((floor) => floor.includes(room));
+
 const inDir = (dir: string) => (f: string) => f === dir || f.startsWith(`${dir}/`);
 const isEntry = (f: string) => f === 'src/cli.tsx';
 const isTui = inDir('src/tui');
 const isCore = (f: string) => inDir('src')(f) && !isEntry(f) && !isTui(f);
 const isViews = inDir('components');
 const isState = inDir('state');
-const isPiClient = inDir('src/pi');
-const isPort = inDir('src/harness');
-const isWorkflow = inDir('adws');
 const isRpcClient = (f: string) => /^src\/pi\/rpc[^/]*\.ts$/.test(f);
 const UI_PACKAGES = new Set(['ink', 'react', 'ink-testing-library']);
 const PROCESS_MODULES = new Set(['node:child_process', 'execa', 'child_process']);
-/** What views must not reach: they draw what the stores derived. */
-const VIEW_FORBIDDEN = ['src/bon', 'src/doctor', 'src/trace', 'src/process', 'src/pi', 'src/harness', 'src/runner.ts', 'src/engine/runner.ts', 'src/gate.ts', 'src/gates.ts', 'src/git.ts', 'src/process/git.ts'];
+/** What views must not reach although it sits below them: they draw what the stores derived. */
+const VIEW_FORBIDDEN = ['src/bon', 'src/doctor', 'src/trace', 'src/process', 'src/pi', 'src/harness', 'src/engine', 'src/gates', 'src/commands', 'src/sandbox'];
+
+/** Every import that climbs a floor or crosses to a neighbour, as `from → to (floor a → floor b)`. */
+export function floorViolations(all: readonly Edge[]): string[] {
+  const out: string[] = [];
+  for (const e of all) {
+    if (!e.to.includes('/')) continue; // a package or a node: module
+    const from = roomOf(e.from);
+    const to = roomOf(e.to);
+    if (from === undefined || to === undefined || from === to) continue;
+    const a = floorOf(from);
+    const b = floorOf(to);
+    if (b >= a) out.push(`${e.from} → ${e.to} (${from} on floor ${a} → ${to} on floor ${b}${b === a ? ', a neighbour' : ', above'})`);
+  }
+  return [...new Set(out)].sort();
+}
 
 interface Rule {
   name: string;
@@ -101,12 +145,14 @@ interface Rule {
   to: (to: string) => boolean;
 }
 
-const RULES: Rule[] = [
+/** The arrows that must never exist although the floors would let them. */
+const NEVERS: Rule[] = [
   { name: 'core → ink, react, components/, state/', from: isCore, to: (t) => UI_PACKAGES.has(t) || isViews(t) || isState(t) },
-  { name: 'pi client (src/pi/) → port (src/harness/)', from: isPiClient, to: isPort },
-  { name: 'workflows (adws/) → the RPC client directly', from: isWorkflow, to: isRpcClient },
+  { name: 'bon → the pi client (it goes through the harness port)', from: inDir('src/bon'), to: inDir('src/pi') },
+  { name: 'workflows (adws/) → the pi client', from: inDir('adws'), to: inDir('src/pi') },
+  { name: 'workflows (adws/) → the RPC client directly', from: inDir('adws'), to: isRpcClient },
   { name: 'entry (src/cli.tsx) → components/', from: isEntry, to: isViews },
-  { name: 'views → bon, doctor, trace, process, pi, harness, runner, gates, git', from: isViews, to: (t) => VIEW_FORBIDDEN.some((d) => inDir(d)(t)) || PROCESS_MODULES.has(t) },
+  { name: 'views → commands, bon, doctor, trace, process, pi, harness, engine, gates, sandbox', from: isViews, to: (t) => VIEW_FORBIDDEN.some((d) => inDir(d)(t)) || PROCESS_MODULES.has(t) },
   { name: 'stores → views, processes', from: isState, to: (t) => isViews(t) || PROCESS_MODULES.has(t) || inDir('src/process')(t) },
 ];
 
@@ -186,22 +232,43 @@ describe('architecture: the walls', () => {
     ]);
   });
 
-  it('the rules catch what they forbid (each rule fires on a made-up arrow)', () => {
+  it('the floors and the nevers catch what they forbid (each fires on a made-up arrow)', () => {
     const made: Edge[] = [
-      { from: 'src/runner.ts', to: 'ink', typeOnly: false },
-      { from: 'src/pi/rpc.ts', to: 'src/harness/types.ts', typeOnly: true },
-      { from: 'adws/adw_x.ts', to: 'src/pi/rpc.ts', typeOnly: false },
+      { from: 'src/pi/rpc.ts', to: 'src/harness/types.ts', typeOnly: true }, // up a floor, type-only counts
+      { from: 'src/gates/judges.ts', to: 'src/envelope/envelopes.ts', typeOnly: false }, // a neighbour
+      { from: 'src/contract/events.ts', to: 'src/engine/runner.ts', typeOnly: true }, // the lowest floor reaching up
+      { from: 'src/bon/session.ts', to: 'src/engine/runner.ts', typeOnly: false }, // allowed: down a floor
+      { from: 'src/bon/session.ts', to: 'src/bon/rank.ts', typeOnly: false }, // allowed: its own room
+      { from: 'src/bon/session.ts', to: 'yaml', typeOnly: false }, // packages are not floors
+    ];
+    expect(floorViolations(made)).toHaveLength(3);
+    const never: Edge[] = [
+      { from: 'src/engine/runner.ts', to: 'ink', typeOnly: false },
+      { from: 'src/bon/session.ts', to: 'src/pi/stream.ts', typeOnly: true },
+      { from: 'adws/adw_x.ts', to: 'src/pi/launch.ts', typeOnly: false },
       { from: 'src/cli.tsx', to: 'components/X.tsx', typeOnly: false },
       { from: 'components/X.tsx', to: 'src/bon/rank.ts', typeOnly: false },
+      { from: 'components/X.tsx', to: 'src/commands/runs.ts', typeOnly: false },
       { from: 'state/x.ts', to: 'node:child_process', typeOnly: false },
       { from: 'src/tui/mount.tsx', to: 'components/X.tsx', typeOnly: false }, // allowed: the TUI mounts views
     ];
-    expect(violations(made, RULES)).toHaveLength(6);
+    expect(violations(never, NEVERS)).toHaveLength(7);
     expect(cycles([{ from: 'src/a.ts', to: 'src/b.ts', typeOnly: false }, { from: 'src/b.ts', to: 'src/a.ts', typeOnly: false }])).toEqual([]); // not real files
   });
 
+  it('every source file is in a room on a floor; src/ holds no loose file but the entry and the lifecycle root', () => {
+    expect(sources.filter((f) => roomOf(f) === undefined)).toEqual([]);
+    const loose = fs.readdirSync(path.join(ROOT, 'src'), { withFileTypes: true }).filter((e) => e.isFile()).map((e) => `src/${e.name}`);
+    expect(loose.sort()).toEqual(['src/cli.tsx', 'src/lifecycle.ts']);
+    expect(new Set(FLOORS.flat()).size).toBe(FLOORS.flat().length); // a room on one floor only
+  });
+
+  it('no import climbs a floor or crosses to a neighbour', () => {
+    expect(floorViolations(edges)).toEqual([]);
+  });
+
   it('no arrow that must never exist', () => {
-    expect(violations(edges, RULES)).toEqual([]);
+    expect(violations(edges, NEVERS)).toEqual([]);
   });
 
   it('no import cycle between files (type-only imports included: a cycle of types is still a knot)', () => {

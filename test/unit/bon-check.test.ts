@@ -5,8 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { armsProblem, checkBon, validateArms } from '../../src/bon/check.js';
-import { UsageError } from '../../src/contract/errors.js';
-import { PhaseFailure } from '../../src/engine/runner.js';
+import { UsageError, PhaseFailure } from '../../src/contract/errors.js';
 import { git, makeTempRepo } from '../helpers/repo.js';
 
 const cleanups: (() => void)[] = [];

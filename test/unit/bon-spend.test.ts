@@ -5,14 +5,14 @@ import { describe, expect, it } from 'vitest';
 import { parseDuration, formatDuration } from '../../src/contract/duration.js';
 import { armCost, armShape, forecastFanOut } from '../../src/bon/forecast.js';
 import { formatCap, parseUsd, SpendWatch, type Reservation, type SpendNote } from '../../src/bon/spend.js';
-import type { StopOrder } from '../../src/pi/guards.js';
-import { stopOrderOf } from '../../src/pi/guards.js';
 import { notificationBytes, notificationKind, notificationOf } from '../../src/tui/notify.js';
 import Database from 'better-sqlite3';
 import { startBudgetServer } from '../../src/bon/budgetServer.js';
 import { askGate, installSpendGate } from '../../.pi/lib/spend-gate.js';
 import { runStatus } from '../../src/trace/fold.js';
 import { MIGRATIONS, migrate } from '../../src/trace/schema.js';
+import type { StopOrder } from '../../src/contract/errors.js';
+import { stopOrderOf } from '../../src/contract/errors.js';
 
 function watch(policy: ConstructorParameters<typeof SpendWatch>[0]) {
   const notes: SpendNote[] = [];

@@ -9,9 +9,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { armCost, armShape, forecastFanOut, testCalls } from '../../src/bon/forecast.js';
 import { workspacePaths } from '../../src/config/paths.js';
 import { forecastLine } from '../../src/bon/spendLines.js';
-import type { CallUsage } from '../../src/pi/stream.js';
 import { migrate } from '../../src/trace/schema.js';
 import { pastArms } from '../../src/trace/pastArms.js';
+import type { CallUsage } from '../../src/contract/agent.js';
 
 const PRICES = { input: 3, output: 15, cacheRead: 0.3 };
 const prices = new Map([['p/m', PRICES], ['p/other', PRICES], ['p/new', PRICES]]);

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { commandGate } from '../../src/gates/judges.js';
 import { gatePreflight, gatePrograms, missingProgram, resolveProgram } from '../../src/gates/program.js';
-import { runGateList } from '../../src/gates/payload.js';
+import { runGateList } from '../../src/engine/payloadGates.js';
 import { gateSignature } from '../../src/gates/baseline.js';
 import { Run } from '../../src/engine/runner.js';
 

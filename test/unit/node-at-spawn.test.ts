@@ -5,8 +5,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { rpcModeArgs } from '../../src/pi/argv.js';
-import { nodeExtensionFiles, nodePackageEntry, NODE_EXTENSIONS, packageSource, seedNode } from '../../src/pi/node.js';
+import { nodeExtensionFiles, nodePackageEntry, NODE_EXTENSIONS, seedNode } from '../../src/pi/node.js';
 import { factoryRoot } from '../../src/pi/resolve.js';
+import { packageSource } from '../../src/config/paths.js';
 
 const FACTORY = factoryRoot();
 const dirs: string[] = [];

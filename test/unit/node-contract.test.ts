@@ -9,7 +9,7 @@ import { SOCLE_NAMES as EXTENSION_SOCLE } from '../../.pi/lib/socle.js';
 import { TOOL_NAME } from '../../.pi/extensions/factory-report.js';
 import { REPORT_TOOL as CORE_REPORT_TOOL } from '../../src/contract/typedGate.js';
 import { nodeEnv } from '../../src/pi/launch.js';
-import { SOCLE } from '../../src/pi/contract.js';
+import { SOCLE } from '../../src/contract/agent.js';
 import { workspacePaths } from '../../src/config/paths.js';
 import { factoryRoot } from '../../src/pi/resolve.js';
 

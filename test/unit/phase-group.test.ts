@@ -1,9 +1,9 @@
 // Phases that run at once (best-of-N arms): overlapping in time, never more than the limit, a red member leaving
 // the others running, a member planned while the group runs joining it, an infrastructure failure stopping the run.
 import { describe, expect, it } from 'vitest';
-import { InfrastructureError } from '../../src/contract/errors.js';
+import { InfrastructureError, PhaseFailure } from '../../src/contract/errors.js';
 import type { RunEvent } from '../../src/contract/events.js';
-import { execute, PhaseFailure, Run, type Phase } from '../../src/engine/runner.js';
+import { execute, Run, type Phase } from '../../src/engine/runner.js';
 
 /** A gate the test opens: lets a phase be "running" for as long as the test wants, with no timer. */
 function latch() {

@@ -2,7 +2,7 @@
 // (agent_settled with or without `aborted`, a prompt answered `disposition: "handled"` with no run at all).
 import { describe, expect, it } from 'vitest';
 import { HarnessError } from '../../src/contract/errors.js';
-import { SOCLE } from '../../src/pi/contract.js';
+import { SOCLE } from '../../src/contract/agent.js';
 import { RpcTurn, type TurnContext } from '../../src/pi/rpcTurn.js';
 import type { PiEvent } from '../../src/pi/stream.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { InfrastructureError, isInfrastructure, isRetryable, type FailureKind } from '../../src/contract/errors.js';
+import { InfrastructureError, isInfrastructure, isRetryable, type FailureKind, PhaseFailure } from '../../src/contract/errors.js';
 import type { RunEvent } from '../../src/contract/events.js';
-import { execute, newAdwId, PhaseFailure, Run, type Phase } from '../../src/engine/runner.js';
+import { execute, newAdwId, Run, type Phase } from '../../src/engine/runner.js';
 
 function collect(run: Run): RunEvent[] {
   const events: RunEvent[] = [];

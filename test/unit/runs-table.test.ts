@@ -2,7 +2,7 @@
 // columns), the cockpit home lays it out on a screen (figures dropped first, ADW widened into the room left).
 import { describe, expect, it } from 'vitest';
 import { formatRuns } from '../../src/commands/runs.js';
-import { printedCells, printTable, runsCell, screenColumns, type RunsTableRow } from '../../src/commands/runsTable.js';
+import { printedCells, printTable, runsCell, screenColumns, type RunsTableRow } from '../../src/contract/runsTable.js';
 import { displayWidth, fitCell } from '../../src/contract/text.js';
 import type { RunRow } from '../../src/trace/store.js';
 

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createRedactor } from '../../src/contract/redact.js';
 import { Run } from '../../src/engine/runner.js';
-import { attachTrace } from '../../src/trace/attach.js';
+import { attachTrace } from '../../src/cli/attachTrace.js';
 import { createRunRecorder } from '../../src/trace/runLog.js';
 import { rewriteIfChanged, scrubJson, scrubJsonl, scrubRun } from '../../src/trace/scrub.js';
 import { openTraceStore, type TraceStore } from '../../src/trace/store.js';

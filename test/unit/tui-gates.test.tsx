@@ -5,9 +5,10 @@ import { phaseGraphHeight } from '../../components/PhaseGraph.js';
 import { RunScreen } from '../../components/RunScreen.js';
 import type { RunController } from '../../state/controller.js';
 import { createRunStore, initialRunState, reduceRun, type RunState, type RunStore } from '../../state/runStore.js';
-import { execute, PhaseFailure, Run, type Phase } from '../../src/engine/runner.js';
+import { execute, Run, type Phase } from '../../src/engine/runner.js';
 import type { RunEvent } from '../../src/contract/events.js';
 import { renderInk, waitFor, type InkHarness } from '../helpers/ink.js';
+import { PhaseFailure } from '../../src/contract/errors.js';
 
 const ADW = 'b0b0b0b0';
 const SPIN = '[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]';

@@ -5,9 +5,9 @@
 import { errorMessage } from '../contract/errors.js';
 import type { WorkspacePaths } from '../config/paths.js';
 import type { Run } from '../engine/runner.js';
-import { createRunRecorder } from './runLog.js';
-import { scrubRun } from './scrub.js';
-import type { TraceStore } from './store.js';
+import { createRunRecorder } from '../trace/runLog.js';
+import { scrubRun } from '../trace/scrub.js';
+import type { TraceStore } from '../trace/store.js';
 
 export interface AttachedTrace {
   /** Flush the run log, mask the run's files (harness traces, pi's stderr, harvest.json), then index the run. */
@@ -24,7 +24,7 @@ export function attachTrace(run: Run, paths: WorkspacePaths, warn: (message: str
   // spawn itself: that would delay pi by ~20 ms. Events before it opens are ingested from the run log at close.
   const openStore = () =>
     (storeReady ??= new Promise<void>((resolve) => setImmediate(resolve))
-      .then(() => import('./store.js'))
+      .then(() => import('../trace/store.js'))
       .then((m) => {
         store = m.openTraceStore(paths, { onWarning: warn, redact: run.redact });
       })

@@ -1,7 +1,8 @@
 // The node contract as the factory's side speaks it: the socle every node must load, who a node is (identity),
-// what bounds it (limits), and the judged answer of one attempt or turn. It lives below the port: the pi client
-// (json mode, RPC) fills and judges these shapes, and the port (src/harness/) re-exports them to the engine.
-import type { Activity } from '../contract/events.js';
+// what bounds it (limits), the judged answer of one attempt or turn and the usage of each model call in it. It sits
+// on the lowest floor: the pi client (json mode, RPC) fills and judges these shapes, the port (src/harness/)
+// re-exports them to the engine, and the roster (limits), the trace and the spend forecast (call usage) read them.
+import type { Activity } from './events.js';
 import { SOCLE_NAMES } from '../../.pi/lib/contract.js';
 
 export { NODE_ENV, REPORT_TOOL } from '../../.pi/lib/contract.js';
@@ -32,7 +33,7 @@ export interface AgentAnswer {
   model?: string;
   seconds: number;
   /** Each model call's usage in this turn (what a spend forecast is reckoned from). */
-  calls?: import('./stream.js').CallUsage[];
+  calls?: CallUsage[];
 }
 
 /** What one turn of a live session is told: where its progress goes and when it must end. */
@@ -49,4 +50,13 @@ export interface TurnOptions {
   signal?: AbortSignal;
   /** The route the answer must come from; the session's current model when omitted. */
   requestedModel?: string;
+}
+
+/** One model call's tokens as pi's usage splits them: prompt (fresh, read from the cache, written to it), answer. */
+export interface CallUsage {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  cost: number;
 }

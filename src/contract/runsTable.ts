@@ -1,8 +1,8 @@
 // The runs table's columns, once, for both tables that show it: `factory runs` prints it (every column, each as
 // wide as its widest cell) and the cockpit home draws it (fixed widths; a narrow terminal drops the least useful
 // columns first and the ADW column takes the room left). Pure: no store, no screen; widths are display columns.
-import { formatAge, formatCost, formatTokens } from '../contract/format.js';
-import { displayWidth, pad } from '../contract/text.js';
+import { formatAge, formatCost, formatTokens } from './format.js';
+import { displayWidth, pad } from './text.js';
 
 export type RunsColumnKey = 'id' | 'adw' | 'status' | 'phases' | 'tokens' | 'cost' | 'age';
 

@@ -2,10 +2,10 @@
 // then every gate command runs (even after a red one: the screen shows each verdict) until the run is interrupted.
 // Each verdict is an event the moment it is known. Loaded by the gate phases when they run, not at start-up: the
 // gates measure motifs by display width, and string-width costs tens of milliseconds to load.
-import { changedFilesExist, commandGate, correctionDetail, motif, type GateCommand, type GateReport } from './judges.js';
-import type { Run } from '../engine/runner.js';
+import { changedFilesExist, commandGate, correctionDetail, motif, type GateCommand, type GateReport } from '../gates/judges.js';
+import type { Run } from './runner.js';
 import type { SandboxSpec } from '../sandbox/wrap.js';
-import { gateSignature, sameFailure, type GateSignature } from './baseline.js';
+import { gateSignature, sameFailure, type GateSignature } from '../gates/baseline.js';
 
 export interface GateListOptions {
   run: Run;
