@@ -1,33 +1,28 @@
-// adw_bon: best-of-N by clone. One live session of the harness (pi in RPC mode) reads the spec once (the primer,
-// paid once); each arm is a clone of the primed session that implements the spec and is judged by the gates; the
-// harvest ranks the arms (green, then cheapest, then fastest) and proposes the winner's patch. A red arm never
-// stops the batch; a failed clone does. The tree is harvested and reset after every arm, whatever happened to it.
-import { randomUUID } from 'node:crypto';
+// adw_bon: best-of-N. The primer reads the spec once (paid once); each arm starts from the primed session,
+// implements the spec and is judged by the gates; the harvest ranks the arms (green, then cheapest, then fastest)
+// and proposes the winner's patch. A red arm never stops the batch; an arm that cannot start from the primer does.
+// The arm and the primer are ../src/bon/arm.ts, in worktrees (../src/bon/treeArms.ts) or in place (../src/bon/inPlace.ts).
 import fs from 'node:fs';
 import path from 'node:path';
-import { envelopeCard, loadEnvelopes } from '../src/envelope/catalog.js';
-import { HarnessError, InfrastructureError, errorMessage, type FailureKind, PhaseFailure } from '../src/contract/errors.js';
-import type { ArmRank } from '../src/contract/events.js';
+import { PhaseFailure } from '../src/contract/errors.js';
+import { armPhase, primePhase } from '../src/bon/arm.js';
 import { checkBon } from '../src/bon/check.js';
-import { putBack, snapshotGitDir } from '../src/bon/gitGuard.js';
+import { snapshotGitDir } from '../src/bon/gitGuard.js';
 import { GitWatch } from '../src/bon/gitWatch.js';
+import { inPlaceArm, inPlacePrimer } from '../src/bon/inPlace.js';
 import { sweepWorktrees } from '../src/bon/worktrees.js';
-import { runBaseline, treeArmPhase, treePrimePhase } from '../src/bon/treeArms.js';
-import { armAsk, endTurn, NOTHING_ENDED, primerAsk, primerEnvelope, primerTurn, trespass, turnOptions, type TurnEnd } from '../src/bon/turn.js';
-import { harnessJudgement, judgeAnswer, primerStopped, settleArm, stopVerdict } from '../src/bon/armVerdict.js';
-import { promptArm, stoppedBy } from '../src/bon/armTurn.js';
-import type { BonSession } from '../src/bon/session.js';
-import { armPatchFile, harvestPatch, keepArmRef, readSealed, resetTree } from '../src/bon/patch.js';
+import { treeArm, treePrimer } from '../src/bon/treeArms.js';
+import type { ArmPhaseFactory, BonSession } from '../src/bon/session.js';
+import { keepArmRef, readSealed } from '../src/bon/patch.js';
 import { applyCommand, harvestJson, rankHarvest, unverifiedReason } from '../src/bon/rank.js';
 import { judgePhase } from '../src/bon/judge.js';
+import { harvestFile } from '../src/config/paths.js';
 import type { Phase } from '../src/engine/runner.js';
-import { treeState } from '../src/process/git.js';
 
 export const ADW_NAME = 'adw_bon';
 // The live session lives in src/bon/session.ts; re-exported for callers that take the workflow as a whole.
 export { BON_TOOLS, BonSession, type ArmPhaseFactory, type BonAdwOptions } from '../src/bon/session.js';
 export { armAsk, primerAsk } from '../src/bon/turn.js';
-import { harvestFile } from '../src/config/paths.js';
 
 function checkPhase(session: BonSession): Phase {
   return {
@@ -62,143 +57,6 @@ function checkPhase(session: BonSession): Phase {
       const swept = await sweepWorktrees(session.check.root, { git: { env: session.opts.gateEnv, runTag: run.adwId }, env: session.opts.gateEnv });
       if (swept.length > 0) run.activity('check', { kind: 'note', text: `removed ${swept.length} worktree(s) a stopped run left behind` });
       return session.check;
-    },
-  };
-}
-
-function primePhase(session: BonSession): Phase {
-  return {
-    name: 'prime',
-    kind: 'agent',
-    async action(run) {
-      const check = session.check!;
-      const sessionId = randomUUID();
-      run.sessions.prime = sessionId;
-      const model = session.opts.builderModel ?? session.modelOf(1);
-      run.attemptStarted('prime', 1, 1, { sessionId, model });
-      // The gates on HEAD, in a worktree of their own, before the primer: in place, the arms will share this tree.
-      const cannot = await runBaseline(session, run);
-      if (cannot) throw new InfrastructureError(cannot);
-      session.rpc = await session.open(sessionId, 'prime');
-      const rpc = session.rpc;
-      const card = await envelopeCard('BuildEnvelope');
-      const envelopes = loadEnvelopes();
-      let result;
-      try {
-        result = await rpc.prompt(`${primerAsk(check.spec)}\n\n${card.contract}`, primerTurn(session, model));
-      } catch (error) {
-        if (!(error instanceof HarnessError)) throw error;
-        run.charge('prime', error.evidence.tokens ?? 0, error.evidence.cost ?? 0);
-        throw primerStopped(session, error) ?? new InfrastructureError(`the primer failed: ${error.message}`);
-      }
-      run.charge('prime', result.tokens, result.cost);
-      session.primer = { tokens: result.tokens, cost: result.cost, sessionId };
-      session.spend.primerUsage(result.cost);
-      // A job the primer left running would write into arm 1's tree: it ends with the primer's turn.
-      const trespassed = trespass(await endTurn(session, run));
-      if (trespassed) throw new InfrastructureError(`the primer ${trespassed}`);
-      // The primer reads only: anything it wrote would land in arm 1's patch and in no other arm's.
-      const after = await treeState(session.opts.cwd, { env: session.opts.gateEnv, runTag: run.adwId });
-      const touched = [...after.dirty, ...after.untracked.filter((p) => !p.startsWith('specs/') && !p.startsWith('adws/adw_data/'))];
-      if (touched.length > 0) {
-        await resetTree(session.opts.cwd, { base: check.head, git: { env: session.opts.gateEnv, runTag: run.adwId } });
-        if (session.gitSnapshot) putBack(session.gitSnapshot);
-        throw new InfrastructureError(`the primer changed the tree (${touched.slice(0, 3).join(', ')}${touched.length > 3 ? ', …' : ''}): it must only read; the tree was reset`);
-      }
-      session.primerFile = await rpc.sessionFile();
-      // Every arm is cloned from this file: without it no arm could start from what the primer read.
-      if (!session.primerFile) throw new InfrastructureError(`the primer's session file is unknown (pi did not say where session ${sessionId} is kept): no arm can be cloned from it`);
-      await session.forecastFanOut(rpc, result, `${armAsk(check.spec)}\n\n${card.contract}`);
-      // The primer writes nothing: its changed_files: [] is judged by the base envelope (no build invariant).
-      return primerEnvelope(result.payload, envelopes);
-    },
-  };
-}
-
-export function armPhase(session: BonSession, arm: number): Phase {
-  const name = `arm_${arm}`;
-  return {
-    name,
-    arm,
-    kind: 'agent',
-    optional: true,
-    model: session.modelOf(arm),
-    async action(run) {
-      const started = performance.now();
-      const check = session.check!;
-      const model = session.modelOf(arm);
-      const signal = session.armSignal(arm);
-      const rank: ArmRank = { arm, phase: name, model, green: false, tokens: 0, cost: 0, seconds: 0, patchBytes: 0 };
-      session.arms.set(arm, rank);
-      let failure: string | undefined;
-      let failureKind: FailureKind = 'verdict';
-      let detail: string | undefined;
-      let ended: TurnEnd | undefined;
-      try {
-        const before = stoppedBy(signal);
-        if (before) throw new PhaseFailure(before.motif, undefined, before.kind);
-        const rpc = await session.ensureRpc();
-        if (rpc.sessionId !== session.primer.sessionId) {
-          const back = await rpc.switchSession(session.primerFile!);
-          // Cloning anything but the primer would give the arm a session without the spec read: stop the batch.
-          if (back.sessionId !== session.primer.sessionId) throw new InfrastructureError(`could not return to the primer (landed on ${back.sessionId})`);
-        }
-        let cloned;
-        try {
-          cloned = await rpc.clone({ phase: name, model });
-        } catch (error) {
-          throw new InfrastructureError(`clone for ${name} failed: ${errorMessage(error)}`);
-        }
-        run.sessions[name] = cloned.sessionId;
-        if (model && model !== rpc.model) await rpc.switchModel(model);
-        run.attemptStarted(name, 1, 1, { sessionId: cloned.sessionId, model });
-        const card = await envelopeCard('BuildEnvelope');
-        try {
-          const result = await promptArm(session, run, arm, rpc, `${armAsk(check.spec)}\n\n${card.contract}`, { ...turnOptions(session, name, signal, model), signal });
-          ended = await endTurn(session, run);
-          // Its turn is over: a batch stop from now on does not cut its gates, it is judged on its work.
-          ({ failure, kind: failureKind, detail } = await judgeAnswer(session, run, rank, { result, ended, signal: session.gateSignal(arm) }));
-        } catch (error) {
-          if (!(error instanceof HarnessError)) throw error;
-          ({ failure, kind: failureKind } = harnessJudgement(run, rank, error));
-        }
-      } catch (error) {
-        // A failed clone stops the batch (after the finally below); anything else makes this arm red only.
-        if (error instanceof InfrastructureError) throw error;
-        if (error instanceof PhaseFailure) {
-          failure = error.message;
-          failureKind = error.kind ?? 'crashed';
-        } else {
-          failure = `crashed: ${errorMessage(error)}`;
-          failureKind = 'crashed';
-        }
-      } finally {
-        if (!ended) ({ failure, kind: failureKind } = stopVerdict(signal, { failure, kind: failureKind }));
-        // Always: what the arm started ends with it (a background job would write into the next arm's patch),
-        // then the arm's work becomes a patch and the tree goes back to the primer's HEAD for the next arm.
-        const late = await endTurn(session, run).catch((): TurnEnd => NOTHING_ENDED);
-        if (!ended) failure = trespass(late) ?? failure;
-        const strays = [...(ended?.strays ?? []), ...late.strays];
-        const git = { env: session.opts.gateEnv, runTag: run.adwId };
-        let harvest;
-        try {
-          harvest = await harvestPatch(session.opts.cwd, armPatchFile(check.bonDir, arm), { base: check.head, git });
-        } finally {
-          // Reset even when the harvest failed: the next arm must never start on this arm's leftovers.
-          try {
-            await resetTree(session.opts.cwd, { base: check.head, git });
-            // The reset moved the branch back and wrote its reflog, HEAD's and ORIG_HEAD: they end as the run found them.
-            if (session.gitSnapshot) putBack(session.gitSnapshot);
-          } catch (error) {
-            throw new InfrastructureError(`the tree could not be reset after ${name}: ${errorMessage(error)}`);
-          }
-        }
-        Object.assign(rank, { patchFile: harvest.patchFile, patchBytes: harvest.bytes, patchSha256: harvest.sha256, files: harvest.files, added: harvest.added, removed: harvest.removed });
-        session.sealed.set(arm, { file: harvest.patchFile, bytes: fs.readFileSync(harvest.patchFile) });
-        rank.seconds = (performance.now() - started) / 1000;
-        run.emit({ type: 'arm_patch', adwId: run.adwId, ts: Date.now(), phase: name, arm, patchFile: harvest.patchFile, bytes: harvest.bytes, sha256: harvest.sha256, files: harvest.files, added: harvest.added, removed: harvest.removed, ...(strays.length > 0 ? { strays: strays.length } : {}) });
-      }
-      return settleArm(session, run, rank, { failure, kind: failureKind, detail });
     },
   };
 }
@@ -258,8 +116,9 @@ function harvestPhase(session: BonSession): Phase {
  * and the arms run at once (../src/bon/treeArms.ts); `inPlace` keeps them one after another in the user's tree.
  */
 export function bonPhases(session: BonSession): Phase[] {
-  const arm = session.opts.inPlace ? armPhase : treeArmPhase;
-  const prime = session.opts.inPlace ? primePhase(session) : treePrimePhase(session);
+  const inPlace = session.opts.inPlace === true;
+  const arm: ArmPhaseFactory = (s, n) => armPhase(s, n, inPlace ? inPlaceArm : treeArm, !inPlace);
+  const prime = primePhase(session, inPlace ? inPlacePrimer : treePrimer);
   const arms = Array.from({ length: session.opts.arms }, (_, i) => arm(session, i + 1));
   const judge = session.opts.judge ? [judgePhase(session, session.opts.judge)] : [];
   return session.plan([checkPhase(session), prime, ...arms, ...judge, harvestPhase(session)], arm);

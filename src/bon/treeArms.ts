@@ -1,16 +1,17 @@
 // Best-of-N in worktrees: the primer reads in a worktree of its own, each arm is a fork of the primer's session
 // in a worktree of its own (its own pi process), and the arms run at once. The user's tree is never written or
 // reset: they can go on working in it. Each arm is judged in its tree (envelope, gates) and harvested from it.
+// The arm and the primer themselves are ./arm.ts; this is where they work (and the gates' baseline on HEAD).
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { envelopeCard, loadEnvelopes } from '../envelope/catalog.js';
-import { errorMessage, HarnessError, InfrastructureError, type FailureKind, PhaseFailure } from '../contract/errors.js';
-import type { ArmRank, RunEvent } from '../contract/events.js';
+import { errorMessage, InfrastructureError, PhaseFailure } from '../contract/errors.js';
+import type { RunEvent } from '../contract/events.js';
 import type { GateCommand } from '../gates/judges.js';
 import { treeState, type TreeState } from '../process/git.js';
 import { withPrivateGit } from './privateGit.js';
-import type { Phase, Run } from '../engine/runner.js';
+import type { Run } from '../engine/runner.js';
+import type { AgentSession } from '../harness/types.js';
 import { prepareArmTree, type ArmTree } from './armTree.js';
 import { FENCE_ENV } from '../../.pi/lib/fence.js';
 import { LENS_ENV } from '../../.pi/lib/lens.js';
@@ -21,9 +22,8 @@ import { piAgentDir, sandboxEnv } from '../sandbox/policy.js';
 import type { SandboxSpec } from '../sandbox/wrap.js';
 import { gateSignature } from '../gates/baseline.js';
 import type { BonSession } from './session.js';
-import { armAsk, endTurn, NOTHING_ENDED, primerAsk, primerEnvelope, primerTurn, trespass, turnOptions, type TurnEnd } from './turn.js';
-import { harnessJudgement, judgeAnswer, primerStopped, settleArm, stopVerdict } from './armVerdict.js';
-import { promptArm, stoppedBy } from './armTurn.js';
+import { endTurn, NOTHING_ENDED, type TurnEnd } from './turn.js';
+import { listed, primerWrites, type ArmPlace, type PrimerPlace } from './arm.js';
 import { sessionHeader } from '../trace/jsonl.js';
 
 /** The first port an arm's dev server may take: arm k gets BASE + k, so servers of arms at once never collide. */
@@ -194,175 +194,119 @@ export async function runBaseline(session: BonSession, run: Run): Promise<string
   return cannot;
 }
 
-export function treePrimePhase(session: BonSession): Phase {
+export function treePrimer(session: BonSession, run: Run): PrimerPlace {
+  let tree: ArmTree | undefined;
+  // The baseline runs beside the primer's turn; the arms are judged only once it is known. A gate that cannot run
+  // there stops the primer at once and the run before the fan-out (exit 2): nothing would verify an arm.
+  const setupStop = new AbortController();
+  let baseline: Promise<string | undefined> = Promise.resolve(undefined);
+  const settled = async (): Promise<void> => {
+    const cannot = await baseline;
+    if (cannot) throw new InfrastructureError(cannot);
+  };
   return {
-    name: 'prime',
-    kind: 'agent',
-    async action(run) {
-      const check = session.check!;
-      const sessionId = randomUUID();
-      run.sessions.prime = sessionId;
-      const model = session.opts.builderModel ?? session.modelOf(1);
-      run.attemptStarted('prime', 1, 1, { sessionId, model });
-      let tree: ArmTree;
+    verb: 'forked',
+    async open(sessionId) {
       try {
         tree = await makeTree(session, run, 'prime');
       } catch (error) {
         throw new InfrastructureError(`the primer has no worktree: ${errorMessage(error)} (--in-place runs the arms in your tree)`);
       }
-      // The baseline runs beside the primer's turn; the arms are judged only once it is known. A gate that cannot
-      // run there stops the primer at once and the run before the fan-out (exit 2): nothing would verify an arm.
-      const setupStop = new AbortController();
-      const baseline = runBaseline(session, run).then((cannot) => {
+      baseline = runBaseline(session, run).then((cannot) => {
         if (cannot) setupStop.abort();
         return cannot;
       });
-      const stopOnSetup = async (): Promise<void> => {
-        const cannot = await baseline;
-        if (cannot) throw new InfrastructureError(cannot);
-      };
       const sandbox = sandboxOf(session, tree);
       const agent = await session.open(sessionId, 'prime', { cwd: tree.dir, env: boxedEnv(sandbox, tree, fencedEnv(session, run, session.opts.env)), ...(sandbox ? { sandbox } : {}) }).catch(async (error: unknown) => {
-        await stopOnSetup();
+        await settled();
         throw error;
       });
-      session.rpc = agent;
-      if (setupStop.signal.aborted) await stopOnSetup(); // the baseline said so before the primer's first token
-      const card = await envelopeCard('BuildEnvelope');
-      const envelopes = loadEnvelopes();
-      let result;
-      try {
-        const turn = primerTurn(session, model);
-        result = await agent.prompt(`${primerAsk(check.spec)}\n\n${card.contract}`, { ...turn, signal: turn.signal ? AbortSignal.any([turn.signal, setupStop.signal]) : setupStop.signal });
-      } catch (error) {
-        if (!(error instanceof HarnessError)) throw error;
-        run.charge('prime', error.evidence.tokens ?? 0, error.evidence.cost ?? 0);
-        await stopOnSetup();
-        throw primerStopped(session, error) ?? new InfrastructureError(`the primer failed: ${error.message}`);
+      if (setupStop.signal.aborted) {
+        session.rpc = agent;
+        await settled(); // the baseline said so before the primer's first token
       }
-      await stopOnSetup();
-      run.charge('prime', result.tokens, result.cost);
-      session.primer = { tokens: result.tokens, cost: result.cost, sessionId };
-      session.spend.primerUsage(result.cost);
-      const trespassed = trespass(await endTurn(session, run, agent));
-      if (trespassed) throw new InfrastructureError(`the primer ${trespassed}`);
-      // The primer reads only; what it wrote in its own tree would mislead every arm forked from it.
-      const after = await treeOf(session, run, tree.dir, tree.own);
-      const touched = [...after.dirty, ...after.untracked.filter((p) => !p.startsWith('specs/') && !p.startsWith('adws/adw_data/'))];
-      if (touched.length > 0) throw new InfrastructureError(`the primer changed its tree (${touched.slice(0, 3).join(', ')}${touched.length > 3 ? ', …' : ''}): it must only read`);
-      session.primerFile = await agent.sessionFile();
-      if (!session.primerFile) throw new InfrastructureError(`the primer's session file is unknown (pi did not say where session ${sessionId} is kept): no arm can be forked from it`);
+      return agent;
+    },
+    turn: (options) => ({ ...options, signal: options.signal ? AbortSignal.any([options.signal, setupStop.signal]) : setupStop.signal }),
+    settled,
+    async refuseWrites() {
+      const after = await treeOf(session, run, tree!.dir, tree!.own);
+      const touched = primerWrites(after.dirty, after.untracked);
+      if (touched.length > 0) throw new InfrastructureError(`the primer changed its tree (${listed(touched)}): it must only read`);
+    },
+    async primed(agent) {
       session.primerMessages = await agent.messageCount();
-      await session.forecastFanOut(agent, result, `${armAsk(check.spec)}\n\n${card.contract}`);
-      // The arms fork the primer's file, each in its own process: this one has nothing left to do.
-      session.rpc = undefined;
-      await agent.close();
-      return primerEnvelope(result.payload, envelopes);
     },
   };
 }
 
-export function treeArmPhase(session: BonSession, arm: number): Phase {
+export function treeArm(session: BonSession, run: Run, arm: number): ArmPlace {
   const name = `arm_${arm}`;
+  const check = session.check!;
+  const model = session.modelOf(arm);
+  const signal = session.armSignal(arm);
+  const env = { ...fencedEnv(session, run, armEnv(session.opts.env, arm)), ...lensEnv(session) };
+  let tree: ArmTree | undefined;
+  let sandbox: SandboxSpec | undefined;
+  let setupOwn: string[] = [];
+  let ticket: GateTicket | undefined;
   return {
-    name,
-    arm,
-    kind: 'agent',
-    optional: true,
-    model: session.modelOf(arm),
-    parallel: { group: 'arms', limit: session.concurrency() },
-    async action(run) {
-      const started = performance.now();
-      const check = session.check!;
-      const model = session.modelOf(arm);
-      const signal = session.armSignal(arm);
-      const rank: ArmRank = { arm, phase: name, model, green: false, tokens: 0, cost: 0, seconds: 0, patchBytes: 0 };
-      session.arms.set(arm, rank);
-      let failure: string | undefined;
-      let failureKind: FailureKind = 'verdict';
-      let detail: string | undefined;
-      let ended: TurnEnd | undefined;
-      let tree: ArmTree | undefined;
-      let setupOwn: string[] = [];
-      let agent;
-      let ticket: GateTicket | undefined;
-      const env = { ...fencedEnv(session, run, armEnv(session.opts.env, arm)), ...lensEnv(session) };
+    async prepare() {
       try {
-        // A batch stopped before this arm began (a cap, a race, the deadline): no worktree, no token.
-        const before = stoppedBy(signal);
-        if (before) throw new PhaseFailure(before.motif, undefined, before.kind);
-        try {
-          tree = await makeTree(session, run, name);
-        } catch (error) {
-          const motif = errorMessage(error);
-          throw new PhaseFailure(motif.startsWith(`no worktree for ${name}:`) ? motif : `no worktree for ${name}: ${motif}`, undefined, 'crashed');
-        }
-        setupOwn = await runSetup(session, run, name, tree, armEnv(session.opts.gateEnv, arm), signal);
-        const sandbox = sandboxOf(session, tree);
-        const sessionId = randomUUID();
-        run.sessions[name] = sessionId;
-        run.attemptStarted(name, 1, 1, { sessionId, model });
-        try {
-          agent = await session.open(sessionId, name, { cwd: tree.dir, model, env: boxedEnv(sandbox, tree, env), fork: { from: session.primerFile!, messageCount: session.primerMessages }, ...(sandbox ? { sandbox } : {}) });
-        } catch (error) {
-          // Ctrl-C ends every pi of the run, the ones still starting included: that is the user's stop, not a failure.
-          if (signal.aborted) throw new PhaseFailure('interrupted by the user', undefined, 'interrupted');
-          throw error;
-        }
-        session.armAgents.set(arm, agent);
-        const card = await envelopeCard('BuildEnvelope');
-        ticket = prefixGate(session).enter(arm, model);
-        if (ticket.after !== undefined) {
-          run.activity(name, { kind: 'note', text: `waits for arm ${ticket.after}'s first token: its prompt is then cached on ${model ?? 'its model'}` });
-          await waitUnlessAborted(ticket.ready, signal, () => new PhaseFailure(`aborted before its first request (it waited for arm ${ticket!.after})`, undefined, 'aborted'));
-        }
-        const result = await promptArm(session, run, arm, agent, `${armAsk(check.spec)}\n\n${card.contract}`, { ...turnOptions(session, name, signal, model), signal, onAnswer: ticket.open });
-        ended = { ...(await endTurn(session, run, agent)), ownGitChanges: await tree.ownActs() };
-        const gates = { cwd: tree.dir, commands: treeCommands(session, tree.dir), env: boxedEnv(sandbox, tree, armEnv(session.opts.gateEnv, arm)), ...(sandbox ? { sandbox } : {}) };
-        // Its turn is over: a batch stop from now on does not cut its gates, it is judged on its work.
-        ({ failure, kind: failureKind, detail } = await judgeAnswer(session, run, rank, { result, ended, signal: session.gateSignal(arm), gates }));
+        tree = await makeTree(session, run, name);
       } catch (error) {
-        if (error instanceof HarnessError) {
-          ({ failure, kind: failureKind } = harnessJudgement(run, rank, error));
-        } else if (error instanceof PhaseFailure) {
-          failure = error.message;
-          failureKind = error.kind ?? 'crashed';
-        } else if (error instanceof InfrastructureError) {
-          throw error;
-        } else {
-          failure = `crashed: ${errorMessage(error)}`;
-          failureKind = 'crashed';
-        }
-      } finally {
-        // Stopped by its batch (a cap, a race) before its turn ended, the arm says so, whatever its turn answered.
-        if (!ended) ({ failure, kind: failureKind } = stopVerdict(signal, { failure, kind: failureKind }));
-        // An arm that ends without a token (red, aborted) lets the arms waiting on it go all the same.
-        ticket?.open();
-        const late = await endTurn(session, run, agent).catch((): TurnEnd => NOTHING_ENDED);
-        if (!ended && tree) late.ownGitChanges = await tree.ownActs().catch(() => []);
-        if (!ended) failure = trespass(late) ?? failure;
-        const strays = [...(ended?.strays ?? []), ...late.strays];
-        session.armAgents.delete(arm);
-        await agent?.close().catch(() => undefined);
-        if (tree) {
-          try {
-            const harvest = await harvestPatch(tree.dir, armPatchFile(check.bonDir, arm), { base: check.head, git: gitOf(session, run), exclude: [...tree.own, ...setupOwn], privateFrom: check.root });
-            rank.patchFile = harvest.patchFile;
-            rank.patchBytes = harvest.bytes;
-            rank.patchSha256 = harvest.sha256;
-            session.sealed.set(arm, { file: harvest.patchFile, bytes: fs.readFileSync(harvest.patchFile) });
-            Object.assign(rank, { files: harvest.files, added: harvest.added, removed: harvest.removed });
-            run.emit({ type: 'arm_patch', adwId: run.adwId, ts: Date.now(), phase: name, arm, patchFile: harvest.patchFile, bytes: harvest.bytes, sha256: harvest.sha256, files: harvest.files, added: harvest.added, removed: harvest.removed, ...(strays.length > 0 ? { strays: strays.length } : {}) });
-          } catch (error) {
-            failure ??= `its work could not be harvested: ${errorMessage(error)}`;
-          } finally {
-            session.trees.delete(name);
-            await tree.release().catch(() => undefined);
-          }
-        }
-        rank.seconds = (performance.now() - started) / 1000;
+        const motif = errorMessage(error);
+        throw new PhaseFailure(motif.startsWith(`no worktree for ${name}:`) ? motif : `no worktree for ${name}: ${motif}`, undefined, 'crashed');
       }
-      return settleArm(session, run, rank, { failure, kind: failureKind, detail });
+      setupOwn = await runSetup(session, run, name, tree, armEnv(session.opts.gateEnv, arm), signal);
+      sandbox = sandboxOf(session, tree);
+    },
+    async open(started) {
+      const sessionId = randomUUID();
+      started(sessionId);
+      let agent: AgentSession;
+      try {
+        agent = await session.open(sessionId, name, { cwd: tree!.dir, model, env: boxedEnv(sandbox, tree!, env), fork: { from: session.primerFile!, messageCount: session.primerMessages }, ...(sandbox ? { sandbox } : {}) });
+      } catch (error) {
+        // Ctrl-C ends every pi of the run, the ones still starting included: that is the user's stop, not a failure.
+        if (signal.aborted) throw new PhaseFailure('interrupted by the user', undefined, 'interrupted');
+        throw error;
+      }
+      session.armAgents.set(arm, agent);
+      return agent;
+    },
+    async ready() {
+      const entered = prefixGate(session).enter(arm, model);
+      ticket = entered;
+      if (entered.after !== undefined) {
+        run.activity(name, { kind: 'note', text: `waits for arm ${entered.after}'s first token: its prompt is then cached on ${model ?? 'its model'}` });
+        await waitUnlessAborted(entered.ready, signal, () => new PhaseFailure(`aborted before its first request (it waited for arm ${entered.after})`, undefined, 'aborted'));
+      }
+      return entered.open;
+    },
+    endTurn: async (agent) => ({ ...(await endTurn(session, run, agent)), ownGitChanges: await tree!.ownActs() }),
+    async lateEnd(agent, turnEnded) {
+      // An arm that ends without a token (red, aborted) lets the arms waiting on it go all the same.
+      ticket?.open();
+      const late = await endTurn(session, run, agent).catch((): TurnEnd => NOTHING_ENDED);
+      if (!turnEnded && tree) late.ownGitChanges = await tree.ownActs().catch(() => []);
+      return late;
+    },
+    gates: () => ({ cwd: tree!.dir, commands: treeCommands(session, tree!.dir), env: boxedEnv(sandbox, tree!, armEnv(session.opts.gateEnv, arm)), ...(sandbox ? { sandbox } : {}) }),
+    async release(agent) {
+      session.armAgents.delete(arm);
+      await agent?.close().catch(() => undefined);
+    },
+    async harvest() {
+      if (!tree) return {};
+      try {
+        return { harvest: await harvestPatch(tree.dir, armPatchFile(check.bonDir, arm), { base: check.head, git: gitOf(session, run), exclude: [...tree.own, ...setupOwn], privateFrom: check.root }) };
+      } catch (error) {
+        return { failure: `its work could not be harvested: ${errorMessage(error)}` };
+      } finally {
+        session.trees.delete(name);
+        await tree.release().catch(() => undefined);
+      }
     },
   };
 }
