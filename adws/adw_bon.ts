@@ -95,7 +95,7 @@ function harvestPhase(session: BonSession): Phase {
         await keepArmRef(session.opts.cwd, run.adwId, arm.arm, arm.patchFile, { git: { env: session.opts.gateEnv, runTag: run.adwId } });
       }
       const command = winner?.patchFile ? applyCommand(run.adwId) : undefined;
-      run.emit({ type: 'harvest', adwId: run.adwId, ts: Date.now(), ranking: ranked, winner: winner?.arm, primer: session.primer, harvestFile: file, applyCommand: command, ...(session.judge ? { judge: session.judge } : {}) });
+      run.emit({ type: 'harvest', adwId: run.adwId, ts: Date.now(), ranking: ranked, winner: winner?.arm, why: session.ranking.why, primer: session.primer, harvestFile: file, applyCommand: command, ...(session.judge ? { judge: session.judge } : {}) });
       if (!winner) {
         // No winner because caps ended the arms is a budget verdict (exit 3), not broken work.
         const capped = ranked.filter((a) => a.failure === 'budget').map((a) => a.arm);

@@ -55,6 +55,7 @@ function foldBon(bon: BonSlice, before: RunState, event: RunEvent): BonSlice {
         harvest: {
           ranking: event.ranking.map((rank) => ({ ...rank })),
           winner: event.winner,
+          ...(event.why !== undefined ? { why: event.why } : {}),
           primer: { ...event.primer },
           harvestFile: event.harvestFile,
           applyCommand: event.applyCommand,

@@ -3,7 +3,7 @@
 // the same ones, so what a key acts on is what the board highlights.
 
 import type { ArmRank } from '../src/contract/events.js';
-import { primerLine as corePrimerLine, unverifiedReason, whyFirst, whyJudged } from '../src/bon/rank.js';
+import { primerLine as corePrimerLine, unverifiedReason, whyOf } from '../src/bon/rank.js';
 import { formatCost, formatTokens } from '../src/contract/format.js';
 import { oneLine } from '../src/contract/text.js';
 import { extrasOf, HARVEST_PHASE, PRIMER_PHASE, type ArmExtras, type ArmPatch, type ArmSpendState, type BonState } from './bonState.js';
@@ -163,9 +163,8 @@ export interface WhyFirstLine {
 export function whyFirstOf(state: BonState): WhyFirstLine | undefined {
   const ranking = state.bon.harvest?.ranking;
   if (ranking === undefined) return undefined;
-  // whyFirst explains a green first arm, and says there is nothing to apply otherwise.
-  const judge = state.bon.harvest?.judge;
-  return { text: judge ? whyJudged(ranking, judge) : whyFirst(ranking), green: ranking[0]?.green === true };
+  // The harvest's own line: it explains a green first arm, and says there is nothing to apply otherwise.
+  return { text: whyOf(state.bon.harvest!), green: ranking[0]?.green === true };
 }
 
 /** The harvest's outcome under the board: where it is written and the exact command it proposes. */

@@ -49,6 +49,8 @@ export interface BonHarvest {
   /** The judge's order of the green arms, which the ranking follows. */
   judge?: JudgeOrder;
   winner?: number;
+  /** The ranking's line on why #1 is first, as the harvest said it. */
+  why?: string;
   primer: { tokens: number; cost: number; sessionId?: string };
   harvestFile: string;
   applyCommand?: string;

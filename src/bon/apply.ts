@@ -180,6 +180,18 @@ export interface ApplyResult {
   how?: string;
 }
 
+/**
+ * The one line an apply ends with, whichever command applied it (the board's `p`, `--apply`, `factory apply`). The
+ * patch is shown from where the user stands (a path under the run's data folder, not an absolute one a terminal
+ * would cut before the verdict); an unverified arm says so, excused gates are named.
+ */
+export function applyLine(arm: number, patchFile: string, invokedIn: string, outcome: ApplyResult, unverified?: string): string {
+  if (!outcome.applied) return `arm ${arm} not applied: ${outcome.motif ?? 'refused'}`;
+  const shown = path.relative(invokedIn, patchFile) || patchFile;
+  const note = unverified !== undefined ? ` — unverified: ${unverified}` : outcome.excused ? ` (${outcome.excused.join(', ')} red as on HEAD: not held against it)` : '';
+  return `applied arm ${arm} (${shown}) with ${outcome.how ?? 'git apply --index'}${note} — review and commit it`;
+}
+
 /** The gate's folder inside the scratch worktree, or undefined when it lies outside the work tree. */
 function mapIntoWorktree(root: string, worktree: string, cwd: string, gateCwd: string): string | undefined {
   let abs = path.resolve(cwd, gateCwd);

@@ -52,7 +52,8 @@ export interface PrimerPlace {
   readonly verb: 'cloned' | 'forked';
 }
 
-export type ArmPlaceOf = (session: BonSession, run: Run, arm: number) => ArmPlace;
+/** An arm's place, made as its phase starts; `signal` is the arm's own stop (one per arm: the session aborts it). */
+export type ArmPlaceOf = (session: BonSession, run: Run, arm: number, signal: AbortSignal) => ArmPlace;
 export type PrimerPlaceOf = (session: BonSession, run: Run) => PrimerPlace;
 
 /** What the primer touched, as a motif's list: the spec and the factory's data are not its writes. */
@@ -129,7 +130,7 @@ export function armPhase(session: BonSession, arm: number, placeOf: ArmPlaceOf, 
       const signal = session.armSignal(arm);
       const rank: ArmRank = { arm, phase: name, model, green: false, tokens: 0, cost: 0, seconds: 0, patchBytes: 0 };
       session.arms.set(arm, rank);
-      const place = placeOf(session, run, arm);
+      const place = placeOf(session, run, arm, signal);
       let failure: string | undefined;
       let failureKind: FailureKind = 'verdict';
       let detail: string | undefined;

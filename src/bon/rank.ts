@@ -95,6 +95,11 @@ export function rankHarvest(arms: readonly ArmRank[], judge?: JudgeOrder): Ranki
   return { arms: ranked, winner: winnerOf(ranked), why: judge ? whyJudged(ranked, judge) : whyFirst(ranked), ...(judge ? { judge } : {}) };
 }
 
+/** The why of a harvest as its event carries it; a run logged before the event carried it is explained the same way. */
+export function whyOf(harvest: { ranking: readonly ArmRank[]; why?: string; judge?: JudgeOrder }): string {
+  return harvest.why ?? (harvest.judge ? whyJudged(harvest.ranking, harvest.judge) : whyFirst(harvest.ranking));
+}
+
 export interface PrimerFigures {
   tokens: number;
   cost: number;

@@ -240,11 +240,10 @@ export function treePrimer(session: BonSession, run: Run): PrimerPlace {
   };
 }
 
-export function treeArm(session: BonSession, run: Run, arm: number): ArmPlace {
+export function treeArm(session: BonSession, run: Run, arm: number, signal: AbortSignal): ArmPlace {
   const name = `arm_${arm}`;
   const check = session.check!;
   const model = session.modelOf(arm);
-  const signal = session.armSignal(arm);
   const env = { ...fencedEnv(session, run, armEnv(session.opts.env, arm)), ...lensEnv(session) };
   let tree: ArmTree | undefined;
   let sandbox: SandboxSpec | undefined;

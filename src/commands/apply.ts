@@ -121,7 +121,7 @@ export async function applyOutput(ws: Workspace, args: ApplyArgs, json = false):
   const bonDir = path.join(ws.paths.dataDir, 'bon', args.adwId);
   const harvest = readHarvest(bonDir, args.adwId);
   const chosen = sealedArm(bonDir, harvest, args);
-  const [{ applyVerified }, { availableSandbox }] = await Promise.all([import('../bon/apply.js'), import('../sandbox/detect.js')]);
+  const [{ applyLine, applyVerified }, { availableSandbox }] = await Promise.all([import('../bon/apply.js'), import('../sandbox/detect.js')]);
   const sandbox = await availableSandbox(ws.real);
   const outcome = await applyVerified({
     ...(sandbox ? { sandbox } : {}),
@@ -133,16 +133,8 @@ export async function applyOutput(ws: Workspace, args: ApplyArgs, json = false):
     runTag: args.adwId,
     excuse: baselineOf(harvest),
   });
-  const note = chosen.unverified
-    ? ` — unverified: ${unverifiedReason({ excused: outcome.excused })}`
-    : outcome.excused
-      ? ` (${outcome.excused.join(', ')} red as on HEAD: not held against it)`
-      : '';
-  const shown = path.relative(ws.invokedIn, chosen.patchFile) || chosen.patchFile;
   // A gate's motif may quote what a test printed: through the workspace's redactor like every line shown or kept.
-  const line = ws.redact(
-    outcome.applied ? `applied arm ${chosen.arm} (${shown}) with ${outcome.how ?? 'git apply --index'}${note} — review and commit it` : `arm ${chosen.arm} not applied: ${outcome.motif ?? 'refused'}`,
-  );
+  const line = ws.redact(applyLine(chosen.arm, chosen.patchFile, ws.invokedIn, outcome, chosen.unverified ? unverifiedReason({ excused: outcome.excused }) : undefined));
   recordApply(ws, args.adwId, { type: 'apply', adwId: args.adwId, ts: Date.now(), arm: chosen.arm, applied: outcome.applied, line });
   const stdout = json ? `${JSON.stringify(redactDeep(ws.redact, { adw_id: args.adwId, arm: chosen.arm, applied: outcome.applied, line, gates: outcome.gates }))}\n` : `${line}\n`;
   // A gate that could not run (its program missing, not executable) says nothing of the patch: the machine's

@@ -192,7 +192,7 @@ export async function applyWinner(session: BonSession, ws: Workspace, arm?: numb
  * included), and nothing when there is none: an unverified arm is applied only when the user names it.
  */
 async function verifyAndApply(session: BonSession, ws: Workspace, arm?: number): Promise<{ applied: boolean; line: string; arm?: number }> {
-  const { applyVerified } = await import('../bon/apply.js');
+  const { applyLine, applyVerified } = await import('../bon/apply.js');
   const { unverifiedReason } = await import('../bon/rank.js');
   const ranking = session.ranking;
   const chosen = arm !== undefined ? session.arms.get(arm) : ranking?.winner;
@@ -205,10 +205,7 @@ async function verifyAndApply(session: BonSession, ws: Workspace, arm?: number):
   const { availableSandbox } = await import('../sandbox/detect.js');
   const sandbox = await availableSandbox(ws.real);
   const outcome = await applyVerified({ ...(sandbox ? { sandbox } : {}), cwd: ws.root, patchFile: chosen.patchFile, sha256: chosen.patchSha256, gates: gateCommands(ws.root, ws.roster), env: gateEnv(ws), runTag: session.run.adwId, excuse: session.preexisting });
-  const note = chosen.unverified ? ` — unverified: ${unverifiedReason(chosen)}` : outcome.excused ? ` (${outcome.excused.join(', ')} red as on HEAD: not held against it)` : '';
-  return outcome.applied
-    ? { applied: true, arm: chosen.arm, line: `applied arm ${chosen.arm} (${chosen.patchFile}) with ${outcome.how ?? 'git apply --index'}${note} — review and commit it` }
-    : { applied: false, arm: chosen.arm, line: `arm ${chosen.arm} not applied: ${outcome.motif ?? 'refused'}` };
+  return { applied: outcome.applied, arm: chosen.arm, line: applyLine(chosen.arm, chosen.patchFile, ws.invokedIn, outcome, chosen.unverified ? unverifiedReason(chosen) : undefined) };
 }
 
 export function readArmPatch(session: BonSession, arm: number): string {

@@ -106,7 +106,8 @@ export type RunEvent =
   | (Base & { type: 'arm_patch'; phase: string; arm: number; patchFile: string; bytes: number; sha256?: string; files: string[]; strays?: number; added?: number; removed?: number })
   /** Best-of-N: the ranking (green first, then cheapest, then fastest), the primer paid once, the proposal. */
   /** `judge`: the judge's order of the green arms, which the ranking follows (its cost is its own, in no arm's). */
-  | (Base & { type: 'harvest'; ranking: ArmRank[]; winner?: number; primer: { tokens: number; cost: number; sessionId?: string }; harvestFile: string; applyCommand?: string; judge?: JudgeOrder })
+  /** `why`: the ranking's one line on why #1 is first (absent from the logs of runs before it was carried). */
+  | (Base & { type: 'harvest'; ranking: ArmRank[]; winner?: number; why?: string; primer: { tokens: number; cost: number; sessionId?: string }; harvestFile: string; applyCommand?: string; judge?: JudgeOrder })
   /** `budget`: the spend cap that stopped the run (it exits 3). */
   | (Base & { type: 'run_finished'; exit: number; seconds: number; tokens: number; cost: number; failedPhase?: string; interrupted?: boolean; budget?: string })
   /** Best-of-N spend: an arm or the run near its cap (`wrap_up`: the agent was steered), at it, paused, raised. */

@@ -4,7 +4,7 @@
 // what happened, and fields it does not know of are ignored, or read generically when they say something.
 import fs from 'node:fs';
 import path from 'node:path';
-import { unverifiedReason, whyFirst, whyJudged } from '../bon/rank.js';
+import { unverifiedReason, whyOf } from '../bon/rank.js';
 import type { ArmRank, PhasePlan, RunEvent } from '../contract/events.js';
 import { junitReport, markdownReport, type ArmReport, type BonReport, type CiReport, type GateGroup, type GateRow, type PhaseReport, type Verdict } from './ciReportFormat.js';
 import { finiteCost, finiteCount } from '../contract/numbers.js';
@@ -268,7 +268,7 @@ function bonOf(
     arms,
     ...(harvest?.winner !== undefined ? { winner: harvest.winner } : {}),
     // The harvest's own why: the judge's reason when its order stood (the ranking follows it).
-    ...(harvest ? { why: harvest.judge ? whyJudged(ranking, harvest.judge) : whyFirst(ranking) } : {}),
+    ...(harvest ? { why: whyOf({ ...harvest, ranking }) } : {}),
     ...(primer ? { primer: { tokens: finiteCount(primer.tokens), cost: finiteCost(primer.cost) } } : {}),
     ...(applyCommand ? { applyCommand } : {}),
     ...(harvest?.harvestFile ? { harvestFile: harvest.harvestFile } : {}),

@@ -143,8 +143,9 @@ describe('bon spend control (real pi, scripted model)', () => {
     expect(capped.map((e) => formatCost(e.spent))).toEqual([total]);
     expect(finished.budget).toBe(`budget: the run spent ${total}, its cap is $0.05 (--max-cost)`);
     const harvest = out.events.find((e) => e.type === 'harvest') as Extract<RunEvent, { type: 'harvest' }>;
-    const json = JSON.parse(fs.readFileSync(harvest.harvestFile, 'utf8')) as { run: { cost_usd: number } };
+    const json = JSON.parse(fs.readFileSync(harvest.harvestFile, 'utf8')) as { run: { cost_usd: number }; why: string };
     expect(json.run.cost_usd).toBeCloseTo(finished.cost, 9);
+    expect(harvest.why).toBe(json.why); // one ranking: the event and the file say the same why
     const paths = out.prepared.workspace.paths;
     const runs = JSON.parse(await runsOutput(paths, true)) as Array<{ adwId: string; status: string; cost: number }>;
     expect(runs.find((r) => r.adwId === out.session.run.adwId)).toMatchObject({ status: 'budget' });

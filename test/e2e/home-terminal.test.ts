@@ -125,12 +125,12 @@ describe.skipIf(!hasTmux())('factory home in a real terminal', () => {
     await term.waitForScreen((s) => selectedLine(s)?.includes(failedId) === true);
 
     term.sendKeys('r');
-    const done = await term.waitForScreen((s) => s.includes('run green'), 60_000);
+    const done = await term.waitForScreen((s) => s.includes('run green'));
     // The live run screen of that very run (the home frame above it is Ink's last frame of the list).
     expect(done).toContain(`factory · adw_prompt · ${failedId}`);
     expect(done).toMatch(/✓ agent\s+prompt/);
     expect(done).toMatch(/✓ code\s+dispose/);
-    expect(await term.waitForExit(30_000)).toBe(0);
+    expect(await term.waitForExit()).toBe(0);
 
     // The same session was continued: a new ledger line, same session id; the model saw that session's history.
     const after = readLedger(b.paths.ledgerFile).filter((line) => line.adw_id === failedId);

@@ -40,7 +40,7 @@ describe.skipIf(!hasTmux())('80×24 in a real terminal', () => {
     // spawn time, so node.settings is fine without a file. More lines than 24 rows hold.
     repo = makeTempRepo({ files: { 'README.md': '# r\n' } });
     term = startTmux([process.execPath, FACTORY_BIN, 'doctor', '--quick'], { cwd: repo.dir, env: await cliChildEnv(), cols: 80, rows: 24 });
-    const opened = await term.waitForScreen((s) => /\d+ ok, \d+ warnings?, \d+ failed/.test(s) && WINDOW.test(s.split('\n')[0]!.trimEnd()), 60_000);
+    const opened = await term.waitForScreen((s) => /\d+ ok, \d+ warnings?, \d+ failed/.test(s) && WINDOW.test(s.split('\n')[0]!.trimEnd()));
     const first = windowOf(opened);
     const page = first.last - first.first + 1;
     expect(first.total).toBeGreaterThan(page);
@@ -76,7 +76,7 @@ describe.skipIf(!hasTmux())('80×24 in a real terminal', () => {
   it('s on the demo board compares two arms line by line: what both wrote `=`, what differs `≠`, an extra line alone', async () => {
     scratch = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'factory-compare-term-')));
     term = startTmux([process.execPath, FACTORY_BIN, 'demo', '--dir', path.join(scratch, 'greet')], { cwd: scratch, env: await cliChildEnv(), cols: 80, rows: 24 });
-    await term.waitForScreen((s) => s.includes('★ winner') && s.includes('run green'), 60_000);
+    await term.waitForScreen((s) => s.includes('★ winner') && s.includes('run green'));
     // The winner (arm 2: three lines) beside arm 3 (five: a doc comment and a local more).
     term.sendKeys('s');
     const compare = await term.waitForScreen((s) => s.includes('── arm 2 ⟷ arm 3') && s.includes('farewell(name) {'));

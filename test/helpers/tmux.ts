@@ -20,7 +20,10 @@ export interface TmuxSession {
   /** The pane with its SGR escapes (`capture-pane -e`), for tests of colour. */
   captureWithEscapes(): string;
   sendKeys(...keys: string[]): void;
-  /** Polls the screen until `test` holds; throws with the last screen when it never does. */
+  /**
+   * Polls the screen until `test` holds; throws with the last screen when it never does. The timeout is a hang
+   * guard (two minutes by default), never a measure of the machine's speed.
+   */
   waitForScreen(test: (screen: string) => boolean, timeoutMs?: number): Promise<string>;
   /** The command's exit code once it has ended. */
   waitForExit(timeoutMs?: number): Promise<number>;
@@ -49,7 +52,7 @@ export function startTmux(argv: string[], opts: { cwd: string; env: Record<strin
     sendKeys: (...keys) => {
       tmux('send-keys', '-t', 'main', ...keys);
     },
-    async waitForScreen(test, timeoutMs = 20_000) {
+    async waitForScreen(test, timeoutMs = 120_000) {
       const end = Date.now() + timeoutMs;
       let screen = '';
       while (Date.now() < end) {
@@ -59,7 +62,7 @@ export function startTmux(argv: string[], opts: { cwd: string; env: Record<strin
       }
       throw new Error(`screen never matched; last screen:\n${screen}`);
     },
-    async waitForExit(timeoutMs = 20_000) {
+    async waitForExit(timeoutMs = 120_000) {
       const end = Date.now() + timeoutMs;
       while (Date.now() < end) {
         if (fs.existsSync(exitFile)) {

@@ -337,6 +337,11 @@ describe('bon selectors: what the board draws beside the arms', () => {
     expect(whyFirstOf(fold(none))).toEqual({ text: 'no arm ran: nothing to apply', green: false });
   });
 
+  it('why #1 is the line the harvest carried (ranked once, in the core), not one the board works out again', () => {
+    const carried = eventsThrough('harvested').map((event) => (event.type === 'harvest' ? { ...event, why: 'why #1: the line the core wrote' } : event));
+    expect(whyFirstOf(fold(carried))).toEqual({ text: 'why #1: the line the core wrote', green: true });
+  });
+
   it('the primer line: none while it waits, its live figures, then the core account after the harvest', () => {
     expect(primerTextOf(through('started'), 3)).toBeUndefined();
     expect(primerTextOf(through('primed'), 3)).toBe('primer: 2.1k tokens, $0.0050, paid once');
