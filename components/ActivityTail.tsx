@@ -5,7 +5,7 @@
 import React from 'react';
 import { Box, Text } from 'ink';
 import { isLive, type PhaseState, type TailItem } from '../state/runStore.js';
-import { oneLine } from '../src/contract/text.js';
+import { flatLine } from '../src/contract/text.js';
 import { TOOL_GLYPH } from './theme.js';
 
 export interface TailLine {
@@ -18,20 +18,20 @@ export interface TailLine {
 export function tailLine(item: TailItem): TailLine | undefined {
   switch (item.kind) {
     case 'tool_start':
-      return { text: `${TOOL_GLYPH} ${item.tool}${item.detail ? ` ${oneLine(item.detail)}` : ''}` };
+      return { text: `${TOOL_GLYPH} ${item.tool}${item.detail ? ` ${flatLine(item.detail)}` : ''}` };
     case 'tool_end':
-      return item.isError ? { text: `✗ ${item.tool}: ${oneLine(item.detail)}`, color: 'red' } : undefined;
+      return item.isError ? { text: `✗ ${item.tool}: ${flatLine(item.detail)}`, color: 'red' } : undefined;
     case 'text': {
-      const text = oneLine(item.text);
+      const text = flatLine(item.text);
       return text ? { text, dim: true } : undefined;
     }
     case 'retry':
-      return { text: `↻ provider retry ${item.attempt}: ${oneLine(item.message)}`, color: 'yellow' };
+      return { text: `↻ provider retry ${item.attempt}: ${flatLine(item.message)}`, color: 'yellow' };
     case 'note':
-      return { text: `· ${oneLine(item.text)}` };
+      return { text: `· ${flatLine(item.text)}` };
     case 'attempt_failed': {
       const next = item.willRetry ? ' — retrying in the same session' : '';
-      return { text: `↻ attempt ${item.attempt}/${item.attempts} failed: ${oneLine(item.motif)}${next}`, color: 'yellow' };
+      return { text: `↻ attempt ${item.attempt}/${item.attempts} failed: ${flatLine(item.motif)}${next}`, color: 'yellow' };
     }
     default: {
       const unreachable: never = item;

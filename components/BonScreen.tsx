@@ -2,7 +2,7 @@
 // primer apart and "why #1", the harvest's proposal, totals, status line and key help; `enter` swaps the
 // graph and board for the selected arm's diff. BonScreen reads the bon store, owns the screen's one clock
 // and the one input hook, and sends intents to the controller; BonView is its pure drawing.
-// The composition root renders it with `exitOnCtrlC: false`:
+// The screen mount (src/tui/mount.ts) renders it with `exitOnCtrlC: false`:
 //   render(<BonScreen store={store} controller={controller} />, { exitOnCtrlC: false })
 
 import React, { useRef } from 'react';

@@ -4,7 +4,7 @@
 // store, owns the screen's one clock and its one input hook (DOCTOR_KEYS), and asks the core through the
 // DoctorController. Every line truncates, so a narrow terminal never wraps a row; a short terminal shows a window
 // over the checklist (doctorScroll.ts) that the scroll keys move and that opens on the first problem. The
-// composition root:
+// screen mount (src/tui/mount.ts):
 //   const store = createDoctorStore(initialDoctorState('command'));
 //   render(<DoctorScreen store={store} controller={{ rerun, close }} />, { exitOnCtrlC: false });
 //   void runDoctorInto(store, (hooks) => runDoctor(ctx, { only, quick, ...hooks }));

@@ -11,7 +11,7 @@ import React from 'react';
 import { Text } from 'ink';
 import type { GateReport } from '../state/runStore.js';
 import { formatSeconds } from '../src/contract/format.js';
-import { oneLine } from '../src/contract/text.js';
+import { flatLine } from '../src/contract/text.js';
 import { statusColor, statusGlyph } from './theme.js';
 
 /** A gate's time is worth showing only when it is felt (a test suite, not a file check). */
@@ -21,7 +21,7 @@ const SHOWN_SECONDS = 1;
 export function gateMotifLines(gates: readonly GateReport[]): string[] {
   const lines: string[] = [];
   for (const report of gates) {
-    const motif = report.ok ? '' : oneLine(report.motif ?? '');
+    const motif = report.ok ? '' : flatLine(report.motif ?? '');
     if (motif === '') continue;
     lines.push(motif.includes(report.gate) ? motif : `${report.gate}: ${motif}`);
   }

@@ -1,7 +1,7 @@
 // The cockpit home (`factory` with no arguments, in a TTY): the recent runs, and one run's phase graph
 // replayed from its recorded events, read-only. It reads the home store, owns the screen's one clock and
 // its one input hook (keys from keymap.ts HOME_KEYS), and asks the core through the HomeController. The
-// composition root renders it with `exitOnCtrlC: false`:
+// screen mount (src/tui/mount.ts) renders it with `exitOnCtrlC: false`:
 //   render(<HomeScreen store={createHomeStore()} controller={controller} />, { exitOnCtrlC: false })
 
 import React, { useEffect } from 'react';

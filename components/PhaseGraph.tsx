@@ -24,7 +24,7 @@ import React from 'react';
 import { Box, Text } from 'ink';
 import { isLive, phaseSeconds, type PhaseState } from '../state/runStore.js';
 import { formatCost, formatSeconds, formatTokens } from '../src/contract/format.js';
-import { displayWidth, fitCell, oneLine, pad } from '../src/contract/text.js';
+import { displayWidth, fitCell, flatLine, pad } from '../src/contract/text.js';
 import { GateChips, gateChipsHeight, gateMotifLines } from './GateChips.js';
 import { Spinner } from './Spinner.js';
 import { CONNECTOR, kindColor, statusColor, statusGlyph } from './theme.js';
@@ -56,7 +56,7 @@ export function motifLine(phase: PhaseState): string | undefined {
   if (phase.status === 'pending' || phase.status === 'skipped') return undefined;
   // A red gate already says why under its chip: the phase's motif (built from the same reports) would repeat it.
   if (gateMotifLines(phase.gates ?? []).length > 0) return undefined;
-  const motif = oneLine(phase.motif);
+  const motif = flatLine(phase.motif);
   if (phase.sentBack) return `sent back: ${motif}`;
   if (phase.motifAttempt !== undefined) return `attempt ${phase.motifAttempt}/${phase.attempts} failed: ${motif}`;
   return motif;
@@ -121,7 +121,7 @@ function armMotif(phase: PhaseState): string | undefined {
   if (phase.unverified && phase.status === 'ok') return 'unverified: every gate red on HEAD the same way — nothing verified it';
   if (phase.status !== 'failed' && phase.status !== 'retrying') return undefined;
   if (phase.motif === undefined) return undefined;
-  const motif = oneLine(phase.motif);
+  const motif = flatLine(phase.motif);
   return phase.motifAttempt !== undefined ? `attempt ${phase.motifAttempt}/${phase.attempts} failed: ${motif}` : motif;
 }
 

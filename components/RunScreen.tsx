@@ -1,7 +1,7 @@
 // The run screen: header, phase graph, activity tail of the current phase, totals, status and key help.
 // RunScreen reads the run store, owns the screen's one clock and the one input hook, and sends intents to
 // the controller the core implements; RunView is its drawing, shared with the home's read-only replay.
-// The composition root renders it with `exitOnCtrlC: false`:
+// The screen mount (src/tui/mount.ts) renders it with `exitOnCtrlC: false`:
 //   render(<RunScreen store={store} controller={controller} />, { exitOnCtrlC: false })
 
 import React from 'react';

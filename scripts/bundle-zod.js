@@ -1,6 +1,7 @@
 // Replaces dist/src/contract/zod.js (tsc's re-export of the zod functions the factory uses) with one tree-shaken file of the
 // same exports: zod's own code, read from one file instead of ~80 (its 50 locales dropped), see src/contract/zod.ts. esbuild
-// comes with the dependencies (pi's bundler, vite's); without it the re-export stays: slower to load, same result.
+// is the devDependency the build uses (pinned in package.json); without it (an install that omits the dev tools) the
+// re-export stays: slower to load, same result.
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 

@@ -9,7 +9,7 @@ import type { BonState } from './bonState.js';
 import type { BonStore } from './bonStore.js';
 import { dispatchRunIntent, runModeOf, type RunController, type RunIntent, type RunMode } from './runIntents.js';
 
-/** Implemented by the core (composition root) on top of the bon workflow and its RPC session. */
+/** Implemented by the core (src/tui/run.ts bonScreenController) on top of the bon session. */
 export interface BonController extends RunController {
   /** Abort arm `arm` (RPC abort): it ends red "aborted", the batch goes on. */
   abortArm(arm: number): void;
@@ -60,31 +60,23 @@ export function typeIntoBoard(store: BonStore, text: string): void {
   store.getState().dispatch({ type: 'steer_input', text });
 }
 
-function readPatchesInto(store: BonStore, controller: BonController, arms: number[]): void {
-  const { dispatch } = store.getState();
-  const failed = (error: unknown) => dispatch({ type: 'compare_failed', message: errorText(error) });
-  try {
-    Promise.all(arms.map(async (arm) => [arm, await controller.readPatch(arm)] as const)).then(
-      (pairs) => dispatch({ type: 'compare_loaded', texts: Object.fromEntries(pairs) }),
-      failed,
-    );
-  } catch (error) {
-    failed(error);
-  }
-}
-
 /** Rows the diff view scrolls by for PgUp/PgDn and clamps to: the view's height, known to the screen. */
 export interface BonViewport {
   page: number;
 }
 
-function readPatchInto(store: BonStore, controller: BonController, arm: number): void {
-  const { dispatch } = store.getState();
-  const failed = (error: unknown) => dispatch({ type: 'diff_failed', arm, message: errorText(error) });
+/**
+ * The arms' patches read through the controller, then handed to `loaded`; a read that throws or rejects goes to
+ * `failed`. Reads that answer at once are handed over at once; one that answers later, once all have.
+ */
+function readPatches(controller: BonController, arms: readonly number[], loaded: (texts: Record<number, string>) => void, failed: (error: unknown) => void): void {
   try {
-    const text = controller.readPatch(arm);
-    if (typeof text === 'string') dispatch({ type: 'diff_loaded', arm, text });
-    else text.then((loaded) => dispatch({ type: 'diff_loaded', arm, text: loaded }), failed);
+    const reads = arms.map((arm) => controller.readPatch(arm));
+    const textsOf = (texts: readonly string[]) => Object.fromEntries(arms.map((arm, i) => [arm, texts[i]!])) as Record<number, string>;
+    if (reads.every((read): read is string => typeof read === 'string')) loaded(textsOf(reads));
+    // One read is awaited alone: the diff is ready one tick after its file is, not after a Promise.all's extra ticks.
+    else if (reads.length === 1) Promise.resolve(reads[0]!).then((text) => loaded(textsOf([text])), failed);
+    else Promise.all(reads).then((texts) => loaded(textsOf(texts)), failed);
   } catch (error) {
     failed(error);
   }
@@ -95,7 +87,7 @@ export function runBonEffect(store: BonStore, controller: BonController, effect:
   if (effect === undefined) return;
   switch (effect.type) {
     case 'read_patch':
-      readPatchInto(store, controller, effect.arm);
+      readPatches(controller, [effect.arm], (texts) => store.getState().dispatch({ type: 'diff_loaded', arm: effect.arm, text: texts[effect.arm]! }), (error) => store.getState().dispatch({ type: 'diff_failed', arm: effect.arm, message: errorText(error) }));
       return;
     case 'abort_arm':
       controller.abortArm(effect.arm);
@@ -116,7 +108,7 @@ export function runBonEffect(store: BonStore, controller: BonController, effect:
       controller.steerArm(effect.arm, effect.text);
       return;
     case 'read_patches':
-      readPatchesInto(store, controller, effect.arms);
+      readPatches(controller, effect.arms, (texts) => store.getState().dispatch({ type: 'compare_loaded', texts }), (error) => store.getState().dispatch({ type: 'compare_failed', message: errorText(error) }));
       return;
     default: {
       const unreachable: never = effect;

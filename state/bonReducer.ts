@@ -4,7 +4,7 @@
 // screen's intents (bonIntents.ts) run it on the controller.
 
 import type { RunEvent } from '../src/contract/events.js';
-import { oneLine } from '../src/contract/text.js';
+import { flatLine } from '../src/contract/text.js';
 import { armsOf, harvestBegun, runningArm, selectedArm } from './bonSelectors.js';
 import { armOfPhase, armPhase, extrasOf, initialBonSlice, MAX_ARMS, type ArmExtras, type BonSlice, type BonState, type BonUi, type CompareState } from './bonState.js';
 import { armOverlap, sideBySide } from '../src/bon/overlap.js';
@@ -29,7 +29,7 @@ function foldBon(bon: BonSlice, before: RunState, event: RunEvent): BonSlice {
     }
     case 'activity': {
       if (armOfPhase(before, event.phase) === undefined || event.activity.kind !== 'tool_start') return bon;
-      const call = oneLine(`${event.activity.tool} ${event.activity.detail}`);
+      const call = flatLine(`${event.activity.tool} ${event.activity.detail}`);
       return withArm(bon, event.phase, (arm) => ({ ...arm, lastTool: call }));
     }
     case 'arm_patch':
@@ -174,7 +174,7 @@ export function reduceBonUi(state: BonState, action: BonAction): BonStep {
       // An answer for a diff the user already left (or another arm's) is dropped.
       if (ui.diff === undefined || ui.diff.arm !== action.arm || ui.diff.status !== 'loading') return stay(state);
       if (action.type === 'diff_failed') {
-        return stay(withUi(state, { diff: { ...ui.diff, status: 'failed', error: oneLine(action.message) } }));
+        return stay(withUi(state, { diff: { ...ui.diff, status: 'failed', error: flatLine(action.message) } }));
       }
       const lines = action.text.replace(/\n$/, '').split('\n');
       return stay(withUi(state, { diff: { ...ui.diff, status: 'ready', lines } }));
@@ -256,7 +256,7 @@ export function reduceBonUi(state: BonState, action: BonAction): BonStep {
     }
     case 'compare_failed':
       if (!ui.compare) return stay(state);
-      return stay(withUi(state, { compare: { ...ui.compare, status: 'failed', error: oneLine(action.message) } }));
+      return stay(withUi(state, { compare: { ...ui.compare, status: 'failed', error: flatLine(action.message) } }));
     case 'abort_arm': {
       // Asks first: an aborted arm's turn (and what it spent) is lost for good.
       const arm = runningArm(state);

@@ -5,9 +5,9 @@
 import type { ArmRank } from '../src/contract/events.js';
 import { primerLine as corePrimerLine, unverifiedReason, whyOf } from '../src/bon/rank.js';
 import { formatCost, formatTokens } from '../src/contract/format.js';
-import { oneLine } from '../src/contract/text.js';
+import { flatLine } from '../src/contract/text.js';
 import { extrasOf, HARVEST_PHASE, PRIMER_PHASE, type ArmExtras, type ArmPatch, type ArmSpendState, type BonState } from './bonState.js';
-import { baselineWarning, forecastAbove, forecastLine } from '../src/bon/spendLines.js';
+import { baselineLine, forecastAbove, forecastLine } from '../src/bon/spendLines.js';
 import { runCapMotif } from '../src/bon/spend.js';
 import { isLive, phaseSeconds } from './runSelectors.js';
 import type { GateReport, PhaseState, RunState } from './runState.js';
@@ -63,7 +63,7 @@ function statusOf(phase: PhaseState, extras: ArmExtras, rank: ArmRank | undefine
 function redGateMotif(gates: readonly GateReport[]): string | undefined {
   const red = gates.find((gate) => !gate.ok && !gate.preexisting) ?? gates.find((gate) => !gate.ok);
   if (red === undefined) return undefined;
-  return red.motif ? oneLine(red.motif) : `${red.gate} failed`;
+  return red.motif ? flatLine(red.motif) : `${red.gate} failed`;
 }
 
 /** The arms in plan order, with everything the board shows. `now` drives the running arm's clock. */
@@ -82,7 +82,7 @@ export function armsOf(state: BonState, now: number): ArmView[] {
       ? undefined
       : status === 'unverified'
         ? unverifiedReason({ excused: rank?.excused ?? gates.filter((gate) => gate.preexisting).map((gate) => gate.gate) })
-        : oneLine(phase.motif ?? rank?.motif ?? redGateMotif(gates) ?? (status === 'aborted' ? 'aborted' : 'red'));
+        : flatLine(phase.motif ?? rank?.motif ?? redGateMotif(gates) ?? (status === 'aborted' ? 'aborted' : 'red'));
     views.push({
       arm,
       phase: phase.name,
@@ -189,7 +189,7 @@ export function spendLinesOf(state: BonState): string[] {
     lines.push(asks ? `fan out? y / n — ${forecastAbove(forecast)} · ${forecastLine({ ...forecast, confirm: false })}` : forecastLine({ ...forecast, confirm: false }));
   }
   if (baseline && baseline.gates.some((gate) => !gate.ok)) {
-    lines.push(`baseline on HEAD: ${baseline.gates.map((g) => `${g.ok ? '✓' : '✗'} ${g.gate}`).join(' · ')} — ${baselineWarning(baseline)}`);
+    lines.push(baselineLine(baseline));
   }
   // Once the calls in flight at the cap are in, the stop line carries the run's final figure (the one `runs` shows).
   if (stop) lines.push(`${stop.kind === 'budget' && runSpend?.kind === 'capped' ? `${runCapMotif(runSpend.spent, runSpend.cap)} — the batch stopped` : stop.motif}: the harvest ranks what exists`);

@@ -1,4 +1,4 @@
-// The controller shapes the composition root implements, and the intents of every screen, in one import. Each
+// The controller shapes the core implements (src/tui/), and the intents of every screen, in one import. Each
 // screen's intents live in their own module (runIntents.ts, homeIntents.ts, bonIntents.ts; the doctor's are in
 // doctorStore.ts); this file only gathers them, and imports nothing that imports it.
 

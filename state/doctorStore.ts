@@ -4,7 +4,7 @@
 // Every pass of the doctor carries a generation number, so a late callback of a pass the user already re-ran can
 // never repaint a row of the new pass. The doctor's intents live here too (the store is the only state the doctor
 // screen has): `dispatchDoctorIntent` folds what the key asked, then runs the reducer's effect on the
-// DoctorController that the composition root implements on top of src/doctor/run.ts. The doctor's types and marks
+// DoctorController that the core implements (src/tui/doctor.ts) on top of src/doctor/run.ts. The doctor's types and marks
 // are re-exported, so the views need nothing from src/doctor.
 
 import { scrollAction, type ScrollIntent } from './scrollAction.js';
@@ -262,7 +262,7 @@ export async function runDoctorInto(
   }
 }
 
-/** Implemented by the core (composition root). */
+/** Implemented by the core (src/tui/doctor.ts). */
 export interface DoctorController {
   /** Run the doctor again (typically `runDoctorInto` with the same selection). */
   rerun(): void;

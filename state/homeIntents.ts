@@ -6,16 +6,16 @@ import type { RunEvent } from '../src/contract/events.js';
 import { errorText } from './errorText.js';
 import type { HomeAction, HomeEffect, HomeState, HomeStore, RunRow } from './homeStore.js';
 
-/** Implemented by the core (composition root) on top of the trace store. */
+/** Implemented by the core (src/tui/home.ts) on top of the trace store. */
 export interface HomeController {
   /** Recent runs, newest first. */
   listRuns(): RunRow[] | Promise<RunRow[]>;
   /** The run's recorded events, in order, to replay its phase graph. */
   runEvents(adwId: string): RunEvent[] | Promise<RunEvent[]>;
-  /** Continue a failed or interrupted run live (the composition root then shows its run screen). */
+  /** Continue a failed or interrupted run live (src/tui/ then shows its run screen). */
   resume(adwId: string): void;
   quit(): void;
-  /** Open the doctor checklist (`d`); the composition root shows the doctor screen, then comes back. */
+  /** Open the doctor checklist (`d`); src/tui/ shows the doctor screen, then comes back. */
   doctor?(): void;
 }
 

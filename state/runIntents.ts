@@ -5,7 +5,7 @@
 import type { RunState } from './runState.js';
 import type { RunStore } from './runStore.js';
 
-/** Implemented by the core (composition root, src/cli.tsx). */
+/** Implemented by the core (src/tui/run.ts runScreenController). */
 export interface RunController {
   /** Abort the running agent turn (pi RPC `abort` / kill of the json-mode attempt). Must be idempotent. */
   abort(): void;

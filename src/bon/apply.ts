@@ -13,7 +13,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { oneLine } from '../contract/errors.js';
+import { firstLine } from '../contract/errors.js';
 import { topLevel, type GitOptions } from '../process/git.js';
 import { commandGate, motif as gatesMotif, type GateCommand, type GateReport } from '../gates/judges.js';
 import { gateSignature, sameFailure, type GateSignature } from '../gates/baseline.js';
@@ -115,14 +115,14 @@ export async function verifyPatch(cwd: string, patchFile: string, opts: VerifyOp
     const refused = await refusalInTree(root, p, opts.base, opts.git);
     if (refused) return { ok: false, motif: refused };
   }
-  if (headers.symlinkCreated) return { ok: false, motif: `patch refused: it makes ${JSON.stringify(headers.symlinkCreated)} a symlink or submodule (${oneLine(headers.specialMode ?? '', 80)})` };
+  if (headers.symlinkCreated) return { ok: false, motif: `patch refused: it makes ${JSON.stringify(headers.symlinkCreated)} a symlink or submodule (${firstLine(headers.specialMode ?? '', 80)})` };
   const facts = await gitPatchFacts(root, path.resolve(patchFile), opts.git);
-  if ('motif' in facts) return { ok: false, motif: oneLine(`patch refused: ${facts.motif}`) };
+  if ('motif' in facts) return { ok: false, motif: firstLine(`patch refused: ${facts.motif}`) };
   for (const name of facts.paths) {
     const refused = await refusalInTree(root, { raw: name, path: name, source: 'git apply --numstat' }, opts.base, opts.git);
     if (refused) return { ok: false, motif: refused };
   }
-  if (facts.specialMode) return { ok: false, motif: oneLine(`patch refused: git reads a symlink or submodule in it (${facts.specialMode})`) };
+  if (facts.specialMode) return { ok: false, motif: firstLine(`patch refused: git reads a symlink or submodule in it (${facts.specialMode})`) };
   const motif = opts.base === undefined ? await checkInTree(root, path.resolve(patchFile), opts.git) : await checkOnCommit(root, opts.base, path.resolve(patchFile), opts.git);
   if (motif) return { ok: false, motif };
   return { ok: true, paths: [...new Set(headers.paths.map((p) => p.path))] };
@@ -132,7 +132,7 @@ export async function verifyPatch(cwd: string, patchFile: string, opts: VerifyOp
 async function checkInTree(root: string, patchFile: string, git?: GitOptions): Promise<string | undefined> {
   const check = await gitx(root, ['apply', '--check', '--', patchFile], git);
   // git's first line names the file and the line where the patch meets the user's own change.
-  return check.code === 0 ? undefined : oneLine(`patch does not apply to your tree: ${gitMotif(check)}`);
+  return check.code === 0 ? undefined : firstLine(`patch does not apply to your tree: ${gitMotif(check)}`);
 }
 
 /** Why the patch does not apply on `base`, asked in a temporary index read from it (no tree, no user index). */
@@ -142,7 +142,7 @@ async function checkOnCommit(root: string, base: string, patchFile: string, git?
   try {
     await gitxOk(root, ['read-tree', base], withIndex);
     const check = await gitx(root, ['apply', '--check', '--cached', '--', patchFile], withIndex);
-    return check.code === 0 ? undefined : oneLine(`patch does not apply on ${base.slice(0, 8)}: ${gitMotif(check)}`);
+    return check.code === 0 ? undefined : firstLine(`patch does not apply on ${base.slice(0, 8)}: ${gitMotif(check)}`);
   } finally {
     fs.rmSync(scratch, { recursive: true, force: true });
   }
@@ -240,10 +240,10 @@ async function applyCopy(opts: ApplyOptions, patch: string, scratch: string): Pr
     await makeOwnRepo(root, worktree, head, opts.git, 'the apply check');
     added = true;
     const inScratch = await gitx(worktree, ['apply', '--index', '--', patch], opts.git);
-    if (inScratch.code !== 0) return { applied: false, motif: oneLine(`patch does not apply on HEAD: ${gitMotif(inScratch)}`), gates: [] };
+    if (inScratch.code !== 0) return { applied: false, motif: firstLine(`patch does not apply on HEAD: ${gitMotif(inScratch)}`), gates: [] };
     // The last word is git's own index: no gate runs on, and no user tree receives, a symlink or submodule.
     const special = await appliedSpecialEntry(worktree, opts.git);
-    if (special) return { applied: false, motif: oneLine(`patch refused: ${special}`), gates: [] };
+    if (special) return { applied: false, motif: firstLine(`patch refused: ${special}`), gates: [] };
     const mapped = opts.gates.map((g) => ({ gate: g, cwd: mapIntoWorktree(root, worktree, opts.cwd, g.cwd) }));
     // The gates need the user's installed packages, and must write nothing into the user's tree: each
     // node_modules is a scratch folder of links to the user's packages, its caches the scratch tree's own.
@@ -273,9 +273,9 @@ async function applyCopy(opts: ApplyOptions, patch: string, scratch: string): Pr
   const held = reports.filter((r) => !excused.includes(r));
   const excusedNames = excused.length > 0 ? { excused: excused.map((r) => r.gate) } : {};
   const setup = held.find((r) => r.outcome === 'setup');
-  if (setup) return { applied: false, motif: oneLine(`a gate cannot run on this machine: ${setup.motif ?? setup.gate}`), gates: reports, ...excusedNames };
+  if (setup) return { applied: false, motif: firstLine(`a gate cannot run on this machine: ${setup.motif ?? setup.gate}`), gates: reports, ...excusedNames };
   const red = gatesMotif(held);
-  if (red) return { applied: false, motif: oneLine(`gates red on HEAD with the patch, not applied: ${red}`), gates: reports, ...excusedNames };
+  if (red) return { applied: false, motif: firstLine(`gates red on HEAD with the patch, not applied: ${red}`), gates: reports, ...excusedNames };
   const now = await gitxText(root, ['rev-parse', '--verify', 'HEAD^{commit}'], opts.git);
   if (now !== head) return { applied: false, motif: `HEAD moved while the gates ran (${head.slice(0, 8)} → ${now.slice(0, 8)}): not applied`, gates: reports };
   const placed = await placeInTree(root, patch, opts.git);
@@ -293,13 +293,13 @@ async function placeInTree(root: string, patch: string, git?: GitOptions): Promi
   const both = await gitx(root, ['apply', '--check', '--index', '--', patch], git);
   if (both.code === 0) {
     const applied = await gitx(root, ['apply', '--index', '--', patch], git);
-    return applied.code === 0 ? { how: 'git apply --index' } : { motif: oneLine(`git apply --index failed: ${gitMotif(applied)}`) };
+    return applied.code === 0 ? { how: 'git apply --index' } : { motif: firstLine(`git apply --index failed: ${gitMotif(applied)}`) };
   }
   const refused = await checkInTree(root, patch, git);
   if (refused) return { motif: refused };
   const cached = await gitx(root, ['apply', '--check', '--cached', '--', patch], git);
   const tree = await gitx(root, ['apply', '--', patch], git);
-  if (tree.code !== 0) return { motif: oneLine(`git apply failed: ${gitMotif(tree)}`) };
+  if (tree.code !== 0) return { motif: firstLine(`git apply failed: ${gitMotif(tree)}`) };
   if (cached.code !== 0) return { how: 'git apply to your tree alone (your index differs there: not staged)' };
   const staged = await gitx(root, ['apply', '--cached', '--', patch], git);
   return staged.code === 0 ? { how: 'git apply, staged with git apply --cached (your own unstaged changes stay unstaged)' } : { how: 'git apply to your tree alone (not staged)' };

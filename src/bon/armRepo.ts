@@ -8,7 +8,7 @@
 // commit identity its config sets (user.name, user.email), so that an arm's `git commit` works as it would there.
 import fs from 'node:fs';
 import path from 'node:path';
-import { oneLine } from '../contract/errors.js';
+import { firstLine } from '../contract/errors.js';
 import type { GitOptions } from '../process/git.js';
 import { gitMotif, gitx, gitxText } from './gitx.js';
 import { claimRunFolder, oneAtATime, releaseRunFolder, runFolder, worktreeRefusal, WorktreeError, type AddWorktreeOptions, type Worktree } from './worktrees.js';
@@ -43,7 +43,7 @@ async function initOwnRepo(root: string, dir: string, commit: string, git: GitOp
   const commonDir = path.resolve(root, await gitxText(root, ['rev-parse', '--git-common-dir'], git));
   const fail = (what: string, result?: Awaited<ReturnType<typeof gitx>>): never => {
     fs.rmSync(dir, { recursive: true, force: true });
-    throw new WorktreeError(oneLine(`no tree for ${label}: ${what}${result ? `: ${gitMotif(result)}` : ''}`));
+    throw new WorktreeError(firstLine(`no tree for ${label}: ${what}${result ? `: ${gitMotif(result)}` : ''}`));
   };
   // No template: no hook samples, nothing of git's own in info/; the config is the one `init` writes.
   const made = await gitx(path.dirname(dir), ['init', '-q', '--template=', '--', dir], git);

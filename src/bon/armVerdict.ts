@@ -2,7 +2,7 @@
 // reports, any reach past its own work, then its gates), a turn the harness could not finish, and the last word on
 // a green arm (its patch must be one `git apply` accepts). The two modes differ in where the arm works and how its
 // work is harvested, never in how it is judged.
-import { HarnessError, oneLine, type FailureKind, PhaseFailure } from '../contract/errors.js';
+import { HarnessError, firstLine, type FailureKind, PhaseFailure } from '../contract/errors.js';
 import type { ArmRank } from '../contract/events.js';
 import type { GateCommand } from '../gates/judges.js';
 import type { SandboxSpec } from '../sandbox/wrap.js';
@@ -118,7 +118,7 @@ export async function settleArm(session: BonSession, run: Run, rank: ArmRank, ju
     if (!verdict.ok) failure = `its patch could never be applied — ${verdict.motif}`;
   }
   if (failure) {
-    rank.motif = oneLine(failure);
+    rank.motif = firstLine(failure);
     rank.failure = judgement.kind;
     session.settled.add(rank.arm);
     session.spend.armSettled(rank.arm, false, rank.cost);

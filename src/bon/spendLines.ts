@@ -26,7 +26,7 @@ export function forecastLine(event: Extract<RunEvent, { type: 'forecast' }>): st
  * red on HEAD verifies nothing (an arm failing it the same way is excused), with its motif; a gate that cannot run
  * there stops the run. Undefined when every gate is green.
  */
-export function baselineWarning(event: Extract<RunEvent, { type: 'baseline' }>): string | undefined {
+export function baselineWarning(event: Pick<Extract<RunEvent, { type: 'baseline' }>, 'gates'>): string | undefined {
   const setup = event.gates.find((g) => g.setup);
   if (setup) return `it cannot run on HEAD: ${setup.motif ?? setup.gate}`;
   const red = event.gates.filter((g) => !g.ok);
@@ -36,17 +36,21 @@ export function baselineWarning(event: Extract<RunEvent, { type: 'baseline' }>):
   return `RED ON HEAD before any arm, nothing will be verified by ${which}: ${red[0]!.motif ?? red[0]!.gate} (an arm that fails it the same way is not held to it)`;
 }
 
+/** The baseline in one line (the log, `show` and the board alike): each gate's mark, then what a red one means. */
+export function baselineLine(event: Pick<Extract<RunEvent, { type: 'baseline' }>, 'gates' | 'seconds'>, opts: { seconds?: boolean } = {}): string {
+  const gates = event.gates.map((g) => `${g.ok ? '✓' : '✗'} ${g.gate}`).join(' · ') || 'no gate';
+  const warning = baselineWarning(event);
+  return `baseline on HEAD${opts.seconds ? ` (${event.seconds.toFixed(1)} s)` : ''}: ${gates}${warning ? ` — ${warning}` : ''}`;
+}
+
 export function spendLine(tag: string, event: SpendEvent): string {
   switch (event.type) {
     case 'forecast':
       return `${tag} ${forecastLine(event)}`;
     case 'race_stop':
       return `${tag} ${event.motif}: the arms still at work stop, the harvest ranks what exists`;
-    case 'baseline': {
-      const gates = event.gates.map((g) => `${g.ok ? '✓' : '✗'} ${g.gate}`).join(' · ') || 'no gate';
-      const warning = baselineWarning(event);
-      return `${tag} baseline on HEAD (${event.seconds.toFixed(1)} s): ${gates}${warning ? ` — ${warning}` : ''}`;
-    }
+    case 'baseline':
+      return `${tag} ${baselineLine(event, { seconds: true })}`;
     case 'spend': {
       const who = event.scope === 'run' ? 'the run' : (event.phase ?? 'an arm');
       const figures = `${formatCost(event.spent)} of ${formatCap(event.cap)}`;

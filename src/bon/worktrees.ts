@@ -173,12 +173,9 @@ export async function sweepWorktrees(root: string, opts: { git?: GitOptions; env
     await gitx(root, ['worktree', 'prune'], opts.git).catch(() => undefined);
     return listWorktrees(root, opts.git).catch(() => [] as string[]);
   });
-  for (const run of fs.readdirSync(realRepoDir)) {
+  // The same walk `factory clean --dry-run` shows: a live run's folder (or one still in the making) stays.
+  for (const run of runFolders(root, opts.env).leftover.keys()) {
     const runDir = path.join(realRepoDir, run);
-    const owner = readOwner(runDir);
-    if (owner && ownerAlive(owner)) continue;
-    // A folder without an owner file yet may be one another run is making right now.
-    if (!owner && Date.now() - fs.statSync(runDir).mtimeMs < FRESH_MS) continue;
     for (const tree of known.filter((p) => p.startsWith(`${runDir}${path.sep}`))) {
       try {
         await removeDir(root, tree, opts.git);
@@ -211,6 +208,7 @@ export function runFolders(root: string, env?: NodeJS.ProcessEnv): { leftover: M
   for (const run of entriesOf(repoDir)) {
     const runDir = path.join(repoDir, run);
     const owner = readOwner(runDir);
+    // A folder without an owner file yet may be one another run is making right now.
     const fresh = !owner && Date.now() - fs.statSync(runDir).mtimeMs < FRESH_MS;
     (fresh || (owner !== undefined && ownerAlive(owner)) ? live : leftover).set(run, runDir);
   }

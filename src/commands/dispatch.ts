@@ -1,5 +1,5 @@
 // Commands as the CLI sees them: validate the input (bad input = UsageError, exit 2, nothing written), then
-// build a Run and its phases. No view code here: the composition root decides how the run is shown.
+// build a Run and its phases. No view code here: the entry (../cli.tsx) picks the front end that shows the run.
 import { UsageError } from '../contract/errors.js';
 import type { PreparedRun } from './prepared.js';
 import type { CommandFlags } from './workspace.js';
@@ -7,7 +7,7 @@ import type { CommandFlags } from './workspace.js';
 export type { CommandFlags } from './workspace.js';
 export type { PreparedRun } from './prepared.js';
 
-/** What a command asks of the composition root: run a workflow, or print something and exit. */
+/** What a command asks of the entry: run a workflow, or print something and exit. */
 export type Prepared =
   | { kind: 'run'; prepared: PreparedRun }
   | { kind: 'help' }

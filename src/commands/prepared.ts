@@ -1,4 +1,4 @@
-// A run ready to execute, as the composition root receives it from any command.
+// A run ready to execute, as the entry and the front ends receive it from any command.
 import { redactDeep } from '../contract/redact.js';
 import type { Phase, ResumeOptions, Run } from '../engine/runner.js';
 import type { Workspace } from './workspace.js';

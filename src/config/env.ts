@@ -35,7 +35,7 @@ export interface AuthProfileKeys {
   keys: string[];
 }
 
-/** Reads `<root>/.env` once (call it at the composition root and pass the result around). Never throws. */
+/** Reads `<root>/.env` once (call it once per command, as commands/workspace.ts does, and pass the result around). Never throws. */
 export function loadDotEnv(root: string, real: NodeJS.ProcessEnv = process.env): DotEnv {
   const file = path.join(root, '.env');
   let text: string;

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { parseDuration } from '../contract/duration.js';
 import path from 'node:path';
-import { UsageError, errorMessage, oneLine } from '../contract/errors.js';
+import { UsageError, errorMessage, firstLine } from '../contract/errors.js';
 import type { GateCommand } from '../gates/judges.js';
 import type { Limits } from '../contract/agent.js';
 import { route } from './routes.js';
@@ -135,7 +135,7 @@ function readRosterText(abs: string): string {
   } catch (error) {
     if (error instanceof RosterError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
-    throw new RosterError(code === 'ENOENT' ? `roster not found: ${named(abs)}` : `${named(abs)}: unreadable (${code ?? oneLine(errorMessage(error))})`);
+    throw new RosterError(code === 'ENOENT' ? `roster not found: ${named(abs)}` : `${named(abs)}: unreadable (${code ?? firstLine(errorMessage(error))})`);
   } finally {
     if (fd !== undefined) fs.closeSync(fd);
   }

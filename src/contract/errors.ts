@@ -98,7 +98,7 @@ export function clip(text: string, max: number): string {
 }
 
 /** First non-blank line of a message, trimmed and clipped to `max` code points: motifs are one line. */
-export function oneLine(text: string, max = 300): string {
+export function firstLine(text: string, max = 300): string {
   const first = text.split(LINE_BREAK).find((l) => l.trim() !== '') ?? '';
   return clip(first.trim(), max);
 }

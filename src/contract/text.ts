@@ -81,7 +81,7 @@ export function fitCell(text: string, columns: number, align: 'left' | 'right' =
 }
 
 /** Every run of whitespace (newlines included) one space, the ends trimmed; then fitted when `columns` is given. */
-export function oneLine(text: string, columns?: number): string {
+export function flatLine(text: string, columns?: number): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   return columns === undefined ? flat : fit(flat, columns);
 }

@@ -1,4 +1,4 @@
-// Building the doctor's context at the composition root: the workspace, its `.env`, the roster and the pi that
+// Building the doctor's context once per `factory doctor` (commands/doctor.ts): the workspace, its `.env`, the roster and the pi that
 // would run. Failures to read the roster or to find pi are kept as values: they become failed checks.
 import { loadDotEnv } from '../config/env.js';
 import { resolveWorkspaceRoot, workspacePaths } from '../config/paths.js';

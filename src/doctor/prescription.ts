@@ -7,7 +7,7 @@
 // and every refusal is one line, raised before anything is written.
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { UsageError, errorMessage, oneLine } from '../contract/errors.js';
+import { UsageError, errorMessage, firstLine } from '../contract/errors.js';
 import { installNode, installStation, type PackageEntry } from '../pi/node.js';
 
 const PRESCRIPTION_LAYERS = ['node', 'station'] as const;
@@ -88,7 +88,7 @@ export function prescribe(opts: PrescribeOptions): Prescription {
     return { layer, ...result };
   } catch (error) {
     // installNode/installStation refuse (invalid JSON, "packages" not a list) before writing anything.
-    throw new PrescriptionError(oneLine(errorMessage(error)));
+    throw new PrescriptionError(firstLine(errorMessage(error)));
   }
 }
 

@@ -1,6 +1,6 @@
 // Running the doctor: every selected check at once (the wall is the slowest probe, not the sum), each result
 // streamed the moment it resolves. A check that throws is a failed check, never a crashed doctor.
-import { oneLine } from '../contract/text.js';
+import { flatLine } from '../contract/text.js';
 import { doctorChecks } from './checks.js';
 import type { CheckResult, DoctorCheck, DoctorContext, DoctorResult } from './types.js';
 
@@ -29,8 +29,8 @@ export function unknownSelectors(checks: DoctorCheck[], only: string[]): string[
 }
 
 function finish(check: DoctorCheck, outcome: CheckResult, ms: number): DoctorResult {
-  const result: DoctorResult = { id: check.id, category: check.category, severity: check.severity, title: check.title, status: outcome.status, detail: oneLine(outcome.detail), ms };
-  if (outcome.fix && outcome.status !== 'ok' && outcome.status !== 'skipped') result.fix = oneLine(outcome.fix);
+  const result: DoctorResult = { id: check.id, category: check.category, severity: check.severity, title: check.title, status: outcome.status, detail: flatLine(outcome.detail), ms };
+  if (outcome.fix && outcome.status !== 'ok' && outcome.status !== 'skipped') result.fix = flatLine(outcome.fix);
   return result;
 }
 

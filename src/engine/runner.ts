@@ -2,7 +2,7 @@
 // session, and stops at the first phase that fails for good. It knows nothing about pi or the screen: it
 // emits typed events and returns an exit code.
 import { randomBytes } from 'node:crypto';
-import { errorMessage, HarnessError, InfrastructureError, isRetryable, oneLine, PhaseFailure, type FailureKind } from '../contract/errors.js';
+import { errorMessage, HarnessError, InfrastructureError, isRetryable, firstLine, PhaseFailure, type FailureKind } from '../contract/errors.js';
 import type { Activity, PhaseKind, PhasePlan, RunEvent, RunEventListener } from '../contract/events.js';
 import { addCosts, addCounts, finiteCost, finiteCount } from '../contract/numbers.js';
 import { runGroup } from './phaseGroup.js';
@@ -107,7 +107,7 @@ export class Run {
 
   /**
    * Masks secret values in anything of this run that is shown or written: a string, or a copy of a JSON-like value
-   * with its strings masked. The composition root sets it from the workspace's redactor; whoever writes an
+   * with its strings masked. commands/prepared.ts sets it from the workspace's redactor; whoever writes an
    * artefact of the run (the trace's close, a workflow's own file) goes through it, so there is one redactor.
    */
   redact: <T>(value: T) => T = (value) => value;
@@ -354,7 +354,7 @@ async function runPhase(run: Run, phase: Phase, progress: PhaseProgress, sendBac
       retryable = error instanceof PhaseFailure && isRetryable(failure);
       // A refused check (dirty tree, missing spec) is bad input, like a bad flag: exit 2, not a failed workflow.
       infrastructure = error instanceof InfrastructureError || (error instanceof PhaseFailure && failure === 'check');
-      shown = oneLine(errorMessage(error)) || (error instanceof Error ? error.name : 'failed');
+      shown = firstLine(errorMessage(error)) || (error instanceof Error ? error.name : 'failed');
       lastMotif = (error instanceof PhaseFailure && error.detail) || shown;
     }
     const sentBack = retryable && sendBack && !run.interrupted;

@@ -5,7 +5,7 @@
 
 import * as z from '../contract/zod.js';
 import { depthOf, nestedDeeperThan, objectSpans } from './scan.js';
-import { clip, oneLine } from '../contract/errors.js';
+import { clip, firstLine } from '../contract/errors.js';
 import { formatPath, kindOf, lookup } from '../contract/zodIssues.js';
 
 import { REPORT_TOOL } from '../contract/typedGate.js';
@@ -262,7 +262,7 @@ function validate<T>(payload: unknown, type: EnvelopeType<T>): T {
 
 function thrownMotif(error: unknown): string {
   try {
-    return oneLine(error instanceof Error ? `${error.name}: ${error.message}` : String(error), SHOWN_MAX) || 'unknown error';
+    return firstLine(error instanceof Error ? `${error.name}: ${error.message}` : String(error), SHOWN_MAX) || 'unknown error';
   } catch {
     return 'unknown error';
   }

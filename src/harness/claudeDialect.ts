@@ -5,7 +5,7 @@ import type { FailureKind } from '../contract/errors.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { oneLine } from '../contract/errors.js';
+import { firstLine } from '../contract/errors.js';
 import { REPORT_TOOL } from '../contract/typedGate.js';
 import { addCounts, finiteCost } from '../contract/numbers.js';
 
@@ -190,11 +190,11 @@ function errorText(value: unknown): string {
 export function stdoutEvidence(value: unknown): string {
   const object = asObject(value);
   if (!object) return '';
-  if (typeof object.result === 'string' && object.result.trim()) return oneLine(object.result);
-  if (Array.isArray(object.errors) && object.errors.length > 0) return oneLine(object.errors.map(errorText).join('; '));
+  if (typeof object.result === 'string' && object.result.trim()) return firstLine(object.result);
+  if (Array.isArray(object.errors) && object.errors.length > 0) return firstLine(object.errors.map(errorText).join('; '));
   for (const key of ['error', 'message']) {
     const text = errorText(object[key]).trim();
-    if (text) return oneLine(text);
+    if (text) return firstLine(text);
   }
   return '';
 }
@@ -209,7 +209,7 @@ export function stderrEvidence(stderr: string): string {
     .map((l) => l.trim())
     .filter((l) => l !== '' && !l.startsWith('Ignoring ') && !l.startsWith('at '));
   const error = lines.find((l) => /error/i.test(l));
-  return oneLine(error ?? lines.at(-1) ?? '');
+  return firstLine(error ?? lines.at(-1) ?? '');
 }
 
 export interface ClaudeOutcome {
@@ -254,7 +254,7 @@ export function judgeClaude(outcome: ClaudeOutcome): ClaudeVerdict {
   }
   const why = stdoutEvidence(tryJson(outcome.stdout.trim())) || stderrEvidence(outcome.stderr);
   if (outcome.exitCode === 0) {
-    const seen = oneLine(outcome.stdout, 120);
+    const seen = firstLine(outcome.stdout, 120);
     return {
       ok: false,
       kind: 'protocol',

@@ -5,7 +5,7 @@
 // overwrite), a second run changes nothing, and every refusal comes before the first write.
 import fs from 'node:fs';
 import path from 'node:path';
-import { errorMessage, oneLine, UsageError } from '../contract/errors.js';
+import { errorMessage, firstLine, UsageError } from '../contract/errors.js';
 import { gitRaw, isWorkTree, topLevel } from '../process/git.js';
 import { seedNode } from '../pi/node.js';
 import { BRIEFS_DIR, loadRoster, ROSTER_FILE, WORKFLOW_ROLES } from '../config/roster.js';
@@ -47,7 +47,7 @@ export interface InitOptions {
 }
 
 function refuse(message: string): never {
-  throw new UsageError(oneLine(message));
+  throw new UsageError(firstLine(message));
 }
 
 function templatesDir(factoryRoot: string): string {

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { HarnessError, oneLine } from '../contract/errors.js';
+import { HarnessError, firstLine } from '../contract/errors.js';
 import { declareSession } from '../trace/ledger.js';
 import type { WorkspacePaths } from '../config/paths.js';
 import type { SupervisedChild } from '../process/supervisor.js';
@@ -292,7 +292,7 @@ export class PiRpc {
         // pi refused the prompt before accepting it: no turn will come. No key is the installation's (exit 2).
         const keyless = missingKeyProvider(error.message);
         if (keyless) throw new HarnessError(missingKeyMotif(keyless), sessionId, { kind: 'auth' });
-        throw new HarnessError(`prompt refused by pi: ${oneLine(error.message)}`, sessionId, { kind: 'refused' });
+        throw new HarnessError(`prompt refused by pi: ${firstLine(error.message)}`, sessionId, { kind: 'refused' });
       }
       throw turn.failure(error, this.turnContext(sessionId));
     } finally {

@@ -258,26 +258,26 @@ const DETAIL_MAX = 100;
  * One display line: whitespace collapsed, truncated with an ellipsis (in code points). `\s` covers every line
  * break but NEL (U+0085), which is added so that no line break of any kind reaches the cockpit.
  */
-export function oneLine(text: string, max = DETAIL_MAX): string {
+function flatDetail(text: string, max = DETAIL_MAX): string {
   const flat = text.replace(/[\s\u0085]+/gu, ' ').trim();
   return clip(flat, max);
 }
 
 /** The first non-blank line, a line ending at any Unicode line break, not only LF. */
-function firstLine(text: string, max = DETAIL_MAX): string {
+function firstDetail(text: string, max = DETAIL_MAX): string {
   const line = text.split(LINE_BREAK).find((l) => l.trim() !== '') ?? '';
-  return oneLine(line, max);
+  return flatDetail(line, max);
 }
 
 /** The most telling argument of a tool call: the bash command, the path, the pattern… */
 export function argsDetail(args: unknown): string {
-  if (!isObj(args)) return typeof args === 'string' ? oneLine(args) : '';
+  if (!isObj(args)) return typeof args === 'string' ? flatDetail(args) : '';
   for (const key of ['command', 'pattern', 'path', 'file_path', 'status']) {
     const value = args[key];
-    if (typeof value === 'string' && value !== '') return oneLine(value);
+    if (typeof value === 'string' && value !== '') return flatDetail(value);
   }
   try {
-    return oneLine(JSON.stringify(args));
+    return flatDetail(JSON.stringify(args));
   } catch {
     return '';
   }
@@ -286,7 +286,7 @@ export function argsDetail(args: unknown): string {
 /** The tool's name as one line: it comes from the model's tool call, so it may hold anything. */
 function toolName(event: PiEvent): string {
   const name = str(event.toolName);
-  return name === undefined ? '?' : oneLine(name);
+  return name === undefined ? '?' : flatDetail(name);
 }
 
 /** Maps a stream event to a line of live activity for the cockpit; undefined for the rest. */
@@ -298,15 +298,15 @@ export function toActivity(event: PiEvent): Activity | undefined {
       const output = textOf(event.result);
       // A write the OS sandbox refused (a read-only file system there): the arm's own act, named on its row.
       const denied = output.split(LINE_BREAK).find((l) => /Read-only file system|\bEROFS\b/.test(l));
-      return { kind: 'tool_end', tool: toolName(event), isError: event.isError === true, detail: firstLine(output), ...(denied ? { denied: oneLine(denied, DETAIL_MAX) } : {}) };
+      return { kind: 'tool_end', tool: toolName(event), isError: event.isError === true, detail: firstDetail(output), ...(denied ? { denied: flatDetail(denied, DETAIL_MAX) } : {}) };
     }
     case 'message_end': {
       if (!isObj(event.message) || event.message.role !== 'assistant') return undefined;
-      const text = firstLine(textOf(event.message));
+      const text = firstDetail(textOf(event.message));
       return text === '' ? undefined : { kind: 'text', text };
     }
     case 'auto_retry_start':
-      return { kind: 'retry', attempt: num(event.attempt), message: firstLine(str(event.errorMessage) ?? '') };
+      return { kind: 'retry', attempt: num(event.attempt), message: firstDetail(str(event.errorMessage) ?? '') };
     default:
       return undefined;
   }

@@ -1,6 +1,6 @@
 // Every child the factory starts goes through here: its own process group (so pi's tools die with it), a run
 // tag in its environment (so a test can prove nothing is left), and one kill ladder. The registry lets the
-// composition root end every child on Ctrl-C, SIGTERM or SIGHUP of the cockpit. Long-lived children (pi
+// lifecycle root (../lifecycle.ts) end every child on Ctrl-C, SIGTERM or SIGHUP of the cockpit. Long-lived children (pi
 // sessions, harness runs) are spawned here; programs run to their end go through run.ts, which adopts them.
 import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { randomUUID } from 'node:crypto';

@@ -3,7 +3,7 @@
 // on macOS, Seatbelt's sandbox-exec (unproven: designed and unit-tested on Linux). FACTORY_BWRAP names another
 // bwrap program (a test names a missing one to stand for a machine without it).
 import fs from 'node:fs';
-import { oneLine } from '../contract/errors.js';
+import { firstLine } from '../contract/errors.js';
 import type { Sandbox } from './policy.js';
 
 export const BWRAP_ENV = 'FACTORY_BWRAP';
@@ -48,7 +48,7 @@ async function bubblewrap(program: string, env: NodeJS.ProcessEnv): Promise<Sand
   // What an arm needs of it: a read-only root, a new /proc in a pid namespace of its own.
   const tried = await runToEnd(program, ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-pid', '--die-with-parent', '--', 'true'], { env, timeoutMs: 10_000 });
   if (tried.code !== 0) {
-    const said = oneLine(tried.stderr.toString('utf8').trim()) || `exit ${tried.code ?? tried.signal}`;
+    const said = firstLine(tried.stderr.toString('utf8').trim()) || `exit ${tried.code ?? tried.signal}`;
     return { ok: false, motif: `bubblewrap cannot make a sandbox here: ${said}`, fix: 'allow unprivileged user namespaces (Ubuntu 24.04: an AppArmor profile for bwrap, or sysctl kernel.apparmor_restrict_unprivileged_userns=0)' };
   }
   return { ok: true, sandbox: { kind: 'bwrap', program, version: version.stdout.toString('utf8').trim() || 'bubblewrap' } };

@@ -1,6 +1,6 @@
 // The run log: every RunEvent of a run, one JSON line each, in `adws/adw_data/traces/runs/<adw_id>.jsonl`. It is
 // the raw source of the trace store (factory.db is an index rebuilt from it), and it stays light on purpose:
-// no SQLite here, so the composition root can subscribe it before pi starts without paying for the native addon.
+// no SQLite here, so that cli/attachTrace.ts can subscribe it before pi starts without paying for the native addon.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { RunEvent, RunEventListener } from '../contract/events.js';

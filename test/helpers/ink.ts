@@ -1,8 +1,10 @@
 // Test helpers for Ink 6 views, on top of ink-testing-library: ANSI-free frames, named keys, a terminal
 // resize, and `waitFor` that polls the rendered frame instead of sleeping a fixed time.
 
+import chalk from 'chalk';
 import type { ReactElement } from 'react';
 import { render } from 'ink-testing-library';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 
 /** Raw bytes a terminal sends for the keys the cockpit uses. */
 export const KEYS = {
@@ -96,4 +98,40 @@ export async function renderInk(tree: ReactElement, size: { columns?: number; ro
   // useInput subscribes in an effect: keys written before it runs would be lost.
   await tick();
   return harness;
+}
+
+export interface ScreenTests {
+  /** Mounts a screen (the one this test shows; it is unmounted after the test). */
+  mount(tree: ReactElement, size?: { columns?: number; rows?: number }): Promise<InkHarness>;
+  /** Unmounts it now (a test that mounts a second screen). */
+  unmount(): void;
+}
+
+/**
+ * The set-up a file of screen tests shares: colours forced to the basic 16 for the whole file, whatever terminal
+ * runs the tests (its frames are asserted in colour, and Ink colours through this very chalk instance), and the
+ * screen a test mounted unmounted after it.
+ */
+export function screenTests(): ScreenTests {
+  let level = chalk.level;
+  beforeAll(() => {
+    level = chalk.level;
+    chalk.level = 1;
+  });
+  afterAll(() => {
+    chalk.level = level;
+  });
+  let mounted: InkHarness | undefined;
+  const unmount = () => {
+    mounted?.unmount();
+    mounted = undefined;
+  };
+  afterEach(unmount);
+  return {
+    async mount(tree, size) {
+      mounted = await renderInk(tree, size);
+      return mounted;
+    },
+    unmount,
+  };
 }

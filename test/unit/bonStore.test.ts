@@ -21,6 +21,7 @@ import { BON_KEYS, helpText, intentFor, keyLabel } from '../../components/keymap
 import type { ArmRank, FailureKind, RunEvent } from '../../src/contract/events.js';
 import { foldSteps } from '../../state/step.js';
 import { ev, eventsThrough, RANKING, RED_MOTIF, samplePatch, STAGES, T0, type Stage } from '../helpers/bonEvents.js';
+import { recordingBonController, type RecordingBonController } from '../helpers/bonController.js';
 
 function fold(events: readonly RunEvent[], state: BonState = initialBonState()): BonState {
   return events.reduce(reduceBonEvent, state);
@@ -356,23 +357,8 @@ describe('bon selectors: what the board draws beside the arms', () => {
   });
 });
 
-function recorder(patch: string | Promise<string> = samplePatch(10)): BonController & { calls: string[] } {
-  const calls: string[] = [];
-  return {
-    calls,
-    abort: () => calls.push('abort'),
-    quit: () => calls.push('quit'),
-    abortArm: (k) => calls.push(`abortArm ${k}`),
-    cloneArm: () => calls.push('cloneArm'),
-    apply: (k) => calls.push(`apply ${k}`),
-    raiseArm: (k) => calls.push(`raiseArm ${k}`),
-    confirmFanOut: (yes) => calls.push(`confirmFanOut ${yes}`),
-    steerArm: (k, text) => calls.push(`steerArm ${k} ${text}`),
-    readPatch: (k) => {
-      calls.push(`readPatch ${k}`);
-      return patch;
-    },
-  };
+function recorder(patch: string | Promise<string> = samplePatch(10)): RecordingBonController {
+  return recordingBonController(() => patch);
 }
 
 describe('dispatchBonIntent: the controller is called for what the reducers accepted', () => {

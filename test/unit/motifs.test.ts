@@ -1,6 +1,6 @@
 // Motifs are one line: every Unicode line break ends a line, and a cut falls between whole code points.
 import { describe, expect, it } from 'vitest';
-import { LINE_BREAK, clip, oneLine } from '../../src/contract/errors.js';
+import { LINE_BREAK, clip, firstLine } from '../../src/contract/errors.js';
 
 const BREAKS = ['\n', '\r\n', '\r', '\v', '\f', '\u0085', '\u2028', '\u2029'];
 
@@ -9,24 +9,24 @@ function hasLoneSurrogate(text: string): boolean {
   return /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(text);
 }
 
-describe('oneLine (errors)', () => {
+describe('firstLine (errors)', () => {
   it.each(BREAKS.map((b) => [JSON.stringify(b), b]))('the first line ends at %s', (_name, brk) => {
-    expect(oneLine(`first${brk}second`)).toBe('first');
-    expect(oneLine(`  ${brk}${brk}  second line${brk}third`)).toBe('second line');
+    expect(firstLine(`first${brk}second`)).toBe('first');
+    expect(firstLine(`  ${brk}${brk}  second line${brk}third`)).toBe('second line');
   });
 
   it('a line break of any kind never survives', () => {
     const text = BREAKS.map((b, i) => `line ${i}${b}`).join('');
-    expect(LINE_BREAK.test(oneLine(text))).toBe(false);
-    expect(oneLine(text)).toBe('line 0');
+    expect(LINE_BREAK.test(firstLine(text))).toBe(false);
+    expect(firstLine(text)).toBe('line 0');
   });
 
   it('cuts in code points, never inside a surrogate pair', () => {
     const emoji = '😀'.repeat(10);
-    expect(oneLine(emoji, 5)).toBe('😀😀😀😀…');
-    expect(hasLoneSurrogate(oneLine(`a${emoji}`, 4))).toBe(false);
-    expect(oneLine('x'.repeat(400))).toHaveLength(300);
-    expect(oneLine('short', 300)).toBe('short');
+    expect(firstLine(emoji, 5)).toBe('😀😀😀😀…');
+    expect(hasLoneSurrogate(firstLine(`a${emoji}`, 4))).toBe(false);
+    expect(firstLine('x'.repeat(400))).toHaveLength(300);
+    expect(firstLine('short', 300)).toBe('short');
   });
 });
 

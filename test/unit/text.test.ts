@@ -1,7 +1,7 @@
 // Text fitted by display width: CJK and emoji take two columns, combining marks none, and a cut never splits a
 // character (an emoji's surrogates, a ZWJ family, a letter and its accent).
 import { describe, expect, it } from 'vitest';
-import { displayWidth, fit, fitCell, fitStart, lastLine, oneLine, pad } from '../../src/contract/text.js';
+import { displayWidth, fit, fitCell, fitStart, lastLine, flatLine, pad } from '../../src/contract/text.js';
 
 const FAMILY = '👨‍👩‍👧'; // one grapheme, five code points joined by ZWJ
 
@@ -69,10 +69,10 @@ describe('pad and fitCell', () => {
   });
 });
 
-describe('oneLine and lastLine', () => {
-  it('oneLine collapses every run of whitespace, then fits when given columns', () => {
-    expect(oneLine('  a\n\tb   c \r\n')).toBe('a b c');
-    expect(oneLine('一行\n二行目のテキスト', 9)).toBe('一行 二…');
+describe('flatLine and lastLine', () => {
+  it('flatLine collapses every run of whitespace, then fits when given columns', () => {
+    expect(flatLine('  a\n\tb   c \r\n')).toBe('a b c');
+    expect(flatLine('一行\n二行目のテキスト', 9)).toBe('一行 二…');
   });
 
   it('lastLine is the last non-blank line, trimmed and fitted', () => {

@@ -9,6 +9,7 @@ import { createBonStore, type BonStore } from '../../state/bonStore.js';
 import type { RunEvent } from '../../src/contract/events.js';
 import { ev, eventsThrough, type Stage } from '../helpers/bonEvents.js';
 import { KEYS, renderInk, waitFor, type InkHarness } from '../helpers/ink.js';
+import { recordingBonController, type RecordingBonController } from '../helpers/bonController.js';
 
 function storeWith(stage: Stage, more: RunEvent[] = []): BonStore {
   const store = createBonStore();
@@ -24,23 +25,8 @@ const PATCHES: Record<number, string> = {
   3: 'diff --git a/README.md b/README.md\n--- a/README.md\n+++ b/README.md\n@@ -1 +1,2 @@\n # sum\n+Sums two numbers.\n',
 };
 
-function recorder(): BonController & { calls: string[] } {
-  const calls: string[] = [];
-  return {
-    calls,
-    abort: () => calls.push('abort'),
-    quit: () => calls.push('quit'),
-    abortArm: (k) => calls.push(`abortArm ${k}`),
-    cloneArm: () => calls.push('cloneArm'),
-    apply: (k) => calls.push(`apply ${k}`),
-    raiseArm: (k) => calls.push(`raiseArm ${k}`),
-    confirmFanOut: (yes) => calls.push(`confirmFanOut ${yes}`),
-    steerArm: (k, text) => calls.push(`steerArm ${k} ${text}`),
-    readPatch: (k) => {
-      calls.push(`readPatch ${k}`);
-      return Promise.resolve(PATCHES[k] ?? '');
-    },
-  };
+function recorder(): RecordingBonController {
+  return recordingBonController((k) => Promise.resolve(PATCHES[k] ?? ''));
 }
 
 let mounted: InkHarness | undefined;

@@ -1,15 +1,15 @@
 import React from 'react';
-import chalk from 'chalk';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { BonScreen } from '../../components/BonScreen.js';
 import { STATUS_CONFIRM_QUIT, type BonController } from '../../state/controller.js';
 import { createBonStore, type BonStore } from '../../state/bonStore.js';
 import type { RunEvent } from '../../src/contract/events.js';
 import { ev, eventsThrough, RED_MOTIF, samplePatch, T0, type Stage } from '../helpers/bonEvents.js';
-import { KEYS, renderInk, waitFor, type InkHarness } from '../helpers/ink.js';
+import { KEYS, screenTests, waitFor, type InkHarness } from '../helpers/ink.js';
 import { boardFit, boardLayout, lineWindow } from '../../components/ArmsBoard.js';
 import { fitHelp } from '../../components/KeyHelp.js';
 import { displayWidth } from '../../src/contract/text.js';
+import { recordingBonController, type RecordingBonController } from '../helpers/bonController.js';
 
 const SPIN = '[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]';
 
@@ -34,45 +34,14 @@ function advance(store: BonStore, from: Stage, to: Stage): void {
   for (const event of live(eventsThrough(to)).slice(seen)) store.getState().apply(event);
 }
 
-function recorder(patch = samplePatch(40)): BonController & { calls: string[] } {
-  const calls: string[] = [];
-  return {
-    calls,
-    abort: () => calls.push('abort'),
-    quit: () => calls.push('quit'),
-    abortArm: (k) => calls.push(`abortArm ${k}`),
-    cloneArm: () => calls.push('cloneArm'),
-    apply: (k) => calls.push(`apply ${k}`),
-    raiseArm: (k) => calls.push(`raiseArm ${k}`),
-    confirmFanOut: (yes) => calls.push(`confirmFanOut ${yes}`),
-    steerArm: (k, text) => calls.push(`steerArm ${k} ${text}`),
-    readPatch: (k) => {
-      calls.push(`readPatch ${k}`);
-      return Promise.resolve(patch);
-    },
-  };
+function recorder(patch = samplePatch(40)): RecordingBonController {
+  return recordingBonController(() => Promise.resolve(patch));
 }
 
-// The colours are part of what is asserted (diff lines, the selected column): force them on for this file,
-// whatever the terminal running the tests supports (Ink colours through this very chalk instance).
-let colourLevel = chalk.level;
-beforeAll(() => {
-  colourLevel = chalk.level;
-  chalk.level = 1;
-});
-afterAll(() => {
-  chalk.level = colourLevel;
-});
-
-let mounted: InkHarness | undefined;
-afterEach(() => {
-  mounted?.unmount();
-  mounted = undefined;
-});
+const screens = screenTests();
 
 async function mount(store: BonStore, controller: BonController = recorder(), size = { columns: 100 }) {
-  mounted = await renderInk(<BonScreen store={store} controller={controller} />, size);
-  return mounted;
+  return screens.mount(<BonScreen store={store} controller={controller} />, size);
 }
 
 function lineOf(ui: InkHarness, pattern: RegExp): string {
@@ -197,8 +166,7 @@ describe('BonScreen: the arms board of a best-of-3', () => {
           expect(lines[0], where).toMatch(/^factory · adw_bon · b0b0b0b0/); // the title, once, on the first line
           expect(lines.filter((line) => line.startsWith('factory · adw_bon')), where).toHaveLength(1);
           seen.add(ui.lastFrame().includes('╭') ? (ui.lastFrame().includes('turns ') ? 'cards' : 'compact') : 'lines');
-          ui.unmount();
-          mounted = undefined;
+          screens.unmount();
         }
       }
     }
@@ -344,8 +312,7 @@ describe('BonScreen: the arms board of a best-of-3', () => {
     await ui.press('q');
     await ui.waitForFrame('quitting…');
     expect(running.calls).toEqual(['quit']);
-    ui.unmount();
-    mounted = undefined;
+    screens.unmount();
 
     const finished = recorder();
     const done = await mount(storeAt('harvested'), finished);

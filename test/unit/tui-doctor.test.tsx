@@ -1,8 +1,7 @@
 // The doctor screen through ink-testing-library: rows go from ○ to a spinner to their mark as the store is
 // fed out of order, details and fix hints show, the summary follows, keys reach the controller.
-import chalk from 'chalk';
 import React from 'react';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import stringWidth from 'string-width';
 import { DoctorScreen, idColumnWidth } from '../../components/DoctorScreen.js';
 import { HomeScreen } from '../../components/HomeScreen.js';
@@ -11,7 +10,7 @@ import type { DoctorResult } from '../../src/doctor/types.js';
 import type { HomeController } from '../../state/controller.js';
 import { createDoctorStore, initialDoctorState, PLANNED_MARK, type DoctorCheckInfo, type DoctorController, type DoctorStore } from '../../state/doctorStore.js';
 import { createHomeStore } from '../../state/homeStore.js';
-import { KEYS, renderInk, waitFor, type InkHarness } from '../helpers/ink.js';
+import { KEYS, screenTests, waitFor, type InkHarness } from '../helpers/ink.js';
 
 const GIT: DoctorCheckInfo = { id: 'tools.git', category: 'tools', severity: 'required', title: 'git' };
 const CLAUDE: DoctorCheckInfo = { id: 'tools.claude', category: 'tools', severity: 'optional', title: 'claude CLI' };
@@ -28,26 +27,10 @@ function recorder(): DoctorController & { calls: string[] } {
   return { calls, rerun: () => calls.push('rerun'), close: () => calls.push('close') };
 }
 
-// Colours are asserted: force the basic 16 colours whatever the terminal running the tests supports (Ink
-// colours through this very chalk instance).
-let colourLevel = chalk.level;
-beforeAll(() => {
-  colourLevel = chalk.level;
-  chalk.level = 1;
-});
-afterAll(() => {
-  chalk.level = colourLevel;
-});
-
-let mounted: InkHarness | undefined;
-afterEach(() => {
-  mounted?.unmount();
-  mounted = undefined;
-});
+const screens = screenTests();
 
 async function mount(store: DoctorStore, controller: DoctorController, size?: { columns?: number; rows?: number }) {
-  mounted = await renderInk(<DoctorScreen store={store} controller={controller} />, size);
-  return mounted;
+  return screens.mount(<DoctorScreen store={store} controller={controller} />, size);
 }
 
 function lineOf(ui: InkHarness, pattern: RegExp): string {
@@ -296,9 +279,9 @@ describe('HomeScreen: d opens the doctor', () => {
   it('calls the controller', async () => {
     const calls: string[] = [];
     const controller: HomeController = { listRuns: async () => [], runEvents: async () => [], resume: () => {}, quit: () => {}, doctor: () => calls.push('doctor') };
-    mounted = await renderInk(<HomeScreen store={createHomeStore()} controller={controller} />);
-    await mounted.waitForFrame('d doctor');
-    await mounted.press('d');
+    const home = await screens.mount(<HomeScreen store={createHomeStore()} controller={controller} />);
+    await home.waitForFrame('d doctor');
+    await home.press('d');
     await waitFor(() => calls.includes('doctor'));
   });
 });

@@ -1,8 +1,7 @@
 // The overlap and side-by-side views, rendered through Ink: grouping, windowing, widths that hold, and a hostile
 // patch whose control characters never reach the terminal.
 import React from 'react';
-import chalk from 'chalk';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { OverlapView, overlapLines, overlapTitle } from '../../components/OverlapView.js';
 import { SideBySide, sideBySideLines, sideColumnWidth } from '../../components/SideBySide.js';
 import { armOverlap, sideBySide } from '../../src/bon/overlap.js';
@@ -10,28 +9,13 @@ import { BonScreen } from '../../components/BonScreen.js';
 import type { BonController } from '../../state/controller.js';
 import { createBonStore } from '../../state/bonStore.js';
 import { eventsThrough } from '../helpers/bonEvents.js';
-import { renderInk, waitFor, type InkHarness } from '../helpers/ink.js';
+import { screenTests, waitFor, type InkHarness } from '../helpers/ink.js';
 import { displayWidth } from '../../src/contract/text.js';
 
-// Colours on, whatever runs the tests: the hostile-patch check must see the frame as a colour terminal gets it.
-let colourLevel = chalk.level;
-beforeAll(() => {
-  colourLevel = chalk.level;
-  chalk.level = 1;
-});
-afterAll(() => {
-  chalk.level = colourLevel;
-});
-
-let mounted: InkHarness | undefined;
-afterEach(() => {
-  mounted?.unmount();
-  mounted = undefined;
-});
+const screens = screenTests();
 
 async function mount(tree: React.ReactElement, columns: number): Promise<InkHarness> {
-  mounted = await renderInk(tree, { columns });
-  return mounted;
+  return screens.mount(tree, { columns });
 }
 
 // Patches in the shape `git diff` writes them, against one 60-line base (see bon-overlap.test.ts for real ones).
