@@ -79,7 +79,7 @@ function harvestPhase(session: BonSession): Phase {
           arm.motif = sealed.motif.replace(/^patch refused: /, '');
         }
       }
-      // Ranked once, here: the judge's order among the green arms when the code accepted it (./judge.ts), the code's
+      // Ranked once, here: the judge's order among the green arms when the code accepted it (../src/bon/judge.ts), the code's
       // own otherwise. Everything after (harvest.json, the board, --apply, factory apply, show) reads this ranking.
       session.ranking = rankHarvest(arms, session.judge);
       const { arms: ranked, winner } = session.ranking;

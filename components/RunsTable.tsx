@@ -1,5 +1,5 @@
 // The recent runs table of the cockpit home, drawn with plain Ink boxes. The column model is the one
-// `factory runs` prints (src/commands/runsTable.ts): fixed widths in display columns, a narrow terminal dropping
+// `factory runs` prints (src/contract/runsTable.ts): fixed widths in display columns, a narrow terminal dropping
 // the least useful columns first instead of wrapping rows, the ADW column taking the room that is left; every
 // cell is cut and padded by display width (src/contract/text.ts), so a CJK or emoji name keeps the columns aligned.
 // Only the rows around the selection are drawn when they do not fit.

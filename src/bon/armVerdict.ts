@@ -82,7 +82,7 @@ export async function judgeAnswer(
  * Whether no gate verified the arm: at least one gate command ran, and every one was red on HEAD the same way (the
  * declared-files check proves nothing of the work). A gate that could not run is never excused: it is red.
  */
-/** The declared-files check's gate name (../gates.ts keeps it private): it checks the envelope, not the work. */
+/** The declared-files check's gate name (../gates/judges.ts keeps it private): it checks the envelope, not the work. */
 const CHANGED_FILES_GATE = 'changed_files';
 
 export function nothingVerified(reports: ReadonlyArray<{ gate: string; ok: boolean }>, excused: readonly string[]): boolean {

@@ -1,5 +1,5 @@
 // Git that writes, for best-of-N: harvesting a patch, resetting the tree, building a ref with a temporary index
-// or a scratch worktree. It runs through ../git.ts's one runner (supervised spawner, no shell, no prompt, no
+// or a scratch worktree. It runs through ../process/git.ts's one runner (supervised spawner, no shell, no prompt, no
 // optional lock, output as bytes).
 import { GitError, gitRaw, type GitRawOptions, type GitRawOutput } from '../process/git.js';
 

@@ -203,7 +203,7 @@ export interface HarvestJson {
   baseline: BaselineGate[];
 }
 
-/** A gate red on HEAD, as the baseline read it (../gateBaseline.ts). */
+/** A gate red on HEAD, as the baseline read it (../gates/baseline.ts). */
 export interface BaselineGate {
   gate: string;
   ending: string;

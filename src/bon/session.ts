@@ -225,7 +225,7 @@ export class BonSession {
 
   /** What the payload's tests printed on HEAD (the baseline), in tokens: the forecast's tool output of a test run. */
   testOutputTokens = 0;
-  /** Gates red on HEAD before the fan-out, with what they said (../gateBaseline.ts): the same failure is not the arms'. */
+  /** Gates red on HEAD before the fan-out, with what they said (../gates/baseline.ts): the same failure is not the arms'. */
   preexisting = new Map<string, import('../gates/baseline.js').GateSignature>();
 
   /** The harvest's one ranking (../bon/rank.ts rankHarvest), once it is made: --apply and `p` read it. */

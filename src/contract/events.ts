@@ -47,7 +47,7 @@ export interface ArmRank {
   added?: number;
   removed?: number;
   files?: string[];
-  /** Gates red on HEAD before the fan-out that this arm's work turned green (../gateBaseline.ts). */
+  /** Gates red on HEAD before the fan-out that this arm's work turned green (../gates/baseline.ts). */
   fixed?: string[];
   /** Gates red on HEAD that this arm left red the same way: not held against it, but not proof of its work either. */
   excused?: string[];
@@ -58,7 +58,7 @@ export interface ArmRank {
   unverified?: boolean;
 }
 
-/** A best-of-N judge's order of the green arms, as the code accepted it (./bon/judge.ts). */
+/** A best-of-N judge's order of the green arms, as the code accepted it (../bon/judge.ts). */
 export interface JudgeOrder {
   ranking: Array<{ arm: number; reason: string }>;
   tokens: number;
@@ -66,7 +66,7 @@ export interface JudgeOrder {
   model?: string;
 }
 
-/** The spend forecast of a fan-out, from the primer's own figures (./bon/forecast.ts): dollars, low–high. */
+/** The spend forecast of a fan-out, from the primer's own figures (../bon/forecast.ts): dollars, low–high. */
 export interface SpendForecast {
   arms: number;
   perArm: Array<{ arm: number; model?: string; low: number; mid: number; high: number }>;

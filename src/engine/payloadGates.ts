@@ -20,7 +20,7 @@ export interface GateListOptions {
   sandbox?: SandboxSpec;
   /**
    * Gates red on HEAD before any agent worked (best-of-N's baseline), with what they said: red again the same way
-   * (../gateBaseline.ts), a gate is not held against the change; green, it is the change's credit.
+   * (../gates/baseline.ts), a gate is not held against the change; green, it is the change's credit.
    */
   preexisting?: ReadonlyMap<string, GateSignature>;
 }

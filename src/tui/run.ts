@@ -25,7 +25,7 @@ export function runScreenController(lifecycle: Lifecycle, openDoctor: () => void
   return { abort: () => lifecycle.interrupt(), quit: () => lifecycle.quit(), doctor: openDoctor };
 }
 
-/** How a screen tells someone who looked away (../notify.ts): on by default, `--no-notify` turns it off. */
+/** How a screen tells someone who looked away (./notify.ts): on by default, `--no-notify` turns it off. */
 export interface ScreenOptions {
   notify?: boolean;
 }
