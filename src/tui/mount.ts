@@ -42,8 +42,13 @@ export interface Mounted {
   close(opts?: { clear?: boolean }): Promise<void>;
 }
 
-/** Ink throttles frames (30 a second); a committed state is on screen once unmount flushes that last frame. */
-const SETTLE_CAP_MS = 500;
+/**
+ * Ink throttles frames (30 a second); a committed state is on screen once unmount flushes that last frame. The cap is
+ * a hang guard, not a measure of speed: the probe commits within a paced frame on a quiet machine, but on a loaded
+ * one it took more than the 500 ms this once was, and the screen was unmounted before its last state (a Ctrl-C'd
+ * run exited 130 with "aborting…" as its last frame, never "interrupted").
+ */
+const SETTLE_CAP_MS = 10_000;
 
 /**
  * Mount `screen`, which draws `store`. A probe around it records each state React commits, so `settled()` knows
