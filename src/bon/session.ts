@@ -85,8 +85,7 @@ export class BonSession {
   /** Each harvested patch's sealed bytes: a later agent that rewrites one is caught and the bytes put back. */
   readonly sealed = new Map<number, { file: string; bytes: Buffer }>();
   primerFile?: string;
-  /** The primer session's message count: what each arm's fork must hold. */
-  primerMessages = 0;
+  primerMessages = 0; // the primer session's message count: what each arm's fork must hold
   /** When each arm may send its first request (./prefixGate.ts), made with the first arm of a worktree run. */
   prefixGate?: PrefixGate;
   /** The worktrees of this run (the primer's and each arm's), released by `close()` whatever happened. */
@@ -359,7 +358,9 @@ export class BonSession {
     } catch (error) {
       // A fork that is not what was asked is the arm's to report (red, zero tokens), not a batch failure.
       if (error instanceof HarnessError && error.evidence.kind === 'fork') throw error;
-      throw new InfrastructureError(`pi could not start in RPC mode: ${errorMessage(error)}`);
+      // An arm's own pi that does not start makes that arm red (the others go on); the primer's stops the run.
+      const motif = `pi could not start in RPC mode: ${errorMessage(error)}`;
+      throw phase === 'prime' ? new InfrastructureError(motif) : new PhaseFailure(motif, undefined, 'crashed');
     }
   }
 

@@ -140,9 +140,9 @@ export class PiRpc {
     } catch (error) {
       await rpc.close();
       if (error instanceof HarnessError && (error.evidence.kind === 'spawn' || error.evidence.kind === 'fork')) throw error;
-      // Died while starting (old Node, a broken extension, a bad flag) or never answered: say why.
+      // Died while starting (old Node, a broken extension, a bad flag) or never answered: why first, then the command.
       const why = diagnoseStartFailure(rpc.stderrTail.text) ?? (error instanceof Error ? error.message : String(error));
-      throw new HarnessError(`pi did not start in rpc mode (${opts.pi.display}): ${why}`, sessionId, {
+      throw new HarnessError(`pi did not start in rpc mode: ${why} (${opts.pi.display})`, sessionId, {
         kind: 'spawn',
         stderrTail: rpc.stderrTail.text,
       });

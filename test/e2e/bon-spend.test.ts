@@ -277,6 +277,9 @@ describe('bon: a message from the board into a running arm (real pi, scripted mo
         },
       });
       expect(out.exit).toBe(0);
+      // Each arm's verdict first: a red arm says why, not only that its end was never seen.
+      const phasesFailed = out.events.filter((e) => e.type === 'phase_failed').map((e) => JSON.stringify(e));
+      for (const arm of [2, 3]) expect(armOf(out.events, arm)?.green, `arm ${arm}: ${JSON.stringify(armOf(out.events, arm))} ${phasesFailed.join(' ')}`).toBe(true);
       expect(said).toEqual([undefined, 'arm 2 has no turn running: nothing to steer']);
       const gamma = bench.rig.model.requestsFor('model:gamma');
       const carrying = gamma.filter((r) => (r.body.messages ?? []).some((m) => m.role === 'user' && contentText(m.content).includes('Keep the doc comment short, please.')));

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { bonPhases } from '../../adws/adw_bon.js';
 import { MAX_ARMS } from '../../src/bon/check.js';
 import { BON_TOOLS, BonSession, type ArmPhaseFactory, type BonAdwOptions } from '../../src/bon/session.js';
-import { InfrastructureError } from '../../src/contract/errors.js';
+import { InfrastructureError, PhaseFailure } from '../../src/contract/errors.js';
 import type { RunEvent } from '../../src/contract/events.js';
 import type { AgentSession, LiveHarness, SessionRequest } from '../../src/harness/types.js';
 import { workspacePaths } from '../../src/config/paths.js';
@@ -145,6 +145,11 @@ describe('BonSession: the live session', () => {
     const error = await s.open('sess-1', 'prime').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InfrastructureError);
     expect((error as Error).message).toBe('pi could not start in RPC mode: spawn ENOENT');
+    // An arm's own pi is the arm's failure: red with why, the batch goes on.
+    const armError = await s.open('sess-2', 'arm_2').catch((e: unknown) => e);
+    expect(armError).toBeInstanceOf(PhaseFailure);
+    expect([(armError as PhaseFailure).message, (armError as PhaseFailure).kind]).toEqual(['pi could not start in RPC mode: spawn ENOENT', 'crashed']);
+    await s.close();
   });
 
   it('keeps a live session, reopens a dead one on the primer, and needs a primer to do so', async () => {
