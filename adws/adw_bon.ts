@@ -12,6 +12,7 @@ import { GitWatch } from '../src/bon/gitWatch.js';
 import { inPlaceArm, inPlacePrimer } from '../src/bon/inPlace.js';
 import { sweepWorktrees } from '../src/bon/worktrees.js';
 import { treeArm, treePrimer } from '../src/bon/treeArms.js';
+import { LocalArmDispatcher } from '../src/bon/dispatch/local.js';
 import type { ArmPhaseFactory, BonSession } from '../src/bon/session.js';
 import { keepArmRef, readSealed } from '../src/bon/patch.js';
 import { applyCommand, harvestJson, rankHarvest, unverifiedReason } from '../src/bon/rank.js';
@@ -117,7 +118,8 @@ function harvestPhase(session: BonSession): Phase {
  */
 export function bonPhases(session: BonSession): Phase[] {
   const inPlace = session.opts.inPlace === true;
-  const arm: ArmPhaseFactory = (s, n) => armPhase(s, n, inPlace ? inPlaceArm : treeArm, !inPlace);
+  const dispatcher = new LocalArmDispatcher(session, inPlace ? inPlaceArm : treeArm);
+  const arm: ArmPhaseFactory = (s, n) => armPhase(s, n, dispatcher, !inPlace);
   const prime = primePhase(session, inPlace ? inPlacePrimer : treePrimer);
   const arms = Array.from({ length: session.opts.arms }, (_, i) => arm(session, i + 1));
   const judge = session.opts.judge ? [judgePhase(session, session.opts.judge)] : [];

@@ -5,16 +5,19 @@
 // the judgement (envelope, gates), the harvest of its work as a patch, the verdict.
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
+import path from 'node:path';
 import { envelopeCard, loadEnvelopes } from '../envelope/catalog.js';
 import { errorMessage, HarnessError, InfrastructureError, type FailureKind, PhaseFailure } from '../contract/errors.js';
 import type { ArmRank } from '../contract/events.js';
 import type { Phase, Run } from '../engine/runner.js';
+import type { RunEvents } from '../engine/runEvents.js';
 import type { AgentAnswer, AgentSession, TurnOptions } from '../harness/types.js';
 import type { Harvest } from './patch.js';
 import type { BonSession } from './session.js';
 import { armAsk, endTurn, primerAsk, primerEnvelope, primerTurn, trespass, turnOptions, type TurnEnd } from './turn.js';
 import { harnessJudgement, judgeAnswer, primerStopped, settleArm, stopVerdict, type GatePlace } from './armVerdict.js';
 import { promptArm, stoppedBy } from './armTurn.js';
+import { armSpec, type ArmDispatcher, type ArmOutcome, type ArmSpec } from './dispatch/port.js';
 
 /** Where one arm works, and how its agent starts and ends there. */
 export interface ArmPlace {
@@ -53,7 +56,7 @@ export interface PrimerPlace {
 }
 
 /** An arm's place, made as its phase starts; `signal` is the arm's own stop (one per arm: the session aborts it). */
-export type ArmPlaceOf = (session: BonSession, run: Run, arm: number, signal: AbortSignal) => ArmPlace;
+export type ArmPlaceOf = (session: BonSession, run: RunEvents, arm: number, signal: AbortSignal) => ArmPlace;
 export type PrimerPlaceOf = (session: BonSession, run: Run) => PrimerPlace;
 
 /** What the primer touched, as a motif's list: the spec and the factory's data are not its writes. */
@@ -114,7 +117,33 @@ export function primePhase(session: BonSession, placeOf: PrimerPlaceOf): Phase {
   };
 }
 
-export function armPhase(session: BonSession, arm: number, placeOf: ArmPlaceOf, parallel: boolean): Phase {
+/** The order for arm `arm` of this run, as it would travel to whatever dispatcher runs it. */
+export function armSpecOf(session: BonSession, arm: number): ArmSpec {
+  const check = session.check!;
+  const primer = session.primer.sessionId;
+  if (!primer) throw new InfrastructureError(`arm ${arm} has no primer session to start from`);
+  const model = session.modelOf(arm);
+  const cap = session.spend.capOf(arm);
+  const gates = session.opts.payloadCommands.map((g) => ({ run: g.run, cwd: path.relative(check.root, path.resolve(session.opts.cwd, g.cwd)), timeoutMs: g.timeoutMs }));
+  return armSpec({
+    adwId: session.run.adwId,
+    arm,
+    phase: `arm_${arm}`,
+    place: session.opts.inPlace ? 'in-place' : 'worktree',
+    base: check.head,
+    spec: check.spec,
+    primer: { sessionId: primer, messages: session.primerMessages },
+    ...(model ? { model } : {}),
+    ...(cap !== undefined ? { capUsd: cap } : {}),
+    gates,
+  });
+}
+
+/**
+ * Arm `arm` as a phase of the run: its spec handed to the dispatcher, its events told to the run as they come (the
+ * board, the trace and resume read nothing else of it), its figures charged and its rank kept from its outcome.
+ */
+export function armPhase(session: BonSession, arm: number, dispatcher: ArmDispatcher, parallel: boolean): Phase {
   const name = `arm_${arm}`;
   return {
     name,
@@ -124,63 +153,77 @@ export function armPhase(session: BonSession, arm: number, placeOf: ArmPlaceOf, 
     model: session.modelOf(arm),
     ...(parallel ? { parallel: { group: 'arms', limit: session.concurrency() } } : {}),
     async action(run) {
-      const started = performance.now();
-      const check = session.check!;
-      const model = session.modelOf(arm);
-      const signal = session.armSignal(arm);
-      const rank: ArmRank = { arm, phase: name, model, green: false, tokens: 0, cost: 0, seconds: 0, patchBytes: 0 };
+      const spec = armSpecOf(session, arm);
+      // Known from its start (the board steers and aborts a running arm), replaced by its outcome's at its end.
+      session.arms.set(arm, { arm, phase: name, model: spec.model, green: false, tokens: 0, cost: 0, seconds: 0, patchBytes: 0 });
+      const job = dispatcher.dispatch(spec, (event) => {
+        if (event.type === 'attempt_started' && event.phase === name && event.sessionId) run.sessions[name] = event.sessionId;
+        run.emit(event);
+      });
+      const { rank, failure } = await job.outcome;
+      run.charge(name, rank.tokens, rank.cost);
       session.arms.set(arm, rank);
-      const place = placeOf(session, run, arm, signal);
-      let failure: string | undefined;
-      let failureKind: FailureKind = 'verdict';
-      let detail: string | undefined;
-      let ended: TurnEnd | undefined;
-      let agent: AgentSession | undefined;
-      try {
-        // A batch stopped before this arm began (a cap, a race, the deadline): no tree, no token.
-        const before = stoppedBy(signal);
-        if (before) throw new PhaseFailure(before.motif, undefined, before.kind);
-        await place.prepare();
-        agent = await place.open((sessionId) => {
-          run.sessions[name] = sessionId;
-          run.attemptStarted(name, 1, 1, { sessionId, model });
-        });
-        const card = await envelopeCard('BuildEnvelope');
-        const onAnswer = await place.ready(agent);
-        const result = await promptArm(session, run, arm, agent, `${armAsk(check.spec)}\n\n${card.contract}`, { ...turnOptions(session, name, signal, model), signal, ...(onAnswer ? { onAnswer } : {}) });
-        ended = await place.endTurn(agent);
-        // Its turn is over: a batch stop from now on does not cut its gates, it is judged on its work.
-        const gates = place.gates();
-        ({ failure, kind: failureKind, detail } = await judgeAnswer(session, run, rank, { result, ended, signal: session.gateSignal(arm), ...(gates ? { gates } : {}) }));
-      } catch (error) {
-        // A failed clone stops the batch (after the finally below); anything else makes this arm red only.
-        if (error instanceof InfrastructureError) throw error;
-        if (error instanceof HarnessError) ({ failure, kind: failureKind } = harnessJudgement(run, rank, error));
-        else if (error instanceof PhaseFailure) {
-          failure = error.message;
-          failureKind = error.kind ?? 'crashed';
-        } else {
-          failure = `crashed: ${errorMessage(error)}`;
-          failureKind = 'crashed';
-        }
-      } finally {
-        // Stopped by its batch (a cap, a race) before its turn ended, the arm says so, whatever its turn answered.
-        if (!ended) ({ failure, kind: failureKind } = stopVerdict(signal, { failure, kind: failureKind }));
-        // Always: what the arm started ends with it (a background job would write into another arm's work).
-        const late = await place.lateEnd(agent, ended !== undefined);
-        if (!ended) failure = trespass(late) ?? failure;
-        const strays = [...(ended?.strays ?? []), ...late.strays];
-        await place.release(agent);
-        const { harvest, failure: lost } = await place.harvest();
-        failure ??= lost;
-        if (harvest) {
-          Object.assign(rank, { patchFile: harvest.patchFile, patchBytes: harvest.bytes, patchSha256: harvest.sha256, files: harvest.files, added: harvest.added, removed: harvest.removed });
-          session.sealed.set(arm, { file: harvest.patchFile, bytes: fs.readFileSync(harvest.patchFile) });
-          run.emit({ type: 'arm_patch', adwId: run.adwId, ts: Date.now(), phase: name, arm, patchFile: harvest.patchFile, bytes: harvest.bytes, sha256: harvest.sha256, files: harvest.files, added: harvest.added, removed: harvest.removed, ...(strays.length > 0 ? { strays: strays.length } : {}) });
-        }
-        rank.seconds = (performance.now() - started) / 1000;
-      }
-      return settleArm(session, run, rank, { failure, kind: failureKind, detail });
+      if (failure) throw new PhaseFailure(failure.motif, failure.detail, failure.kind);
+      return { ...rank };
     },
   };
+}
+
+/**
+ * The arm's work where its place is, told as events to `run` (its dispatcher's sink): the batch's stop checked first,
+ * its agent started from the primer, its turn, its end, its judgement, its harvest. Red or green, it resolves with
+ * its outcome; only a failure of the batch (a clone that cannot be made) rejects.
+ */
+export async function workArm(session: BonSession, run: RunEvents, spec: ArmSpec, placeOf: ArmPlaceOf, signal: AbortSignal): Promise<ArmOutcome> {
+  const started = performance.now();
+  const { arm, phase: name, model } = spec;
+  const rank: ArmRank = { arm, phase: name, model, green: false, tokens: 0, cost: 0, seconds: 0, patchBytes: 0 };
+  const place = placeOf(session, run, arm, signal);
+  let failure: string | undefined;
+  let failureKind: FailureKind = 'verdict';
+  let detail: string | undefined;
+  let ended: TurnEnd | undefined;
+  let agent: AgentSession | undefined;
+  try {
+    // A batch stopped before this arm began (a cap, a race, the deadline): no tree, no token.
+    const before = stoppedBy(signal);
+    if (before) throw new PhaseFailure(before.motif, undefined, before.kind);
+    await place.prepare();
+    agent = await place.open((sessionId) => run.attemptStarted(name, 1, 1, { sessionId, ...(model ? { model } : {}) }));
+    const card = await envelopeCard('BuildEnvelope');
+    const onAnswer = await place.ready(agent);
+    const result = await promptArm(session, run, arm, agent, `${armAsk(spec.spec)}\n\n${card.contract}`, { ...turnOptions(session, name, signal, model), signal, ...(onAnswer ? { onAnswer } : {}) });
+    ended = await place.endTurn(agent);
+    // Its turn is over: a batch stop from now on does not cut its gates, it is judged on its work.
+    const gates = place.gates();
+    ({ failure, kind: failureKind, detail } = await judgeAnswer(session, run, rank, { result, ended, signal: session.gateSignal(arm), ...(gates ? { gates } : {}) }));
+  } catch (error) {
+    // A failed clone stops the batch (after the finally below); anything else makes this arm red only.
+    if (error instanceof InfrastructureError) throw error;
+    if (error instanceof HarnessError) ({ failure, kind: failureKind } = harnessJudgement(rank, error));
+    else if (error instanceof PhaseFailure) {
+      failure = error.message;
+      failureKind = error.kind ?? 'crashed';
+    } else {
+      failure = `crashed: ${errorMessage(error)}`;
+      failureKind = 'crashed';
+    }
+  } finally {
+    // Stopped by its batch (a cap, a race) before its turn ended, the arm says so, whatever its turn answered.
+    if (!ended) ({ failure, kind: failureKind } = stopVerdict(signal, { failure, kind: failureKind }));
+    // Always: what the arm started ends with it (a background job would write into another arm's work).
+    const late = await place.lateEnd(agent, ended !== undefined);
+    if (!ended) failure = trespass(late) ?? failure;
+    const strays = [...(ended?.strays ?? []), ...late.strays];
+    await place.release(agent);
+    const { harvest, failure: lost } = await place.harvest();
+    failure ??= lost;
+    if (harvest) {
+      Object.assign(rank, { patchFile: harvest.patchFile, patchBytes: harvest.bytes, patchSha256: harvest.sha256, files: harvest.files, added: harvest.added, removed: harvest.removed });
+      session.sealed.set(arm, { file: harvest.patchFile, bytes: fs.readFileSync(harvest.patchFile) });
+      run.emit({ type: 'arm_patch', adwId: run.adwId, ts: Date.now(), phase: name, arm, patchFile: harvest.patchFile, bytes: harvest.bytes, sha256: harvest.sha256, files: harvest.files, added: harvest.added, removed: harvest.removed, ...(strays.length > 0 ? { strays: strays.length } : {}) });
+    }
+    rank.seconds = (performance.now() - started) / 1000;
+  }
+  return settleArm(session, run, rank, { failure, kind: failureKind, detail });
 }

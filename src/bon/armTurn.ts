@@ -4,7 +4,7 @@
 // on in the same session, where it stopped. Figures add up over the arm's turns: its cost is all it spent.
 import { HarnessError, type StopOrder, stopOrderOf } from '../contract/errors.js';
 import type { AgentAnswer, AgentSession, TurnOptions } from '../harness/types.js';
-import type { Run } from '../engine/runner.js';
+import type { RunEvents } from '../engine/runEvents.js';
 import type { BonSession } from './session.js';
 
 /** What an arm raised at its cap is told: the session holds its work so far. */
@@ -12,7 +12,7 @@ export const GO_ON_ASK = 'Your budget was raised. Go on with the change from whe
 
 export async function promptArm(
   session: BonSession,
-  run: Run,
+  run: RunEvents,
   arm: number,
   agent: AgentSession,
   ask: string,
@@ -50,7 +50,7 @@ export async function promptArm(
       const total = new HarnessError(error.message, error.sessionId, { ...error.evidence, ...spent });
       // Only the arm's own cap pauses it: a run cap, a race or the user's abort end it.
       if (error.evidence.kind !== 'budget' || armSignal.aborted) throw total;
-      const raised = await pauseAtCap(session, arm, armSignal, spent.cost, session.spend.capOf(arm) ?? spent.cost);
+      const raised = await pauseAtCap(session, run, arm, armSignal, spent.cost, session.spend.capOf(arm) ?? spent.cost);
       if (raised === undefined || armSignal.aborted) throw total;
       before = spent;
       message = GO_ON_ASK;
@@ -67,8 +67,7 @@ export async function promptArm(
  * The arm reached its cap. Watched (the TUI), it pauses until the board raises its cap (resolves the new cap) or
  * ends it (undefined); headless, it ends at once. The pause is an event: the board shows it, the bell rings.
  */
-async function pauseAtCap(session: BonSession, arm: number, signal: AbortSignal, spent: number, cap: number): Promise<number | undefined> {
-  const { run } = session;
+async function pauseAtCap(session: BonSession, run: RunEvents, arm: number, signal: AbortSignal, spent: number, cap: number): Promise<number | undefined> {
   if (!session.watched || session.batchStop || run.interrupted) return undefined;
   const raised = new Promise<number | undefined>((resolve) => session.pauses.set(arm, resolve));
   const onAbort = () => session.pauses.get(arm)?.(undefined);

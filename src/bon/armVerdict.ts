@@ -7,7 +7,8 @@ import type { ArmRank } from '../contract/events.js';
 import type { GateCommand } from '../gates/judges.js';
 import type { SandboxSpec } from '../sandbox/wrap.js';
 import type { AgentAnswer } from '../harness/types.js';
-import type { Run } from '../engine/runner.js';
+import type { RunEvents } from '../engine/runEvents.js';
+import type { ArmOutcome } from './dispatch/port.js';
 import type { BonSession } from './session.js';
 import { runGates, trespass, type TurnEnd } from './turn.js';
 import { stoppedBy } from './armTurn.js';
@@ -45,15 +46,14 @@ export interface GatePlace {
   sandbox?: SandboxSpec;
 }
 
-/** The arm's answer judged, its figures charged to it. The gates run only on an envelope that is green so far. */
+/** The arm's answer judged, its figures in its rank (its phase charges them from its outcome). The gates run only on an envelope that is green so far. */
 export async function judgeAnswer(
   session: BonSession,
-  run: Run,
+  run: RunEvents,
   rank: ArmRank,
   answer: { result: AgentAnswer; ended: TurnEnd; signal: AbortSignal; gates?: GatePlace },
 ): Promise<ArmJudgement> {
   const { result, ended, signal, gates } = answer;
-  run.charge(rank.phase, result.tokens, result.cost);
   rank.tokens = result.tokens;
   rank.cost = result.cost;
   const { parse, BuildEnvelope, EnvelopeError } = await import('../envelope/envelopes.js');
@@ -91,12 +91,9 @@ export function nothingVerified(reports: ReadonlyArray<{ gate: string; ok: boole
 }
 
 /** A turn the harness could not finish (aborted, crashed, a model error): what it cost, and its motif. */
-export function harnessJudgement(run: Run, rank: ArmRank, error: HarnessError): ArmJudgement {
-  const tokens = error.evidence.tokens ?? 0;
-  const cost = error.evidence.cost ?? 0;
-  run.charge(rank.phase, tokens, cost);
-  rank.tokens = tokens;
-  rank.cost = cost;
+export function harnessJudgement(rank: ArmRank, error: HarnessError): ArmJudgement {
+  rank.tokens = error.evidence.tokens ?? 0;
+  rank.cost = error.evidence.cost ?? 0;
   const kind = error.evidence.kind;
   // The prefix is for people reading the motif; the board reads the kind.
   const failure = kind === 'aborted' ? `aborted: ${error.message}` : kind === 'crashed' ? `crashed: ${error.message}` : error.message;
@@ -105,9 +102,10 @@ export function harnessJudgement(run: Run, rank: ArmRank, error: HarnessError): 
 
 /**
  * The arm's end: a green arm whose patch no way of applying would accept (a symlink, a path out of the tree) cannot
- * win, so it is verified against the run's base commit in the user's repository; a red arm throws its one-line motif for the runner.
+ * win, so it is verified against the run's base commit in the user's repository; a red arm's outcome carries its
+ * one-line motif, which its phase throws for the runner.
  */
-export async function settleArm(session: BonSession, run: Run, rank: ArmRank, judgement: ArmJudgement): Promise<ArmRank> {
+export async function settleArm(session: BonSession, run: RunEvents, rank: ArmRank, judgement: ArmJudgement): Promise<ArmOutcome> {
   let failure = judgement.failure;
   if (!failure && rank.patchFile && rank.patchBytes > 0) {
     const { verifyPatch } = await import('./apply.js');
@@ -122,11 +120,11 @@ export async function settleArm(session: BonSession, run: Run, rank: ArmRank, ju
     rank.failure = judgement.kind;
     session.settled.add(rank.arm);
     session.spend.armSettled(rank.arm, false, rank.cost);
-    throw new PhaseFailure(rank.motif, judgement.detail, judgement.kind);
+    return { rank: { ...rank }, failure: { motif: rank.motif, kind: judgement.kind, ...(judgement.detail !== undefined ? { detail: judgement.detail } : {}) } };
   }
   // An unverified arm ends its phase (its work is kept and ranked) but is not green: it counts for no race policy.
   rank.green = !rank.unverified;
   session.settled.add(rank.arm);
   session.spend.armSettled(rank.arm, rank.green, rank.cost);
-  return { ...rank };
+  return { rank: { ...rank } };
 }

@@ -2,7 +2,7 @@
 // clone of it, one after another, in the user's tree, which is harvested and reset after every arm whatever
 // happened to it. The arm and the primer themselves are ./arm.ts; this is only where they work.
 import { errorMessage, InfrastructureError } from '../contract/errors.js';
-import type { Run } from '../engine/runner.js';
+import type { RunEvents } from '../engine/runEvents.js';
 import { treeState } from '../process/git.js';
 import type { ArmPlace, PrimerPlace } from './arm.js';
 import { listed, primerWrites } from './arm.js';
@@ -12,15 +12,15 @@ import type { BonSession } from './session.js';
 import { runBaseline } from './treeArms.js';
 import { endTurn, NOTHING_ENDED, type TurnEnd } from './turn.js';
 
-const gitOf = (session: BonSession, run: Run) => ({ env: session.opts.gateEnv, runTag: run.adwId });
+const gitOf = (session: BonSession, run: RunEvents) => ({ env: session.opts.gateEnv, runTag: run.adwId });
 
 /** The tree back to the primer's HEAD, and the user's .git as the run found it (the reset wrote reflogs). */
-async function putTreeBack(session: BonSession, run: Run): Promise<void> {
+async function putTreeBack(session: BonSession, run: RunEvents): Promise<void> {
   await resetTree(session.opts.cwd, { base: session.check!.head, git: gitOf(session, run) });
   if (session.gitSnapshot) putBack(session.gitSnapshot);
 }
 
-export function inPlacePrimer(session: BonSession, run: Run): PrimerPlace {
+export function inPlacePrimer(session: BonSession, run: RunEvents): PrimerPlace {
   return {
     verb: 'cloned',
     async open(sessionId) {
@@ -42,7 +42,7 @@ export function inPlacePrimer(session: BonSession, run: Run): PrimerPlace {
   };
 }
 
-export function inPlaceArm(session: BonSession, run: Run, arm: number): ArmPlace {
+export function inPlaceArm(session: BonSession, run: RunEvents, arm: number): ArmPlace {
   const name = `arm_${arm}`;
   const check = session.check!;
   return {

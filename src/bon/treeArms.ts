@@ -10,7 +10,7 @@ import type { RunEvent } from '../contract/events.js';
 import type { GateCommand } from '../gates/judges.js';
 import { treeState, type TreeState } from '../process/git.js';
 import { withPrivateGit } from './privateGit.js';
-import type { Run } from '../engine/runner.js';
+import type { RunEvents } from '../engine/runEvents.js';
 import type { AgentSession } from '../harness/types.js';
 import { prepareArmTree, type ArmTree } from './armTree.js';
 import { FENCE_ENV } from '../../.pi/lib/fence.js';
@@ -29,12 +29,12 @@ import { sessionHeader } from '../trace/jsonl.js';
 /** The first port an arm's dev server may take: arm k gets BASE + k, so servers of arms at once never collide. */
 export const ARM_PORT_BASE = 41_000;
 
-function gitOf(session: BonSession, run: Run) {
+function gitOf(session: BonSession, run: RunEvents) {
   return { env: session.opts.gateEnv, runTag: run.adwId };
 }
 
 /** What changed in an arm's (or the primer's) tree since the base, read through the factory's private git. */
-async function treeOf(session: BonSession, run: Run, tree: string, own: readonly string[]): Promise<TreeState> {
+async function treeOf(session: BonSession, run: RunEvents, tree: string, own: readonly string[]): Promise<TreeState> {
   const check = session.check!;
   return withPrivateGit(check.root, tree, check.head, gitOf(session, run), (git) => treeState(tree, git), own);
 }
@@ -52,7 +52,7 @@ function treeCommands(session: BonSession, tree: string): GateCommand[] {
 }
 
 /** Makes a tree of the run (kept by the session until it closes); the spec comes along when git does not carry it. */
-async function makeTree(session: BonSession, run: Run, name: string): Promise<ArmTree> {
+async function makeTree(session: BonSession, run: RunEvents, name: string): Promise<ArmTree> {
   const check = session.check!;
   const gateFolders = session.opts.payloadCommands.map((c) => path.relative(check.root, path.resolve(check.root, c.cwd)));
   const tree = await prepareArmTree(check.root, { run: run.adwId, name, commit: check.head, gateFolders, git: gitOf(session, run), env: session.opts.gateEnv });
@@ -102,7 +102,7 @@ function armEnv(base: NodeJS.ProcessEnv | undefined, arm: number): NodeJS.Proces
  * The fence an agent of the run works behind (../../.pi/lib/fence.ts): the user's tree and every tree of the run,
  * its own excepted by the node (it is the agent's project). The arm's agent also gets its number and port.
  */
-function fencedEnv(session: BonSession, run: Run, base: NodeJS.ProcessEnv | undefined): NodeJS.ProcessEnv {
+function fencedEnv(session: BonSession, run: RunEvents, base: NodeJS.ProcessEnv | undefined): NodeJS.ProcessEnv {
   const root = session.check!.root;
   const fenced = [root, runFolder(root, run.adwId, session.opts.gateEnv)];
   return { ...(base ?? process.env), [FENCE_ENV]: JSON.stringify(fenced) };
@@ -128,7 +128,7 @@ function prefixGate(session: BonSession): PrefixGate {
  * `payload.setup` in the arm's tree before the arm starts (an install), with the gates' environment: red, it makes
  * the arm red in one line at zero tokens, and the other arms go on.
  */
-async function runSetup(session: BonSession, run: Run, name: string, armTree: ArmTree, env: NodeJS.ProcessEnv, signal: AbortSignal): Promise<string[]> {
+async function runSetup(session: BonSession, run: RunEvents, name: string, armTree: ArmTree, env: NodeJS.ProcessEnv, signal: AbortSignal): Promise<string[]> {
   const setup = session.opts.setup;
   if (!setup) return [];
   const { dir: tree, own } = armTree;
@@ -153,7 +153,7 @@ async function runSetup(session: BonSession, run: Run, name: string, armTree: Ar
 /** pi's bash tool keeps the last 50 KB of a command's output (its truncation default). */
 const PI_BASH_OUTPUT_BYTES = 50 * 1024;
 
-export async function runBaseline(session: BonSession, run: Run): Promise<string | undefined> {
+export async function runBaseline(session: BonSession, run: RunEvents): Promise<string | undefined> {
   const commands = session.opts.payloadCommands;
   if (commands.length === 0) return undefined;
   let cannot: string | undefined;
@@ -194,7 +194,7 @@ export async function runBaseline(session: BonSession, run: Run): Promise<string
   return cannot;
 }
 
-export function treePrimer(session: BonSession, run: Run): PrimerPlace {
+export function treePrimer(session: BonSession, run: RunEvents): PrimerPlace {
   let tree: ArmTree | undefined;
   // The baseline runs beside the primer's turn; the arms are judged only once it is known. A gate that cannot run
   // there stops the primer at once and the run before the fan-out (exit 2): nothing would verify an arm.
@@ -240,7 +240,7 @@ export function treePrimer(session: BonSession, run: Run): PrimerPlace {
   };
 }
 
-export function treeArm(session: BonSession, run: Run, arm: number, signal: AbortSignal): ArmPlace {
+export function treeArm(session: BonSession, run: RunEvents, arm: number, signal: AbortSignal): ArmPlace {
   const name = `arm_${arm}`;
   const check = session.check!;
   const model = session.modelOf(arm);

@@ -7,7 +7,7 @@ import type { GateCommand } from '../gates/judges.js';
 import type { GateListVerdict } from '../engine/payloadGates.js';
 import type { AgentSession, TurnOptions } from '../harness/types.js';
 import { InfrastructureError } from '../contract/errors.js';
-import type { Run } from '../engine/runner.js';
+import type { RunEvents } from '../engine/runEvents.js';
 import type { SandboxSpec } from '../sandbox/wrap.js';
 import { gitDirMotif } from './gitGuard.js';
 import { ownGitMotif } from './ownGit.js';
@@ -44,7 +44,7 @@ export function turnOptions(session: BonSession, phase: string, signal: AbortSig
   const { run, opts } = session;
   session.gitWatch?.begin(phase);
   return {
-    onActivity: (activity: Parameters<Run['activity']>[1]) => {
+    onActivity: (activity: Parameters<RunEvents['activity']>[1]) => {
       // A shell that ends may have reached the user's .git: checked now, the act is laid on the arm that did it.
       if (activity.kind === 'tool_start') session.gitWatch?.toolStart(phase, activity.tool);
       if (activity.kind === 'tool_end') session.gitWatch?.toolEnd(phase, activity.tool);
@@ -75,7 +75,7 @@ export function primerTurn(session: BonSession, model: string | undefined): Turn
 /** The gates of one arm, in `cwd` (the user's tree in place, the arm's worktree otherwise) with `commands` mapped there. */
 export async function runGates(
   session: BonSession,
-  run: Run,
+  run: RunEvents,
   phase: string,
   changed: string[],
   signal: AbortSignal,
@@ -102,7 +102,7 @@ export interface TurnEnd {
 export const NOTHING_ENDED: TurnEnd = { strays: [], gitChanges: [], patchChanges: [] };
 
 /** Ends the turn of `agent` (the session's live one by default). */
-export async function endTurn(session: BonSession, run: Run, agent: AgentSession | undefined = session.rpc): Promise<TurnEnd> {
+export async function endTurn(session: BonSession, run: RunEvents, agent: AgentSession | undefined = session.rpc): Promise<TurnEnd> {
   const strays = (await agent?.endToolProcesses().catch(() => [])) ?? [];
   // Arms at once each end their own turn: the acts laid on this arm; one agent at a time takes every act found.
   const arm = [...session.armAgents].find(([, a]) => a === agent)?.[0];

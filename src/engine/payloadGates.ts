@@ -3,12 +3,12 @@
 // Each verdict is an event the moment it is known. Loaded by the gate phases when they run, not at start-up: the
 // gates measure motifs by display width, and string-width costs tens of milliseconds to load.
 import { changedFilesExist, commandGate, correctionDetail, motif, type GateCommand, type GateReport } from '../gates/judges.js';
-import type { Run } from './runner.js';
+import type { RunEvents } from './runEvents.js';
 import type { SandboxSpec } from '../sandbox/wrap.js';
 import { gateSignature, sameFailure, type GateSignature } from '../gates/baseline.js';
 
 export interface GateListOptions {
-  run: Run;
+  run: RunEvents;
   /** The phase the verdicts belong to (`gates`, `arm_2`…). */
   phase: string;
   cwd: string;

@@ -3,9 +3,10 @@
 // emits typed events and returns an exit code.
 import { randomBytes } from 'node:crypto';
 import { errorMessage, HarnessError, InfrastructureError, isRetryable, firstLine, PhaseFailure, type FailureKind } from '../contract/errors.js';
-import type { Activity, PhaseKind, PhasePlan, RunEvent, RunEventListener } from '../contract/events.js';
-import { addCosts, addCounts, finiteCost, finiteCount } from '../contract/numbers.js';
+import type { PhaseKind, PhasePlan, RunEvent, RunEventListener } from '../contract/events.js';
+import { addCosts, addCounts } from '../contract/numbers.js';
 import { runGroup } from './phaseGroup.js';
+import { RunEvents } from './runEvents.js';
 import type { CarriedResult, ResumeOptions } from './resumeOptions.js';
 
 export type { CarriedResult, ResumeOptions } from './resumeOptions.js';
@@ -65,7 +66,7 @@ interface PhaseFigures {
   cost: number;
 }
 
-export class Run {
+export class Run extends RunEvents {
   readonly results: Record<string, unknown> = {};
   /** phase name → live session id: a retry continues it. */
   readonly sessions: Record<string, string> = {};
@@ -85,7 +86,9 @@ export class Run {
     readonly adwName: string,
     readonly cwd: string,
     readonly adwId: string = newAdwId(),
-  ) {}
+  ) {
+    super();
+  }
 
   get signal(): AbortSignal {
     return this.aborter.signal;
@@ -137,19 +140,6 @@ export class Run {
     f.cost = addCosts(f.cost, cost);
     this.tokens = addCounts(this.tokens, tokens);
     this.cost = addCosts(this.cost, cost);
-  }
-
-  /** Live figures of the attempt in flight (not yet charged); consumers add them to the phase's settled figures. */
-  liveUsage(phase: string, tokens: number, cost: number): void {
-    this.emit({ type: 'usage', adwId: this.adwId, ts: Date.now(), phase, tokens: finiteCount(tokens), cost: finiteCost(cost) });
-  }
-
-  activity(phase: string, activity: Activity): void {
-    this.emit({ type: 'activity', adwId: this.adwId, ts: Date.now(), phase, activity });
-  }
-
-  attemptStarted(phase: string, attempt: number, attempts: number, extra: { sessionId?: string; model?: string } = {}): void {
-    this.emit({ type: 'attempt_started', adwId: this.adwId, ts: Date.now(), phase, attempt, attempts, ...extra });
   }
 
   figuresOf(phase: string): PhaseFigures {

@@ -36,7 +36,7 @@ describe.skipIf(!hasTmux())('the home resumes a killed best-of-N', () => {
     term.sendKeys('r');
     const board = await term.waitForScreen((s) => s.includes('proposal: factory apply'));
     expect(board).toContain(`factory · adw_bon · ${adwId}`);
-    expect(board).toMatch(/why #1: arm_2/);
+    expect(board, board).toMatch(/why #1: arm_2/);
     term.sendKeys('q');
     expect(await term.waitForExit()).toBe(0);
 
