@@ -2,12 +2,10 @@
 // an agent phase builds and owes a BuildEnvelope, a code phase runs the gates. A red gate sends the build
 // back into its live session with the gate's exact motif (the runner's `judges`), up to the build's retries.
 import path from 'node:path';
-import { agentPhase } from '../src/engine/agentPhase.js';
+import { agentPhase, type AgentWorkflowOptions } from '../src/engine/agentPhase.js';
 import { gitDirMotif, restoreGitDir, snapshotGitDir, type GitDirSnapshot } from '../src/bon/gitGuard.js';
 import type { GateCommand, GateReport } from '../src/gates/judges.js';
 import { isWorkTree, treeState, type TreeState } from '../src/process/git.js';
-import type { Harness, Limits } from '../src/harness/types.js';
-import type { WorkspacePaths } from '../src/config/paths.js';
 import { InfrastructureError, PhaseFailure } from '../src/contract/errors.js';
 import type { Phase, Run } from '../src/engine/runner.js';
 import { checkSpecFile } from '../src/config/specFile.js';
@@ -17,31 +15,16 @@ export const ADW_NAME = 'adw_build';
 /** A builder edits: the default when the roster names no tools. */
 export const BUILD_TOOLS = ['read', 'bash', 'edit', 'write', 'grep', 'find', 'ls'];
 
-export interface BuildAdwOptions {
+/** Its retries are spent on envelope refusals and on red gates alike, in the same session. */
+export interface BuildAdwOptions extends AgentWorkflowOptions {
   /** The spec to implement, absolute or relative to `cwd`. */
   specPath: string;
-  harness: Harness;
-  workspace: WorkspacePaths;
-  /** The work tree the builder edits and the gates judge. */
-  cwd: string;
-  /** Extra build attempts, spent on envelope refusals and on red gates alike, in the same session. */
-  retries: number;
-  model?: string;
-  /** Route to relaunch on, in the same session, when the provider is down. */
-  fallbackModel?: string;
-  thinking?: string;
-  tools?: string[];
   /** The builder's brief (the roster's `briefs/builder.md`), put before the mission when given. */
   brief?: string;
   /** The payload's gate commands; a relative `cwd` is taken from the build's `cwd`. */
   payloadCommands: GateCommand[];
-  timeoutMs?: number;
-  idleTimeoutMs?: number;
-  /** The agent's environment (the harness builds pi's from it). */
-  env?: NodeJS.ProcessEnv;
   /** The environment of the code phases' children (gate commands, git); defaults to the cockpit's. */
   gateEnv?: NodeJS.ProcessEnv;
-  limits?: Limits;
 }
 
 /** What the check phase hands on: the spec as the builder is told it, and the tree before the build. */

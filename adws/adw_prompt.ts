@@ -1,8 +1,6 @@
 // adw_prompt: the smallest complete workflow. One agent phase sends the user's ask through the harness port
 // and owes an envelope through the typed gate; one code phase disposes of it, deterministically.
-import { agentPhase } from '../src/engine/agentPhase.js';
-import type { Harness, Limits } from '../src/harness/types.js';
-import type { WorkspacePaths } from '../src/config/paths.js';
+import { agentPhase, type AgentWorkflowOptions } from '../src/engine/agentPhase.js';
 import type { Phase } from '../src/engine/runner.js';
 import { PhaseFailure } from '../src/contract/errors.js';
 
@@ -11,21 +9,8 @@ export const ADW_NAME = 'adw_prompt';
 /** Read-only exploration tools: a prompt answers, it does not edit. */
 export const PROMPT_TOOLS = ['read', 'grep', 'find', 'ls', 'bash'];
 
-export interface PromptAdwOptions {
+export interface PromptAdwOptions extends AgentWorkflowOptions {
   ask: string;
-  harness: Harness;
-  workspace: WorkspacePaths;
-  cwd: string;
-  retries: number;
-  model?: string;
-  fallbackModel?: string;
-  thinking?: string;
-  /** Defaults to read-only exploration tools. */
-  tools?: string[];
-  limits?: Limits;
-  timeoutMs?: number;
-  idleTimeoutMs?: number;
-  env?: NodeJS.ProcessEnv;
 }
 
 export function promptPhases(opts: PromptAdwOptions): Phase[] {

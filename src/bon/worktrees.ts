@@ -157,14 +157,33 @@ export async function listWorktrees(root: string, git?: GitOptions): Promise<str
 
 /**
  * Removes the worktrees (and run folders) of this repository whose run is not alive: a killed run's, or one that
- * died before its cleanup. Returns the folders removed. Never touches a worktree outside the factory's base.
+ * died before its cleanup. Returns the folders removed. Never touches a worktree outside the factory's base. The same
+ * walk of the base removes the runs of repositories that no longer exist (a deleted clone, a test's temp repo),
+ * their owner gone: no git knows them any more, so their folders go as they are. A live owner, or a repository
+ * still there, keeps them (that repository's own next run sweeps them through its git).
  */
 export async function sweepWorktrees(root: string, opts: { git?: GitOptions; env?: NodeJS.ProcessEnv } = {}): Promise<string[]> {
-  const repoDir = path.join(worktreeBase(opts.env), repoKey(root));
-  if (!fs.existsSync(repoDir)) {
-    sweepOrphans(worktreeBase(opts.env));
-    return [];
+  const base = worktreeBase(opts.env);
+  const ours = repoKey(root);
+  const removed: string[] = [];
+  for (const repo of entriesOf(base)) {
+    const repoDir = path.join(base, repo);
+    if (repo === ours) removed.push(...(await sweepOurs(root, repoDir, opts)));
+    else {
+      for (const run of entriesOf(repoDir)) {
+        const owner = readOwner(path.join(repoDir, run));
+        if (owner && !ownerAlive(owner) && !fs.existsSync(owner.root)) fs.rmSync(path.join(repoDir, run), { recursive: true, force: true });
+      }
+    }
+    removeIfEmpty(repoDir);
   }
+  return removed;
+}
+
+/** This repository's leftover runs: their worktrees removed through its git, then their folders. */
+async function sweepOurs(root: string, repoDir: string, opts: { git?: GitOptions; env?: NodeJS.ProcessEnv }): Promise<string[]> {
+  const leftover = [...runFolders(root, opts.env).leftover.keys()];
+  if (leftover.length === 0) return [];
   const realRepoDir = fs.realpathSync(repoDir);
   const removed: string[] = [];
   // A run killed while git was adding a worktree leaves a half-made admin folder, on which `git worktree list`
@@ -174,7 +193,7 @@ export async function sweepWorktrees(root: string, opts: { git?: GitOptions; env
     return listWorktrees(root, opts.git).catch(() => [] as string[]);
   });
   // The same walk `factory clean --dry-run` shows: a live run's folder (or one still in the making) stays.
-  for (const run of runFolders(root, opts.env).leftover.keys()) {
+  for (const run of leftover) {
     const runDir = path.join(realRepoDir, run);
     for (const tree of known.filter((p) => p.startsWith(`${runDir}${path.sep}`))) {
       try {
@@ -191,9 +210,7 @@ export async function sweepWorktrees(root: string, opts: { git?: GitOptions; env
     }
     fs.rmSync(runDir, { recursive: true, force: true });
   }
-  removeIfEmpty(realRepoDir);
   await gitx(root, ['worktree', 'prune'], opts.git).catch(() => undefined);
-  sweepOrphans(worktreeBase(opts.env));
   return removed;
 }
 
@@ -213,23 +230,6 @@ export function runFolders(root: string, env?: NodeJS.ProcessEnv): { leftover: M
     (fresh || (owner !== undefined && ownerAlive(owner)) ? live : leftover).set(run, runDir);
   }
   return { leftover, live };
-}
-
-/**
- * Runs of repositories that no longer exist (a deleted clone, a test's temp repo), their owner gone: no git knows
- * them any more, so their folders are removed as they are. A live owner, or a repository still there, keeps them
- * (that repository's own next run sweeps them through its git).
- */
-function sweepOrphans(base: string): void {
-  for (const repo of entriesOf(base)) {
-    const repoDir = path.join(base, repo);
-    for (const run of entriesOf(repoDir)) {
-      const owner = readOwner(path.join(repoDir, run));
-      if (!owner || ownerAlive(owner) || fs.existsSync(owner.root)) continue;
-      fs.rmSync(path.join(repoDir, run), { recursive: true, force: true });
-    }
-    removeIfEmpty(repoDir);
-  }
 }
 
 /** A folder's entries, or none when it cannot be read (gone, or not a folder). */

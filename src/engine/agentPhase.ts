@@ -31,6 +31,27 @@ export interface AgentPhaseSpec {
   env?: NodeJS.ProcessEnv;
 }
 
+/** What a workflow's agent phase is given by its command: where it runs, on which route, with what budget. */
+export interface AgentWorkflowOptions {
+  harness: Harness;
+  workspace: WorkspacePaths;
+  /** The work tree the agent works in (and the gates judge). */
+  cwd: string;
+  /** Extra attempts, in the same live session. */
+  retries: number;
+  model?: string;
+  /** Route to relaunch on, in the same session, when the provider is down. */
+  fallbackModel?: string;
+  thinking?: string;
+  /** Defaults to the workflow's own tool set. */
+  tools?: string[];
+  limits?: Limits;
+  timeoutMs?: number;
+  idleTimeoutMs?: number;
+  /** The agent's environment (the harness builds pi's from it). */
+  env?: NodeJS.ProcessEnv;
+}
+
 /** The budget of the one relaunch after a tripped breaker: enough to report, not to start the work again. */
 export function wrapUpLimits(limits: Limits | undefined): Limits {
   return { maxTurns: 3, maxToolCalls: 2, ...(limits?.maxCostUsd !== undefined ? { maxCostUsd: limits.maxCostUsd / 4 } : {}) };
