@@ -47,7 +47,9 @@ function foldBon(bon: BonSlice, before: RunState, event: RunEvent): BonSlice {
       if (event.scope === 'run' || event.phase === undefined) return { ...bon, runSpend: { spent: event.spent, cap: event.cap, kind: event.kind } };
       return withArm(bon, event.phase, (arm) => ({ ...arm, cap: event.cap, spend: event.kind }));
     case 'phase_planned':
-      if (event.phase.arm === undefined) return bon;
+    case 'clone_refused':
+      // A clone asked for is answered: planned (an arm phase), or refused.
+      if (event.type === 'phase_planned' && event.phase.arm === undefined) return bon;
       return { ...bon, ui: { ...bon.ui, pendingClones: Math.max(0, bon.ui.pendingClones - 1) } };
     case 'harvest':
       return {
@@ -75,7 +77,9 @@ function foldBon(bon: BonSlice, before: RunState, event: RunEvent): BonSlice {
 export function reduceBonEvent(state: BonState, event: RunEvent): BonState {
   if (event.type !== 'run_started' && state.adwId !== undefined && event.adwId !== state.adwId) return state;
   const run = reduceRun(state, event);
-  return { ...run, bon: foldBon(state.bon, state, event) };
+  const next = { ...run, bon: foldBon(state.bon, state, event) };
+  // A refused clone says why where `c` said "cloning…".
+  return event.type === 'clone_refused' ? withUi(next, {}, event.motif) : next;
 }
 
 export type BonAction =

@@ -244,6 +244,7 @@ export function reduceRun(state: RunState, event: RunEvent): RunState {
     case 'harvest':
     case 'spend':
     case 'race_stop':
+    case 'clone_refused':
     case 'forecast':
     case 'baseline':
       return state; // best-of-N: folded by the bon slice beside this store (state/bonStore.ts)

@@ -291,12 +291,12 @@ export class BonSession {
 
   /** `c`: one more arm cloned from the primer, before the harvest (up to 5). Returns a motif when refused. */
   addArm(): string | undefined {
-    if (this.harvested) return 'the harvest is done: no more arms';
-    if (!this.armPhase) return 'the batch is not planned yet: no arm to add';
     const count = this.armCount();
-    if (count >= MAX_ARMS) return `already ${MAX_ARMS} arms: the most a batch takes`;
-    const arm = count + 1;
-    const phase = this.armPhase(this, arm);
+    const refused = this.harvested ? 'the harvest is done: no more arms' : !this.armPhase ? 'the batch is not planned yet: no arm to add' : count >= MAX_ARMS ? `already ${MAX_ARMS} arms: the most a batch takes` : undefined;
+    // Refused as an event, as an accepted one is planned as one: the board's count of clones asked is right at once.
+    if (refused) this.run.emit({ type: 'clone_refused', adwId: this.run.adwId, ts: Date.now(), motif: refused });
+    if (refused || !this.armPhase) return refused;
+    const phase = this.armPhase(this, count + 1);
     const at = this.afterArms();
     const before = this.phases[at]?.name ?? 'harvest';
     this.phases.splice(at, 0, phase);

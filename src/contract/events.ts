@@ -112,6 +112,8 @@ export type RunEvent =
   | (Base & { type: 'run_finished'; exit: number; seconds: number; tokens: number; cost: number; failedPhase?: string; interrupted?: boolean; budget?: string })
   /** Best-of-N spend: an arm or the run near its cap (`wrap_up`: the agent was steered), at it, paused, raised. */
   | (Base & { type: 'spend'; phase?: string; arm?: number; kind: 'wrap_up' | 'capped' | 'paused' | 'raised'; spent: number; cap: number; scope: 'arm' | 'run'; motif?: string })
+  /** Best-of-N: one more arm asked for (`c` on the board) and refused, with why: no `phase_planned` will follow. */
+  | (Base & { type: 'clone_refused'; motif: string })
   /** Best-of-N: a cap or a race policy ended the batch; the arms still at work stop, the harvest ranks what exists. */
   | (Base & { type: 'race_stop'; motif: string; kind: 'aborted' | 'budget' | 'race' })
   /** Best-of-N: what the fan-out is expected to cost, before the arms start; `confirm`: it waits for a yes. */

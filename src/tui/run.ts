@@ -127,10 +127,8 @@ export function bonScreenController(lifecycle: Lifecycle, prepared: PreparedBon,
       if (refused) say(refused);
       else say(`sent to arm ${arm}: it reads it before its next model call`);
     },
-    cloneArm: () => {
-      const refused = session.addArm();
-      if (refused) say(refused);
-    },
+    // A refusal comes back as an event (clone_refused): the board says it and counts the clone asked as answered.
+    cloneArm: () => void session.addArm(),
     apply: (arm: number) => {
       say(`applying arm ${arm}: checking its paths, then its gates on HEAD in a scratch worktree…`);
       void bon.applyWinner(session, workspace, arm).then(

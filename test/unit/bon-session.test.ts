@@ -83,7 +83,8 @@ describe('BonSession: the arm factory', () => {
     expect(s.addArm()).toBe(`already ${MAX_ARMS} arms: the most a batch takes`);
     s.markHarvested();
     expect(s.addArm()).toBe('the harvest is done: no more arms');
-    expect(events).toEqual([]);
+    // Each refusal is an event, so that the board's count of clones asked for is right at once.
+    expect(events).toEqual([expect.objectContaining({ type: 'clone_refused', motif: 'the batch is not planned yet: no arm to add' })]);
   });
 
   it('is wired by bonPhases: the workflow builds its own arm for `c`', () => {

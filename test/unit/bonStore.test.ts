@@ -238,6 +238,13 @@ describe('reduceBonUi: selection, diff, abort, clone, apply', () => {
     expect(late.ui.statusLine).toBe('the harvest has begun: no more arms');
   });
 
+  it('a clone the core refuses is answered at once: its count goes down and the board says why', () => {
+    const asked = ui(through('arm3running'), { type: 'clone' }, { type: 'clone' });
+    const refused = fold([ev('clone_refused', 9_000, { motif: 'the harvest is done: no more arms' })], asked);
+    expect(refused.bon.ui.pendingClones).toBe(1);
+    expect(refused.ui.statusLine).toBe('the harvest is done: no more arms');
+  });
+
   it('apply waits for the harvest, asks first, then hands one arm over', () => {
     expect(ui(through('arm3done'), { type: 'ask_apply' }).ui.statusLine).toBe('apply waits for the harvest');
     let state = ui(through('harvested'), { type: 'ask_apply' });
