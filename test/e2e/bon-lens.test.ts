@@ -65,7 +65,8 @@ describe('factory bon: every arm shares the primer\'s prompt prefix', () => {
     const shown = shownFolder(last)!;
     expect(shown).toMatch(/\/prime$/);
     const arms = [...sessions.entries()].filter(([id]) => id !== primerId);
-    expect(arms).toHaveLength(3);
+    // An arm that asked nothing says why (its pi did not start, it was stopped…).
+    expect(arms, JSON.stringify(ofType(events, 'phase_failed').map((e) => [e.phase, e.motif]))).toHaveLength(3);
     for (const [id, requests] of arms) {
       const first = requests[0]!;
       // The primer's whole last prompt, byte for byte, then the arm's own ask.
