@@ -112,6 +112,7 @@ export class BonSession {
   private confirmation?: (yes: boolean) => void;
   /** The spend gate every node of the run asks before a model call or a tool (./budgetServer.ts), opened with the first. */
   private gate?: Promise<import('./budgetServer.js').BudgetServer>;
+  private starts: Promise<unknown> = Promise.resolve(); // the run's pi starts, one after another (see open)
   private harvested = false;
   private armPhase?: ArmPhaseFactory;
   phases: Phase[] = [];
@@ -203,8 +204,7 @@ export class BonSession {
   raiseArm(arm: number): string | undefined {
     const resume = this.pauses.get(arm);
     if (!resume) return `arm ${arm} is not paused at its cap`;
-    const cap = this.spend.capOf(arm) ?? 0;
-    resume(cap * 2);
+    resume((this.spend.capOf(arm) ?? 0) * 2);
     return undefined;
   }
 
@@ -232,7 +232,6 @@ export class BonSession {
 
   /** Arms whose verdict is in (they take no steer). */
   readonly settled = new Set<number>();
-
 
   /** Set when this is a resumed run: the HEAD its first life's arms started from, which the check must find again. */
   resumedHead?: string;
@@ -328,10 +327,8 @@ export class BonSession {
     return controller.signal;
   }
 
-  /**
-   * Open a live session of the harness on `sessionId` (the builder's route, tools and envelope), in the user's tree
-   * or, for the worktree mode, in `where.cwd` (as a fork of the primer for an arm, with the arm's model and env).
-   */
+  /** A live session on `sessionId` (the builder's route, tools, envelope) in the user's tree, or in `where.cwd` as a
+   *  fork of the primer for a worktree arm (with the arm's model and env). */
   async open(sessionId: string, phase: string, where: { cwd?: string; model?: string; env?: NodeJS.ProcessEnv; fork?: SessionRequest['fork']; sandbox?: SessionRequest['sandbox'] } = {}): Promise<AgentSession> {
     const { opts, run } = this;
     const card = await envelopeCard('BuildEnvelope');
@@ -340,21 +337,24 @@ export class BonSession {
     });
     const { BUDGET_URL_ENV } = await import('./budgetServer.js');
     const env = { ...(where.env ?? opts.env ?? process.env), [BUDGET_URL_ENV]: (await this.gate).url };
+    // One pi starts at a time: pi 1.6 waits 200 ms for its settings' lock and, missing it, goes on without them.
+    const started = this.starts.then(() => opts.harness.openSession({
+      sessionId,
+      cwd: where.cwd ?? opts.cwd,
+      workspace: opts.workspace,
+      model: where.model ?? opts.builderModel ?? this.modelOf(1),
+      thinking: opts.thinking,
+      tools: opts.tools ?? BON_TOOLS,
+      env,
+      identity: { adwId: run.adwId, phase, role: 'builder' },
+      envelopeSchema: { title: card.title, schema: card.schema },
+      limits: opts.limits,
+      ...(where.fork ? { fork: where.fork } : {}),
+      ...(where.sandbox ? { sandbox: where.sandbox } : {}),
+    }));
+    this.starts = started.catch(() => undefined);
     try {
-      return await opts.harness.openSession({
-        sessionId,
-        cwd: where.cwd ?? opts.cwd,
-        workspace: opts.workspace,
-        model: where.model ?? opts.builderModel ?? this.modelOf(1),
-        thinking: opts.thinking,
-        tools: opts.tools ?? BON_TOOLS,
-        env,
-        identity: { adwId: run.adwId, phase, role: 'builder' },
-        envelopeSchema: { title: card.title, schema: card.schema },
-        limits: opts.limits,
-        ...(where.fork ? { fork: where.fork } : {}),
-        ...(where.sandbox ? { sandbox: where.sandbox } : {}),
-      });
+      return await started;
     } catch (error) {
       // A fork that is not what was asked is the arm's to report (red, zero tokens), not a batch failure.
       if (error instanceof HarnessError && error.evidence.kind === 'fork') throw error;
