@@ -101,7 +101,7 @@ export async function prepareBonRun(ws: Workspace, args: BonArgs, flags: Command
     return routed.route;
   });
   // --models and --model checked against what pi offers now, before the primer is paid (zero tokens, one `pi --list-models`).
-  const { assertModelsOffered } = await import('../doctor/modelChecks.js');
+  const { assertModelsOffered } = await import('../doctor/offeredRoutes.js');
   const pi = await runPi(ws);
   const site = { root: ws.root, env: ws.real, dotenv: ws.dotenv, pi };
   await assertModelsOffered(site, models, '--models');

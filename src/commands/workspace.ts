@@ -214,6 +214,6 @@ export async function runPi(ws: Workspace): Promise<PiCommand> {
 export async function assertModelFlagOffered(ws: Workspace, route: string | undefined): Promise<void> {
   if (route === undefined || ws.harnessName !== 'pi') return;
   const pi = await runPi(ws);
-  const { assertModelsOffered } = await import('../doctor/modelChecks.js');
+  const { assertModelsOffered } = await import('../doctor/offeredRoutes.js');
   await assertModelsOffered({ root: ws.root, env: ws.real, dotenv: ws.dotenv, pi }, [route], '--model');
 }

@@ -1,4 +1,5 @@
 // Where a workspace keeps the factory's runtime data. One function, so no module invents its own layout.
+import os from 'node:os';
 import path from 'node:path';
 import { discoverTopLevel } from '../process/workTree.js';
 
@@ -77,4 +78,11 @@ export function packageSource(fromDir: string, toDir: string): string {
   const posix = relative.split(path.sep).join('/');
   if (posix === '') return '.';
   return posix.startsWith('../') || posix === '..' ? posix : `./${posix}`;
+}
+
+/** pi's agent folder as pi finds it: PI_CODING_AGENT_DIR, else ~/.pi/agent (the same on pi 0.85 and 1.x). */
+export function piAgentDir(env: NodeJS.ProcessEnv): string {
+  const dir = env.PI_CODING_AGENT_DIR?.trim();
+  if (dir) return dir.startsWith('~/') ? path.join(env.HOME ?? os.homedir(), dir.slice(2)) : path.resolve(dir);
+  return path.join(env.HOME ?? os.homedir(), '.pi', 'agent');
 }

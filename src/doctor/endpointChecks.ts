@@ -4,19 +4,14 @@
 // a server that is not running would otherwise show first as a failed run. No key is sent: reaching the server
 // is what is checked, its authentication stays pi's.
 import { readFileSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
+import { piAgentDir } from '../config/paths.js';
 import { agentFor, effectiveFallback, type Roster } from '../config/roster.js';
 import type { CheckResult, DoctorCheck, DoctorContext } from './types.js';
 
 const ENDPOINT_TIMEOUT_MS = 5_000;
 
-/** pi's agent folder as pi finds it: PI_CODING_AGENT_DIR, else ~/.pi/agent (the same on pi 0.85 and 1.x). */
-export function piAgentDir(env: NodeJS.ProcessEnv): string {
-  const dir = env.PI_CODING_AGENT_DIR?.trim();
-  if (dir) return dir.startsWith('~/') ? path.join(env.HOME ?? os.homedir(), dir.slice(2)) : path.resolve(dir);
-  return path.join(env.HOME ?? os.homedir(), '.pi', 'agent');
-}
+export { piAgentDir } from '../config/paths.js';
 
 /** Each provider of `models.json` that has a `baseUrl`, by name. Pure over the file's text; junk gives none. */
 export function providerEndpoints(modelsJsonText: string): Map<string, string> {

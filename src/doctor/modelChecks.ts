@@ -4,9 +4,7 @@
 import { missingProfileKeys } from '../config/env.js';
 import { agentFor, effectiveFallback, fallbackRoute, ROSTER_FILE, type Roster } from '../config/roster.js';
 import { KNOWN_ROLES } from '../config/rosterVocabulary.js';
-import path from 'node:path';
-import { workspacePaths } from '../config/paths.js';
-import { listModels, piProbeEnv } from './probes.js';
+import { listModels } from './probes.js';
 import type { CheckResult, DoctorCheck, DoctorContext } from './types.js';
 
 /** The roles a workflow runs on every use (the judge runs only with --judge, on the builder's model by default). */
@@ -115,32 +113,4 @@ export function modelChecks(ctx: DoctorContext): DoctorCheck[] {
     if (auth) checks.push(keysCheck(role, auth.keys));
   }
   return checks;
-}
-
-/**
- * A run's model routes (`--model`, `--models`) checked against what pi offers now, before any token: pi bills an
- * unknown `--model` as a synthetic clone of the provider's default, and an arm on it fails after the primer was
- * paid. A provider none of whose models is listed is told as the key it needs. Throws a UsageError (exit 2).
- */
-export async function assertModelsOffered(site: import('./probes.js').ProbeSite, routes: readonly string[], flag: '--model' | '--models'): Promise<void> {
-  if (routes.length === 0) return;
-  // What pi listed last time, under the same pi, agent folder and environment, answers a yes without starting pi.
-  const pi = site.pi instanceof Error ? undefined : site.pi;
-  const memo = pi ? await import('./offeredRoutes.js') : undefined;
-  const key = pi && memo ? memo.listingKey(pi, site.root, piProbeEnv(site)) : '';
-  const file = path.join(workspacePaths(site.root).dataDir, 'cache', 'pi-routes.json');
-  const held = memo?.rememberedRoutes(file, key);
-  if (held && routes.every((route) => held.has(route))) return;
-  const { UsageError } = await import('../contract/errors.js');
-  const listing = await listModels(site);
-  if ('error' in listing) throw new UsageError(`${flag} could not be checked: ${listing.error}`);
-  memo?.rememberRoutes(file, key, listing.routes);
-  const unknown = routes.filter((m) => !listing.routes.has(m));
-  // pi lists only the providers it has a key for: a provider with other models listed has its key, the model itself
-  // is what pi does not offer.
-  const { missingKeyMotif } = await import('../pi/providerKeys.js');
-  const listedProviders = new Set([...listing.routes].map((r) => r.split('/')[0]));
-  const keyless = unknown.map((m) => m.split('/')[0]!).find((p) => !listedProviders.has(p));
-  if (keyless) throw new UsageError(missingKeyMotif(keyless));
-  if (unknown.length > 0) throw new UsageError(`${flag}: pi does not offer ${[...new Set(unknown)].join(', ')} (see pi --list-models)`);
 }

@@ -7,8 +7,10 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { childEnv } from '../config/env.js';
+import { piAgentDir, workspacePaths } from '../config/paths.js';
 import type { PiCommand } from '../pi/piCommand.js';
-import { piAgentDir } from './endpointChecks.js';
+import type { ProbeSite } from './probes.js';
 
 const DAY_MS = 24 * 3600_000;
 /** Variables a shell changes from one command to the next that pi's listing does not depend on. */
@@ -60,4 +62,32 @@ export function rememberRoutes(file: string, key: string, routes: ReadonlySet<st
   } catch {
     // a read-only data folder: the next command lists again
   }
+}
+
+/**
+ * A run's model routes (`--model`, `--models`) checked against what pi offers now, before any token: pi bills an
+ * unknown `--model` as a synthetic clone of the provider's default, and an arm on it fails after the primer was
+ * paid. A provider none of whose models is listed is told as the key it needs. Throws a UsageError (exit 2).
+ */
+export async function assertModelsOffered(site: ProbeSite, routes: readonly string[], flag: '--model' | '--models'): Promise<void> {
+  if (routes.length === 0) return;
+  // What pi listed last time, under the same pi, agent folder and environment, answers a yes without starting pi.
+  const pi = site.pi instanceof Error ? undefined : site.pi;
+  const key = pi ? listingKey(pi, site.root, childEnv({ real: site.env, dotenv: site.dotenv })) : undefined;
+  const file = path.join(workspacePaths(site.root).dataDir, 'cache', 'pi-routes.json');
+  const held = key !== undefined ? rememberedRoutes(file, key) : undefined;
+  if (held && routes.every((route) => held.has(route))) return;
+  // Only now the doctor's probes (pi's start, and the text measures its motifs need).
+  const [{ UsageError }, { listModels }] = await Promise.all([import('../contract/errors.js'), import('./probes.js')]);
+  const listing = await listModels(site);
+  if ('error' in listing) throw new UsageError(`${flag} could not be checked: ${listing.error}`);
+  if (key !== undefined) rememberRoutes(file, key, listing.routes);
+  const unknown = routes.filter((m) => !listing.routes.has(m));
+  // pi lists only the providers it has a key for: a provider with other models listed has its key, the model itself
+  // is what pi does not offer.
+  const { missingKeyMotif } = await import('../pi/providerKeys.js');
+  const listedProviders = new Set([...listing.routes].map((r) => r.split('/')[0]));
+  const keyless = unknown.map((m) => m.split('/')[0]!).find((p) => !listedProviders.has(p));
+  if (keyless) throw new UsageError(missingKeyMotif(keyless));
+  if (unknown.length > 0) throw new UsageError(`${flag}: pi does not offer ${[...new Set(unknown)].join(', ')} (see pi --list-models)`);
 }

@@ -60,7 +60,7 @@ function probeTimeout(ctx: ProbeSite): number {
 }
 
 /** The environment pi gets when no auth profile closes the vault: what `--list-models` should see. */
-export function piProbeEnv(ctx: ProbeSite): Record<string, string> {
+function piProbeEnv(ctx: ProbeSite): Record<string, string> {
   return childEnv({ real: ctx.env, dotenv: ctx.dotenv });
 }
 

@@ -3,8 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { listingKey, rememberedRoutes, rememberRoutes } from '../../src/doctor/offeredRoutes.js';
-import { assertModelsOffered } from '../../src/doctor/modelChecks.js';
+import { assertModelsOffered, listingKey, rememberedRoutes, rememberRoutes } from '../../src/doctor/offeredRoutes.js';
 import { emptyDotEnv } from '../../src/config/env.js';
 import type { PiCommand } from '../../src/pi/piCommand.js';
 import { tempDir } from '../helpers/repo.js';
