@@ -26,7 +26,7 @@ export const ArmSpecSchema = z.strictObject({
   /** Its model route as the roster writes it (`provider/model`); absent: the builder's. */
   model: z.string().min(1).optional(),
   /** Its spend cap in US dollars, if it has one. */
-  capUsd: z.number().positive().optional(),
+  capUsd: z.number().min(0).optional(),
   /** The payload's gate commands, each in a folder relative to the repository's root. */
   gates: z.array(z.strictObject({ run: z.string().min(1), cwd: z.string(), timeoutMs: z.number().int().positive() })),
 });
