@@ -266,21 +266,27 @@ describe('bon: a message from the board into a running arm (real pi, scripted mo
     const flag = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'steer-')), 'taken');
     try {
       bench = await bonBench({ ...demo, 'model:gamma': [call('bash', { command: `until [ -f ${flag} ]; do sleep 0.1; done` }), ...demo['model:gamma']!] });
-      const said: Array<string | undefined> = [];
+      // What each steer answered: arm 3's at its first bash, arm 2's once it ended (in whichever order they come: the
+      // arms' pi start one after another, and arm 2 may well end before arm 3's first tool).
+      const said: { 2?: string; 3?: string } = {};
+      let steered = false;
       const out = await runBon(bench, {
         onEvent: (e, session) => {
-          if (e.type === 'activity' && e.phase === 'arm_3' && e.activity.kind === 'tool_start' && e.activity.tool === 'bash' && said.length === 0) {
-            said.push(session.steerArm(3, 'Keep the doc comment short, please.'));
+          if (e.type === 'activity' && e.phase === 'arm_3' && e.activity.kind === 'tool_start' && e.activity.tool === 'bash' && !steered) {
+            steered = true;
+            said[3] = session.steerArm(3, 'Keep the doc comment short, please.');
           }
           if (e.type === 'activity' && e.phase === 'arm_3' && e.activity.kind === 'note' && e.activity.text.startsWith('you: ')) fs.writeFileSync(flag, '');
-          if (e.type === 'phase_ok' && e.phase === 'arm_2') said.push(session.steerArm(2, 'too late'));
+          if (e.type === 'phase_ok' && e.phase === 'arm_2') said[2] = session.steerArm(2, 'too late');
         },
       });
       expect(out.exit).toBe(0);
       // Each arm's verdict first: a red arm says why, not only that its end was never seen.
       const phasesFailed = out.events.filter((e) => e.type === 'phase_failed').map((e) => JSON.stringify(e));
-      for (const arm of [2, 3]) expect(armOf(out.events, arm)?.green, `arm ${arm}: ${JSON.stringify(armOf(out.events, arm))} ${phasesFailed.join(' ')}`).toBe(true);
-      expect(said).toEqual([undefined, 'arm 2 has no turn running: nothing to steer']);
+      const notes = out.events.filter((e) => e.type === 'activity' && e.phase === 'arm_3').map((e) => JSON.stringify(e.type === 'activity' ? e.activity : e));
+      for (const arm of [2, 3]) expect(armOf(out.events, arm)?.green, `arm ${arm}: ${JSON.stringify(armOf(out.events, arm))} ${phasesFailed.join(' ')} said=${JSON.stringify(said)} arm_3: ${notes.join(' ')}`).toBe(true);
+      expect(said).toEqual({ 2: 'arm 2 has no turn running: nothing to steer', 3: undefined });
+      expect(steered).toBe(true);
       const gamma = bench.rig.model.requestsFor('model:gamma');
       const carrying = gamma.filter((r) => (r.body.messages ?? []).some((m) => m.role === 'user' && contentText(m.content).includes('Keep the doc comment short, please.')));
       // Every request after the wait carries it, the first (before it) does not.
