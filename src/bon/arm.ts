@@ -117,6 +117,11 @@ export function primePhase(session: BonSession, placeOf: PrimerPlaceOf): Phase {
   };
 }
 
+/** An arm's rank before any verdict: red until settled, nothing spent, no patch. */
+function unsettledRank({ arm, phase, model }: ArmSpec): ArmRank {
+  return { arm, phase, model, green: false, tokens: 0, cost: 0, seconds: 0, patchBytes: 0 };
+}
+
 /** The order for arm `arm` of this run, as it would travel to whatever dispatcher runs it. */
 export function armSpecOf(session: BonSession, arm: number): ArmSpec {
   const check = session.check!;
@@ -155,7 +160,7 @@ export function armPhase(session: BonSession, arm: number, dispatcher: ArmDispat
     async action(run) {
       const spec = armSpecOf(session, arm);
       // Known from its start (the board steers and aborts a running arm), replaced by its outcome's at its end.
-      session.arms.set(arm, { arm, phase: name, model: spec.model, green: false, tokens: 0, cost: 0, seconds: 0, patchBytes: 0 });
+      session.arms.set(arm, unsettledRank(spec));
       const job = dispatcher.dispatch(spec, (event) => {
         if (event.type === 'attempt_started' && event.phase === name && event.sessionId) run.sessions[name] = event.sessionId;
         run.emit(event);
@@ -177,7 +182,7 @@ export function armPhase(session: BonSession, arm: number, dispatcher: ArmDispat
 export async function workArm(session: BonSession, run: RunEvents, spec: ArmSpec, placeOf: ArmPlaceOf, signal: AbortSignal): Promise<ArmOutcome> {
   const started = performance.now();
   const { arm, phase: name, model } = spec;
-  const rank: ArmRank = { arm, phase: name, model, green: false, tokens: 0, cost: 0, seconds: 0, patchBytes: 0 };
+  const rank = unsettledRank(spec);
   const place = placeOf(session, run, arm, signal);
   let failure: string | undefined;
   let failureKind: FailureKind = 'verdict';
