@@ -26,6 +26,7 @@ const FLAG_SPECS = {
   'stop-after-green': { type: 'number' },
   deadline: { type: 'string' },
   yes: { type: 'boolean', default: false },
+  force: { type: 'boolean', default: false },
   judge: { type: 'boolean', default: false },
   notify: { type: 'boolean', default: true },
   report: { type: 'string' },

@@ -14,7 +14,8 @@ export const HELP = `
                                    [--arms 3] [--models a,b,c] [--concurrency K] [--in-place] [--apply]
                                    [--max-cost 2.50] [--stop-after-green 1] [--deadline 20m] [--yes] [--judge]
     $ factory apply <adw_id> [arm] apply a bon run's sealed patch (the winner's, or the arm named) after its
-                                   paths, modes and gates are checked again on the current HEAD
+                                   paths, modes and gates are checked again on the current HEAD; a red
+                                   arm only with --force
     $ factory doctor [<id>…]       zero-token preflight of the workstation and the pi node
                                    [--quick] [--strict] [--json] [--gates: run the gates once on HEAD]
     $ factory doctor --layer node|station --into <repo>   install the factory's pi layer into another repo
@@ -43,6 +44,7 @@ export const HELP = `
     --stop-after-green  bon: stop the arms still at work once this many are green
     --deadline   bon: stop the arms still at work once the run is this old (90s, 20m, 1h30m)
     --yes        bon: fan out even when the forecast is above the run's cap or bon.confirm_above
+    --force      apply: apply an arm that ended red (named by its number), knowingly
     --judge      bon: an agent (roster role judge) orders the green arms with a reason each; the code
                  checks its order, a red arm never wins by it, and its cost is its own line
     --report     md, junit or both (md,junit): write a Markdown summary and JUnit XML of the run's

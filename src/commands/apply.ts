@@ -8,7 +8,7 @@ import { UsageError, errorMessage } from '../contract/errors.js';
 import type { RunEvent } from '../contract/events.js';
 import { gateCommands } from '../config/roster.js';
 import { armPatchFile } from '../bon/patch.js';
-import { unverifiedReason } from '../bon/rank.js';
+import { applyCommand, unverifiedReason } from '../bon/rank.js';
 import type { GateSignature } from '../gates/baseline.js';
 import { redactDeep } from '../contract/redact.js';
 import { runLogPath } from '../trace/runLog.js';
@@ -21,17 +21,29 @@ const SHA256 = /^[0-9a-f]{64}$/;
 export interface ApplyArgs {
   adwId: string;
   arm?: number;
+  /** `--force`: apply an arm that ended red (its gates, an act, its cap…) — only ever when named. */
+  force?: boolean;
 }
 
 /** The command's arguments, or a UsageError (exit 2) naming what is wrong. Pure. */
-export function applyArgs(args: string[]): ApplyArgs {
-  if (args.length < 1 || args.length > 2) throw new UsageError('usage: factory apply <adw_id> [arm]');
+export function applyArgs(args: string[], flags: { force?: boolean } = {}): ApplyArgs {
+  if (args.length < 1 || args.length > 2) throw new UsageError('usage: factory apply <adw_id> [arm] [--force]');
   const [adwId, armText] = args as [string, string | undefined];
   if (!ADW_ID.test(adwId)) throw new UsageError(`not an adw id: ${JSON.stringify(adwId)}`);
-  if (armText === undefined) return { adwId };
+  if (armText === undefined) {
+    if (flags.force) throw new UsageError(`--force applies a red arm only when it is named: factory apply ${adwId} <arm> --force`);
+    return { adwId };
+  }
   const arm = /^[1-9]\d?$/.test(armText) ? Number(armText) : NaN;
   if (!Number.isInteger(arm)) throw new UsageError(`not an arm number: ${JSON.stringify(armText)} (arms are 1, 2, 3…)`);
-  return { adwId, arm };
+  return { adwId, arm, ...(flags.force ? { force: true } : {}) };
+}
+
+/** Why a harvested arm is red, in a few words: its failure kind and its motif, as harvest.json keeps them. */
+export function redReason(entry: { failure?: unknown; motif?: unknown }): string {
+  const kind = typeof entry.failure === 'string' ? entry.failure : undefined;
+  const motif = typeof entry.motif === 'string' ? entry.motif : undefined;
+  return [kind, motif].filter((part) => part !== undefined).join(': ') || 'red';
 }
 
 interface SealedArm {
@@ -92,6 +104,11 @@ export function sealedArm(bonDir: string, harvest: unknown, args: ApplyArgs): Se
   if (path.resolve(entry.patch_file) !== path.resolve(expected)) throw new UsageError(`${file} names a patch outside the run's folder for arm ${wanted}: refused`);
   if (typeof entry.patch_sha256 !== 'string' || !SHA256.test(entry.patch_sha256)) {
     throw new UsageError(`arm ${wanted} of run ${args.adwId} has no seal (sha256) in ${file}: it was harvested by an older factory; run the spec again`);
+  }
+  // A red arm (gates, an act its guards blocked, its cap…) is applied only on purpose; unverified is not red.
+  const red = entry.verdict === 'red' || (entry.verdict === undefined && entry.green !== true);
+  if (red && !args.force) {
+    throw new UsageError(`arm ${wanted} of run ${args.adwId} is red (${redReason(entry)}): not applied — apply it anyway with ${applyCommand(args.adwId, wanted)} --force`);
   }
   return { arm: wanted, green: entry.green === true, unverified: entry.verdict === 'unverified', patchFile: expected, sha256: entry.patch_sha256 };
 }

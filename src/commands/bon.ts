@@ -193,7 +193,7 @@ export async function applyWinner(session: BonSession, ws: Workspace, arm?: numb
  */
 async function verifyAndApply(session: BonSession, ws: Workspace, arm?: number): Promise<{ applied: boolean; line: string; arm?: number }> {
   const { applyLine, applyVerified } = await import('../bon/apply.js');
-  const { unverifiedReason } = await import('../bon/rank.js');
+  const { applyCommand, unverifiedReason } = await import('../bon/rank.js');
   const ranking = session.ranking;
   const chosen = arm !== undefined ? session.arms.get(arm) : ranking?.winner;
   if (arm === undefined && chosen === undefined) {
@@ -202,6 +202,11 @@ async function verifyAndApply(session: BonSession, ws: Workspace, arm?: number):
     return { applied: false, line: ranking ? 'no green arm to apply' : 'apply waits for the harvest' };
   }
   if (!chosen?.patchFile) return { applied: false, arm, line: arm !== undefined ? `arm ${arm} has no patch to apply` : 'no green arm to apply' };
+  // A red arm (its gates, an act its guards blocked, its cap…) is not applied from the board: the command says how.
+  if (!chosen.green && !chosen.unverified) {
+    const reason = [chosen.failure, chosen.motif].filter((part) => part !== undefined).join(': ') || 'red';
+    return { applied: false, arm: chosen.arm, line: `arm ${chosen.arm} is red (${reason}): not applied — apply it anyway with ${applyCommand(session.run.adwId, chosen.arm)} --force` };
+  }
   const { availableSandbox } = await import('../sandbox/detect.js');
   const sandbox = await availableSandbox(ws.real);
   const outcome = await applyVerified({ ...(sandbox ? { sandbox } : {}), cwd: ws.root, patchFile: chosen.patchFile, sha256: chosen.patchSha256, gates: gateCommands(ws.root, ws.roster), env: gateEnv(ws), runTag: session.run.adwId, excuse: session.preexisting });

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describePrescription, parseLayer, prescribe } from '../doctor/prescription.js';
 import { UsageError } from '../contract/errors.js';
 import { factoryRoot } from '../pi/resolve.js';
-import type { CommandFlags } from './workspace.js';
+import type { CommandFlags, Workspace } from './workspace.js';
 
 export interface DoctorFlags extends CommandFlags {
   quick?: boolean;
@@ -30,14 +30,22 @@ export async function doctorHeadless(ids: string[], flags: DoctorFlags): Promise
   return { stdout: `${formatDoctorRows(results).join('\n')}\n`, exit };
 }
 
+/**
+ * The doctor over a running workflow (`d` on its screen): the roster, folder and environment the run was started
+ * with — not the repository's default roster, nor the shell's environment when the run has its own (the demo's).
+ */
+export function doctorOfRun(ws: Pick<Workspace, 'root' | 'rosterFile' | 'real'>) {
+  return doctorSession([], { cwd: ws.root, config: ws.rosterFile, retries: 0, ui: true, json: false }, ws.real);
+}
+
 /** Everything a doctor pass needs, loaded once; `pass` runs one pass with optional live hooks. */
-export async function doctorSession(ids: string[], flags: DoctorFlags) {
+export async function doctorSession(ids: string[], flags: DoctorFlags, env: NodeJS.ProcessEnv = process.env) {
   const [{ createDoctorContext }, { doctorChecks }, run] = await Promise.all([
     import('../doctor/context.js'),
     import('../doctor/checks.js'),
     import('../doctor/run.js'),
   ]);
-  const ctx = { ...(await createDoctorContext({ cwd: flags.cwd ?? process.cwd(), env: process.env, config: flags.config })), ...(flags.gates ? { runGates: true } : {}) };
+  const ctx = { ...(await createDoctorContext({ cwd: flags.cwd ?? process.cwd(), env, config: flags.config })), ...(flags.gates ? { runGates: true } : {}) };
   const checks = doctorChecks(ctx);
   const unknown = run.unknownSelectors(checks, ids);
   if (unknown.length > 0) throw new UsageError(`unknown check ${unknown.map((u) => JSON.stringify(u)).join(', ')} (see factory doctor --json for the ids)`);

@@ -27,6 +27,8 @@ export interface CommandFlags {
   arms?: number;
   models?: string;
   apply?: boolean;
+  /** apply: a red arm, named, applied knowingly. */
+  force?: boolean;
   /** doctor: skip the slow checks, fail on warnings, the prescription's layer and target. */
   quick?: boolean;
   strict?: boolean;
@@ -51,6 +53,8 @@ export interface Workspace {
   invokedIn: string;
   paths: WorkspacePaths;
   roster: Roster;
+  /** `--config` as the run was started with it (absolute), or undefined for the repository's own roster. */
+  rosterFile?: string;
   dotenv: DotEnv;
   /** The cockpit's own environment (the real one, or the demo's). */
   real: NodeJS.ProcessEnv;
@@ -109,7 +113,9 @@ export async function openWorkspace(flags: CommandFlags, extra: { cwd?: string; 
   const cwd = existingDir(extra.cwd ?? flags.cwd ?? process.cwd(), '--cwd');
   const root = await resolveWorkspaceRoot(cwd);
   const paths = workspacePaths(root);
-  const roster = await loadRosterIfPresent(root, flags.config);
+  // --config is read from where the shell is (as rosterPath does), and kept: every screen of the run reads the same one.
+  const rosterFile = flags.config === undefined ? undefined : path.resolve(flags.config);
+  const roster = await loadRosterIfPresent(root, rosterFile);
   assertWritable(paths.sessionsDir, 'session folder');
   assertWritable(paths.schemasDir, 'schema folder');
   const real = extra.env ?? process.env;
@@ -117,7 +123,7 @@ export async function openWorkspace(flags: CommandFlags, extra: { cwd?: string; 
   for (const warning of dotenv.warnings) process.stderr.write(`factory: ${warning}\n`);
   const profiles = Object.keys(roster.agents).map((role) => agentFor(roster, role).auth).filter((a) => a !== undefined);
   const secrets = secretEntries(real, dotenv, profiles.length > 0 ? { keys: profiles.flatMap((p) => p.keys) } : undefined);
-  return { root, invokedIn: cwd, paths, roster, dotenv, real, redact: createRedactor(secrets), harnessName: (harnessFlag ?? roster.harness) as 'pi' | 'claude' };
+  return { root, invokedIn: cwd, paths, roster, ...(rosterFile ? { rosterFile } : {}), dotenv, real, redact: createRedactor(secrets), harnessName: (harnessFlag ?? roster.harness) as 'pi' | 'claude' };
 }
 
 /**

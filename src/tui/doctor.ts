@@ -1,6 +1,7 @@
 // The doctor's checklist in a terminal: as a screen of its own (`factory doctor`, or `d` on the home) and as an
 // overlay over a live run or the arms board (`d`), the run's events feeding its own store meanwhile.
 import type { CommandFlags } from '../commands/dispatch.js';
+import type { Workspace } from '../commands/workspace.js';
 import { errorMessage } from '../contract/errors.js';
 import type { Lifecycle } from '../lifecycle.js';
 import { importUi, mountScreen, type Mounted, type Ui } from './mount.js';
@@ -8,19 +9,22 @@ import { importUi, mountScreen, type Mounted, type Ui } from './mount.js';
 const warn = (message: string) => process.stderr.write(`factory: ${message}\n`);
 
 async function doctorModules() {
-  const [{ createDoctorStore, initialDoctorState, runDoctorInto }, { DoctorScreen }, { doctorSession }] = await Promise.all([
+  const [{ createDoctorStore, initialDoctorState, runDoctorInto }, { DoctorScreen }, { doctorSession, doctorOfRun }] = await Promise.all([
     import('../../state/doctorStore.js'),
     import('../../components/DoctorScreen.js'),
     import('../commands/doctor.js'),
   ]);
-  return { createDoctorStore, initialDoctorState, runDoctorInto, DoctorScreen, doctorSession };
+  return { createDoctorStore, initialDoctorState, runDoctorInto, DoctorScreen, doctorSession, doctorOfRun };
 }
 
-/** `d` over a run: the checklist takes the frame; closing it puts the run's screen back as it is now. */
-export function overlayDoctor(ui: Ui, mounted: Mounted, cwd: string, via: 'run' | 'board'): void {
+/**
+ * `d` over a run: the checklist takes the frame; closing it puts the run's screen back as it is now. It checks the
+ * run's own roster (`--config`) and environment, not the repository's defaults.
+ */
+export function overlayDoctor(ui: Ui, mounted: Mounted, workspace: Pick<Workspace, 'root' | 'rosterFile' | 'real'>, via: 'run' | 'board'): void {
   void (async () => {
     const m = await doctorModules();
-    const session = await m.doctorSession([], { cwd, retries: 2, ui: true, json: false });
+    const session = await m.doctorOfRun(workspace);
     const store = m.createDoctorStore(m.initialDoctorState(via));
     const pass = () => m.runDoctorInto(store, (hooks) => session.pass(hooks), session.planned);
     const close = () => mounted.back();

@@ -49,7 +49,7 @@ export async function runFlowScreen(prepared: PreparedFlow, lifecycle: Lifecycle
   run.subscribe((event) => store.getState().apply(event));
   await notifyOn(run, opts);
   let mounted: Mounted | undefined;
-  const controller = runScreenController(lifecycle, () => mounted && overlayDoctor(ui, mounted, prepared.workspace.root, 'run'));
+  const controller = runScreenController(lifecycle, () => mounted && overlayDoctor(ui, mounted, prepared.workspace, 'run'));
   const detach = lifecycle.attach({ abort: () => run.abort(), onRung: showRung(store, STATUS_ABORTING, STATUS_QUITTING) });
   // The screen reads the store at most once a frame (../../state/paced.ts): a busy run costs no render between frames.
   const view = pacedStore(store);
@@ -89,7 +89,7 @@ export async function runBonScreen(prepared: PreparedBon, lifecycle: Lifecycle, 
   // Status lines come from the core (an apply's motif quotes gate output) without passing through an event.
   const say = (statusLine: string) => store.getState().setUi({ statusLine: run.redact(statusLine) });
   let mounted: Mounted | undefined;
-  const controller = bonScreenController(lifecycle, prepared, say, { applyWinner, readArmPatch }, () => mounted && overlayDoctor(ui, mounted, workspace.root, 'board'));
+  const controller = bonScreenController(lifecycle, prepared, say, { applyWinner, readArmPatch }, () => mounted && overlayDoctor(ui, mounted, workspace, 'board'));
   const detach = lifecycle.attach({ abort: () => run.abort(), quit: () => quit(), onRung: showRung(store, STATUS_ABORTING, STATUS_QUITTING) });
   const view = pacedStore(store);
   mounted = mountScreen(ui, lifecycle, ui.React.createElement(BonScreen, { store: view, controller }), view);

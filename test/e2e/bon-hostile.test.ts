@@ -180,7 +180,9 @@ describe('factory bon with hostile arms (real pi, scripted model)', () => {
     const patch = fs.readFileSync(path.join(b.paths.dataDir, 'bon', adwId, 'arm-1.patch'), 'utf8');
     expect(patch).toMatch(/new file mode 120000/); // harvested as it was: the seal is valid, the content is not
     const ws = await openWorkspace({ retries: 2, ui: false, json: false }, { env: b.env, cwd: b.dir });
-    const refused = await applyOutput(ws, { adwId, arm: 1 });
+    // Named, a red arm is refused for being red; forced, its patch is still refused by the apply's own checks.
+    await expect(applyOutput(ws, { adwId, arm: 1 })).rejects.toThrow(new RegExp(`^arm 1 of run ${adwId} is red \\((\\w+: )?its patch could never be applied.*--force$`));
+    const refused = await applyOutput(ws, { adwId, arm: 1, force: true });
     expect(refused.exit).toBe(1);
     expect(refused.stdout).toMatch(/^arm 1 not applied: patch refused: .*"src\/passwd" a symlink/);
     expect(treeStatus(b.dir)).toBe('');
