@@ -167,6 +167,7 @@ export function armPhase(session: BonSession, arm: number, dispatcher: ArmDispat
       });
       const { rank, failure } = await job.outcome;
       run.charge(name, rank.tokens, rank.cost);
+      run.timePhase(name, rank.seconds);
       session.arms.set(arm, rank);
       if (failure) throw new PhaseFailure(failure.motif, failure.detail, failure.kind);
       return { ...rank };

@@ -60,19 +60,19 @@ export async function prepareCommand(command: string | undefined, args: string[]
     case 'runs': {
       if (args.length > 0) throw new UsageError('usage: factory runs [--json]');
       const { runsOutput } = await import('./runs.js');
-      const ws = await openWorkspace(flags);
+      const ws = await openWorkspace(flags, { rosterOptional: true });
       return { kind: 'print', stdout: await runsOutput(ws.paths, flags.json), exit: 0 };
     }
     case 'show': {
       if (args.length !== 1) throw new UsageError('usage: factory show <adw_id> [--json]');
       const { showOutput } = await import('./runs.js');
-      const ws = await openWorkspace(flags);
+      const ws = await openWorkspace(flags, { rosterOptional: true });
       return { kind: 'print', stdout: await showOutput(ws.paths, args[0], flags.json), exit: 0 };
     }
     case 'clean': {
       const { cleanArgs, cleanOutput } = await import('./clean.js');
       cleanArgs(args, flags); // bad input before the workspace opens
-      return { kind: 'print', stdout: await cleanOutput(await openWorkspace(flags), args, flags), exit: 0 };
+      return { kind: 'print', stdout: await cleanOutput(await openWorkspace(flags, { rosterOptional: true }), args, flags), exit: 0 };
     }
     case 'init': {
       if (args.length > 0) throw new UsageError('usage: factory init [--into <repo>] [--json]');

@@ -11,7 +11,7 @@ import type { Harness } from '../harness/types.js';
 import { resolveWorkspaceRoot, workspacePaths, type WorkspacePaths } from '../config/paths.js';
 import { factoryRoot, PiUnavailableError, resolvePi, type PiCommand } from '../pi/resolve.js';
 import { createRedactor, type Redactor } from '../contract/redact.js';
-import { agentFor, briefFor, effectiveFallback, loadRosterIfPresent, roleConfig, type AgentProfile, type Roster } from '../config/roster.js';
+import { agentFor, briefFor, defaultRoster, RosterError, effectiveFallback, loadRosterIfPresent, roleConfig, type AgentProfile, type Roster } from '../config/roster.js';
 import { routeModelFlag } from '../config/routes.js';
 
 export interface CommandFlags {
@@ -104,7 +104,11 @@ export function parseRetries(value: number): number {
   return value;
 }
 
-export async function openWorkspace(flags: CommandFlags, extra: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Workspace> {
+/**
+ * `rosterOptional`: the command reads only the run store and the data folder (clean, runs, show), so a roster that
+ * does not load (an unknown role, a typo) must not stop it: it goes on with the default roster and says so once.
+ */
+export async function openWorkspace(flags: CommandFlags, extra: { cwd?: string; env?: NodeJS.ProcessEnv; rosterOptional?: boolean } = {}): Promise<Workspace> {
   const harnessFlag = flags.harness;
   if (harnessFlag !== undefined && !HARNESSES.includes(harnessFlag)) {
     throw new UsageError(`unknown harness ${JSON.stringify(harnessFlag)} (available: ${HARNESSES.join(', ')})`);
@@ -115,7 +119,11 @@ export async function openWorkspace(flags: CommandFlags, extra: { cwd?: string; 
   const paths = workspacePaths(root);
   // --config is read from where the shell is (as rosterPath does), and kept: every screen of the run reads the same one.
   const rosterFile = flags.config === undefined ? undefined : path.resolve(flags.config);
-  const roster = await loadRosterIfPresent(root, rosterFile);
+  const roster = await loadRosterIfPresent(root, rosterFile).catch((error: unknown) => {
+    if (!extra.rosterOptional || !(error instanceof RosterError)) throw error;
+    process.stderr.write(`factory: ${error.message} — not needed here, going on without it\n`);
+    return defaultRoster();
+  });
   assertWritable(paths.sessionsDir, 'session folder');
   assertWritable(paths.schemasDir, 'schema folder');
   const real = extra.env ?? process.env;

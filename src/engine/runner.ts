@@ -64,6 +64,8 @@ export function newAdwId(): string {
 interface PhaseFigures {
   tokens: number;
   cost: number;
+  /** The phase's own time when its action measures it (a best-of-N arm: its rank's seconds), else the runner's clock. */
+  seconds?: number;
 }
 
 export class Run extends RunEvents {
@@ -140,6 +142,14 @@ export class Run extends RunEvents {
     f.cost = addCosts(f.cost, cost);
     this.tokens = addCounts(this.tokens, tokens);
     this.cost = addCosts(this.cost, cost);
+  }
+
+  /**
+   * The phase's time as its action measured it: one source for every table that shows it (the phase table and the
+   * arms ranking of the same run must not differ by the action's overhead).
+   */
+  timePhase(phase: string, seconds: number): void {
+    this.phaseFigures(phase).seconds = seconds;
   }
 
   figuresOf(phase: string): PhaseFigures {
@@ -330,7 +340,7 @@ async function runPhase(run: Run, phase: Phase, progress: PhaseProgress, sendBac
         kind: phase.kind,
         attempt: attempt + 1,
         attempts,
-        seconds: (performance.now() - clock) / 1000,
+        seconds: f.seconds ?? (performance.now() - clock) / 1000,
         tokens: f.tokens,
         cost: f.cost,
         sessionId: run.sessions[phase.name],
@@ -363,7 +373,7 @@ async function runPhase(run: Run, phase: Phase, progress: PhaseProgress, sendBac
     attempts,
     motif: run.interrupted ? 'interrupted by the user' : shown ?? 'failed',
     failure: run.interrupted ? 'interrupted' : failure,
-    seconds: (performance.now() - clock) / 1000,
+    seconds: f.seconds ?? (performance.now() - clock) / 1000,
     tokens: f.tokens,
     cost: f.cost,
     sessionId: run.sessions[phase.name],

@@ -131,6 +131,28 @@ describe('factory runs / factory show over two CLI runs', () => {
   }
 });
 
+describe('over a roster that does not load (an unknown role)', () => {
+  it('runs, show and clean still work and say why once; a run is refused before any token', async () => {
+    const file = path.join(bench.repo.dir, 'adws', 'adw_config', 'factory.config.yaml');
+    const before = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : undefined;
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, 'gateway: ""\nagents:\n  bulider:\n    model: scripted/alpha\n');
+    try {
+      for (const args of [['runs'], ['show', greenId], ['clean', '--dry-run']]) {
+        const r = await cli(args);
+        expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+        expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^factory: unknown role bulider in .*did you mean builder\?.* — not needed here, going on without it$/)]);
+      }
+      const refused = await cli(['prompt', 'Which files make up this repo?']);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toMatch(/^factory: unknown role bulider/);
+    } finally {
+      if (before === undefined) fs.rmSync(file);
+      else fs.writeFileSync(file, before);
+    }
+  });
+});
+
 describe('the trace store rebuilt from the run logs', () => {
   it('still lists both runs after factory.db was deleted', async () => {
     for (const suffix of ['', '-wal', '-shm']) fs.rmSync(dbFile() + suffix, { force: true });

@@ -102,7 +102,8 @@ describe('an arm as a phase: fed by its dispatcher only', () => {
     expect(seen.slice(seen.indexOf('attempt_started'), seen.indexOf('attempt_started') + 3)).toEqual(['attempt_started', 'usage', 'activity']);
     expect(run.sessions.arm_1).toBe('arm-session-1');
     expect([run.tokens, run.cost]).toEqual([120, 0.25]);
-    expect(events.find((e) => e.type === 'phase_ok')).toMatchObject({ phase: 'arm_1', tokens: 120, cost: 0.25 });
+    // The phase's time is the arm's own (one source: the phase table and the ranking of a run show the same seconds).
+    expect(events.find((e) => e.type === 'phase_ok')).toMatchObject({ phase: 'arm_1', tokens: 120, cost: 0.25, seconds: 2 });
     expect(session.arms.get(1)).toEqual(rank(1));
   });
 
@@ -111,7 +112,7 @@ describe('an arm as a phase: fed by its dispatcher only', () => {
     const red = rank(2, { green: false, motif: 'gate test is red', failure: 'gate', tokens: 80, cost: 0.2 });
     const dispatcher = scripted(() => ({ rank: red, failure: { motif: 'gate test is red', detail: '1 failing', kind: 'gate' } }), () => []);
     await execute(run, [armPhase(session, 2, dispatcher, false)]);
-    expect(events.find((e) => e.type === 'phase_failed')).toMatchObject({ phase: 'arm_2', motif: 'gate test is red', failure: 'gate', tokens: 80, cost: 0.2 });
+    expect(events.find((e) => e.type === 'phase_failed')).toMatchObject({ phase: 'arm_2', motif: 'gate test is red', failure: 'gate', tokens: 80, cost: 0.2, seconds: 2 });
     expect(session.arms.get(2)).toEqual(red);
   });
 });
