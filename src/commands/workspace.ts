@@ -9,6 +9,7 @@ import { UsageError } from '../contract/errors.js';
 import { createPiHarness } from '../harness/pi.js';
 import type { Harness } from '../harness/types.js';
 import { resolveWorkspaceRoot, workspacePaths, type WorkspacePaths } from '../config/paths.js';
+import { readProjectSettings } from '../pi/node.js';
 import { factoryRoot, PiUnavailableError, resolvePi, type PiCommand } from '../pi/resolve.js';
 import { createRedactor, type Redactor } from '../contract/redact.js';
 import { agentFor, briefFor, defaultRoster, RosterError, effectiveFallback, loadRosterIfPresent, roleConfig, type AgentProfile, type Roster } from '../config/roster.js';
@@ -147,7 +148,18 @@ export function specFromInvocation(ws: Pick<Workspace, 'root' | 'invokedIn'>, sp
   return rel;
 }
 
+/**
+ * A project's `.pi/settings.json` pi cannot read: pi would skip it and run on without it, silently — so a run
+ * (prompt, build, bon) refuses it before any token, as the doctor's node.settings row says.
+ */
+export function assertProjectSettings(ws: Pick<Workspace, 'root' | 'harnessName'>): void {
+  if (ws.harnessName !== 'pi') return;
+  const { problem } = readProjectSettings(path.join(ws.root, '.pi', 'settings.json'));
+  if (problem !== undefined) throw new UsageError(`${problem}: pi would skip it and run without the project's settings — correct it (factory doctor node.settings)`);
+}
+
 export function agentSetup(ws: Workspace, role: string, flags: CommandFlags): AgentSetup {
+  assertProjectSettings(ws);
   const written = roleConfig(ws.roster, role);
   let model: string | undefined;
   if (flags.model !== undefined) {

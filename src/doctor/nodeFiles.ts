@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { globToRegExp } from '../../.pi/lib/path-guard.js';
-import { isFactoryPackage, loadsFactoryHere, NODE_EXTENSIONS, RULES_FILE_NAME } from '../pi/node.js';
+import { isFactoryPackage, loadsFactoryHere, NODE_EXTENSIONS, readProjectSettings, RULES_FILE_NAME } from '../pi/node.js';
 import type { CheckResult, DoctorCheck, DoctorContext } from './types.js';
 
 function prescription(ctx: DoctorContext): string {
@@ -68,20 +68,13 @@ export function settingsCheck(): DoctorCheck {
       const piDir = path.join(ctx.root, '.pi');
       const file = path.join(piDir, 'settings.json');
       const atSpawn = `the cockpit gives pi its node at each start from ${ctx.factoryRoot}`;
-      const read = readText(file);
-      if ('error' in read) {
-        if (read.error === 'missing') return { status: 'ok', detail: `none (${atSpawn})` };
-        return { status: 'fail', detail: `${file}: ${read.error}`, fix: `make ${file} readable` };
+      const read = readProjectSettings(file);
+      if (read.problem !== undefined) {
+        const fix = /unreadable/.test(read.problem) ? `make ${file} readable` : `correct the JSON in ${file}`;
+        return { status: 'fail', detail: `${read.problem}: pi skips it and runs without the project's settings`, fix };
       }
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(read.text);
-      } catch (error) {
-        return { status: 'fail', detail: `${file} is not valid JSON (${(error as Error).message})`, fix: `correct the JSON in ${file}` };
-      }
-      if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-        return { status: 'fail', detail: `${file} must hold a JSON object`, fix: `correct ${file}` };
-      }
+      if (read.settings === undefined) return { status: 'ok', detail: `none (${atSpawn})` };
+      const parsed = read.settings;
       // The factory's own repo loads its extensions directly; any other repo gets the node at spawn time.
       if (path.resolve(ctx.root) === path.resolve(ctx.factoryRoot)) return { status: 'ok', detail: 'parseable (the factory itself)' };
       const packages = (parsed as { packages?: unknown }).packages;

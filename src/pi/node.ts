@@ -19,6 +19,29 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, realpathSync, rename
 import path from 'node:path';
 import { packageSource } from '../config/paths.js';
 
+/**
+ * A project's `.pi/settings.json` as pi reads it: absent (nothing), an object, or why pi would skip it — pi then
+ * runs on without the project's settings, saying nothing a run could see (the doctor's node.settings row and every
+ * run's refusal before its first token read this one answer).
+ */
+export function readProjectSettings(file: string): { settings?: Record<string, unknown>; problem?: string } {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' ? {} : { problem: `${file}: unreadable (${code ?? 'error'})` };
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    return { problem: `${file} is not valid JSON (${(error as Error).message.replace(/\s+/g, ' ').trim()})` };
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return { problem: `${file} must hold a JSON object` };
+  return { settings: parsed as Record<string, unknown> };
+}
+
 /** The socle as loaded into another repo; a name whose file does not exist yet simply matches nothing. */
 export const NODE_EXTENSIONS = [
   'damage-control',

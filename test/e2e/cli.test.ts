@@ -114,6 +114,17 @@ describe('bad input: one line, exit 2, nothing written', () => {
     ['a model that is not provider/id', (repo) => ['prompt', 'hi', '--model', 'gpt', '--cwd', repo], () => {}],
     ['an unknown harness', (repo) => ['prompt', 'hi', '--harness', 'nope', '--cwd', repo], () => {}],
     ['an unknown command', () => ['frobnicate'], () => {}],
+    // pi would skip a broken project settings file and run without it, saying nothing: refused before any token.
+    ...(['prompt', 'build', 'bon'] as const).map((verb): [string, (repo: string) => string[], (repo: string) => void] => [
+      `${verb} on a .pi/settings.json that is not JSON`,
+      (repo) => [verb, verb === 'prompt' ? 'hi' : 'specs/x.md', '--cwd', repo],
+      (repo) => {
+        fs.mkdirSync(path.join(repo, '.pi'), { recursive: true });
+        fs.writeFileSync(path.join(repo, '.pi', 'settings.json'), '{ "packages": [ }\n');
+        fs.mkdirSync(path.join(repo, 'specs'), { recursive: true });
+        fs.writeFileSync(path.join(repo, 'specs', 'x.md'), '# x\n\nAdd x.\n');
+      },
+    ]),
   ];
   for (const [name, args, arrange] of cases) {
     it(`refuses ${name}`, async () => {
@@ -123,6 +134,7 @@ describe('bad input: one line, exit 2, nothing written', () => {
       expect(r.code).toBe(2);
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
       expect(r.stderr).toMatch(/^factory: /);
+      if (name.includes('settings.json')) expect(r.stderr).toMatch(/settings\.json is not valid JSON .*pi would skip it and run without the project's settings — correct it/);
       expect(r.stdout).toBe('');
       expect(fs.existsSync(path.join(bench.repo.dir, 'adws', 'adw_data', 'sessions'))).toBe(false);
       expect(bench.rig.model.requests).toHaveLength(0);
