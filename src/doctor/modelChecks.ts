@@ -14,7 +14,13 @@ function rosterFile(ctx: DoctorContext, roster?: Roster): string {
   return roster?.file ?? ROSTER_FILE;
 }
 
-function routeCheck(id: string, title: string, routeOf: string, where: string): DoctorCheck {
+/** `pi --list-models <provider>` as the user types it: `pi`, or `"$FACTORY_PI"` when that is the pi asked. */
+export function listModelsCommand(ctx: Pick<DoctorContext, 'pi'>, provider: string): string {
+  const pi = !(ctx.pi instanceof Error) && ctx.pi.source === 'FACTORY_PI' ? '"$FACTORY_PI"' : 'pi';
+  return `${pi} --list-models ${provider}`;
+}
+
+function routeCheck(id: string, title: string, routeOf: string, where: string, keys: readonly string[] = []): DoctorCheck {
   return {
     id,
     category: 'models',
@@ -26,30 +32,31 @@ function routeCheck(id: string, title: string, routeOf: string, where: string): 
       if (listing.routes.has(routeOf)) return { status: 'ok', detail: `${routeOf} listed by pi` };
       const provider = routeOf.split('/')[0] ?? '';
       const providerListed = [...listing.routes].some((r) => r.startsWith(`${provider}/`));
+      // A provider pi lists nothing of while the role's key is missing: the key's own row says it, once for every role.
+      const missing = missingProfileKeys({ keys: [...keys] }, ctx.env, ctx.dotenv);
+      if (!providerListed && missing.length > 0) return { status: 'skipped', detail: `not checked: ${missing.join(', ')} is missing (its own row)` };
       const why = providerListed
         ? `${routeOf} is not among pi's ${provider} models (pi would bill its default model instead)`
         : `no ${provider} model is listed by pi (its key is not set, or the provider is unknown)`;
-      // The pi that was asked, spelled so the fix can be pasted (the bundled pi is not on PATH).
-      const list = `${ctx.pi instanceof Error ? 'pi' : ctx.pi.display} --list-models ${provider}`;
+      const list = listModelsCommand(ctx, provider);
       return { status: 'fail', detail: why, fix: providerListed ? `correct ${where} — \`${list}\` lists the ids` : `set ${provider}'s API key in .env, then \`${list}\`` };
     },
   };
 }
 
-function keysCheck(role: string, keys: string[]): DoctorCheck {
+/** One row per key the roster's profiles name, with the roles that need it: a missing key is one ✗, not one per role. */
+function keyCheck(key: string, roles: readonly string[]): DoctorCheck {
+  const needs = `for ${roles.join(', ')}`;
   return {
-    id: `models.keys.${role}`,
+    id: `models.key.${key}`,
     category: 'models',
     severity: 'required',
-    title: `keys of ${role}`,
+    title: `${key} ${needs}`,
     async run(ctx): Promise<CheckResult> {
-      if (keys.length === 0) return { status: 'ok', detail: 'the profile names no key (the vault stays closed)' };
-      const missing = missingProfileKeys({ keys }, ctx.env, ctx.dotenv);
-      if (missing.length > 0) {
-        return { status: 'fail', detail: `missing: ${missing.join(', ')}`, fix: `add ${missing.map((k) => `${k}=…`).join(' ')} to ${ctx.dotenv.file} (git-ignored) or export ${missing.length > 1 ? 'them' : 'it'}` };
+      if (missingProfileKeys({ keys: [key] }, ctx.env, ctx.dotenv).length > 0) {
+        return { status: 'fail', detail: `missing: ${key}, needed ${needs}`, fix: `add ${key}=… to ${ctx.dotenv.file} (git-ignored) or export it` };
       }
-      const origin = (k: string) => (ctx.env[k] !== undefined ? 'env' : '.env');
-      return { status: 'ok', detail: keys.map((k) => `${k} (${origin(k)})`).join(', ') };
+      return { status: 'ok', detail: `${key} (${ctx.env[key] !== undefined ? 'env' : '.env'}) ${needs}` };
     },
   };
 }
@@ -80,7 +87,7 @@ export function modelChecks(ctx: DoctorContext): DoctorCheck[] {
   } else {
     for (const role of Object.keys(roster.agents).sort()) {
       const profile = agentFor(roster, role);
-      if (profile.route) checks.push(routeCheck(`models.route.${role}`, `route of ${role}`, profile.route, where(`agents.${role}.model`)));
+      if (profile.route) checks.push(routeCheck(`models.route.${role}`, `route of ${role}`, profile.route, where(`agents.${role}.model`), profile.auth?.keys));
     }
     // A roster that routes some roles but lacks one the workflows run leaves that role on pi's default model,
     // which is rarely what was meant (a role dropped, or renamed by a typo since): named, with the fix.
@@ -108,9 +115,10 @@ export function modelChecks(ctx: DoctorContext): DoctorCheck[] {
       });
     }
   }
+  const rolesOfKey = new Map<string, string[]>();
   for (const role of Object.keys(roster.agents).sort()) {
-    const auth = roster.agents[role]?.auth;
-    if (auth) checks.push(keysCheck(role, auth.keys));
+    for (const key of roster.agents[role]?.auth?.keys ?? []) rolesOfKey.set(key, [...(rolesOfKey.get(key) ?? []), role]);
   }
+  for (const [key, roles] of [...rolesOfKey].sort(([a], [b]) => a.localeCompare(b))) checks.push(keyCheck(key, roles));
   return checks;
 }

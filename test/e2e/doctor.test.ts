@@ -91,11 +91,13 @@ describe('factory doctor on real state', () => {
     expect(r['models.route.fallback']?.status).toBe('ok');
     expect(r['models.route.prompter']).toMatchObject({ status: 'fail', severity: 'required' });
     expect(r['models.route.prompter']?.detail).toMatch(/scripted\/no-such-model is not among pi's scripted models/);
-    // The fix names the pi that was asked, so it can be pasted even when that pi is not on PATH.
-    expect(r['models.route.prompter']?.fix).toContain(`${(await piUnderTest()).pi.display} --list-models scripted`);
-    expect(r['models.keys.builder']).toMatchObject({ status: 'ok', detail: 'DOCTOR_PRESENT_KEY (.env)' });
-    expect(r['models.keys.prompter']).toMatchObject({ status: 'fail', detail: 'missing: DOCTOR_MISSING_KEY' });
-    expect(r['models.keys.prompter']?.fix).toContain('DOCTOR_MISSING_KEY=…');
+    // The fix names the pi as the user types it: `pi`, or "$FACTORY_PI" when that is the pi asked (never a path).
+    // (baseEnv sets FACTORY_PI)
+    expect(r['models.route.prompter']?.fix).toContain('`"$FACTORY_PI" --list-models scripted` lists the ids');
+    // One row per key, naming the roles that need it.
+    expect(r['models.key.DOCTOR_PRESENT_KEY']).toMatchObject({ status: 'ok', detail: 'DOCTOR_PRESENT_KEY (.env) for builder' });
+    expect(r['models.key.DOCTOR_MISSING_KEY']).toMatchObject({ status: 'fail', detail: 'missing: DOCTOR_MISSING_KEY, needed for prompter' });
+    expect(r['models.key.DOCTOR_MISSING_KEY']?.fix).toContain('DOCTOR_MISSING_KEY=…');
     expect(r['tests.battery']).toMatchObject({ status: 'skipped', detail: 'skipped by --quick' });
     // models.json sends the scripted provider to a port where nothing listens: the endpoint row says so, with the fix.
     expect(r['models.endpoint.scripted']).toMatchObject({ status: 'fail', detail: expect.stringMatching(/^http:\/\/127\.0\.0\.1:9\/v1\/models cannot be reached: (ECONNREFUSED|bad port)$/), fix: expect.stringContaining('start the model server that answers http://127.0.0.1:9/v1') });
@@ -104,6 +106,17 @@ describe('factory doctor on real state', () => {
     const shown = `${formatDoctorRows(results).join('\n')}\n${JSON.stringify(doctorJson(results))}`;
     expect(shown).not.toContain(SECRET);
     expect(formatDoctorRows(results).at(-1)).toMatch(/^\d+ ok, \d+ warnings?, 3 failed, \d+ skipped$/);
+  });
+
+  it('one missing key is one ✗ row naming every role that needs it (their routes wait for it)', async () => {
+    const roster = 'gateway: ""\nagents:\n  builder:\n    model: keyless/a\n    auth: { keys: [KEYLESS_API_KEY] }\n  prompter:\n    model: keyless/b\n    auth: { keys: [KEYLESS_API_KEY] }\n';
+    const dir = repo({ 'adws/adw_config/factory.config.yaml': roster });
+    installNode(dir, FACTORY);
+    const results = await doctor(dir);
+    const failed = results.filter((x) => x.id.startsWith('models.') && x.status === 'fail');
+    expect(failed.map((x) => [x.id, x.detail])).toEqual([['models.key.KEYLESS_API_KEY', 'missing: KEYLESS_API_KEY, needed for builder, prompter']]);
+    const r = byId(results);
+    for (const role of ['builder', 'prompter']) expect(r[`models.route.${role}`]).toMatchObject({ status: 'skipped', detail: 'not checked: KEYLESS_API_KEY is missing (its own row)' });
   });
 
   it('the model check sees the real state: a route fixed in the roster turns green on the next run', async () => {

@@ -56,4 +56,13 @@ describe('doctor: repo checks', () => {
     expect(await lacking!.run(ctx)).toMatchObject({ status: 'warn', detail: "the roster has no builder: factory build and every bon arm would run on pi's default model", fix: expect.stringContaining('agents.builder.model') });
     expect(modelChecks(ctx).some((c) => c.id === 'models.route.judge')).toBe(false);
   });
+
+  it('names pi --list-models as the user types it: pi, or "$FACTORY_PI" — never a path to a bundled Node and pi', async () => {
+    const { listModelsCommand } = await import('../../src/doctor/modelChecks.js');
+    const pi = (source: 'FACTORY_PI' | 'PATH' | 'bundled') => ({ pi: { command: '/opt/node/bin/node', prefixArgs: ['/opt/pi/cli.js'], source, display: '/opt/node/bin/node /opt/pi/cli.js' } });
+    expect(listModelsCommand(pi('bundled'), 'openrouter')).toBe('pi --list-models openrouter');
+    expect(listModelsCommand(pi('PATH'), 'openrouter')).toBe('pi --list-models openrouter');
+    expect(listModelsCommand(pi('FACTORY_PI'), 'openrouter')).toBe('"$FACTORY_PI" --list-models openrouter');
+    expect(listModelsCommand({ pi: new Error('no pi') }, 'x')).toBe('pi --list-models x');
+  });
 });
