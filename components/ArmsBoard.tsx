@@ -135,6 +135,14 @@ function Chips({ arm }: { arm: ArmView }): React.JSX.Element {
 }
 
 function Verdict({ arm }: { arm: ArmView }): React.JSX.Element {
+  // Green, but its guards had to refuse something: said where the verdict is, in the colour of a caution.
+  if (arm.status === 'green' && arm.tried !== undefined) {
+    return (
+      <Text wrap="truncate-end" color="yellow">
+        {`verdict green · ${arm.tried}`}
+      </Text>
+    );
+  }
   if (arm.status === 'green') {
     return (
       <Text wrap="truncate-end" color={statusColor.ok}>
@@ -221,7 +229,7 @@ function CompactColumn({ arm, selected, width, now }: { arm: ArmView; selected: 
   const last =
     arm.status === 'running' ? (
       <Text wrap="truncate-end" dimColor>{`${TOOL_GLYPH} ${arm.lastTool ?? '—'}`}</Text>
-    ) : arm.status === 'green' || arm.motif === undefined ? (
+    ) : (arm.status === 'green' ? arm.tried === undefined : arm.motif === undefined) ? (
       <Chips arm={arm} />
     ) : (
       <Verdict arm={arm} />
@@ -249,7 +257,7 @@ function ArmLine({ arm, selected, now }: { arm: ArmView; selected: boolean; now:
       <Text wrap="truncate-end" bold color={selected ? 'cyan' : undefined}>{`${armTitle(arm, selected)} `}</Text>
       <Text wrap="truncate-end" color="magenta">{`${arm.model ?? 'default model'} `}</Text>
       <StateLine arm={arm} now={now} />
-      <Text wrap="truncate-end" dimColor>{` · ${figures}${arm.status !== 'green' && arm.motif !== undefined ? ` · ↳ ${arm.motif}` : ''}`}</Text>
+      <Text wrap="truncate-end" dimColor>{` · ${figures}${arm.status !== 'green' && arm.motif !== undefined ? ` · ↳ ${arm.motif}` : ''}${arm.tried !== undefined ? ` · ${arm.tried}` : ''}`}</Text>
     </Box>
   );
 }

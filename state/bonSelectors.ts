@@ -4,6 +4,7 @@
 
 import type { ArmRank } from '../src/contract/events.js';
 import { primerLine as corePrimerLine, unverifiedReason, whyOf } from '../src/bon/rank.js';
+import { triedLine } from '../src/bon/tried.js';
 import { formatCost, formatTokens } from '../src/contract/format.js';
 import { flatLine } from '../src/contract/text.js';
 import { extrasOf, HARVEST_PHASE, PRIMER_PHASE, type ArmExtras, type ArmPatch, type ArmSpendState, type BonState } from './bonState.js';
@@ -41,6 +42,8 @@ export interface ArmView {
   fixed?: string[];
   /** Gates red on HEAD that it left red the same way (not held against it). */
   excused?: string[];
+  /** What its guards refused or contained, as one line (`tried: …`), once the harvest ranked it. */
+  tried?: string;
 }
 
 function statusOf(phase: PhaseState, extras: ArmExtras, rank: ArmRank | undefined): ArmStatus {
@@ -103,6 +106,7 @@ export function armsOf(state: BonState, now: number): ArmView[] {
       ...(extras.spend !== undefined && status === 'running' ? { spend: extras.spend } : {}),
       ...(rank?.fixed?.length ? { fixed: rank.fixed } : {}),
       ...(rank?.excused?.length ? { excused: rank.excused } : {}),
+      ...(rank && triedLine(rank) !== undefined ? { tried: triedLine(rank, 2) } : {}),
     });
   }
   return views;

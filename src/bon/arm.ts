@@ -230,6 +230,8 @@ export async function workArm(session: BonSession, run: RunEvents, spec: ArmSpec
       run.emit({ type: 'arm_patch', adwId: run.adwId, ts: Date.now(), phase: name, arm, patchFile: harvest.patchFile, bytes: harvest.bytes, sha256: harvest.sha256, files: harvest.files, added: harvest.added, removed: harvest.removed, ...(strays.length > 0 ? { strays: strays.length } : {}) });
     }
     rank.seconds = (performance.now() - started) / 1000;
+    const tried = session.tried.of(name);
+    if (tried) Object.assign(rank, { tried: tried.acts, triedCount: tried.count });
   }
   return settleArm(session, run, rank, { failure, kind: failureKind, detail });
 }

@@ -4,6 +4,7 @@
 // lines and the file the harvest shows and writes, and the exact command it proposes.
 import type { ArmRank, JudgeOrder } from '../contract/events.js';
 import { formatCost, formatSeconds, formatTokens } from '../contract/format.js';
+import { triedLine } from './tried.js';
 
 /** An arm's verdict in one word: `unverified` when every gate it ran was red on HEAD the same way (nothing verified it). */
 export type ArmVerdictWord = 'green' | 'unverified' | 'red';
@@ -23,9 +24,17 @@ const VERDICT_ORDER: Readonly<Record<ArmVerdictWord, number>> = { green: 2, unve
 export function rankArms(arms: readonly ArmRank[]): ArmRank[] {
   const ran = (arm: ArmRank) => Number(arm.tokens > 0);
   const credit = (arm: ArmRank) => (arm.green ? (arm.fixed?.length ?? 0) : 0);
+  // An arm whose guards had to refuse something ranks below one equal on the gates that tried nothing, whatever
+  // a cent or a second says: what it tried is what it would try again in the user's tree.
+  const clean = (arm: ArmRank) => Number(triedCount(arm) === 0);
   // Array.prototype.sort is stable: equal arms stay in run order (the earlier arm first).
   const verdict = (arm: ArmRank) => VERDICT_ORDER[verdictOf(arm)];
-  return [...arms].sort((a, b) => verdict(b) - verdict(a) || credit(b) - credit(a) || ran(b) - ran(a) || a.cost - b.cost || a.seconds - b.seconds);
+  return [...arms].sort((a, b) => verdict(b) - verdict(a) || credit(b) - credit(a) || clean(b) - clean(a) || ran(b) - ran(a) || a.cost - b.cost || a.seconds - b.seconds);
+}
+
+/** How many acts the arm's guards refused or contained (./tried.ts). */
+export function triedCount(arm: Pick<ArmRank, 'tried' | 'triedCount'>): number {
+  return Math.max(arm.triedCount ?? 0, arm.tried?.length ?? 0);
 }
 
 /** The winner: the first ranked arm if it is green, otherwise none (an unverified arm never wins). */
@@ -61,6 +70,9 @@ export function whyFirst(ranked: readonly ArmRank[]): string {
   const fixed = (arm: ArmRank) => arm.fixed?.length ?? 0;
   if (fixed(first) > fixed(second)) {
     return `why #1: ${armLabel(first)} is green and made green what was red on HEAD (${first.fixed!.join(', ')}); ${vs} did not${fixed(second) > 0 ? ' as much' : ''}${redNote}`;
+  }
+  if (triedCount(first) === 0 && triedCount(second) > 0) {
+    return `why #1: ${armLabel(first)} is green and tried nothing its guards refused; ${vs} ${triedLine(second, 1) ?? 'tried'}${redNote}`;
   }
   if (first.cost < second.cost) {
     const saved = second.cost > 0 ? Math.round((1 - first.cost / second.cost) * 100) : 0;
@@ -144,6 +156,8 @@ export function harvestReport(event: { adwId?: string; ranking: readonly ArmRank
     const verdict = arm.green ? `green${credit}` : arm.unverified ? `unverified (${unverifiedReason(arm)})` : `red: ${arm.motif ?? '?'}`;
     const size = arm.added !== undefined ? ` (+${arm.added} −${arm.removed ?? 0}, ${arm.files?.length ?? 0} file(s))` : '';
     lines.push(`  #${i + 1} arm ${arm.arm} ${arm.model ?? ''} — ${verdict} — ${arm.tokens} tokens, ${formatCost(arm.cost)}, ${arm.seconds.toFixed(1)} s, patch ${arm.patchBytes} bytes${size}`);
+    const tried = triedLine(arm);
+    if (tried !== undefined) lines.push(`     ${tried}`);
   });
   lines.push(primerLine(event.primer, event.ranking.length));
   if (event.judge) {
@@ -182,6 +196,9 @@ export interface HarvestArmJson {
   fixed: string[];
   /** Gates red on HEAD that it left red the same way (not held against it). */
   excused: string[];
+  /** What its guards refused or contained (the first few), and how many in all (./tried.ts): applying it asks first. */
+  tried: string[];
+  tried_count: number;
 }
 
 /** The shape of `bon/<adw_id>/harvest.json` (snake_case, like the trace). */
@@ -249,6 +266,8 @@ export function harvestJson(input: HarvestInput): HarvestJson {
       files: [...(a.files ?? [])],
       fixed: [...(a.fixed ?? [])],
       excused: [...(a.excused ?? [])],
+      tried: [...(a.tried ?? [])],
+      tried_count: triedCount(a),
     })),
     winner: winner?.arm ?? null,
     why: input.ranking.why,

@@ -16,6 +16,7 @@ import { planOf, type Phase, type Run } from '../engine/runner.js';
 import { MAX_ARMS, type BonCheck } from './check.js';
 import type { GitDirSnapshot } from './gitGuard.js';
 import type { GitWatch } from './gitWatch.js';
+import { TriedLog } from './tried.js';
 import type { PrefixGate } from './prefixGate.js';
 import type { Sandbox } from '../sandbox/policy.js';
 import { SpendWatch, type BonPolicy, type SpendNote } from './spend.js';
@@ -105,10 +106,9 @@ export class BonSession {
   readonly spend: SpendWatch;
   /** Someone watches the board (the TUI sets it): an arm at its cap pauses for a raise, a high forecast asks. */
   watched = false;
-  /** The judge's order of the green arms, once the code accepted it. */
-  judge?: import('../contract/events.js').JudgeOrder;
-  /** The fan-out's forecast, once the primer has read. */
-  forecast?: SpendForecast;
+  judge?: import('../contract/events.js').JudgeOrder; // the judge's order of the green arms, once the code accepted it
+  forecast?: SpendForecast; // the fan-out's forecast, once the primer has read
+  readonly tried = new TriedLog(); // what each arm tried that its guards refused or contained (./tried.ts)
   private confirmation?: (yes: boolean) => void;
   /** The spend gate every node of the run asks before a model call or a tool (./budgetServer.ts), opened with the first. */
   private gate?: Promise<import('./budgetServer.js').BudgetServer>;

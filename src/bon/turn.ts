@@ -49,6 +49,8 @@ export function turnOptions(session: BonSession, phase: string, signal: AbortSig
       if (activity.kind === 'tool_start') session.gitWatch?.toolStart(phase, activity.tool);
       if (activity.kind === 'tool_end') session.gitWatch?.toolEnd(phase, activity.tool);
       run.activity(phase, activity);
+      // A call its guards refused (damage-control, the sandbox): kept on the arm's record (./tried.ts).
+      session.tried.see(phase, activity);
       // Nothing happened (the sandbox refused it), so the arm is not red for it, but the attempt is its own: said.
       if (activity.kind === 'tool_end' && activity.denied) run.activity(phase, { kind: 'note', text: `the sandbox refused a write outside its tree: ${activity.denied}` });
     },

@@ -43,7 +43,8 @@ export const HELP = `
                  at the cap they are stopped, the harvest ranks what exists and the run exits 3
     --stop-after-green  bon: stop the arms still at work once this many are green
     --deadline   bon: stop the arms still at work once the run is this old (90s, 20m, 1h30m)
-    --yes        bon: fan out even when the forecast is above the run's cap or bon.confirm_above
+    --yes        bon: fan out even when the forecast is above the run's cap or bon.confirm_above;
+                 apply and bon --apply: apply an arm that tried something its guards refused
     --force      apply: apply an arm that ended red (named by its number), knowingly
     --judge      bon: an agent (roster role judge) orders the green arms with a reason each; the code
                  checks its order, a red arm never wins by it, and its cost is its own line

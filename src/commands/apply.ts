@@ -9,6 +9,7 @@ import type { RunEvent } from '../contract/events.js';
 import { gateCommands } from '../config/roster.js';
 import { armPatchFile } from '../bon/patch.js';
 import { applyCommand, unverifiedReason } from '../bon/rank.js';
+import { triedLine } from '../bon/tried.js';
 import type { GateSignature } from '../gates/baseline.js';
 import { redactDeep } from '../contract/redact.js';
 import { runLogPath } from '../trace/runLog.js';
@@ -23,20 +24,23 @@ export interface ApplyArgs {
   arm?: number;
   /** `--force`: apply an arm that ended red (its gates, an act, its cap…) — only ever when named. */
   force?: boolean;
+  /** `--yes`: apply an arm its guards had to refuse something of (harvest.json's `tried`). */
+  yes?: boolean;
 }
 
 /** The command's arguments, or a UsageError (exit 2) naming what is wrong. Pure. */
-export function applyArgs(args: string[], flags: { force?: boolean } = {}): ApplyArgs {
+export function applyArgs(args: string[], flags: { force?: boolean; yes?: boolean } = {}): ApplyArgs {
   if (args.length < 1 || args.length > 2) throw new UsageError('usage: factory apply <adw_id> [arm] [--force]');
   const [adwId, armText] = args as [string, string | undefined];
   if (!ADW_ID.test(adwId)) throw new UsageError(`not an adw id: ${JSON.stringify(adwId)}`);
+  const yes = flags.yes ? { yes: true } : {};
   if (armText === undefined) {
     if (flags.force) throw new UsageError(`--force applies a red arm only when it is named: factory apply ${adwId} <arm> --force`);
-    return { adwId };
+    return { adwId, ...yes };
   }
   const arm = /^[1-9]\d?$/.test(armText) ? Number(armText) : NaN;
   if (!Number.isInteger(arm)) throw new UsageError(`not an arm number: ${JSON.stringify(armText)} (arms are 1, 2, 3…)`);
-  return { adwId, arm, ...(flags.force ? { force: true } : {}) };
+  return { adwId, arm, ...(flags.force ? { force: true } : {}), ...yes };
 }
 
 /** Why a harvested arm is red, in a few words: its failure kind and its motif, as harvest.json keeps them. */
@@ -109,6 +113,12 @@ export function sealedArm(bonDir: string, harvest: unknown, args: ApplyArgs): Se
   const red = entry.verdict === 'red' || (entry.verdict === undefined && entry.green !== true);
   if (red && !args.force) {
     throw new UsageError(`arm ${wanted} of run ${args.adwId} is red (${redReason(entry)}): not applied — apply it anyway with ${applyCommand(args.adwId, wanted)} --force`);
+  }
+  // An arm its guards had to refuse something of: applied on a yes only (what it tried, it would try again here).
+  const tried = Array.isArray(entry.tried) ? entry.tried.filter((t): t is string => typeof t === 'string') : [];
+  const triedCount = typeof entry.tried_count === 'number' ? entry.tried_count : tried.length;
+  if (tried.length > 0 && !args.yes && !args.force) {
+    throw new UsageError(`arm ${wanted} of run ${args.adwId} ${triedLine({ tried, triedCount }, 2)}: not applied without a yes — ${applyCommand(args.adwId, wanted)} --yes`);
   }
   return { arm: wanted, green: entry.green === true, unverified: entry.verdict === 'unverified', patchFile: expected, sha256: entry.patch_sha256 };
 }

@@ -150,9 +150,10 @@ export async function prepareBonRun(ws: Workspace, args: BonArgs, flags: Command
     }
     if (exit !== 0) return exit;
     report?.('applying the winner (--apply): checking its paths, then its gates on HEAD in a scratch worktree…');
-    const outcome = await applyWinner(session, ws);
+    const outcome = await applyWinner(session, ws, undefined, args.yes === true);
     report?.(outcome.line);
-    return outcome.applied ? 0 : 1;
+    // A winner its guards had to refuse something of, and no --yes: nothing applied, said, exit 2 (as a refusal).
+    return outcome.applied ? 0 : outcome.needsConsent ? 2 : 1;
   };
   return { ...prepared, kind: 'bon', session, finish };
 }
@@ -180,20 +181,24 @@ const appliedIn = new WeakSet<BonSession>();
  * Apply an arm's patch (the winner's by default) after verifying its paths and its gates on the current HEAD.
  * The outcome, applied or not, is an `apply` event of the run.
  */
-export async function applyWinner(session: BonSession, ws: Workspace, arm?: number): Promise<{ applied: boolean; line: string }> {
-  const outcome = await verifyAndApply(session, ws, arm);
+/**
+ * `consent`: the user said yes to an arm its guards had to refuse something of (`--yes`, or `p` twice on the
+ * board); without it such an arm is not applied and `needsConsent` says a yes would apply it.
+ */
+export async function applyWinner(session: BonSession, ws: Workspace, arm?: number, consent = false): Promise<{ applied: boolean; line: string; needsConsent?: boolean }> {
+  const outcome = await verifyAndApply(session, ws, arm, consent);
   if (outcome.applied) appliedIn.add(session);
   session.run.emit({ type: 'apply', adwId: session.run.adwId, ts: Date.now(), ...(outcome.arm !== undefined ? { arm: outcome.arm } : {}), applied: outcome.applied, line: outcome.line });
-  return { applied: outcome.applied, line: outcome.line };
+  return { applied: outcome.applied, line: outcome.line, ...(outcome.needsConsent ? { needsConsent: true } : {}) };
 }
 
 /**
  * Without an arm named, the harvest's winner (its one ranking: the judge's order and the baseline's credit
  * included), and nothing when there is none: an unverified arm is applied only when the user names it.
  */
-async function verifyAndApply(session: BonSession, ws: Workspace, arm?: number): Promise<{ applied: boolean; line: string; arm?: number }> {
+async function verifyAndApply(session: BonSession, ws: Workspace, arm: number | undefined, consent: boolean): Promise<{ applied: boolean; line: string; arm?: number; needsConsent?: boolean }> {
   const { applyLine, applyVerified } = await import('../bon/apply.js');
-  const { applyCommand, unverifiedReason } = await import('../bon/rank.js');
+  const { applyCommand, triedCount, unverifiedReason } = await import('../bon/rank.js');
   const ranking = session.ranking;
   const chosen = arm !== undefined ? session.arms.get(arm) : ranking?.winner;
   if (arm === undefined && chosen === undefined) {
@@ -206,6 +211,10 @@ async function verifyAndApply(session: BonSession, ws: Workspace, arm?: number):
   if (!chosen.green && !chosen.unverified) {
     const reason = [chosen.failure, chosen.motif].filter((part) => part !== undefined).join(': ') || 'red';
     return { applied: false, arm: chosen.arm, line: `arm ${chosen.arm} is red (${reason}): not applied — apply it anyway with ${applyCommand(session.run.adwId, chosen.arm)} --force` };
+  }
+  if (triedCount(chosen) > 0 && !consent) {
+    const { triedLine } = await import('../bon/tried.js');
+    return { applied: false, arm: chosen.arm, needsConsent: true, line: `arm ${chosen.arm} ${triedLine(chosen, 2)}: not applied without a yes — ${applyCommand(session.run.adwId, chosen.arm)} --yes` };
   }
   const { availableSandbox } = await import('../sandbox/detect.js');
   const sandbox = await availableSandbox(ws.real);

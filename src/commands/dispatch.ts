@@ -48,7 +48,7 @@ export async function prepareCommand(command: string | undefined, args: string[]
     }
     case 'apply': {
       const { applyArgs, applyOutput } = await import('./apply.js');
-      const input = applyArgs(args, { force: flags.force });
+      const input = applyArgs(args, { force: flags.force, yes: flags.yes });
       const done = await applyOutput(await openWorkspace(flags), input, flags.json);
       return { kind: 'print', stdout: done.stdout, exit: done.exit };
     }

@@ -30,6 +30,8 @@ export interface CommandFlags {
   apply?: boolean;
   /** apply: a red arm, named, applied knowingly. */
   force?: boolean;
+  /** bon: fan out above the forecast's threshold; apply and bon --apply: an arm that tried something, applied. */
+  yes?: boolean;
   /** doctor: skip the slow checks, fail on warnings, the prescription's layer and target. */
   quick?: boolean;
   strict?: boolean;

@@ -8,8 +8,8 @@ export type PhaseKind = 'agent' | 'code';
 
 /** One line of live activity inside an agent phase, distilled from pi's event stream. */
 export type Activity =
-  | { kind: 'tool_start'; tool: string; detail: string }
-  | { kind: 'tool_end'; tool: string; isError: boolean; detail: string; /** A line of its output where the OS sandbox refused a write. */ denied?: string }
+  | { kind: 'tool_start'; tool: string; detail: string; /** pi's toolCallId: pairs the end with its start. */ callId?: string }
+  | { kind: 'tool_end'; tool: string; isError: boolean; detail: string; /** A line of its output where the OS sandbox refused a write. */ denied?: string; callId?: string }
   | { kind: 'text'; text: string }
   | { kind: 'retry'; attempt: number; message: string }
   | { kind: 'note'; text: string };
@@ -56,6 +56,13 @@ export interface ArmRank {
    * false), never wins, and is applied only when the user names it (../bon/rank.ts verdictOf says `unverified`).
    */
   unverified?: boolean;
+  /**
+   * What the arm tried that its guards refused or contained (a call damage-control blocked, a write the sandbox
+   * refused), the first few as lines (../bon/tried.ts); `triedCount` counts them all. An arm that tried something
+   * ranks below one equal on the gates that tried nothing, and applying it asks first.
+   */
+  tried?: string[];
+  triedCount?: number;
 }
 
 /** A best-of-N judge's order of the green arms, as the code accepted it (../bon/judge.ts). */

@@ -65,6 +65,8 @@ export interface ArmReport {
   /** 1-based place in the harvest's ranking; absent when the harvest did not rank it (or never ran). */
   rank?: number;
   winner: boolean;
+  /** What its guards refused or contained, as one line (`tried: …`). */
+  tried?: string;
 }
 
 export interface BonReport {
@@ -163,7 +165,7 @@ function headline(r: CiReport): string {
 }
 
 function armVerdict(a: ArmReport): string {
-  if (a.status === 'green') return '✅ green';
+  if (a.status === 'green') return a.tried ? `✅ green · ⚠️ ${mdText(a.tried)}` : '✅ green';
   if (a.status === 'not-run') return '⏭️ not run';
   const label = a.status === 'red' ? '❌ red' : a.status === 'unverified' ? '⚠️ unverified' : '⏹️ interrupted';
   return a.motif ? `${label}: ${mdText(a.motif)}` : label;
@@ -256,10 +258,13 @@ interface TestCase {
   classname: string;
   seconds: number;
   outcome?: { tag: 'failure' | 'error' | 'skipped'; message: string; type?: string };
+  /** A passing case's note (a green arm's `tried: …`), as JUnit's system-out. */
+  systemOut?: string;
 }
 
 function testCase(c: TestCase): string {
   const open = `    <testcase name="${xmlAttr(c.name)}" classname="${xmlAttr(c.classname)}" time="${c.seconds.toFixed(3)}"`;
+  if (!c.outcome && c.systemOut) return `${open}>\n      <system-out>${xmlText(c.systemOut)}</system-out>\n    </testcase>`;
   if (!c.outcome) return `${open}/>`;
   const { tag, message, type } = c.outcome;
   const attrs = `message="${xmlAttr(message)}"${type ? ` type="${xmlAttr(type)}"` : ''}`;
@@ -295,7 +300,7 @@ function phaseCase(p: PhaseReport, classname: string): TestCase {
 
 function armCase(a: ArmReport, classname: string): TestCase {
   const base = { name: a.model ? `arm_${a.arm} (${a.model})` : `arm_${a.arm}`, classname, seconds: a.seconds };
-  if (a.status === 'green') return base;
+  if (a.status === 'green') return a.tried ? { ...base, systemOut: a.tried } : base;
   if (a.status === 'red') return { ...base, outcome: { tag: 'failure', message: a.motif ?? 'red', ...(a.failure ? { type: a.failure } : {}) } };
   if (a.status === 'unverified') return { ...base, outcome: { tag: 'failure', message: a.motif ?? 'unverified', type: 'unverified' } };
   return { ...base, outcome: { tag: 'skipped', message: a.status === 'not-run' ? 'not run' : a.motif ?? 'interrupted' } };

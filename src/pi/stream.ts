@@ -289,16 +289,22 @@ function toolName(event: PiEvent): string {
   return name === undefined ? '?' : flatDetail(name);
 }
 
+/** pi's id of a tool call (it pairs a call's end with its start when calls run at once), when it is a short string. */
+function callIdOf(event: PiEvent): { callId?: string } {
+  const id = str(event.toolCallId);
+  return id !== undefined && id.length <= 200 ? { callId: id } : {};
+}
+
 /** Maps a stream event to a line of live activity for the cockpit; undefined for the rest. */
 export function toActivity(event: PiEvent): Activity | undefined {
   switch (event.type) {
     case 'tool_execution_start':
-      return { kind: 'tool_start', tool: toolName(event), detail: argsDetail(event.args) };
+      return { kind: 'tool_start', tool: toolName(event), detail: argsDetail(event.args), ...callIdOf(event) };
     case 'tool_execution_end': {
       const output = textOf(event.result);
       // A write the OS sandbox refused (a read-only file system there): the arm's own act, named on its row.
       const denied = output.split(LINE_BREAK).find((l) => /Read-only file system|\bEROFS\b/.test(l));
-      return { kind: 'tool_end', tool: toolName(event), isError: event.isError === true, detail: firstDetail(output), ...(denied ? { denied: flatDetail(denied, DETAIL_MAX) } : {}) };
+      return { kind: 'tool_end', tool: toolName(event), isError: event.isError === true, detail: firstDetail(output), ...(denied ? { denied: flatDetail(denied, DETAIL_MAX) } : {}), ...callIdOf(event) };
     }
     case 'message_end': {
       if (!isObj(event.message) || event.message.role !== 'assistant') return undefined;

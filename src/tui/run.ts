@@ -111,6 +111,8 @@ type BonCommands = Pick<typeof import('../commands/bon.js'), 'applyWinner' | 're
 /** The controller of the arms board: the run screen's keys, plus abort/clone an arm, read a patch, apply one. */
 export function bonScreenController(lifecycle: Lifecycle, prepared: PreparedBon, say: (line: string) => void, bon: BonCommands, openDoctor: () => void) {
   const { session, workspace } = prepared;
+  // An arm its guards had to refuse something of is applied on a second `p` on it: the first says what it tried.
+  let consentAsked: number | undefined;
   return {
     ...runScreenController(lifecycle, openDoctor),
     abortArm: (arm: number) => session.abortArm(arm),
@@ -130,9 +132,15 @@ export function bonScreenController(lifecycle: Lifecycle, prepared: PreparedBon,
     // A refusal comes back as an event (clone_refused): the board says it and counts the clone asked as answered.
     cloneArm: () => void session.addArm(),
     apply: (arm: number) => {
+      const consent = consentAsked === arm;
+      consentAsked = undefined;
       say(`applying arm ${arm}: checking its paths, then its gates on HEAD in a scratch worktree…`);
-      void bon.applyWinner(session, workspace, arm).then(
-        (outcome) => say(outcome.line),
+      void bon.applyWinner(session, workspace, arm, consent).then(
+        (outcome) => {
+          if (!outcome.needsConsent) return say(outcome.line);
+          consentAsked = arm;
+          say(`${outcome.line.replace(/ — factory apply .*$/, '')} — p again applies it`);
+        },
         (error: unknown) => say(`apply failed: ${errorMessage(error)}`),
       );
     },

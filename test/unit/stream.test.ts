@@ -135,10 +135,10 @@ describe('pi 1.x stream additions (test/fixtures/pi-1.6)', () => {
     const ends = events('gate', 'pi-1.6').filter((e) => e.type === 'tool_execution_end');
     expect(ends.filter((e) => typeof e.durationMs === 'number').map((e) => e.toolName)).toEqual(expect.arrayContaining(['bash', 'write']));
     expect(ends.map((e) => toActivity(e))).toEqual([
-      { kind: 'tool_end', tool: 'bash', isError: false, detail: 'héllo wörld ✓' },
-      { kind: 'tool_end', tool: 'write', isError: false, detail: 'Successfully wrote to notes.txt' },
-      { kind: 'tool_end', tool: 'report_phase', isError: true, detail: expect.stringMatching(/^report_phase refused/) },
-      { kind: 'tool_end', tool: 'report_phase', isError: false, detail: 'Envelope delivered to the factory. Stop here.' },
+      { kind: 'tool_end', tool: 'bash', isError: false, detail: 'héllo wörld ✓', callId: expect.any(String) },
+      { kind: 'tool_end', tool: 'write', isError: false, detail: 'Successfully wrote to notes.txt', callId: expect.any(String) },
+      { kind: 'tool_end', tool: 'report_phase', isError: true, detail: expect.stringMatching(/^report_phase refused/), callId: expect.any(String) },
+      { kind: 'tool_end', tool: 'report_phase', isError: false, detail: 'Envelope delivered to the factory. Stop here.', callId: expect.any(String) },
     ]);
   });
 });
@@ -280,10 +280,13 @@ describe('toActivity', () => {
   it('maps a captured stream to tool starts/ends and texts, in order', () => {
     expect(activities.slice(0, 3)).toEqual([
       { kind: 'text', text: 'Let me check the shell first.' },
-      { kind: 'tool_start', tool: 'bash', detail: 'echo "héllo wörld ✓"' },
-      { kind: 'tool_end', tool: 'bash', isError: false, detail: 'héllo wörld ✓' },
+      { kind: 'tool_start', tool: 'bash', detail: 'echo "héllo wörld ✓"', callId: expect.any(String) },
+      { kind: 'tool_end', tool: 'bash', isError: false, detail: 'héllo wörld ✓', callId: expect.any(String) },
     ]);
-    expect(activities).toContainEqual({ kind: 'tool_start', tool: 'write', detail: 'notes.txt' });
+    // pi's toolCallId pairs each end with its start (src/bon/tried.ts names a refused call by it).
+    const [start, end] = activities.slice(1, 3);
+    expect(start?.kind === 'tool_start' && end?.kind === 'tool_end' && start.callId === end.callId).toBe(true);
+    expect(activities).toContainEqual({ kind: 'tool_start', tool: 'write', detail: 'notes.txt', callId: expect.any(String) });
     const gateEnds = activities.filter((a) => a.kind === 'tool_end' && a.tool === 'report_phase');
     expect(gateEnds.map((a) => a.kind === 'tool_end' && a.isError)).toEqual([true, false]);
   });

@@ -108,6 +108,23 @@ describe('BonScreen: the arms board of a best-of-3', () => {
     expect(ui.rawFrame()).toMatch(/\u001B\[36m╭/);
   });
 
+  it('a green arm that tried what its guards refused says so where its verdict is, in full cards, compact cards and lines', async () => {
+    for (const size of [{ columns: 140, rows: 40 }, { columns: 100, rows: 22 }, { columns: 160, rows: 15 }]) {
+      const store = storeAt('arm3done');
+      const harvest = eventsThrough('harvested').find((e) => e.type === 'harvest')!;
+      const tried = { tried: ['bash git config core.hooksPath /x — blocked by damage-control'], triedCount: 3 };
+      const ranking = harvest.type === 'harvest' ? harvest.ranking.map((r) => (r.arm === 3 ? { ...r, ...tried } : r)) : [];
+      store.getState().apply({ ...harvest, ranking, ts: Date.now() } as RunEvent);
+      const ui = await mount(store, recorder(), size as { columns: number });
+      await ui.waitForFrame('why #1').catch(() => undefined);
+      if (!/verdict green · tried: |arm_3 .*· tried: /.test(ui.lastFrame())) throw new Error(`${size.columns}×${size.rows}:\n${ui.lastFrame()}`);
+      expect(ui.lastFrame(), `${size.columns}×${size.rows}`).toMatch(/tried: /);
+      if (size.rows === 15) expect(ui.lastFrame()).not.toContain('╭'); // one line per arm
+      expect(ui.lastFrame()).toContain('why #1: arm_1 (scripted/fast) is green and tried nothing its guards refused');
+      ui.unmount();
+    }
+  });
+
   it('←/→ move the selection, stopping at the last arm', async () => {
     const ui = await mount(storeAt('harvested'));
     await ui.waitForFrame('▸ #1 arm_1');
