@@ -17,6 +17,7 @@ import type { ArmPhaseFactory, BonSession } from '../src/bon/session.js';
 import { keepArmRef, readSealed } from '../src/bon/patch.js';
 import { applyCommand, harvestJson, rankHarvest, unverifiedReason } from '../src/bon/rank.js';
 import { judgePhase } from '../src/bon/judge.js';
+import { beyondScope, specScope } from '../src/bon/scope.js';
 import { harvestFile } from '../src/config/paths.js';
 import type { Phase } from '../src/engine/runner.js';
 
@@ -62,6 +63,15 @@ function checkPhase(session: BonSession): Phase {
   };
 }
 
+/** The spec's text for its scope; a spec gone since the check has none (nothing is flagged). */
+function readSpec(cwd: string, spec: string): string {
+  try {
+    return fs.readFileSync(path.resolve(cwd, spec), 'utf8');
+  } catch {
+    return '';
+  }
+}
+
 function harvestPhase(session: BonSession): Phase {
   return {
     name: 'harvest',
@@ -79,6 +89,12 @@ function harvestPhase(session: BonSession): Phase {
           arm.green = false;
           arm.motif = sealed.motif.replace(/^patch refused: /, '');
         }
+      }
+      // Each arm's files beyond what the spec and the primer's plan name: not a verdict, a rank and a question.
+      const scope = specScope(readSpec(session.opts.cwd, check.spec), (run.results.prime as { summary?: unknown } | undefined)?.summary as string | undefined);
+      for (const arm of arms) {
+        const beyond = beyondScope(arm.files ?? [], scope);
+        if (beyond.length > 0) arm.beyond = beyond;
       }
       // Ranked once, here: the judge's order among the green arms when the code accepted it (../src/bon/judge.ts), the code's
       // own otherwise. Everything after (harvest.json, the board, --apply, factory apply, show) reads this ranking.

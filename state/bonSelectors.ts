@@ -3,8 +3,7 @@
 // the same ones, so what a key acts on is what the board highlights.
 
 import type { ArmRank } from '../src/contract/events.js';
-import { primerLine as corePrimerLine, unverifiedReason, whyOf } from '../src/bon/rank.js';
-import { triedLine } from '../src/bon/tried.js';
+import { cautionOf, primerLine as corePrimerLine, unverifiedReason, whyOf } from '../src/bon/rank.js';
 import { formatCost, formatTokens } from '../src/contract/format.js';
 import { flatLine } from '../src/contract/text.js';
 import { extrasOf, HARVEST_PHASE, PRIMER_PHASE, type ArmExtras, type ArmPatch, type ArmSpendState, type BonState } from './bonState.js';
@@ -42,7 +41,7 @@ export interface ArmView {
   fixed?: string[];
   /** Gates red on HEAD that it left red the same way (not held against it). */
   excused?: string[];
-  /** What its guards refused or contained, as one line (`tried: …`), once the harvest ranked it. */
+  /** Why to apply it only on a yes, as one line (`beyond the spec: …; tried: …`), once the harvest ranked it. */
   tried?: string;
 }
 
@@ -106,7 +105,7 @@ export function armsOf(state: BonState, now: number): ArmView[] {
       ...(extras.spend !== undefined && status === 'running' ? { spend: extras.spend } : {}),
       ...(rank?.fixed?.length ? { fixed: rank.fixed } : {}),
       ...(rank?.excused?.length ? { excused: rank.excused } : {}),
-      ...(rank && triedLine(rank) !== undefined ? { tried: triedLine(rank, 2) } : {}),
+      ...(rank && cautionOf(rank) !== undefined ? { tried: cautionOf(rank) } : {}),
     });
   }
   return views;

@@ -4,6 +4,7 @@
 // lines and the file the harvest shows and writes, and the exact command it proposes.
 import type { ArmRank, JudgeOrder } from '../contract/events.js';
 import { formatCost, formatSeconds, formatTokens } from '../contract/format.js';
+import { beyondLine } from './scope.js';
 import { triedLine } from './tried.js';
 
 /** An arm's verdict in one word: `unverified` when every gate it ran was red on HEAD the same way (nothing verified it). */
@@ -27,9 +28,20 @@ export function rankArms(arms: readonly ArmRank[]): ArmRank[] {
   // An arm whose guards had to refuse something ranks below one equal on the gates that tried nothing, whatever
   // a cent or a second says: what it tried is what it would try again in the user's tree.
   const clean = (arm: ArmRank) => Number(triedCount(arm) === 0);
+  // The same for an arm whose patch changes files beyond the spec's scope (./scope.ts): the change asked, no more.
+  const inScope = (arm: ArmRank) => Number((arm.beyond?.length ?? 0) === 0);
   // Array.prototype.sort is stable: equal arms stay in run order (the earlier arm first).
   const verdict = (arm: ArmRank) => VERDICT_ORDER[verdictOf(arm)];
-  return [...arms].sort((a, b) => verdict(b) - verdict(a) || credit(b) - credit(a) || clean(b) - clean(a) || ran(b) - ran(a) || a.cost - b.cost || a.seconds - b.seconds);
+  return [...arms].sort((a, b) => verdict(b) - verdict(a) || credit(b) - credit(a) || clean(b) - clean(a) || inScope(b) - inScope(a) || ran(b) - ran(a) || a.cost - b.cost || a.seconds - b.seconds);
+}
+
+/**
+ * What makes an arm one to apply only on a yes, in one line: its files beyond the spec, what its guards refused.
+ * Undefined for an arm that stayed in scope and tried nothing.
+ */
+export function cautionOf(arm: Pick<ArmRank, 'tried' | 'triedCount' | 'beyond'>, shown = 2): string | undefined {
+  const parts = [beyondLine(arm.beyond, shown), triedLine(arm, shown)].filter((part) => part !== undefined);
+  return parts.length > 0 ? parts.join('; ') : undefined;
 }
 
 /** How many acts the arm's guards refused or contained (./tried.ts). */
@@ -73,6 +85,9 @@ export function whyFirst(ranked: readonly ArmRank[]): string {
   }
   if (triedCount(first) === 0 && triedCount(second) > 0) {
     return `why #1: ${armLabel(first)} is green and tried nothing its guards refused; ${vs} ${triedLine(second, 1) ?? 'tried'}${redNote}`;
+  }
+  if (!first.beyond?.length && second.beyond?.length) {
+    return `why #1: ${armLabel(first)} is green and stayed in the spec's scope; ${vs} changed files ${beyondLine(second.beyond, 2) ?? 'beyond it'}${redNote}`;
   }
   if (first.cost < second.cost) {
     const saved = second.cost > 0 ? Math.round((1 - first.cost / second.cost) * 100) : 0;
@@ -156,8 +171,8 @@ export function harvestReport(event: { adwId?: string; ranking: readonly ArmRank
     const verdict = arm.green ? `green${credit}` : arm.unverified ? `unverified (${unverifiedReason(arm)})` : `red: ${arm.motif ?? '?'}`;
     const size = arm.added !== undefined ? ` (+${arm.added} −${arm.removed ?? 0}, ${arm.files?.length ?? 0} file(s))` : '';
     lines.push(`  #${i + 1} arm ${arm.arm} ${arm.model ?? ''} — ${verdict} — ${arm.tokens} tokens, ${formatCost(arm.cost)}, ${arm.seconds.toFixed(1)} s, patch ${arm.patchBytes} bytes${size}`);
-    const tried = triedLine(arm);
-    if (tried !== undefined) lines.push(`     ${tried}`);
+    const caution = cautionOf(arm, 5);
+    if (caution !== undefined) lines.push(`     ${caution}`);
   });
   lines.push(primerLine(event.primer, event.ranking.length));
   if (event.judge) {
@@ -199,6 +214,8 @@ export interface HarvestArmJson {
   /** What its guards refused or contained (the first few), and how many in all (./tried.ts): applying it asks first. */
   tried: string[];
   tried_count: number;
+  /** Its patch's files beyond the spec's scope (./scope.ts): applying it asks first. */
+  beyond_spec: string[];
 }
 
 /** The shape of `bon/<adw_id>/harvest.json` (snake_case, like the trace). */
@@ -268,6 +285,7 @@ export function harvestJson(input: HarvestInput): HarvestJson {
       excused: [...(a.excused ?? [])],
       tried: [...(a.tried ?? [])],
       tried_count: triedCount(a),
+      beyond_spec: [...(a.beyond ?? [])],
     })),
     winner: winner?.arm ?? null,
     why: input.ranking.why,

@@ -8,8 +8,7 @@ import { UsageError, errorMessage } from '../contract/errors.js';
 import type { RunEvent } from '../contract/events.js';
 import { gateCommands } from '../config/roster.js';
 import { armPatchFile } from '../bon/patch.js';
-import { applyCommand, unverifiedReason } from '../bon/rank.js';
-import { triedLine } from '../bon/tried.js';
+import { applyCommand, cautionOf, unverifiedReason } from '../bon/rank.js';
 import type { GateSignature } from '../gates/baseline.js';
 import { redactDeep } from '../contract/redact.js';
 import { runLogPath } from '../trace/runLog.js';
@@ -114,11 +113,12 @@ export function sealedArm(bonDir: string, harvest: unknown, args: ApplyArgs): Se
   if (red && !args.force) {
     throw new UsageError(`arm ${wanted} of run ${args.adwId} is red (${redReason(entry)}): not applied — apply it anyway with ${applyCommand(args.adwId, wanted)} --force`);
   }
-  // An arm its guards had to refuse something of: applied on a yes only (what it tried, it would try again here).
-  const tried = Array.isArray(entry.tried) ? entry.tried.filter((t): t is string => typeof t === 'string') : [];
-  const triedCount = typeof entry.tried_count === 'number' ? entry.tried_count : tried.length;
-  if (tried.length > 0 && !args.yes && !args.force) {
-    throw new UsageError(`arm ${wanted} of run ${args.adwId} ${triedLine({ tried, triedCount }, 2)}: not applied without a yes — ${applyCommand(args.adwId, wanted)} --yes`);
+  // An arm its guards had to refuse something of, or whose files go beyond the spec: applied on a yes only.
+  const strings = (list: unknown) => (Array.isArray(list) ? list.filter((t): t is string => typeof t === 'string') : []);
+  const tried = strings(entry.tried);
+  const caution = cautionOf({ tried, triedCount: typeof entry.tried_count === 'number' ? entry.tried_count : tried.length, beyond: strings(entry.beyond_spec) });
+  if (caution !== undefined && !args.yes && !args.force) {
+    throw new UsageError(`arm ${wanted} of run ${args.adwId}: ${caution} — not applied without a yes: ${applyCommand(args.adwId, wanted)} --yes`);
   }
   return { arm: wanted, green: entry.green === true, unverified: entry.verdict === 'unverified', patchFile: expected, sha256: entry.patch_sha256 };
 }

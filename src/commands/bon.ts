@@ -198,7 +198,7 @@ export async function applyWinner(session: BonSession, ws: Workspace, arm?: numb
  */
 async function verifyAndApply(session: BonSession, ws: Workspace, arm: number | undefined, consent: boolean): Promise<{ applied: boolean; line: string; arm?: number; needsConsent?: boolean }> {
   const { applyLine, applyVerified } = await import('../bon/apply.js');
-  const { applyCommand, triedCount, unverifiedReason } = await import('../bon/rank.js');
+  const { applyCommand, cautionOf, unverifiedReason } = await import('../bon/rank.js');
   const ranking = session.ranking;
   const chosen = arm !== undefined ? session.arms.get(arm) : ranking?.winner;
   if (arm === undefined && chosen === undefined) {
@@ -212,9 +212,9 @@ async function verifyAndApply(session: BonSession, ws: Workspace, arm: number | 
     const reason = [chosen.failure, chosen.motif].filter((part) => part !== undefined).join(': ') || 'red';
     return { applied: false, arm: chosen.arm, line: `arm ${chosen.arm} is red (${reason}): not applied — apply it anyway with ${applyCommand(session.run.adwId, chosen.arm)} --force` };
   }
-  if (triedCount(chosen) > 0 && !consent) {
-    const { triedLine } = await import('../bon/tried.js');
-    return { applied: false, arm: chosen.arm, needsConsent: true, line: `arm ${chosen.arm} ${triedLine(chosen, 2)}: not applied without a yes — ${applyCommand(session.run.adwId, chosen.arm)} --yes` };
+  const caution = cautionOf(chosen);
+  if (caution !== undefined && !consent) {
+    return { applied: false, arm: chosen.arm, needsConsent: true, line: `arm ${chosen.arm}: ${caution} — not applied without a yes: ${applyCommand(session.run.adwId, chosen.arm)} --yes` };
   }
   const { availableSandbox } = await import('../sandbox/detect.js');
   const sandbox = await availableSandbox(ws.real);

@@ -63,6 +63,8 @@ export interface ArmRank {
    */
   tried?: string[];
   triedCount?: number;
+  /** The files of its patch beyond the spec's scope (what the spec and the primer's plan name; ../bon/scope.ts). */
+  beyond?: string[];
 }
 
 /** A best-of-N judge's order of the green arms, as the code accepted it (../bon/judge.ts). */

@@ -4,8 +4,7 @@
 // what happened, and fields it does not know of are ignored, or read generically when they say something.
 import fs from 'node:fs';
 import path from 'node:path';
-import { unverifiedReason, whyOf } from '../bon/rank.js';
-import { triedLine } from '../bon/tried.js';
+import { cautionOf, unverifiedReason, whyOf } from '../bon/rank.js';
 import type { ArmRank, PhasePlan, RunEvent } from '../contract/events.js';
 import { junitReport, markdownReport, type ArmReport, type BonReport, type CiReport, type GateGroup, type GateRow, type PhaseReport, type Verdict } from './ciReportFormat.js';
 import { finiteCost, finiteCount } from '../contract/numbers.js';
@@ -244,7 +243,7 @@ function armFromRank(rank: ArmRank, i: number, p: PhaseReport | undefined, patch
     ...(rank.patchFile ? { patchFile: rank.patchFile } : {}),
     rank: i + 1,
     winner: winner !== undefined && rank.arm === winner,
-    ...(triedLine(rank) !== undefined ? { tried: triedLine(rank) } : {}),
+    ...(cautionOf(rank, 5) !== undefined ? { tried: cautionOf(rank, 5) } : {}),
   };
 }
 

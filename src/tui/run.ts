@@ -139,7 +139,7 @@ export function bonScreenController(lifecycle: Lifecycle, prepared: PreparedBon,
         (outcome) => {
           if (!outcome.needsConsent) return say(outcome.line);
           consentAsked = arm;
-          say(`${outcome.line.replace(/ — factory apply .*$/, '')} — p again applies it`);
+          say(`${outcome.line.replace(/ — not applied without a yes: .*$/, '')} — p again applies it`);
         },
         (error: unknown) => say(`apply failed: ${errorMessage(error)}`),
       );

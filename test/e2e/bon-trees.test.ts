@@ -107,7 +107,10 @@ describe('factory bon in worktrees, arms at once', () => {
     (reach.ls as { calls: { args: Record<string, unknown> }[] }).calls[0]!.args.command = `ls ${b.dir}/src && echo reached`;
     const { exit, events } = await runBon(b);
     expect(exit).toBe(0);
-    expect(ofType(events, 'harvest')[0]!.winner).toBe(2);
+    // Both reaches were blocked by its fence, and the arm is named for them: it ranks below arm 3, equal on the gates.
+    const harvest = ofType(events, 'harvest')[0]!;
+    expect(harvest.winner).toBe(3);
+    expect(harvest.ranking.find((r) => r.arm === 2)).toMatchObject({ green: true, triedCount: 2, tried: [expect.stringMatching(/^read .*README\.md — blocked by damage-control$/), expect.stringMatching(/^bash ls .*\/src && echo reached — blocked by damage-control$/)] });
     // What the model got back for each reach: a refusal naming the fence, not the user's files.
     const results = b.rig.model.requestsFor('model:beta').flatMap((r) => (r.body.messages ?? []).filter((m) => m.role === 'tool')).map((m) => JSON.stringify(m.content));
     const fenced = [...new Set(results.filter((t) => t.includes('intent fenced')))];

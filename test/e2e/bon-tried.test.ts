@@ -65,7 +65,7 @@ describe('an arm that tried what its guards refused (real pi, scripted model, sa
     git(b.dir, 'reset', '-q', '--hard');
     // Applying arm 2 asks first: refused without --yes (a usage error: exit 2), applied with it.
     const ws = await openWorkspace({ retries: 2, ui: false, json: false }, { env: b.env, cwd: b.dir });
-    await expect(applyOutput(ws, { adwId, arm: 2 })).rejects.toThrow(`arm 2 of run ${adwId} tried: bash ${HOOKS_PATH} — blocked by damage-control;`);
+    await expect(applyOutput(ws, { adwId, arm: 2 })).rejects.toThrow(`arm 2 of run ${adwId}: tried: bash ${HOOKS_PATH} — blocked by damage-control;`);
     expect(treeStatus(b.dir)).toBe('');
     expect(await applyOutput(ws, { adwId, arm: 2, yes: true })).toMatchObject({ exit: 0 });
     expect(fs.readdirSync(path.join(b.dir, '.git', 'hooks')).sort()).toEqual(hooksBefore);
@@ -79,7 +79,7 @@ describe('an arm that tried what its guards refused (real pi, scripted model, sa
     const refused = await runBon(b, { models: ['scripted/alpha', 'scripted/beta'], args: { apply: true } });
     expect(refused.exit).toBe(2);
     const line = refused.events.find((e) => e.type === 'apply');
-    expect(line).toMatchObject({ applied: false, line: expect.stringMatching(/^arm \d tried: bash git config core\.hooksPath \/tmp\/evil-hooks — blocked by damage-control: not applied without a yes — factory apply \w+ \d --yes$/) });
+    expect(line).toMatchObject({ applied: false, line: expect.stringMatching(/^arm \d: tried: bash git config core\.hooksPath \/tmp\/evil-hooks — blocked by damage-control — not applied without a yes: factory apply \w+ \d --yes$/) });
     expect(treeStatus(b.dir)).toBe('');
     const applied = await runBon(b, { models: ['scripted/alpha', 'scripted/beta'], args: { apply: true, yes: true } });
     expect(applied.exit, JSON.stringify(applied.events.filter((e) => e.type === "apply" || e.type === "harvest" || e.type === "run_finished" || e.type === "phase_failed"))).toBe(0);

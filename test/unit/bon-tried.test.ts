@@ -4,7 +4,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sealedArm } from '../../src/commands/apply.js';
-import { harvestJson, rankArms, rankHarvest } from '../../src/bon/rank.js';
+import { cautionOf, harvestJson, rankArms, rankHarvest } from '../../src/bon/rank.js';
 import { TRIED_KEPT, TriedLog, triedLine } from '../../src/bon/tried.js';
 import type { ArmRank } from '../../src/contract/events.js';
 
@@ -58,12 +58,24 @@ describe('the ranking and what an arm tried', () => {
   });
 });
 
+describe('the ranking and the spec\'s scope', () => {
+  it('puts an arm whose files go beyond the spec below one that stayed in scope, whatever a cent or a second says', () => {
+    const wider = arm(1, { cost: 0.01, seconds: 2, beyond: ['CONTRIBUTING.md'] });
+    const ranking = rankHarvest([wider, arm(2)]);
+    expect(ranking.arms.map((a) => a.arm)).toEqual([2, 1]);
+    expect(ranking.why).toBe("why #1: arm_2 is green and stayed in the spec's scope; arm_1 changed files beyond the spec: CONTRIBUTING.md");
+    expect(cautionOf(wider)).toBe('beyond the spec: CONTRIBUTING.md');
+    expect(cautionOf({ ...wider, tried: ['bash x — blocked by damage-control'], triedCount: 1 })).toBe('beyond the spec: CONTRIBUTING.md; tried: bash x — blocked by damage-control');
+    expect(cautionOf(arm(2))).toBeUndefined();
+  });
+});
+
 describe('factory apply and an arm that tried something', () => {
   const DIR = '/r/adws/adw_data/bon/u1';
   const entry = { arm: 2, verdict: 'green', green: true, patch_file: path.join(DIR, 'arm-2.patch'), patch_bytes: 10, patch_sha256: 'a'.repeat(64), tried: ['bash x — blocked by damage-control'], tried_count: 1 };
   it('needs a yes, named or as the winner', () => {
     const harvest = { adw_id: 'u1', winner: 2, arms: [entry] };
-    expect(() => sealedArm(DIR, harvest, { adwId: 'u1' })).toThrow('arm 2 of run u1 tried: bash x — blocked by damage-control: not applied without a yes — factory apply u1 2 --yes');
+    expect(() => sealedArm(DIR, harvest, { adwId: 'u1' })).toThrow('arm 2 of run u1: tried: bash x — blocked by damage-control — not applied without a yes: factory apply u1 2 --yes');
     expect(sealedArm(DIR, harvest, { adwId: 'u1', yes: true })).toMatchObject({ arm: 2 });
     expect(sealedArm(DIR, harvest, { adwId: 'u1', arm: 2, yes: true })).toMatchObject({ arm: 2 });
   });
