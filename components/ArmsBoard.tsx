@@ -111,6 +111,13 @@ function StateLine({ arm, now }: { arm: ArmView; now: number }): React.JSX.Eleme
       </Text>
     );
   }
+  if (arm.status === 'pending' && arm.waiting !== undefined) {
+    return (
+      <Text wrap="truncate-end" dimColor>
+        {`${statusGlyph.pending} ${arm.waiting}`}
+      </Text>
+    );
+  }
   const glyph = arm.status === 'green' ? statusGlyph.ok : arm.status === 'pending' ? statusGlyph.pending : arm.status === 'unverified' ? '?' : statusGlyph.failed;
   return (
     <Text wrap="truncate-end" color={armColor[arm.status]}>

@@ -41,6 +41,8 @@ export interface ArmView {
   fixed?: string[];
   /** Gates red on HEAD that it left red the same way (not held against it). */
   excused?: string[];
+  /** A pending arm that waits for a slot, in words (`waits for a slot: 4 at once on this machine…`). */
+  waiting?: string;
   /** Why to apply it only on a yes, as one line (`beyond the spec: …; tried: …`), once the harvest ranked it. */
   tried?: string;
 }
@@ -106,6 +108,7 @@ export function armsOf(state: BonState, now: number): ArmView[] {
       ...(rank?.fixed?.length ? { fixed: rank.fixed } : {}),
       ...(rank?.excused?.length ? { excused: rank.excused } : {}),
       ...(rank && cautionOf(rank) !== undefined ? { tried: cautionOf(rank) } : {}),
+      ...(status === 'pending' && phase.waiting !== undefined ? { waiting: phase.waiting } : {}),
     });
   }
   return views;

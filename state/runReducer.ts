@@ -2,6 +2,7 @@
 // the replay of a stored run and the tests all use the exact same folding; runStore.ts wraps it in a store.
 
 import type { PhaseKind, PhasePlan, RunEvent } from '../src/contract/events.js';
+import { waitingLine } from '../src/contract/format.js';
 import { isLive, sumPhases } from './runSelectors.js';
 import { initialRunState, TAIL_LIMIT, type GateReport, type PhaseState, type RunState, type TailEntry, type TailItem } from './runState.js';
 
@@ -83,10 +84,14 @@ export function reduceRun(state: RunState, event: RunEvent): RunState {
         totals: { tokens: 0, cost: 0, startedAt: event.ts },
       };
 
+    case 'phase_waiting':
+      return updatePhase(state, event.phase, undefined, (phase) => ({ ...phase, waiting: waitingLine(event) }));
+
     case 'phase_started':
       return {
         ...updatePhase(state, event.phase, event.kind, (phase) => ({
           ...phase,
+          waiting: undefined,
           kind: event.kind,
           status: 'running',
           attempt: Math.max(1, phase.attempt),

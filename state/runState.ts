@@ -56,6 +56,8 @@ export interface PhaseState {
   /** Figures of the attempts already over, so live usage can be added without double counting. */
   settledTokens: number;
   settledCost: number;
+  /** A phase of a group that waits for a slot, in words, until it starts. */
+  waiting?: string;
   /** Why the phase (or its last failed attempt) failed. */
   motif?: string;
   /** A best-of-N arm that ended with every gate red on HEAD the same way (its result says so): nothing verified it. */

@@ -13,6 +13,7 @@ import type { Phase, Run } from '../engine/runner.js';
 import type { RunEvents } from '../engine/runEvents.js';
 import type { AgentAnswer, AgentSession, TurnOptions } from '../harness/types.js';
 import type { Harvest } from './patch.js';
+import { MAX_ARMS } from './check.js';
 import type { BonSession } from './session.js';
 import { armAsk, endTurn, primerAsk, primerEnvelope, primerTurn, trespass, turnOptions, type TurnEnd } from './turn.js';
 import { harnessJudgement, judgeAnswer, primerStopped, settleArm, stopVerdict, type GatePlace } from './armVerdict.js';
@@ -156,7 +157,7 @@ export function armPhase(session: BonSession, arm: number, dispatcher: ArmDispat
     kind: 'agent',
     optional: true,
     model: session.modelOf(arm),
-    ...(parallel ? { parallel: { group: 'arms', limit: session.concurrency() } } : {}),
+    ...(parallel ? { parallel: { group: 'arms', limit: session.concurrency(), why: session.opts.concurrency !== undefined ? '(--concurrency)' : `on this machine (2 per core, at most ${MAX_ARMS})` } } : {}),
     async action(run) {
       const spec = armSpecOf(session, arm);
       // Known from its start (the board steers and aborts a running arm), replaced by its outcome's at its end.
@@ -168,6 +169,7 @@ export function armPhase(session: BonSession, arm: number, dispatcher: ArmDispat
       const { rank, failure } = await job.outcome;
       run.charge(name, rank.tokens, rank.cost);
       run.timePhase(name, rank.seconds);
+      if (run.waited.has(name)) rank.waited = true;
       session.arms.set(arm, rank);
       if (failure) throw new PhaseFailure(failure.motif, failure.detail, failure.kind);
       return { ...rank };

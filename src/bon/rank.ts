@@ -32,7 +32,19 @@ export function rankArms(arms: readonly ArmRank[]): ArmRank[] {
   const inScope = (arm: ArmRank) => Number((arm.beyond?.length ?? 0) === 0);
   // Array.prototype.sort is stable: equal arms stay in run order (the earlier arm first).
   const verdict = (arm: ArmRank) => VERDICT_ORDER[verdictOf(arm)];
-  return [...arms].sort((a, b) => verdict(b) - verdict(a) || credit(b) - credit(a) || clean(b) - clean(a) || inScope(b) - inScope(a) || ran(b) - ran(a) || a.cost - b.cost || a.seconds - b.seconds);
+  return [...arms].sort((a, b) => verdict(b) - verdict(a) || credit(b) - credit(a) || clean(b) - clean(a) || inScope(b) - inScope(a) || ran(b) - ran(a) || a.cost - b.cost || fasterOf(a, b));
+}
+
+/** Times closer than this share of the longer one are the same time: a machine's noise, not the arms'. */
+export const TIME_NOISE = 0.1;
+
+/**
+ * Time decides only between arms that ran under the same load (neither waited for a slot: an arm started once
+ * another ended runs beside fewer, and its wall time is not theirs) and only past the noise band; else a tie.
+ */
+export function fasterOf(a: Pick<ArmRank, 'seconds' | 'waited'>, b: Pick<ArmRank, 'seconds' | 'waited'>): number {
+  if (a.waited || b.waited) return 0;
+  return Math.abs(a.seconds - b.seconds) <= TIME_NOISE * Math.max(a.seconds, b.seconds) ? 0 : a.seconds - b.seconds;
 }
 
 /**
@@ -93,10 +105,14 @@ export function whyFirst(ranked: readonly ArmRank[]): string {
     const saved = second.cost > 0 ? Math.round((1 - first.cost / second.cost) * 100) : 0;
     return `why #1: ${armLabel(first)} is green and cheapest: ${formatCost(first.cost)} vs ${formatCost(second.cost)} for ${vs} (-${saved}%)${redNote}`;
   }
-  if (first.seconds < second.seconds) {
+  if (fasterOf(first, second) < 0) {
     return `why #1: ${armLabel(first)} is green, as cheap as ${vs} (${formatCost(first.cost)}) and faster: ${formatSeconds(first.seconds)} vs ${formatSeconds(second.seconds)}${redNote}`;
   }
-  return `why #1: ${armLabel(first)} is green and ties ${vs} on cost and time: first in plan order${redNote}`;
+  const waited = [first, second].filter((arm) => arm.waited).map((arm) => `arm_${arm.arm}`);
+  if (waited.length > 0) {
+    return `why #1: ${armLabel(first)} is green and as cheap as ${vs}; their times are not comparable (${waited.join(' and ')} waited for a slot): first in plan order${redNote}`;
+  }
+  return `why #1: ${armLabel(first)} is green and ties ${vs} on cost and time (within ${Math.round(TIME_NOISE * 100)} %): first in plan order${redNote}`;
 }
 
 /** Why an unverified arm is not green, in words (its verdict's tail). */

@@ -35,7 +35,7 @@ export const HELP = `
     --arms       bon: number of arms, 2 to 5 (default 3, or one per --models entry)
     --models     bon: comma-separated models, one per arm (cycled)
     --apply      bon: apply the verified winning patch without asking
-    --concurrency  bon: arms working at once (default: all of them, at most 5)
+    --concurrency  bon: arms working at once (default: two per core, at most 5); the others wait for a slot
     --in-place   bon: the arms one after another in your tree, reset after each (no worktrees)
     --unsandboxed  bon: run the worktree arms without the OS sandbox (bubblewrap, Seatbelt) on a
                  machine that has none: their writes are then limited by the fence alone

@@ -65,6 +65,8 @@ export interface ArmRank {
   triedCount?: number;
   /** The files of its patch beyond the spec's scope (what the spec and the primer's plan name; ../bon/scope.ts). */
   beyond?: string[];
+  /** It waited for a slot before it started: it ran under another load than the arms before it (its time is not theirs). */
+  waited?: boolean;
 }
 
 /** A best-of-N judge's order of the green arms, as the code accepted it (../bon/judge.ts). */
@@ -109,6 +111,8 @@ export type RunEvent =
   /** `preexisting`: the gate was red on HEAD already (the baseline): not held against the arm. */
   | (Base & { type: 'gate_result'; phase: string; gate: string; ok: boolean; motif?: string; seconds: number; preexisting?: boolean })
   | (Base & { type: 'phase_failed'; phase: string; kind: PhaseKind; attempts: number; motif: string; failure?: FailureKind; seconds: number; tokens: number; cost: number; sessionId?: string })
+  /** A phase of a group that runs at once (best-of-N arms) waits for a slot: `limit` at once, `why` that many. */
+  | (Base & { type: 'phase_waiting'; phase: string; limit: number; why?: string })
   /** A phase added while the run goes (best-of-N: one more arm cloned from the primer), placed before `before`. */
   | (Base & { type: 'phase_planned'; phase: PhasePlan; before?: string })
   /** Best-of-N: an arm's patch, harvested from the work tree (then reset) whatever the arm's verdict. */

@@ -41,3 +41,8 @@ export function formatAge(ms: number): string {
   if (hours < 24) return `${hours} h ago`;
   return `${Math.floor(hours / 24)} d ago`;
 }
+
+/** A phase of a group that waits for a slot (`waits for a slot: 4 at once on this machine`). */
+export function waitingLine(event: { limit: number; why?: string }): string {
+  return `waits for a slot: ${event.limit} at once${event.why ? ` ${event.why}` : ''}`;
+}

@@ -6,7 +6,8 @@
 export interface GroupMember {
   name: string;
   optional?: boolean;
-  parallel?: { group: string; limit: number };
+  /** `why`: where the limit comes from, for the line that says a member waits (`on this machine`, `--concurrency`). */
+  parallel?: { group: string; limit: number; why?: string };
 }
 
 /** What the group reads of a phase's outcome. */
@@ -34,11 +35,14 @@ export async function runGroup<P extends GroupMember>(
   start: (phase: P) => Promise<MemberOutcome>,
   /** Resolves when a phase is planned (an arm added from the board): a free slot must not wait for a member to end. */
   planned: () => Promise<void> = () => new Promise<void>(() => {}),
+  /** Told once per member that cannot start yet because every slot is taken. */
+  waiting: (phase: P) => void = () => {},
 ): Promise<GroupOutcome> {
   const group = phases[from]!.parallel!.group;
   const member = (p: P | undefined): boolean => p?.parallel?.group === group;
   const started = new Set<string>();
   const running = new Map<string, Promise<void>>();
+  const told = new Set<string>();
   let stop: GroupOutcome['stop'];
   let failedPhase: string | undefined;
   for (;;) {
@@ -46,7 +50,15 @@ export async function runGroup<P extends GroupMember>(
       for (let j = from; member(phases[j]); j += 1) {
         const phase = phases[j]!;
         if (started.has(phase.name)) continue;
-        if (running.size >= Math.max(1, phase.parallel!.limit)) break;
+        if (running.size >= Math.max(1, phase.parallel!.limit)) {
+          for (let k = j; member(phases[k]); k += 1) {
+            const waiter = phases[k]!;
+            if (started.has(waiter.name) || told.has(waiter.name)) continue;
+            told.add(waiter.name);
+            waiting(waiter);
+          }
+          break;
+        }
         started.add(phase.name);
         const done = start(phase).then(
           (outcome) => {

@@ -53,7 +53,7 @@ export interface Phase {
    * Consecutive phases of one group run at once, at most `limit` at a time; phases planned into the group while it
    * runs (an arm added live) join it. A group member must be `optional`: one going red leaves the others running.
    */
-  parallel?: { group: string; limit: number };
+  parallel?: { group: string; limit: number; why?: string };
   action: (run: Run, ctx: AttemptContext) => unknown | Promise<unknown>;
 }
 
@@ -70,6 +70,8 @@ interface PhaseFigures {
 
 export class Run extends RunEvents {
   readonly results: Record<string, unknown> = {};
+  /** Phases of a group that waited for a slot before they started (best-of-N arms beyond the concurrency). */
+  readonly waited = new Set<string>();
   /** phase name → live session id: a retry continues it. */
   readonly sessions: Record<string, string> = {};
   tokens = 0;
@@ -238,6 +240,12 @@ export async function execute(run: Run, phases: Phase[], resume?: ResumeOptions)
           return runPhase(run, member, memberState, false);
         },
         () => new Promise<void>((resolve) => (ring = resolve)),
+        (member) => {
+          // Its time will not include the wait, nor be compared with those who ran meanwhile (../bon/rank.ts).
+          run.waited.add(member.name);
+          const { limit, why } = member.parallel!;
+          run.emit({ type: 'phase_waiting', adwId: run.adwId, ts: Date.now(), phase: member.name, limit, ...(why ? { why } : {}) });
+        },
       ).finally(off);
       if (group.stop) return finish(run.interrupted ? 130 : group.stop === 'infrastructure' ? 2 : 1, group.failedPhase);
       i = group.next;

@@ -3,7 +3,7 @@
 import { harvestReport, unverifiedReason } from '../bon/rank.js';
 import { EVENT_SCHEMA_VERSION, type PhaseKind, type RunEvent } from '../contract/events.js';
 import { spendLine } from '../bon/spendLines.js';
-import { formatCost } from '../contract/format.js';
+import { formatCost, waitingLine } from '../contract/format.js';
 
 /** A stateful formatter (it remembers each phase's kind from the plan); returns the line for an event, if any. */
 export function createLogFormatter(): (event: RunEvent) => string | undefined {
@@ -40,6 +40,8 @@ export function createLogFormatter(): (event: RunEvent) => string | undefined {
         return spendLine(tag, event);
       case 'phase_planned':
         return `${tag} ${event.phase.name} added (${event.phase.kind})`;
+      case 'phase_waiting':
+        return `${tag} ${event.phase}: ${waitingLine(event)}`;
       case 'arm_patch':
         return (
           `${tag} ${event.phase}: patch ${event.bytes} bytes, ${event.files.length} file(s) — ${event.patchFile}` +

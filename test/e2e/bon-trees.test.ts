@@ -127,6 +127,10 @@ describe('factory bon in worktrees, arms at once', () => {
     expect(exit).toBe(0);
     const s = [...spans(events).values()].sort((x, y) => x.start - y.start);
     for (let i = 1; i < s.length; i += 1) expect(s[i]!.start).toBeGreaterThanOrEqual(s[i - 1]!.end);
+    // The arms that wait for a slot are told as such, and their times are not set against the others'.
+    expect(ofType(events, 'phase_waiting').map((e) => [e.phase, e.limit, e.why])).toEqual([['arm_2', 1, '(--concurrency)'], ['arm_3', 1, '(--concurrency)']]);
+    const harvest = ofType(events, 'harvest')[0]!;
+    expect(harvest.ranking.filter((r) => r.waited).map((r) => r.arm).sort()).toEqual([2, 3]);
     expect(treeStatus(b.dir)).toBe('');
   });
 

@@ -46,7 +46,17 @@ describe('winnerOf and whyFirst', () => {
     expect(whyFirst(byCost)).toMatch(/^why #1: arm_2 is green and cheapest: \$0\.\d{4} vs \$0\.\d{4} for arm_3 \(-\d+%\)/);
     const byTime = rankArms([arm(1, true, 0.004, 12.5), arm(2, true, 0.004, 7)]);
     expect(whyFirst(byTime)).toMatch(/^why #1: arm_2 is green, as cheap as arm_1 \(\$0\.\d{4}\) and faster: /);
-    expect(whyFirst(rankArms([arm(1, true, 0.004, 7), arm(2, true, 0.004, 7)]))).toBe('why #1: arm_1 is green and ties arm_2 on cost and time: first in plan order');
+    expect(whyFirst(rankArms([arm(1, true, 0.004, 7), arm(2, true, 0.004, 7)]))).toBe('why #1: arm_1 is green and ties arm_2 on cost and time (within 10 %): first in plan order');
+  });
+
+  it('lets time decide only between arms that ran under the same load, and past the noise band', () => {
+    // Arm 5 waited for a slot and then ran alone: its shorter time is not comparable with the others'.
+    const waited = rankArms([arm(1, true, 0.004, 36.7), arm(5, true, 0.004, 14.7, { waited: true })]);
+    expect(waited.map((a) => a.arm)).toEqual([1, 5]);
+    expect(whyFirst(waited)).toBe('why #1: arm_1 is green and as cheap as arm_5; their times are not comparable (arm_5 waited for a slot): first in plan order');
+    // 7.0 s and 7.5 s are the same time on a busy machine; 7 s and 12.5 s are not.
+    expect(rankArms([arm(1, true, 0.004, 7.5), arm(2, true, 0.004, 7)]).map((a) => a.arm)).toEqual([1, 2]);
+    expect(rankArms([arm(1, true, 0.004, 12.5), arm(2, true, 0.004, 7)]).map((a) => a.arm)).toEqual([2, 1]);
     expect(whyFirst(rankArms([arm(1, false, 0.001, 1), arm(2, true, 0.5, 1), arm(3, false, 0, 1)]))).toBe('why #1: arm_2 is the only green arm (2 red)');
   });
 

@@ -165,7 +165,7 @@ describe('whyFirst and primerLine', () => {
       { ...RANKING[1], cost: 0.002, seconds },
     ];
     expect(whyFirst(tie(5))).toBe('why #1: arm_1 (scripted/fast) is green, as cheap as arm_3 ($0.0020) and faster: 3.0s vs 5.0s');
-    expect(whyFirst(tie(3))).toBe('why #1: arm_1 (scripted/fast) is green and ties arm_3 on cost and time: first in plan order');
+    expect(whyFirst(tie(3))).toBe('why #1: arm_1 (scripted/fast) is green and ties arm_3 on cost and time (within 10 %): first in plan order');
     expect(whyFirst([RANKING[0], RANKING[2]])).toBe('why #1: arm_1 (scripted/fast) is the only green arm (1 red)');
     expect(whyFirst([RANKING[2]])).toMatch(/^no green arm: nothing to apply \(the best ranked, arm_\d, is red/);
     expect(whyFirst([])).toBe('no arm ran: nothing to apply');

@@ -47,9 +47,14 @@ describe('a parallel group of phases', () => {
       }, log),
       { name: 'harvest', kind: 'code' as const, action: () => log.push('harvest') },
     ];
+    const events: RunEvent[] = [];
+    run.subscribe((e) => events.push(e));
     const done = execute(run, phases);
     await new Promise((r) => setImmediate(r));
     expect(log).toEqual(['start 1', 'start 2']); // both at once; the third waits for a slot
+    // …and is told so, once, before it starts; the run keeps that it waited.
+    expect(events.filter((e) => e.type === 'phase_waiting').map((e) => e.type === 'phase_waiting' && [e.phase, e.limit])).toEqual([['arm_3', 2]]);
+    expect([...run.waited]).toEqual(['arm_3']);
     gates[1]!.open();
     await new Promise((r) => setTimeout(r, 10));
     expect(log).toEqual(['start 1', 'start 2', 'end 2', 'start 3']);

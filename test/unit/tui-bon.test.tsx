@@ -10,6 +10,7 @@ import { boardFit, boardLayout, lineWindow } from '../../components/ArmsBoard.js
 import { fitHelp } from '../../components/KeyHelp.js';
 import { displayWidth } from '../../src/contract/text.js';
 import { recordingBonController, type RecordingBonController } from '../helpers/bonController.js';
+import { createLogFormatter } from '../../src/headless/log.js';
 
 const SPIN = '[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]';
 
@@ -123,6 +124,16 @@ describe('BonScreen: the arms board of a best-of-3', () => {
       expect(ui.lastFrame()).toContain('why #1: arm_1 (scripted/fast) is green and tried nothing its guards refused');
       ui.unmount();
     }
+  });
+
+  it('an arm that waits for a slot says so on its card, and the log says it too', async () => {
+    const store = storeAt('arm1');
+    store.getState().apply({ ...ev('phase_waiting', 0, { phase: 'arm_3', limit: 2, why: 'on this machine (2 per core, at most 5)' }), ts: Date.now() } as RunEvent);
+    const ui = await mount(store, recorder(), { columns: 160 } as { columns: number });
+    await ui.waitForFrame('waits for a slot');
+    expect(ui.lastFrame()).toContain('○ waits for a slot: 2 at once'); // the card cuts the rest; the log says it whole
+    const line = createLogFormatter()({ type: 'phase_waiting', adwId: 'b0b0b0b0', ts: 0, phase: 'arm_3', limit: 2, why: 'on this machine (2 per core, at most 5)' });
+    expect(line).toBe('[b0b0b0b0] arm_3: waits for a slot: 2 at once on this machine (2 per core, at most 5)');
   });
 
   it('←/→ move the selection, stopping at the last arm', async () => {
