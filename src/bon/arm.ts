@@ -78,7 +78,9 @@ export function primePhase(session: BonSession, placeOf: PrimerPlaceOf): Phase {
       const sessionId = randomUUID();
       run.sessions.prime = sessionId;
       const model = session.opts.builderModel ?? session.modelOf(1);
-      run.attemptStarted('prime', 1, 1, { sessionId, model });
+      // With --models the primer reads on the first of them (arm 1 then finds its cache warm): said on its line.
+      const modelFrom = session.opts.models.length > 0 && model === session.opts.models[0] ? 'the first of --models' : undefined;
+      run.attemptStarted('prime', 1, 1, { sessionId, model, ...(modelFrom ? { modelFrom } : {}) });
       const place = placeOf(session, run);
       const agent = await place.open(sessionId);
       session.rpc = agent;
@@ -93,7 +95,6 @@ export function primePhase(session: BonSession, placeOf: PrimerPlaceOf): Phase {
         await place.settled();
         throw primerStopped(session, error) ?? new InfrastructureError(`the primer failed: ${error.message}`);
       }
-      await place.settled();
       run.charge('prime', result.tokens, result.cost);
       session.primer = { tokens: result.tokens, cost: result.cost, sessionId };
       session.spend.primerUsage(result.cost);
@@ -101,7 +102,13 @@ export function primePhase(session: BonSession, placeOf: PrimerPlaceOf): Phase {
       const trespassed = trespass(await endTurn(session, run, agent));
       if (trespassed) throw new InfrastructureError(`the primer ${trespassed}`);
       // The primer reads only: what it wrote would land in one arm's patch, or mislead every arm started from it.
-      await place.refuseWrites();
+      // Said as soon as it is seen (the model's failure: exit 1), the baseline beside it stopped, not waited for.
+      await place.refuseWrites().catch(async (error: unknown) => {
+        session.abandonPrimer();
+        await place.settled().catch(() => undefined);
+        throw error;
+      });
+      await place.settled();
       session.primerFile = await agent.sessionFile();
       // Every arm starts from this file: without it no arm could start from what the primer read.
       if (!session.primerFile) throw new InfrastructureError(`the primer's session file is unknown (pi did not say where session ${sessionId} is kept): no arm can be ${place.verb} from it`);

@@ -1,7 +1,7 @@
 // Best-of-N in the user's tree (--in-place): one live session (pi in RPC mode) reads the spec once; each arm is a
 // clone of it, one after another, in the user's tree, which is harvested and reset after every arm whatever
 // happened to it. The arm and the primer themselves are ./arm.ts; this is only where they work.
-import { errorMessage, InfrastructureError } from '../contract/errors.js';
+import { errorMessage, InfrastructureError, PhaseFailure } from '../contract/errors.js';
 import type { RunEvents } from '../engine/runEvents.js';
 import { treeState } from '../process/git.js';
 import type { ArmPlace, PrimerPlace } from './arm.js';
@@ -36,7 +36,7 @@ export function inPlacePrimer(session: BonSession, run: RunEvents): PrimerPlace 
       const touched = primerWrites(after.dirty, after.untracked);
       if (touched.length === 0) return;
       await putTreeBack(session, run);
-      throw new InfrastructureError(`the primer changed the tree (${listed(touched)}): it must only read; the tree was reset`);
+      throw new PhaseFailure(`the primer changed the tree (${listed(touched)}): it must only read; the tree was reset`, undefined, 'verdict');
     },
     primed: async () => undefined,
   };

@@ -76,8 +76,7 @@ export type ArmPhaseFactory = (session: BonSession, arm: number) => Phase;
 
 /** The live side of a best-of-N run: the live session, the primer, the arms, and what the keyboard asks of it. */
 export class BonSession {
-  /** The harness's live session (one pi RPC process), reopened on the primer if it died. */
-  rpc?: AgentSession;
+  rpc?: AgentSession; // the harness's live session (one pi RPC process), reopened on the primer if it died
   check?: BonCheck;
   /** The user's `.git` as it was before any agent ran (./gitGuard.ts). */
   gitSnapshot?: GitDirSnapshot;
@@ -152,10 +151,11 @@ export class BonSession {
     return this.opts.inPlace ? 'prime' : `arm_${arm}`;
   }
 
-  /** The primer's turn signal: the run's interrupt, or the batch stopped while it reads. */
+  /** The primer's turn signal (the baseline's too): the run's interrupt, the batch stopped, or the primer given up. */
   primerSignal(): AbortSignal {
     return AbortSignal.any([this.run.signal, this.primerAbort.signal]);
   }
+  abandonPrimer = (): void => this.primerAbort.abort(); // the primer failed for good: its baseline stops with it
 
   /**
    * Before the fan-out: what the arms should cost, from the primer's own calls and pi's prices, as an event. Above

@@ -22,18 +22,19 @@ export function forecastLine(event: Extract<RunEvent, { type: 'forecast' }>): st
 }
 
 /**
- * What a baseline with a red gate means, said loudly before the fan-out (the log, the board and `show` alike): a gate
- * red on HEAD verifies nothing (an arm failing it the same way is excused), with its motif; a gate that cannot run
- * there stops the run. Undefined when every gate is green.
+ * What a baseline with a red gate means, said before the fan-out (the log, the board and `show` alike): an arm that
+ * makes a gate red on HEAD green fixed it, one that fails it the same way is excused and not verified by it; a gate
+ * that cannot run there stops the run. Undefined when every gate is green.
  */
 export function baselineWarning(event: Pick<Extract<RunEvent, { type: 'baseline' }>, 'gates'>): string | undefined {
   const setup = event.gates.find((g) => g.setup);
   if (setup) return `it cannot run on HEAD: ${setup.motif ?? setup.gate}`;
   const red = event.gates.filter((g) => !g.ok);
   if (red.length === 0) return undefined;
-  const which = red.length === 1 ? 'this gate' : `these ${red.length} gates`;
-  // The motif before the explanation: a narrow board cuts the end of the line.
-  return `RED ON HEAD before any arm, nothing will be verified by ${which}: ${red[0]!.motif ?? red[0]!.gate} (an arm that fails it the same way is not held to it)`;
+  // A spec whose tests come first is red on HEAD by design: what is true, without alarm. The motif before the
+  // explanation: a narrow board cuts the end of the line.
+  const it = red.length === 1 ? 'it' : 'one';
+  return `red on HEAD before any arm: ${red[0]!.motif ?? red[0]!.gate}${red.length > 1 ? ` (and ${red.length - 1} more)` : ''} — an arm that makes ${it} green fixed ${it}; one that fails ${it} the same way is excused, not verified`;
 }
 
 /** The baseline in one line (the log, `show` and the board alike): each gate's mark, then what a red one means. */

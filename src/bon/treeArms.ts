@@ -180,6 +180,8 @@ export async function runBaseline(session: BonSession, run: RunEvents): Promise<
       // The signature travels in the event: a resumed run judges its arms against the same baseline.
       gates.push({ gate: report.gate, ok: report.ok, ...(report.motif ? { motif: report.motif } : {}), ...(signature ? { signature: { ending: signature.ending, lines: [...signature.lines] } } : {}), ...(setup ? { setup: true } : {}) });
     }
+    // Stopped on the way (the primer given up, the run interrupted): a gate cut short says nothing of HEAD.
+    if (signal.aborted) return undefined;
     run.emit({ type: 'baseline', adwId: run.adwId, ts: Date.now(), gates, seconds: (performance.now() - started) / 1000 });
     return cannot;
   } catch (error) {
@@ -232,7 +234,7 @@ export function treePrimer(session: BonSession, run: RunEvents): PrimerPlace {
     async refuseWrites() {
       const after = await treeOf(session, run, tree!.dir, tree!.own);
       const touched = primerWrites(after.dirty, after.untracked);
-      if (touched.length > 0) throw new InfrastructureError(`the primer changed its tree (${listed(touched)}): it must only read`);
+      if (touched.length > 0) throw new PhaseFailure(`the primer changed its tree (${listed(touched)}): it must only read`, undefined, 'verdict');
     },
     async primed(agent) {
       session.primerMessages = await agent.messageCount();

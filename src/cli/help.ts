@@ -33,7 +33,7 @@ export const HELP = `
     --retries    extra attempts of an agent phase, in the same live session (default 2)
     --cwd        folder to work in (default: the current folder's git top-level)
     --arms       bon: number of arms, 2 to 5 (default 3, or one per --models entry)
-    --models     bon: comma-separated models, one per arm (cycled)
+    --models     bon: comma-separated models, one per arm (cycled); the primer reads on the first of them
     --apply      bon: apply the verified winning patch without asking
     --concurrency  bon: arms working at once (default: two per core, at most 5); the others wait for a slot
     --in-place   bon: the arms one after another in your tree, reset after each (no worktrees)

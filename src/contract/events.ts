@@ -100,7 +100,8 @@ export type RunEvent =
   /** `args`: the command's inputs (ask, spec, model…), enough for `factory resume` to rebuild the phases. */
   | (Base & { type: 'run_started'; adwName: string; phases: PhasePlan[]; cwd: string; args?: Record<string, unknown> })
   | (Base & { type: 'phase_started'; phase: string; kind: PhaseKind })
-  | (Base & { type: 'attempt_started'; phase: string; attempt: number; attempts: number; sessionId?: string; model?: string })
+  /** `modelFrom`: where its model comes from when that is not plain (best-of-N's primer: `the first of --models`). */
+  | (Base & { type: 'attempt_started'; phase: string; attempt: number; attempts: number; sessionId?: string; model?: string; modelFrom?: string })
   | (Base & { type: 'activity'; phase: string; activity: Activity })
   /** Running figures of the attempt in flight (after each assistant message); earlier attempts are settled. */
   | (Base & { type: 'usage'; phase: string; tokens: number; cost: number })

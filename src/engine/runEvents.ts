@@ -18,7 +18,7 @@ export abstract class RunEvents {
     this.emit({ type: 'activity', adwId: this.adwId, ts: Date.now(), phase, activity });
   }
 
-  attemptStarted(phase: string, attempt: number, attempts: number, extra: { sessionId?: string; model?: string } = {}): void {
+  attemptStarted(phase: string, attempt: number, attempts: number, extra: { sessionId?: string; model?: string; modelFrom?: string } = {}): void {
     this.emit({ type: 'attempt_started', adwId: this.adwId, ts: Date.now(), phase, attempt, attempts, ...extra });
   }
 }

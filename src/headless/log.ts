@@ -16,7 +16,7 @@ export function createLogFormatter(): (event: RunEvent) => string | undefined {
         return `${tag} ${event.adwName} in ${event.cwd} — phases: ${event.phases.map((p) => p.name).join(' → ') || '(none)'}`;
       case 'attempt_started':
         return event.sessionId && event.attempt === 1
-          ? `${tag} ${event.phase}: session ${event.sessionId}${event.model ? ` on ${event.model}` : ''}`
+          ? `${tag} ${event.phase}: session ${event.sessionId}${event.model ? ` on ${event.model}` : ''}${event.modelFrom ? ` (${event.modelFrom})` : ''}`
           : undefined;
       case 'activity':
         if (event.activity.kind === 'retry') return `${tag} ${event.phase}: provider retry ${event.activity.attempt} — ${event.activity.message}`;

@@ -56,6 +56,8 @@ describe('factory bon, headless, on the demo payload', () => {
     expect(out.code, out.stderr).toBe(0);
     const id = /^\[([0-9a-f]{8})\] adw_bon in /m.exec(out.stderr)?.[1];
     expect(id).toBeDefined();
+    // The primer reads on the first of --models, and its line says why.
+    expect(out.stderr).toMatch(/prime: session \S+ on scripted\/alpha \(the first of --models\)$/m);
     // Per arm: its clone on its own model, its gates, its patch.
     expect(out.stderr).toMatch(/arm_1: session \S+ on scripted\/alpha/);
     expect(out.stderr).toMatch(/arm_2: session \S+ on scripted\/beta/);
@@ -69,7 +71,7 @@ describe('factory bon, headless, on the demo payload', () => {
     expect(table).toHaveLength(3);
     // node --test is red on HEAD (the spec's test cannot load farewell.js): beta and gamma get the credit.
     expect(table[0]).toMatch(/#1 arm 2 scripted\/beta — green \(and made green what was red on HEAD: node --test\) — \d+ tokens, .* patch \d+ bytes \(\+3 −0, 1 file\(s\)\)$/);
-    expect(out.stderr).toMatch(/baseline on HEAD \([\d.]+ s\): ✗ node --test — RED ON HEAD before any arm, nothing will be verified by this gate: `node --test` exited 1: .* \(an arm that fails it the same way is not held to it\)$/m);
+    expect(out.stderr).toMatch(/baseline on HEAD \([\d.]+ s\): ✗ node --test — red on HEAD before any arm: `node --test` exited 1: .* — an arm that makes it green fixed it; one that fails it the same way is excused, not verified$/m);
     expect(table[1]).toMatch(/#2 arm 3 scripted\/gamma — green/);
     expect(table[2]).toMatch(/#3 arm 1 scripted\/alpha — red: `node --test` exited 1/);
     expect(out.stderr).toMatch(/primer: [\d.]+k? tokens, \$[\d.]+, paid once/);
