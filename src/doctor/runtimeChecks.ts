@@ -1,6 +1,7 @@
 // The doctor's word on Node: the runtime the cockpit itself runs on (a version past its end of life is warned, with
 // the fix), the one pi runs on (the cockpit's own when it is recent enough for pi, else the bundled Node 22), and
 // whether the native SQLite binding (better-sqlite3, built for one Node ABI) loads on this one.
+import path from 'node:path';
 import { compareVersions, PI_MIN_NODE } from '../pi/resolve.js';
 import { toolVersion } from './probes.js';
 import type { CheckResult, DoctorCheck, DoctorContext } from './types.js';
@@ -59,7 +60,24 @@ function piNodeCheck(): DoctorCheck {
 }
 
 /** better-sqlite3 is a native addon: built for one Node ABI, it fails to load on another. */
-export async function sqliteBindingVerdict(load: () => Promise<unknown> = () => import('better-sqlite3')): Promise<CheckResult> {
+/** Node's module ABI (NODE_MODULE_VERSION) → its release line, for a line a person can act on. */
+const ABI_LINES: Readonly<Record<number, number>> = { 108: 18, 115: 20, 120: 21, 127: 22, 131: 23, 137: 24, 141: 25, 147: 26 };
+
+/**
+ * Why a native addon does not load, cause first: built for another Node (its ABI and this one's, named as Node
+ * lines: a user who switched Node with nvm or fnm), or the loader's own first line with the path trimmed to a name.
+ */
+export function addonLoadCause(message: string, node = process.versions.node, abi = Number(process.versions.modules)): string {
+  const versions = /NODE_MODULE_VERSION (\d+)[\s\S]*?NODE_MODULE_VERSION (\d+)/.exec(message);
+  if (versions) {
+    const built = Number(versions[1]);
+    const line = ABI_LINES[built];
+    return `it was built for ${line ? `Node ${line}` : 'another Node'} (ABI ${built}), and this is Node ${node} (ABI ${abi})`;
+  }
+  return (message.split('\n')[0] ?? message).replace(/'[^']*\/([^/']+\.node)'/g, "'$1'");
+}
+
+export async function sqliteBindingVerdict(load: () => Promise<unknown> = () => import('better-sqlite3'), factoryRoot?: string): Promise<CheckResult> {
   try {
     const mod = (await load()) as { default: new (file: string) => { prepare(sql: string): { get(): unknown }; close(): void } };
     const db = new mod.default(':memory:');
@@ -67,13 +85,17 @@ export async function sqliteBindingVerdict(load: () => Promise<unknown> = () => 
     db.close();
     return { status: 'ok', detail: `better-sqlite3 loads on Node ${process.versions.node} (ABI ${process.versions.modules}), SQLite ${row.v ?? '?'}` };
   } catch (error) {
-    const message = (error as Error).message.split('\n')[0] ?? String(error);
-    return { status: 'fail', detail: `the native SQLite binding does not load on Node ${process.versions.node}: ${message}`, fix: 'npm rebuild better-sqlite3 in the factory folder, with the Node you run it on' };
+    const cause = addonLoadCause(String((error as Error)?.message ?? error));
+    // The rebuild must run in the cockpit's own folder, with the Node the cockpit runs on now on PATH (nvm's or fnm's
+    // current one is not always it): that Node's folder is put first.
+    const where = factoryRoot ? `cd '${factoryRoot}' && ` : '';
+    const fix = `${where}PATH='${path.dirname(process.execPath)}':$PATH npm rebuild better-sqlite3 (rebuilds it for Node ${process.versions.node}; or run the cockpit on the Node it was installed with)`;
+    return { status: 'fail', detail: `better-sqlite3 does not load: ${cause}`, fix };
   }
 }
 
 function sqliteBindingCheck(): DoctorCheck {
-  return { id: 'tools.sqlite-binding', category: 'tools', severity: 'required', title: 'native SQLite binding (factory.db)', run: () => sqliteBindingVerdict() };
+  return { id: 'tools.sqlite-binding', category: 'tools', severity: 'required', title: 'native SQLite binding (factory.db)', run: (ctx) => sqliteBindingVerdict(undefined, ctx.factoryRoot) };
 }
 
 export function runtimeChecks(): DoctorCheck[] {

@@ -144,6 +144,7 @@ export function guessGate(root: string, manifest: Record<string, unknown> | unde
   if (typeof test === 'string' && test.trim() !== '' && !NPM_DEFAULT_TEST.test(test)) {
     const pm = packageManager(root, manifest as { packageManager?: unknown });
     const why = pm === 'npm' ? 'package.json scripts.test' : `package.json scripts.test, with ${pm} (${lockOf(root, pm, manifest as { packageManager?: unknown })})`;
+    if (pm !== 'npm' && !onPath(pm, env) && onPath('npm', env)) return npmInstead(pm, test, scripts as Record<string, unknown>, why, root, env);
     return runsHere(pm === 'bun' ? 'bun run test' : `${pm} test`, why, root, env);
   }
   if (exists(root, 'Cargo.toml')) return runsHere('cargo test', 'Cargo.toml', root, env);
@@ -151,6 +152,27 @@ export function guessGate(root: string, manifest: Record<string, unknown> | unde
   if (makefileHasTest(root)) return runsHere('make test', 'the Makefile test target', root, env);
   if (isPython(root)) return pythonGate(root, env);
   return { run: PLACEHOLDER_GATE, from: 'no test command found', placeholder: true };
+}
+
+/**
+ * The lock names a package manager this machine lacks: a gate that runs here instead, through npm — `npm test` when
+ * scripts.test does not call that manager itself, else a `test:*` script that does not (the suite's own: test:spec,
+ * test:unit…) — and the why says what was chosen and what installing the manager would run. None: the manager's
+ * way, with the warning.
+ */
+function npmInstead(pm: string, test: string, scripts: Record<string, unknown>, why: string, root: string, env: NodeJS.ProcessEnv): GateGuess {
+  const callsPm = (body: string) => new RegExp(`(^|[\\s;&|(])${pm}(\\s|$)`).test(body);
+  if (!callsPm(test)) return { run: 'npm test', from: `${why}; ${pm} is not on PATH here: npm runs the same script`, placeholder: false };
+  const named = Object.entries(scripts).filter((e): e is [string, string] => /^test[:-]/.test(e[0]) && typeof e[1] === 'string' && !callsPm(e[1]));
+  const preferred = ['test:spec', 'test:unit', 'test:run'];
+  const pick = named.find(([name]) => preferred.includes(name)) ?? named[0];
+  if (!pick) return runsHere(pm === 'bun' ? 'bun run test' : `${pm} test`, why, root, env);
+  const others = named.filter(([name]) => name !== pick[0]).map(([name]) => name);
+  return {
+    run: `npm run ${pick[0]}`,
+    from: `${pm} is not on PATH here and scripts.test calls it: npm runs scripts["${pick[0]}"] instead${others.length > 0 ? ` (also: ${others.join(', ')})` : ''}; install ${pm} to gate on ${pm} test`,
+    placeholder: false,
+  };
 }
 
 /** A command line as a YAML scalar: plain when that reads back the same, else double-quoted (JSON is valid YAML there). */

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cockpitNodeVerdict, NODE_FLOOR, sqliteBindingVerdict } from '../../src/doctor/runtimeChecks.js';
+import { addonLoadCause, cockpitNodeVerdict, NODE_FLOOR, sqliteBindingVerdict } from '../../src/doctor/runtimeChecks.js';
 import { factoryRoot } from '../../src/pi/resolve.js';
 
 describe("the cockpit's Node", () => {
@@ -27,12 +27,15 @@ describe("the cockpit's Node", () => {
 
   it('the native binding: loads here; a binding built for another ABI is a failed check naming the rebuild', async () => {
     expect((await sqliteBindingVerdict()).status).toBe('ok');
-    const broken = await sqliteBindingVerdict(() => Promise.reject(new Error('The module was compiled against a different Node.js version using NODE_MODULE_VERSION 115.\nmore')));
+    // Node's own words, as a user who switched Node with nvm meets them: the cause comes first, the path trimmed.
+    const message = "The module '/home/u/.nvm/versions/node/v20.19.0/lib/node_modules/factory-cockpit/node_modules/better-sqlite3/build/Release/better_sqlite3.node'\nwas compiled against a different Node.js version using\nNODE_MODULE_VERSION 115. This version of Node.js requires\nNODE_MODULE_VERSION 127. Please try re-compiling or re-installing\nthe module (for instance, using `npm rebuild` or `npm install`).";
+    const broken = await sqliteBindingVerdict(() => Promise.reject(new Error(message)), '/opt/factory');
     expect(broken).toEqual({
       status: 'fail',
-      detail: `the native SQLite binding does not load on Node ${process.versions.node}: The module was compiled against a different Node.js version using NODE_MODULE_VERSION 115.`,
-      fix: 'npm rebuild better-sqlite3 in the factory folder, with the Node you run it on',
+      detail: `better-sqlite3 does not load: it was built for Node 20 (ABI 115), and this is Node ${process.versions.node} (ABI ${process.versions.modules})`,
+      fix: `cd '/opt/factory' && PATH='${path.dirname(process.execPath)}':$PATH npm rebuild better-sqlite3 (rebuilds it for Node ${process.versions.node}; or run the cockpit on the Node it was installed with)`,
     });
+    expect(addonLoadCause("Cannot find module '/a/b/build/Release/better_sqlite3.node'")).toBe("Cannot find module 'better_sqlite3.node'");
   });
 });
 

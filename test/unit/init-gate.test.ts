@@ -83,6 +83,18 @@ describe('guessGate: a gate that runs here', () => {
     }
   });
 
+  it('a lock naming pnpm on a machine without it: a command that runs here, through npm, and the why says so', () => {
+    files({ 'pnpm-lock.yaml': '' });
+    const env = machine('npm');
+    // scripts.test does not call pnpm itself: npm runs the same script.
+    expect(guessGate(repo, { scripts: { test: 'vitest run' } }, env)).toMatchObject({ run: 'npm test', from: 'package.json scripts.test, with pnpm (pnpm-lock.yaml); pnpm is not on PATH here: npm runs the same script' });
+    // zustand's way: scripts.test runs pnpm over its test:* scripts; the suite's own script is proposed.
+    const zustand = { scripts: { test: 'pnpm run "/^test:.*/"', 'test:format': 'prettier --check .', 'test:types': 'tsc --noEmit', 'test:spec': 'vitest run' } };
+    expect(guessGate(repo, zustand, env)).toMatchObject({ run: 'npm run test:spec', from: 'pnpm is not on PATH here and scripts.test calls it: npm runs scripts["test:spec"] instead (also: test:format, test:types); install pnpm to gate on pnpm test' });
+    // No other script: the repo's way, with the warning.
+    expect(guessGate(repo, { scripts: { test: 'pnpm -r test' } }, env)).toMatchObject({ run: 'pnpm test', from: 'package.json scripts.test, with pnpm (pnpm-lock.yaml); pnpm is not on PATH here: install it' });
+  });
+
   it('cargo, go and make where they fit; a missing toolchain is said', () => {
     const env = machine('cargo', 'make');
     files({ 'Cargo.toml': '[package]\nname = "x"\n' });
