@@ -1,6 +1,7 @@
 // The spend gate's node side: before each model call (pi's turn_start, awaited before the provider request) the
-// node takes a reservation from the run's shared budget, held by the cockpit (src/bon/budgetServer.ts), and gives it
-// back with the call's cost at message_end; before each tool it asks whether the batch still runs. A refusal stops
+// node takes a reservation from the run's shared budget, held by the cockpit (src/bon/budgetServer.ts), asks once
+// more as the request is about to leave (before_provider_request: no request leaves after the batch stopped), and
+// gives it back with the call's cost at message_end; before each tool it asks whether the batch still runs. A refusal stops
 // the node there: the turn is aborted before its request, the tool is blocked. The cockpit may hold a reservation
 // until other arms' calls are in (near the cap the arms' calls go one at a time), so the ask has no timeout of its
 // own. Only in a factory node given FACTORY_BUDGET_URL (a best-of-N primer or arm); absent, nothing is asked.
@@ -11,7 +12,7 @@ export const BUDGET_URL_ENV = 'FACTORY_BUDGET_URL';
 export type GateAnswer = { ok: true; id?: string } | { ok: false; reason: string };
 
 /** One question to the cockpit's gate (POST JSON, JSON back). Any failure is a refusal: the gate fails closed. */
-export function askGate(url: string, op: 'reserve' | 'settle' | 'tool', body: Record<string, unknown>): Promise<GateAnswer> {
+export function askGate(url: string, op: 'reserve' | 'go' | 'settle' | 'tool', body: Record<string, unknown>): Promise<GateAnswer> {
   return new Promise((resolve) => {
     const refuse = (why: string) => resolve({ ok: false, reason: `the factory's spend gate did not answer (${why}): the node stops` });
     let target: URL;
@@ -69,6 +70,7 @@ export async function reserveCall(env: NodeJS.ProcessEnv, what: string): Promise
 interface GateApi {
   on(event: 'session_start', handler: () => void): void;
   on(event: 'turn_start', handler: (event: unknown, ctx: { abort(): void }) => Promise<void>): void;
+  on(event: 'before_provider_request', handler: (event: unknown, ctx: { abort(): void }) => Promise<undefined>): void;
   on(event: 'message_end', handler: (event: { message: unknown }) => Promise<void>): void;
   on(event: 'tool_call', handler: () => Promise<{ block: true; reason: string } | undefined>): void;
 }
@@ -93,6 +95,17 @@ export function installSpendGate(pi: GateApi, env: NodeJS.ProcessEnv): void {
     refused = answer.reason;
     // Before the provider request: the call is never sent.
     ctx.abort();
+  });
+  // The request is built (the context hooks ran, which may take a while on a busy machine): a batch stopped since
+  // the reservation sends nothing. The reservation goes back, the turn is aborted, the request never leaves.
+  pi.on('before_provider_request', async (_event, ctx) => {
+    if (held === undefined) return undefined;
+    const answer = await askGate(url, 'go', { key, id: held });
+    if (answer.ok) return undefined;
+    held = undefined;
+    refused = answer.reason;
+    ctx.abort();
+    return undefined;
   });
   pi.on('message_end', async (event) => {
     const message = event.message as { role?: string; usage?: { cost?: { total?: number } } };

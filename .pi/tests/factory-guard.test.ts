@@ -1,4 +1,6 @@
 import { existsSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compareVersions, PI_MIN_VERSION } from '../../src/pi/resolve.js';
@@ -78,6 +80,7 @@ describe('factory-guard in the real pi', () => {
     rig = await startNodeRig({
       calls: [call('bash', { command: 'echo one' }), call('bash', { command: 'echo two > two.txt' }), say('never reached')],
       turns: [call('bash', { command: 'echo one' }), call('bash', { command: 'echo two' }), say('never reached')],
+      gated: [call('bash', { command: 'echo one' }), say('never reached')],
     });
     project = makeNodeProject();
   });
@@ -124,6 +127,32 @@ describe('factory-guard in the real pi', () => {
     ]);
     expect(lastAssistant(result.events)?.errorMessage).toBe('This operation was aborted');
     expect(rig.model.requestsFor('turns')).toHaveLength(1);
+  });
+
+  it('a batch stopped between a turn\'s reservation and its request: the request never leaves (the gate\'s go, asked at before_provider_request)', async () => {
+    // The cockpit's gate, played by hand: every reservation granted; the second turn's go refused, as the spend
+    // watch refuses it once the batch stopped after the grant.
+    const asked: string[] = [];
+    const server = http.createServer((request, response) => {
+      request.resume();
+      request.on('end', () => {
+        const op = (request.url ?? '').split('/').at(-1)!;
+        asked.push(op);
+        const stopped = op === 'go' && asked.filter((a) => a === 'go').length === 2;
+        response.end(JSON.stringify(stopped ? { ok: false, reason: 'stopped: 1 arm already green (--stop-after-green 1)' } : { ok: true, id: `r${asked.length}` }));
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/token`;
+      const result = await runNode(rig, project, 'work [tape:gated]', nodeEnv(project, { FACTORY_BUDGET_URL: url, FACTORY_PHASE: 'arm_2' }));
+      expect(asked.filter((a) => a === 'go')).toHaveLength(2);
+      expect(rig.model.requestsFor('gated')).toHaveLength(1); // the second turn's request was built, never sent
+      // Aborted at the request (the provider client's words: "Request aborted"), not answered.
+      expect(lastAssistant(result.events)).toMatchObject({ stopReason: expect.stringMatching(/^(aborted|error)$/), errorMessage: expect.stringMatching(/abort/i) });
+    } finally {
+      await new Promise<void>((r) => server.close(() => r()));
+    }
   });
 
   it('an unreadable limit stops pi at load with the reason', async () => {

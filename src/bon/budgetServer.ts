@@ -24,6 +24,8 @@ async function answerOf(watch: SpendWatch, op: string, body: { key?: unknown; id
   switch (op) {
     case 'reserve':
       return watch.reserve(key);
+    case 'go':
+      return watch.go(typeof body.id === 'string' ? body.id : '');
     case 'settle':
       watch.settle(typeof body.id === 'string' ? body.id : '', typeof body.cost === 'number' ? body.cost : 0);
       return { ok: true };

@@ -196,6 +196,22 @@ export class SpendWatch {
     this.drained();
   }
 
+  /**
+   * A node's last word before its request leaves (pi's before_provider_request): a reservation granted before the
+   * batch stopped does not carry a request past the stop — it goes back, and the call is never sent.
+   */
+  go(id: string): Reservation {
+    if (!this.stopped) return { ok: true, id };
+    const held = this.held.get(id);
+    if (held) {
+      this.held.delete(id);
+      for (const stop of this.afterCall.get(held.key)?.splice(0) ?? []) stop();
+      this.serve();
+      this.drained();
+    }
+    return { ok: false, reason: this.stopped.motif };
+  }
+
   /** Why a node may not start a tool (the batch stopped), or undefined. */
   toolRefusal(): string | undefined {
     return this.stopped?.motif;

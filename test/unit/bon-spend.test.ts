@@ -266,6 +266,34 @@ describe('the spend gate over the loopback (the node side is .pi/lib/spend-gate.
     expect(gone.ok).toBe(false);
   });
 
+  it('a reservation granted before the batch stopped carries no request past the stop: at go it goes back, refused', async () => {
+    const { w, stops } = watch({ maxCost: 1, stopAfterGreen: 1 });
+    const server = await startBudgetServer(w);
+    try {
+      const handlers = new Map<string, (...args: unknown[]) => unknown>();
+      installSpendGate({ on: (event: string, handler: (...args: unknown[]) => unknown) => void handlers.set(event, handler) } as never, { FACTORY_BUDGET_URL: server.url, FACTORY_PHASE: 'arm_3' });
+      let aborted = 0;
+      const ctx = { abort: () => (aborted += 1) };
+      await handlers.get('turn_start')!({}, ctx);
+      expect(w.inFlight('arm_3')).toBe(true);
+      // Before the stop, go goes.
+      await handlers.get('before_provider_request')!({}, ctx);
+      expect(aborted).toBe(0);
+      await handlers.get('message_end')!({ message: { role: 'assistant', usage: { cost: { total: 0.1 } } } });
+      // The next turn is granted; the batch stops while its request is being built: it never leaves.
+      await handlers.get('turn_start')!({}, ctx);
+      expect(w.inFlight('arm_3')).toBe(true);
+      w.armSettled(1, true, 0.1); // another arm is green: --stop-after-green 1 stops the batch
+      expect(stops.map((o) => o.kind)).toEqual(['race']);
+      expect(await handlers.get('before_provider_request')!({}, ctx)).toBeUndefined();
+      expect(aborted).toBe(1);
+      expect(w.inFlight('arm_3')).toBe(false);
+      expect(await askGate(server.url, 'go', { key: 'arm_3', id: 'r9' })).toEqual({ ok: false, reason: w.stopped!.motif });
+    } finally {
+      await server.close();
+    }
+  });
+
   it("the node aborts a refused turn before its request and blocks every tool after it; nothing is asked without the address", async () => {
     const handlers = new Map<string, (...args: unknown[]) => unknown>();
     const pi = { on: (event: string, handler: (...args: unknown[]) => unknown) => void handlers.set(event, handler) };
