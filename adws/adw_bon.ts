@@ -11,6 +11,7 @@ import { snapshotGitDir } from '../src/bon/gitGuard.js';
 import { GitWatch } from '../src/bon/gitWatch.js';
 import { inPlaceArm, inPlacePrimer } from '../src/bon/inPlace.js';
 import { sweepWorktrees } from '../src/bon/worktrees.js';
+import { sweepScratch } from '../src/process/scratch.js';
 import { treeArm, treePrimer } from '../src/bon/treeArms.js';
 import { LocalArmDispatcher } from '../src/bon/dispatch/local.js';
 import type { ArmPhaseFactory, BonSession } from '../src/bon/session.js';
@@ -58,6 +59,8 @@ function checkPhase(session: BonSession): Phase {
       // What a killed run left (its worktrees, in git's list and on disk) goes before this run makes its own.
       const swept = await sweepWorktrees(session.check.root, { git: { env: session.opts.gateEnv, runTag: run.adwId }, env: session.opts.gateEnv });
       if (swept.length > 0) run.activity('check', { kind: 'note', text: `removed ${swept.length} worktree(s) a stopped run left behind` });
+      const scratch = sweepScratch();
+      if (scratch.length > 0) run.activity('check', { kind: 'note', text: `removed ${scratch.length} scratch folder(s) a stopped run left in the temp folder` });
       return session.check;
     },
   };

@@ -24,6 +24,7 @@ import { dependencyFolders, provideDependencies, type ScratchDependencies } from
 import { gitx, gitxOk, gitxText, gitMotif } from './gitx.js';
 import { makeOwnRepo } from './armRepo.js';
 import { sandboxEnv, type Sandbox } from '../sandbox/policy.js';
+import { makeScratch } from '../process/scratch.js';
 
 export type PatchVerdict = { ok: true; paths: string[] } | { ok: false; motif: string };
 
@@ -137,7 +138,7 @@ async function checkInTree(root: string, patchFile: string, git?: GitOptions): P
 
 /** Why the patch does not apply on `base`, asked in a temporary index read from it (no tree, no user index). */
 async function checkOnCommit(root: string, base: string, patchFile: string, git?: GitOptions): Promise<string | undefined> {
-  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'factory-check-'));
+  const scratch = makeScratch('check');
   const withIndex = { ...git, extraEnv: { GIT_INDEX_FILE: path.join(scratch, 'index') } };
   try {
     await gitxOk(root, ['read-tree', base], withIndex);
@@ -213,7 +214,7 @@ export async function applyVerified(opts: ApplyOptions): Promise<ApplyResult> {
   const sealed = readSealed(opts.patchFile, opts.sha256);
   if ('motif' in sealed) return { applied: false, motif: sealed.motif, gates: [] };
   // From here on, only a private copy of the sealed bytes (mode 0600, in a folder of our own) is read.
-  const scratch = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'factory-apply-')));
+  const scratch = fs.realpathSync(makeScratch('apply'));
   const patch = path.join(scratch, 'sealed.patch');
   fs.writeFileSync(patch, sealed.bytes, { mode: 0o600 });
   try {

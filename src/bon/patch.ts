@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { GitError, topLevel, type GitOptions } from '../process/git.js';
 import { gitx, gitxOk, gitxText, gitMotif } from './gitx.js';
+import { makeScratch } from '../process/scratch.js';
 
 /** Folders an arm's patch never carries and the reset never touches (anchored at the work tree's root). */
 export const SPECS_DIR = 'specs';
@@ -180,7 +181,7 @@ export async function keepArmRef(cwd: string, adwId: string, arm: number, patchF
   const root = await topLevel(cwd, opts.git);
   const parent = await gitxText(root, ['rev-parse', '--verify', '--quiet', `${opts.base ?? 'HEAD'}^{commit}`], opts.git);
   const patchBytes = fs.statSync(patchFile).size;
-  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'factory-armref-'));
+  const scratch = makeScratch('armref');
   const withIndex = { ...opts.git, extraEnv: { GIT_INDEX_FILE: path.join(scratch, 'index') } };
   try {
     await gitxOk(root, ['read-tree', parent], withIndex);

@@ -16,6 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { GitOptions } from '../process/git.js';
 import { gitx, gitxOk, gitxText } from './gitx.js';
+import { makeScratch } from '../process/scratch.js';
 
 export interface PrivateGit {
   /** Options that make every git of ours (gitx, treeState…) use the private git dir on the arm's tree. */
@@ -42,7 +43,7 @@ async function globalExcludes(root: string, git: GitOptions | undefined): Promis
 export async function privateGit(root: string, tree: string, base: string, git?: GitOptions, hidden: readonly string[] = []): Promise<PrivateGit> {
   const commonDir = path.resolve(root, await gitxText(root, ['rev-parse', '--git-common-dir'], git));
   const excludesFile = await globalExcludes(root, git);
-  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'factory-privgit-'));
+  const scratch = makeScratch('privgit');
   const release = () => fs.rmSync(scratch, { recursive: true, force: true });
   try {
     // No template: no hook samples, no info/exclude of git's own; our config is the one `init` writes.

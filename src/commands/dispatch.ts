@@ -54,8 +54,14 @@ export async function prepareCommand(command: string | undefined, args: string[]
     }
     case 'resume': {
       if (args.length !== 1) throw new UsageError('usage: factory resume <adw_id>');
-      const { prepareResumeRun } = await import('./resume.js');
-      return { kind: 'run', prepared: await prepareResumeRun(await openWorkspace(flags), args[0], flags) };
+      const { prepareResumeRun, resumeApply } = await import('./resume.js');
+      const { sweepScratch } = await import('../process/scratch.js');
+      sweepScratch(); // what a killed cockpit left in the temp folder
+      const ws = await openWorkspace(flags);
+      // Killed between its harvest and the apply it asked for: the apply is what is left of the run.
+      const applied = await resumeApply(ws, args[0], flags.json);
+      if (applied) return { kind: 'print', stdout: applied.stdout, exit: applied.exit };
+      return { kind: 'run', prepared: await prepareResumeRun(ws, args[0], flags) };
     }
     case 'runs': {
       if (args.length > 0) throw new UsageError('usage: factory runs [--json]');

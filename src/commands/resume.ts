@@ -6,7 +6,7 @@ import { UsageError } from '../contract/errors.js';
 import { readLedger, sessionFileOf } from '../trace/ledger.js';
 import type { BonArgs } from '../../adws/registry.js';
 import type { RunEvent } from '../contract/events.js';
-import { CONTINUE_ASK, planResume, type ResumePlan } from '../engine/resume.js';
+import { CONTINUE_ASK, pendingApply, planResume, type ResumePlan } from '../engine/resume.js';
 import { Run } from '../engine/runner.js';
 import { readRunLog, runLogPath } from '../trace/runLog.js';
 import { prepareBuildRun } from './build.js';
@@ -50,6 +50,21 @@ async function refuseLiveRun(ws: Workspace, adwId: string): Promise<void> {
     }
   }
   if (livePid !== undefined) throw new UsageError(`run ${adwId} is still running (cockpit pid ${livePid}): stop it first, then resume`);
+}
+
+/**
+ * `factory resume <id>` of a green best-of-N run whose asked apply never happened: the winner applied now, exactly
+ * once (its outcome joins the run's log), re-verified on HEAD as `factory apply` does. Undefined when none is owed.
+ */
+export async function resumeApply(ws: Workspace, adwId: string | undefined, json: boolean): Promise<{ stdout: string; exit: number } | undefined> {
+  if (!adwId || !/^[0-9a-f]{8}$/.test(adwId)) return undefined;
+  const events = readRunLog(runLogPath(ws.paths, adwId));
+  const pending = pendingApply(events);
+  if (!pending) return undefined;
+  await refuseLiveRun(ws, adwId);
+  const { applyOutput } = await import('./apply.js');
+  process.stderr.write(`factory: run ${adwId} is green, but the apply it asked for (--apply) never happened: applying its winner now\n`);
+  return applyOutput(ws, { adwId, ...(pending.yes ? { yes: true } : {}) }, json);
 }
 
 export async function prepareResumeRun(ws: Workspace, adwId: string | undefined, flags: CommandFlags): Promise<PreparedRun> {

@@ -8,6 +8,7 @@ import type { RunEvent } from '../contract/events.js';
 import { formatCost, formatSeconds, formatTokens } from '../contract/format.js';
 import type { WorkspacePaths } from '../config/paths.js';
 import { harvestReport } from '../bon/rank.js';
+import { pendingApply } from '../engine/resume.js';
 import { createRedactor, redactDeep, type Redactor } from '../contract/redact.js';
 import type { PhaseRow, RunRow, TraceStore } from '../trace/store.js';
 import { printedCells, printTable } from '../contract/runsTable.js';
@@ -39,6 +40,8 @@ export function outcomeLines(events: readonly RunEvent[]): string[] {
     else if (e.type === 'proposal') lines.push(`proposed: ${e.command}`);
     else if (e.type === 'apply') lines.push(`${e.applied ? 'applied' : 'not applied'}: ${e.line}`);
   }
+  // Asked for (--apply) and not done: the cockpit stopped between the harvest and the apply.
+  if (pendingApply(events)) lines.push(`apply asked (--apply) and not done: the run stopped before it — factory resume ${events[0]?.adwId ?? '<id>'} applies the winner`);
   return lines;
 }
 

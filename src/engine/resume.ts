@@ -105,3 +105,20 @@ export function planResume(adwId: string, events: RunEvent[], ledger: LedgerEntr
 
 /** The first ask of a resumed phase whose session already holds the mission. */
 export const CONTINUE_ASK = 'The factory stopped while you were working on this mission (a crash or an interrupt). Continue the same mission from where it stopped; do not start over.';
+
+/**
+ * The apply a green best-of-N run asked for (`--apply`) and never recorded: killed between its harvest and its apply.
+ * It is part of the run, so `factory resume` does it. Pure.
+ */
+export function pendingApply(events: readonly RunEvent[]): { yes: boolean } | undefined {
+  const start = events.find((e) => e.type === 'run_started');
+  const args = (start?.type === 'run_started' ? start.args : undefined) as { apply?: unknown; yes?: unknown } | undefined;
+  if (start?.type !== 'run_started' || start.adwName !== 'adw_bon' || args?.apply !== true) return undefined;
+  const end = events.findLastIndex((e) => e.type === 'run_started' || e.type === 'run_finished');
+  const last = events[end];
+  if (last?.type !== 'run_finished' || last.exit !== 0) return undefined;
+  const harvest = events.findLast((e) => e.type === 'harvest');
+  if (harvest?.type !== 'harvest' || harvest.winner === undefined) return undefined;
+  if (events.slice(end).some((e) => e.type === 'apply')) return undefined;
+  return { yes: args.yes === true };
+}
