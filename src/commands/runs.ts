@@ -52,21 +52,40 @@ export function outcomeLines(events: readonly RunEvent[]): string[] {
 export function attemptLines(events: readonly RunEvent[]): string[] {
   // One block per agent attempt, in the order they started; arms of a best-of-N run at once, so each event goes to
   // its own phase's current attempt — a gate of a judging phase (build's `gates`) to the attempt it judges, the
-  // latest started.
+  // latest started. A resumed run's lives are one history: attempts are numbered across them, and an attempt the
+  // cockpit was stopped in (no end before the next life) is marked killed.
   const blocks: string[][] = [];
   const current = new Map<string, string[]>();
+  const open = new Set<string[]>();
+  const started = new Map<string, number>();
   let latest: string[] | undefined;
+  let lives = 0;
   const agent = new Set<string>();
+  const end = (phase: string) => {
+    const block = current.get(phase);
+    if (block) open.delete(block);
+  };
   for (const e of events) {
     if (e.type === 'run_started') {
+      lives += 1;
+      for (const block of open) block.push('  ✗ killed: the cockpit stopped during it (resumed below)');
+      open.clear();
       for (const p of e.phases) if (p.kind === 'agent') agent.add(p.name);
     } else if (e.type === 'phase_planned' && e.phase.kind === 'agent') agent.add(e.phase.name);
     else if (e.type === 'attempt_started' && agent.has(e.phase)) {
-      const block = [`${e.phase} attempt ${e.attempt}/${e.attempts}${e.model ? ` on ${e.model}` : ''}${e.sessionId ? ` (session ${e.sessionId})` : ''}`];
+      const n = (started.get(e.phase) ?? 0) + 1;
+      started.set(e.phase, n);
+      // Within one life the runner's own count; across lives, this attempt's place in the whole history.
+      const number = lives > 1 || n !== e.attempt ? `attempt ${n}${lives > 1 ? ` (life ${lives})` : ''}` : `attempt ${e.attempt}/${e.attempts}`;
+      const block = [`${e.phase} ${number}${e.model ? ` on ${e.model}` : ''}${e.sessionId ? ` (session ${e.sessionId})` : ''}`];
       blocks.push(block);
       current.set(e.phase, block);
+      open.add(block);
       latest = block;
-    } else if (e.type === 'attempt_failed' && agent.has(e.phase)) current.get(e.phase)?.push(`  ✗ ${e.motif}`);
+    } else if (e.type === 'attempt_failed' && agent.has(e.phase)) {
+      current.get(e.phase)?.push(`  ✗ ${e.motif}`);
+      end(e.phase);
+    } else if ((e.type === 'phase_ok' || e.type === 'phase_failed') && agent.has(e.phase)) end(e.phase);
     else if (e.type === 'gate_result') {
       (current.get(e.phase) ?? latest)?.push(`  ${e.ok ? '✓' : '✗'} ${e.gate} (${e.seconds.toFixed(1)} s)${!e.ok && e.motif ? ` — ${e.motif}` : ''}`);
     }
@@ -96,7 +115,8 @@ export function formatShow(
     p.sessionId ?? '',
   ]);
   lines.push(printTable([['phase', 'kind', 'status', 'attempts', 'time', 'tokens', 'cost', 'session'], ...rows]));
-  for (const p of phases) if (p.motif) lines.push(`  ${p.name}: ${p.motif}`);
+  // A motif its attempt block below already says is not said twice.
+  for (const p of phases) if (p.motif && !attempts.some((a) => a === `  ✗ ${p.motif}`)) lines.push(`  ${p.name}: ${p.motif}`);
   if (attempts.length > 0) lines.push('', 'attempts:', ...attempts.map((a) => `  ${a}`));
   if (sessions.length > 0) {
     // The ledger declares a session at every start (each attempt, a fallback): one line per session here.

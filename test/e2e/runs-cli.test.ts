@@ -95,7 +95,8 @@ describe('factory runs / factory show over two CLI runs', () => {
     expect(lines[0]).toMatch(new RegExp(`^${failedId} · adw_prompt · failed at prompt · `));
     expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^prompt\\s+agent\\s+failed\\s+1/1\\s+.*${sessionId}$`)));
     expect(lines).toContainEqual(expect.stringMatching(/^dispose\s+code\s+pending\s+0\/1\b/));
-    expect(lines).toContainEqual('  prompt: envelope refused: no JSON object in the answer');
+    // The motif once, under the attempt it ended (not again as the phase's line).
+    expect(lines.filter((l) => l.includes('envelope refused: no JSON object in the answer'))).toEqual(['    ✗ envelope refused: no JSON object in the answer']);
     const ledgerAt = lines.indexOf('sessions (ledger):');
     expect(ledgerAt).toBeGreaterThan(0);
     expect(lines[ledgerAt + 1]).toMatch(new RegExp(`^  ${sessionId}  prompt  scripted/alpha`));
@@ -163,7 +164,7 @@ describe('the trace store rebuilt from the run logs', () => {
     // The motif and the session came back too: they live in the run log and the ledger, not only in the DB.
     const shown = await cli(['show', failedId]);
     expect(shown.code).toBe(0);
-    expect(shown.stdout).toContain('  prompt: envelope refused: no JSON object in the answer');
+    expect(shown.stdout).toContain('    ✗ envelope refused: no JSON object in the answer');
     expect(shown.stdout).toContain(readLedger(bench.paths.ledgerFile).find((l) => l.adw_id === failedId)!.session_id);
   });
 

@@ -83,4 +83,20 @@ describe('attempt lines of `factory show`', () => {
     ]);
     expect(lines).toEqual(['build attempt 1/3', '  ✗ npm test (1.0 s) — red', 'build attempt 2/3', '  ✓ npm test (1.0 s)']);
   });
+
+  it('a resumed run is one history: the killed life\'s unfinished attempts say so, the attempts are numbered across lives', () => {
+    const at = (type: string, fields: Record<string, unknown>) => ({ ...base, type, ...fields }) as unknown as RunEvent;
+    const phases = [{ name: 'arm_1', kind: 'agent', attempts: 1 }, { name: 'arm_2', kind: 'agent', attempts: 1 }];
+    const lines = attemptLines([
+      at('run_started', { adwName: 'adw_bon', cwd: '/r', phases }),
+      at('attempt_started', { phase: 'arm_1', attempt: 1, attempts: 1 }),
+      at('attempt_started', { phase: 'arm_2', attempt: 1, attempts: 1 }),
+      at('phase_ok', { phase: 'arm_1', kind: 'agent', attempt: 1, attempts: 1, seconds: 1, tokens: 1, cost: 0 }),
+      // kill -9: arm 2 never ended; resumed, it runs again
+      at('run_started', { adwName: 'adw_bon', cwd: '/r', phases }),
+      at('attempt_started', { phase: 'arm_2', attempt: 1, attempts: 1 }),
+      at('phase_ok', { phase: 'arm_2', kind: 'agent', attempt: 1, attempts: 1, seconds: 1, tokens: 1, cost: 0 }),
+    ]);
+    expect(lines).toEqual(['arm_1 attempt 1/1', 'arm_2 attempt 1/1', '  ✗ killed: the cockpit stopped during it (resumed below)', 'arm_2 attempt 2 (life 2)']);
+  });
 });
