@@ -93,7 +93,7 @@ function ChecklistLine({ line, idWidth, now }: { line: DoctorLine<DoctorRow>; id
       </Text>
     );
   }
-  if (line.kind === 'fix') return <Text wrap="truncate-end" dimColor>{`${INDENT}  ${' '.repeat(idWidth)}  fix: ${line.fix}`}</Text>;
+  if (line.kind === 'fix') return <Text wrap="truncate-end" dimColor>{`${INDENT}  ${' '.repeat(idWidth)}  ${line.more ? '     ' : 'fix: '}${line.fix}`}</Text>;
   return <CheckRow row={line.row} idWidth={idWidth} now={now} />;
 }
 
@@ -107,6 +107,11 @@ export function doctorChrome(state: { rows: readonly DoctorRow[]; statusLine?: s
 }
 
 /** The checklist window's height on a terminal of `rows` (undefined: unknown, every line shown); never below 3. */
+/** The characters a fix has on a line after the indent, the id column and `fix: ` (at least 20). */
+export function fixRoom(columns: number, idWidth: number): number {
+  return Math.max(20, columns - (INDENT.length + 2 + idWidth + 2 + 'fix: '.length) - 1);
+}
+
 export function doctorPage(rows: number | undefined, chrome: number): number | undefined {
   return rows === undefined ? undefined : Math.max(3, rows - chrome);
 }
@@ -121,22 +126,25 @@ export function DoctorScreen({ store, controller }: DoctorScreenProps): React.JS
   const { columns, rows: terminalRows } = useTerminalSize();
   const mode = doctorModeOf(doctor);
   const now = useClock(doctorSpinning(doctor), SPINNER_INTERVAL_MS);
-  const lines = doctorLines(doctor.rows);
+  const idWidth = idColumnWidth(
+    doctor.rows.map((row) => row.id),
+    columns,
+  );
+  const fixWidth = fixRoom(columns, idWidth);
+  const lines = doctorLines(doctor.rows, fixWidth);
   const page = doctorPage(terminalRows, doctorChrome(doctor));
   const { first, shown } = doctorWindow(lines, doctor.offset, page);
   // Read at key time, like the table: a key pressed before React re-renders sees the window it moves.
   const pageRef = React.useRef(page ?? lines.length);
   pageRef.current = page ?? lines.length;
+  const fixRef = React.useRef(fixWidth);
+  fixRef.current = fixWidth;
 
   useKeymap(
     () => DOCTOR_KEYS[store.getState().via][doctorModeOf(store.getState())],
-    (intent) => dispatchDoctorIntent(store, controller, intent, { page: pageRef.current }),
+    (intent) => dispatchDoctorIntent(store, controller, intent, { page: pageRef.current, fixWidth: fixRef.current }),
   );
 
-  const idWidth = idColumnWidth(
-    doctor.rows.map((row) => row.id),
-    columns,
-  );
   const started = doctor.generation > 0 || doctor.rows.length > 0;
   return (
     <Box flexDirection="column" width={columns}>

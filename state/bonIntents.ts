@@ -8,6 +8,7 @@ import type { BonAction, BonEffect } from './bonReducer.js';
 import type { BonState } from './bonState.js';
 import type { BonStore } from './bonStore.js';
 import { dispatchRunIntent, runModeOf, type RunController, type RunIntent, type RunMode } from './runIntents.js';
+import { armsOf, verdictLines } from './bonSelectors.js';
 
 /** Implemented by the core (src/tui/run.ts bonScreenController) on top of the bon session. */
 export interface BonController extends RunController {
@@ -86,9 +87,13 @@ function readPatches(controller: BonController, arms: readonly number[], loaded:
 export function runBonEffect(store: BonStore, controller: BonController, effect: BonEffect | undefined): void {
   if (effect === undefined) return;
   switch (effect.type) {
-    case 'read_patch':
-      readPatches(controller, [effect.arm], (texts) => store.getState().dispatch({ type: 'diff_loaded', arm: effect.arm, text: texts[effect.arm]! }), (error) => store.getState().dispatch({ type: 'diff_failed', arm: effect.arm, message: errorText(error) }));
+    case 'read_patch': {
+      // The arm's whole verdict first (its card cuts it), then its patch.
+      const arm = armsOf(store.getState(), Date.now()).find((view) => view.arm === effect.arm);
+      const head = arm ? `${verdictLines(arm).join('\n')}\n` : '';
+      readPatches(controller, [effect.arm], (texts) => store.getState().dispatch({ type: 'diff_loaded', arm: effect.arm, text: `${head}${texts[effect.arm]!}` }), (error) => store.getState().dispatch({ type: 'diff_failed', arm: effect.arm, message: errorText(error) }));
       return;
+    }
     case 'abort_arm':
       controller.abortArm(effect.arm);
       return;

@@ -202,3 +202,38 @@ export function spendLinesOf(state: BonState): string[] {
   else if (runSpend) lines.push(`run: ${formatCost(runSpend.spent)} of its ${formatCost(runSpend.cap)} cap${runSpend.kind === 'wrap_up' ? ' — every arm at work was told to wrap up' : ''}`);
   return lines;
 }
+
+/** Words wrapped at `width` columns (a word longer than a line is cut into lines of its own). */
+function wrapWords(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(/\s+/).filter((w) => w !== '')) {
+    for (let rest = word; rest.length > 0; rest = rest.slice(width)) {
+      const piece = rest.slice(0, width);
+      if (line === '') line = piece;
+      else if (line.length + 1 + piece.length <= width) line = `${line} ${piece}`;
+      else {
+        lines.push(line);
+        line = piece;
+      }
+    }
+  }
+  if (line !== '') lines.push(line);
+  return lines;
+}
+
+/**
+ * The selected arm's whole verdict, above its patch (enter on the board): the card cuts it at its width, an 80×24
+ * terminal mid-sentence. Its status and figures, why it is red, what it tried, its files beyond the spec, each gate
+ * with its motif — wrapped, every line marked `#` so the patch's colours never take it.
+ */
+export function verdictLines(arm: ArmView, width = 76): string[] {
+  const out: string[] = [];
+  const add = (label: string, text: string) => wrapWords(`${label}${text}`, width - 2).forEach((line, i) => out.push(`${i === 0 ? '# ' : '#   '}${line}`));
+  add('', `arm_${arm.arm}${arm.model ? ` on ${arm.model}` : ''} · ${arm.status}${arm.rank !== undefined ? ` · #${arm.rank}` : ''} · ${formatCost(arm.cost)} · ${formatTokens(arm.tokens)} tokens`);
+  if (arm.motif !== undefined) add('verdict: ', arm.motif);
+  if (arm.tried !== undefined) add('', arm.tried);
+  for (const gate of arm.gates) add(`${gate.ok ? '✓' : gate.preexisting ? '~' : '✗'} `, `${gate.gate}${gate.ok || !gate.motif ? '' : ` — ${flatLine(gate.motif)}`}`);
+  out.push('');
+  return out;
+}

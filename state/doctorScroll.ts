@@ -17,11 +17,29 @@ export interface ScrollRow {
 export type DoctorLine<R extends ScrollRow = ScrollRow> =
   | { kind: 'category'; category: DoctorCategory }
   | { kind: 'row'; row: R }
-  /** The dimmed `fix:` hint under a row that resolved with one. */
-  | { kind: 'fix'; row: R; fix: string };
+  /** The dimmed `fix:` hint under a row that resolved with one; `more`: a line it wrapped onto. */
+  | { kind: 'fix'; row: R; fix: string; more?: boolean };
 
-/** The checklist's lines in display order: each category (the order of report.ts) heading its rows, a fix under its row. */
-export function doctorLines<R extends ScrollRow>(rows: readonly R[]): Array<DoctorLine<R>> {
+/** A fix as lines of at most `width` characters, broken at spaces (a word longer than a line is cut). */
+export function wrapFix(fix: string, width: number | undefined): string[] {
+  if (width === undefined || fix.length <= width) return [fix];
+  const lines: string[] = [];
+  let rest = fix;
+  while (rest.length > width) {
+    const space = rest.lastIndexOf(' ', width);
+    const cut = space > width / 3 ? space : width;
+    lines.push(rest.slice(0, cut));
+    rest = rest.slice(cut).replace(/^ /, '');
+  }
+  if (rest !== '') lines.push(rest);
+  return lines;
+}
+
+/**
+ * The checklist's lines in display order: each category (the order of report.ts) heading its rows, a fix under its
+ * row — whole, wrapped at `fixWidth` (the screen's room for it) rather than cut mid-sentence on a narrow terminal.
+ */
+export function doctorLines<R extends ScrollRow>(rows: readonly R[], fixWidth?: number): Array<DoctorLine<R>> {
   const lines: Array<DoctorLine<R>> = [];
   for (const category of DOCTOR_CATEGORIES) {
     const inCategory = rows.filter((row) => row.category === category);
@@ -29,7 +47,9 @@ export function doctorLines<R extends ScrollRow>(rows: readonly R[]): Array<Doct
     lines.push({ kind: 'category', category });
     for (const row of inCategory) {
       lines.push({ kind: 'row', row });
-      if (row.result?.fix !== undefined) lines.push({ kind: 'fix', row, fix: row.result.fix });
+      if (row.result?.fix !== undefined) {
+        wrapFix(row.result.fix, fixWidth).forEach((fix, i) => lines.push({ kind: 'fix', row, fix, ...(i > 0 ? { more: true } : {}) }));
+      }
     }
   }
   return lines;

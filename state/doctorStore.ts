@@ -66,8 +66,8 @@ export type DoctorAction =
   | { type: 'crashed'; generation: number; message: string }
   | { type: 'rerun' }
   /** Move the window by `by` lines, or to an end; `page` is the window's height, known to the screen. */
-  | { type: 'scroll'; by: number; page: number }
-  | { type: 'scroll_to'; to: 'top' | 'bottom'; page: number }
+  | { type: 'scroll'; by: number; page: number; fixWidth?: number }
+  | { type: 'scroll_to'; to: 'top' | 'bottom'; page: number; fixWidth?: number }
   /** Leave the doctor; `quit`: Ctrl-C from the home's doctor, which quits the cockpit. */
   | { type: 'close'; quit?: boolean };
 
@@ -147,7 +147,7 @@ export function reduceDoctor(state: DoctorState, action: DoctorAction): DoctorSt
       return { state: { ...cleared(state), statusLine: undefined }, effect: { type: 'rerun' } };
     case 'scroll':
     case 'scroll_to': {
-      const total = doctorLines(state.rows).length;
+      const total = doctorLines(state.rows, action.fixWidth).length;
       const from = clampDoctorOffset(state.offset, total, action.page);
       const target = action.type === 'scroll' ? from + action.by : action.to === 'top' ? 0 : total;
       return stay({ ...state, offset: clampDoctorOffset(target, total, action.page), scrolled: true });
@@ -278,6 +278,8 @@ export type DoctorScrollIntent = ScrollIntent;
 /** What the screen knows that a scroll key needs: the height of its window (every line, when it shows them all). */
 export interface DoctorView {
   page: number;
+  /** The room a fix has on a line: fixes wrap at it, so the window counts the lines the screen draws. */
+  fixWidth?: number;
 }
 
 /**
@@ -329,7 +331,7 @@ function actionOf(intent: DoctorIntent, view: DoctorView): DoctorAction {
     case 'page-down':
     case 'top':
     case 'bottom':
-      return scrollAction(intent, view.page);
+      return { ...scrollAction(intent, view.page), ...(view.fixWidth !== undefined ? { fixWidth: view.fixWidth } : {}) };
     default: {
       const unreachable: never = intent;
       throw new Error(`unknown doctor intent ${String(unreachable)}`);
@@ -343,5 +345,5 @@ function actionOf(intent: DoctorIntent, view: DoctorView): DoctorAction {
  */
 export function dispatchDoctorIntent(store: DoctorStore, controller: DoctorController, intent: DoctorIntent, view?: DoctorView): void {
   const page = view?.page ?? doctorLines(store.getState().rows).length;
-  runDoctorEffect(controller, store.getState().dispatch(actionOf(intent, { page })));
+  runDoctorEffect(controller, store.getState().dispatch(actionOf(intent, { page, ...(view?.fixWidth !== undefined ? { fixWidth: view.fixWidth } : {}) })));
 }

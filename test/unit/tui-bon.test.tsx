@@ -220,12 +220,14 @@ describe('BonScreen: the arms board of a best-of-3', () => {
     expect(fitHelp(items, 6)).toEqual([{ keys: 'a', help: '' }, { keys: 'q', help: '' }]);
   });
 
-  it('enter shows the selected arm\'s patch coloured; ↑/↓, PgUp/PgDn, g/G scroll; esc goes back', async () => {
+  it('enter shows the selected arm\'s whole verdict, then its patch coloured; ↑/↓, PgUp/PgDn, g/G scroll; esc goes back', async () => {
     const controller = recorder(samplePatch(40));
     const ui = await mount(storeAt('harvested'), controller, { columns: 100, rows: 27 } as { columns: number });
     await ui.press(KEYS.enter);
-    await ui.waitForFrame('arm_1 patch · lines 1–20 of 47');
+    // Four lines of verdict (the arm, its two gates, a blank) above the patch's 47.
+    await ui.waitForFrame('arm_1 patch · lines 1–20 of 51');
     expect(controller.calls).toEqual(['readPatch 1']);
+    expect(ui.lines().slice(3, 7), ui.lastFrame()).toEqual(['# arm_1 on scripted/fast · green · #1 · $0.0021 · 1.1k tokens', '# ✓ changed_files', '# ✓ npm test', '']);
     const raw = ui.rawFrame();
     expect(raw).toMatch(/\u001B\[1mdiff --git a\/src\/sum\.js b\/src\/sum\.js/);
     expect(raw).toMatch(/\u001B\[36m@@ -1,3 \+1,4 @@/);
@@ -235,21 +237,33 @@ describe('BonScreen: the arms board of a best-of-3', () => {
     expect(ui.lastFrame()).toContain('↑/k/↓/j scroll · PgUp/PgDn page');
 
     await ui.press(KEYS.down);
-    await ui.waitForFrame('lines 2–21 of 47');
-    expect(ui.lines()[3]).toBe('index 3b18e51..a8c0f2d 100644');
+    await ui.waitForFrame('lines 2–21 of 51');
+    expect(ui.lines()[7]).toBe('index 3b18e51..a8c0f2d 100644');
     await ui.press('\u001B[6~'); // PgDn
-    await ui.waitForFrame('lines 21–40 of 47');
+    await ui.waitForFrame('lines 21–40 of 51');
     await ui.press('G');
-    await ui.waitForFrame('lines 28–47 of 47');
+    await ui.waitForFrame('lines 32–51 of 51');
     expect(ui.lastFrame()).toContain(' context 39');
     await ui.press('\u001B[5~'); // PgUp
-    await ui.waitForFrame('lines 9–28 of 47');
+    await ui.waitForFrame('lines 13–32 of 51');
     await ui.press('g');
-    await ui.waitForFrame('lines 1–20 of 47');
+    await ui.waitForFrame('lines 1–20 of 51');
     await ui.press(KEYS.up);
-    expect(ui.lastFrame()).toContain('lines 1–20 of 47');
+    expect(ui.lastFrame()).toContain('lines 1–20 of 51');
     await ui.press(KEYS.escape);
     await ui.waitForFrame('▸ #1 arm_1');
+  });
+
+  it('a red arm\'s verdict whole, wrapped at 80 columns where its card cuts it', async () => {
+    const ui = await mount(storeAt('harvested'), recorder(samplePatch(4)), { columns: 80, rows: 24 } as { columns: number });
+    await ui.press(KEYS.right); // arm_2, red on a long motif
+    await ui.press(KEYS.enter);
+    await ui.waitForFrame('arm_2 patch');
+    const verdict = ui.lines().filter((l) => l.startsWith('#'));
+    expect(verdict[0]).toMatch(/^# arm_2 on scripted\/sloppy · red · #3/);
+    const text = verdict.join(' ').replace(/#\s+/g, ' ');
+    expect(text.replace(/\s+/g, ' ')).toContain(RED_MOTIF.replace(/\s+/g, ' ').slice(0, 60));
+    for (const line of verdict) expect(displayWidth(line)).toBeLessThanOrEqual(78);
   });
 
   it('a asks, then aborts the running arm only; the arm ends aborted and the next arm goes on', async () => {

@@ -240,6 +240,24 @@ describe('DoctorScreen at 80×24', () => {
     expect(ui.lines()[0]).toBe(`factory · doctor · lines ${29 - page + 1}–29 of 29`);
   });
 
+  it('a fix longer than its line wraps under its row, whole (none ends mid-sentence), and G reaches its last line', async () => {
+    const store = createDoctorStore();
+    const ui = await mount(store, recorder(), { columns: 80, rows: 24 });
+    const long = "cd '/home/dev/.nvm/versions/node/v22.23.5/lib/node_modules/factory-cockpit' && PATH='/home/dev/.nvm/versions/node/v22.23.5/bin':$PATH npm rebuild better-sqlite3 (rebuilds it for Node 22.23.5; or run the cockpit on the Node it was installed with)";
+    const results = fullPass().map((r) => (r.id === 'tests.spot' ? { ...r, status: 'fail' as const, detail: 'broken', fix: long } : r));
+    const { dispatch } = store.getState();
+    dispatch({ type: 'begin', generation: 1 });
+    dispatch({ type: 'planned', generation: 1, checks: results });
+    dispatch({ type: 'finished', generation: 1, results });
+    await ui.waitForFrame('1 failed');
+    await ui.press('G');
+    await waitFor(() => ui.lastFrame().includes('installed with)'), { describe: () => ui.lastFrame() });
+    const fix = ui.lines().slice(ui.lines().findIndex((l) => /fix: cd /.test(l))).filter((l) => /^\s{10,}\S/.test(l));
+    expect(fix.length).toBeGreaterThan(2);
+    expect(fix.map((l) => l.trim().replace(/^fix: /, '')).join('').replace(/\s+/g, '')).toBe(long.replace(/\s+/g, ''));
+    for (const line of ui.lines()) expect([...line].length).toBeLessThanOrEqual(80);
+  });
+
   it('a window the user moved during the pass stays where they put it; a re-run opens on the problem again', async () => {
     const store = createDoctorStore();
     const controller = recorder();
