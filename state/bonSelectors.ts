@@ -233,7 +233,9 @@ export function verdictLines(arm: ArmView, width = 76): string[] {
   add('', `arm_${arm.arm}${arm.model ? ` on ${arm.model}` : ''} · ${arm.status}${arm.rank !== undefined ? ` · #${arm.rank}` : ''} · ${formatCost(arm.cost)} · ${formatTokens(arm.tokens)} tokens`);
   if (arm.motif !== undefined) add('verdict: ', arm.motif);
   if (arm.tried !== undefined) add('', arm.tried);
-  for (const gate of arm.gates) add(`${gate.ok ? '✓' : gate.preexisting ? '~' : '✗'} `, `${gate.gate}${gate.ok || !gate.motif ? '' : ` — ${flatLine(gate.motif)}`}`);
+  // A gate's motif that is the verdict already is not said twice.
+  const said = (motif: string) => arm.motif !== undefined && flatLine(motif) === arm.motif;
+  for (const gate of arm.gates) add(`${gate.ok ? '✓' : gate.preexisting ? '~' : '✗'} `, `${gate.gate}${gate.ok || !gate.motif || said(gate.motif) ? '' : ` — ${flatLine(gate.motif)}`}`);
   out.push('');
   return out;
 }
