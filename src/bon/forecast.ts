@@ -5,9 +5,9 @@
 // Each later call resends the previous prompt (cached) plus what is new since (the last answer and tool results).
 // What an arm then does is read, strongest sign first, from the arms of this repo's past runs (factory.db): each past
 // arm's calls are replayed on today's context (its growth and answers, today's prices): the middle is their median,
-// the range their spread. With no past arm, an arm is reckoned to make as many calls as the primer made and to run
-// the payload's tests twice, before and after its change (their output, as the baseline saw it, grows every later
-// prompt); the range is half as many calls and no test run, to twice as many calls and four test runs.
+// the range their spread. With no past arm, an arm is reckoned to make three calls more than the primer (six at
+// least) and to run the payload's tests twice (their output, as the baseline saw it, grows every later prompt); the
+// range is two calls and no test run, to sixteen calls or three times the primer's and four test runs.
 import type { SpendForecast } from '../contract/events.js';
 import type { ModelPrices } from '../harness/types.js';
 import type { CallUsage } from '../contract/agent.js';
@@ -115,8 +115,13 @@ export function forecastFanOut(input: ForecastInput): SpendForecast {
   const warmModels = new Set<string | undefined>([input.primerModel]);
   const history = (input.history ?? []).filter((a) => a.calls.length > 0);
   const tests = Math.max(0, input.testOutputTokens ?? 0);
-  // No past arm: as many calls as the primer's, one of them a run of the tests when there are tests to run.
-  const calls = shape.calls;
+  // No past arm: an arm's own work, whatever the primer's reading took — it writes, runs the tests, mends, runs them
+  // again and reports (six calls at least, three more than the primer's), at the low end only writes and reports
+  // (two), at the high end a fix that takes many tries (sixteen at least, three times the primer's). Measured: a
+  // first run on a real library (dequal, zustand) whose arms each made four to ten calls was forecast 4–7× low when an
+  // arm was reckoned to make as many calls as a primer that read everything in one or two.
+  const noHistory = { low: Math.max(2, Math.ceil(shape.calls / 2)), mid: Math.max(6, shape.calls + 3), high: Math.max(16, shape.calls * 3) };
+  const calls = noHistory.mid;
   // The head every prompt shares (system prompt, tools) that the provider already held when the primer began (a
   // recent run warmed it): a cold arm's first call finds it cached too.
   const head = input.calls[0]?.cacheRead ?? 0;
@@ -136,7 +141,7 @@ export function forecastFanOut(input: ForecastInput): SpendForecast {
     const at = (n: number, runs: number) => round(armCost(shape, prices, n, input.askTokens, warm, tests, head, runs));
     // An arm runs the tests before and after its change (two runs); low: half the primer's calls and no test run;
     // high: twice as many calls, the tests run four times (a fix that takes a few tries).
-    return { arm, ...(model ? { model } : {}), low: at(Math.max(1, Math.ceil(shape.calls / 2)), 0), mid: at(calls, 2), high: at(calls * 2, 4) };
+    return { arm, ...(model ? { model } : {}), low: at(noHistory.low, 0), mid: at(noHistory.mid, 2), high: at(noHistory.high, 4) };
   });
   const sum = (key: 'low' | 'mid' | 'high') => round(input.primerCost + perArm.reduce((s, a) => s + a[key], 0));
   return {
@@ -148,7 +153,7 @@ export function forecastFanOut(input: ForecastInput): SpendForecast {
     basis:
       history.length > 0
         ? `each arm resends the primer's ${Math.round(shape.context)}-token context (cached on a model that has it) and does what ${history.length} past arm(s) of this repo did (${callRange(history)} calls): their median, their range`
-        : `each arm resends the primer's ${Math.round(shape.context)}-token context (cached on a model that has it) over ~${calls} call(s)${tests > 0 ? ` (the tests run twice: ~${Math.round(tests)} tokens of output each)` : ''}, ${Math.max(1, Math.ceil(shape.calls / 2))}–${calls * 2} for the range; no past arm of this repo to go by`,
+        : `each arm resends the primer's ${Math.round(shape.context)}-token context (cached on a model that has it) over ~${calls} call(s)${tests > 0 ? ` (the tests run twice: ~${Math.round(tests)} tokens of output each)` : ''}, ${noHistory.low}–${noHistory.high} for the range; no past arm of this repo to go by`,
   };
 }
 

