@@ -83,7 +83,9 @@ export function attemptLines(events: readonly RunEvent[]): string[] {
       open.add(block);
       latest = block;
     } else if (e.type === 'attempt_failed' && agent.has(e.phase)) {
-      current.get(e.phase)?.push(`  ✗ ${e.motif}`);
+      // A red gate's motif is the attempt's: said once, on the gate's line.
+      const block = current.get(e.phase);
+      if (block && !block.some((line) => line.endsWith(` — ${e.motif}`))) block.push(`  ✗ ${e.motif}`);
       end(e.phase);
     } else if ((e.type === 'phase_ok' || e.type === 'phase_failed') && agent.has(e.phase)) end(e.phase);
     else if (e.type === 'gate_result') {
@@ -116,7 +118,7 @@ export function formatShow(
   ]);
   lines.push(printTable([['phase', 'kind', 'status', 'attempts', 'time', 'tokens', 'cost', 'session'], ...rows]));
   // A motif its attempt block below already says is not said twice.
-  for (const p of phases) if (p.motif && !attempts.some((a) => a === `  ✗ ${p.motif}`)) lines.push(`  ${p.name}: ${p.motif}`);
+  for (const p of phases) if (p.motif && !attempts.some((a) => a === `  ✗ ${p.motif}` || a.endsWith(` — ${p.motif}`))) lines.push(`  ${p.name}: ${p.motif}`);
   if (attempts.length > 0) lines.push('', 'attempts:', ...attempts.map((a) => `  ${a}`));
   if (sessions.length > 0) {
     // The ledger declares a session at every start (each attempt, a fallback): one line per session here.

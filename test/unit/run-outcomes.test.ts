@@ -69,7 +69,8 @@ describe('attempt lines of `factory show`', () => {
       at('gate_result', { phase: 'arm_2', gate: 'npm test', ok: true, seconds: 2 }),
       at('attempt_failed', { phase: 'arm_1', attempt: 1, attempts: 1, motif: 'exited 1', willRetry: false }),
     ]);
-    expect(lines).toEqual(['arm_1 attempt 1/1 on a/x', '  ✗ npm test (1.0 s) — exited 1', '  ✗ exited 1', 'arm_2 attempt 1/1 on b/y', '  ✓ npm test (2.0 s)']);
+    // The red gate's motif is the attempt's: said once, on the gate's line.
+    expect(lines).toEqual(['arm_1 attempt 1/1 on a/x', '  ✗ npm test (1.0 s) — exited 1', 'arm_2 attempt 1/1 on b/y', '  ✓ npm test (2.0 s)']);
   });
 
   it('a build: the gates phase\'s results go under the build attempt they judge', () => {
