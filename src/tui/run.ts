@@ -139,7 +139,8 @@ export function bonScreenController(lifecycle: Lifecycle, prepared: PreparedBon,
         (outcome) => {
           if (!outcome.needsConsent) return say(outcome.line);
           consentAsked = arm;
-          say(`${outcome.line.replace(/ — not applied without a yes: .*$/, '')} — p again applies it`);
+          // What to do first: a narrow status line cuts the end, and the caution can be long.
+          say(`p again applies it anyway — ${outcome.line.replace(/ — not applied without a yes: .*$/, '')}`);
         },
         (error: unknown) => say(`apply failed: ${errorMessage(error)}`),
       );

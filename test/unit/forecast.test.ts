@@ -122,7 +122,7 @@ describe('a first run, with no past arm', () => {
   it('reckons an arm\'s own work, not the primer\'s reading: a primer that read in one call does not make a one-call arm', () => {
     // The day-one trial: the primer read everything in one call; the arms then made four to ten calls each and spent
     // 4–7× what a one-call arm was forecast. The range must hold that.
-    const one: CallUsage[] = [{ input: 9000, output: 300, cacheRead: 0, cacheWrite: 0 }];
+    const one: CallUsage[] = [{ input: 9000, output: 300, cacheRead: 0, cacheWrite: 0, cost: 0.01 }];
     const f = forecastFanOut({ calls: one, primerCost: 0.01, primerModel: 'p/m', arms: [{ arm: 1, model: 'p/m' }], prices, askTokens: ASK, testOutputTokens: 800 });
     const a = f.perArm[0]!;
     const shape = armShape(one, ASK);
