@@ -11,6 +11,9 @@ import { dispatchHomeIntent, homeModeOf, loadRuns, type HomeController } from '.
 import type { HomeStore } from '../state/homeStore.js';
 import { KeyHelp } from './KeyHelp.js';
 import { HOME_KEYS } from './keymap.js';
+import { BonView } from './BonScreen.js';
+import type { BonState } from '../state/bonState.js';
+import type { RunState } from '../state/runState.js';
 import { RunView } from './RunScreen.js';
 import { RunsTable, runsTableHeight } from './RunsTable.js';
 import { SPINNER_INTERVAL_MS } from './theme.js';
@@ -33,6 +36,11 @@ const DEFAULT_TABLE_ROWS = 15;
 export const EMPTY_HINT = 'No runs yet. Start one with `factory demo`, or `factory prompt "<your ask>"`.';
 export const REPLAY_NOTE = 'replayed from the trace · read-only';
 
+/** A replayed best-of-N run carries its arms (state/homeStore.ts replayRun folds it as the board does). */
+function isBonState(run: RunState | BonState): run is BonState {
+  return 'bon' in run;
+}
+
 export function HomeScreen({ store, controller }: HomeScreenProps): React.JSX.Element {
   const home = useStore(store);
   const { columns, rows } = useTerminalSize();
@@ -52,6 +60,9 @@ export function HomeScreen({ store, controller }: HomeScreenProps): React.JSX.El
   );
 
   if (home.screen === 'run') {
+    if (replayed !== undefined && isBonState(replayed)) {
+      return <BonView state={{ ...replayed, ui: { ...replayed.ui, statusLine: home.statusLine ?? REPLAY_NOTE } }} now={liveReplay ? now : (replayed.totals.finishedAt ?? now)} help={HOME_KEYS[mode]} columns={columns} rows={rows} />;
+    }
     if (replayed !== undefined) {
       return (
         <RunView

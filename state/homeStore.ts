@@ -8,6 +8,8 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { RunEvent } from '../src/contract/events.js';
 import type { RunRow as TraceRunRow } from '../src/trace/queries.js';
+import { reduceBonEvent } from './bonReducer.js';
+import { initialBonState, type BonState } from './bonState.js';
 import { reduceRun } from './runReducer.js';
 import { initialRunState, type RunState } from './runState.js';
 import { stay, type Step } from './step.js';
@@ -25,8 +27,8 @@ export type HomeScreenName = 'list' | 'run';
 
 export interface Replay {
   adwId: string;
-  /** The run state rebuilt from its events; undefined while they are being read. */
-  run?: RunState;
+  /** The run state rebuilt from its events (a best-of-N run's with its arms); undefined while they are being read. */
+  run?: RunState | BonState;
 }
 
 export interface HomeState {
@@ -100,8 +102,11 @@ const EXIT_OF: Readonly<Record<Exclude<RunRowStatus, 'running'>, number>> = {
  * cockpit was killed) but the trace store knows the run is over, the run is closed with the store's figures,
  * so a dead run never shows a spinner: its live phase reads as cut short.
  */
-export function replayRun(events: readonly RunEvent[], row?: RunRow): RunState {
-  let run = events.reduce(reduceRun, initialRunState());
+export function replayRun(events: readonly RunEvent[], row?: RunRow): RunState | BonState {
+  // A best-of-N run is folded as its live board folds it: the replay shows its arms (cards, why #1), read-only.
+  const bon = events.some((e) => e.type === 'run_started' && e.adwName === 'adw_bon');
+  const fold = (bon ? reduceBonEvent : reduceRun) as (state: RunState, event: RunEvent) => RunState;
+  let run = events.reduce(fold, bon ? initialBonState() : initialRunState());
   if (row === undefined) return run;
   if (run.adwId === undefined) {
     run = { ...run, adwId: row.adwId, adwName: row.adwName, totals: { ...run.totals, startedAt: row.startedAt } };
@@ -110,7 +115,7 @@ export function replayRun(events: readonly RunEvent[], row?: RunRow): RunState {
     const lastTs = events.length > 0 ? events[events.length - 1].ts : row.startedAt;
     const end = row.finishedAt ?? lastTs;
     const live = run.phases.find((phase) => phase.status === 'running' || phase.status === 'retrying');
-    run = reduceRun(run, {
+    run = fold(run, {
       type: 'run_finished',
       adwId: row.adwId,
       ts: end,

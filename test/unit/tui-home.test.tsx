@@ -17,6 +17,7 @@ import { execute, Run, type Phase } from '../../src/engine/runner.js';
 import { openTraceStore } from '../../src/trace/store.js';
 import { KEYS, renderInk, waitFor, type InkHarness } from '../helpers/ink.js';
 import { PhaseFailure } from '../../src/contract/errors.js';
+import { BON_ADW, eventsThrough } from '../helpers/bonEvents.js';
 
 const NOW = Date.now();
 const MIN = 60_000;
@@ -205,6 +206,21 @@ describe('HomeScreen: replay and resume', () => {
     await ui.press('q');
     await ui.waitForFrame('enter open');
     expect(controller.calls).not.toContain('quit');
+  });
+
+  it('a best-of-N run replays as its arms board: ranked cards and why #1, read-only', async () => {
+    const bonRow: RunRow = { adwId: BON_ADW, adwName: 'adw_bon', status: 'green', phases: '6/6', tokens: 5700, cost: 0.0123, startedAt: NOW - 5 * MIN, finishedAt: NOW - 5 * MIN + 19_000 };
+    const controller = { ...recorder([bonRow]), runEvents: async () => eventsThrough('harvested') };
+    const ui = await mount(controller, { columns: 120, rows: 40 });
+    await ui.waitForFrame(BON_ADW);
+    await ui.press(KEYS.enter);
+    await ui.waitForFrame('why #1');
+    expect(ui.lastFrame()).toMatch(/#1 arm_1 ★ winner/);
+    expect(ui.lastFrame()).toContain('why #1: arm_1 (scripted/fast) is green and cheapest');
+    expect(ui.lastFrame()).toContain(REPLAY_NOTE);
+    expect(ui.lastFrame()).toContain('esc/q back to runs');
+    await ui.press(KEYS.escape);
+    await ui.waitForFrame('enter open');
   });
 
   it('a run with no recorded events stays on the list and says so', async () => {
