@@ -121,7 +121,12 @@ describe('factory init', () => {
 
   it('finds the gate of other repositories, and writes a placeholder the doctor flags when there is none', async () => {
     const pnpm = repo({ 'package.json': JSON.stringify({ scripts: { test: 'jest' } }), 'pnpm-lock.yaml': 'lockfileVersion: 9\n' });
-    expect((await init(pnpm)).code).toBe(0);
+    // On a machine with pnpm (a stand-in on PATH), the lock's manager; without it, npm runs the same script.
+    const bin = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'factory-init-bin-')));
+    temps.push(bin);
+    fs.writeFileSync(path.join(bin, 'pnpm'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+    const withPnpm = await runCli(['init'], { cwd: pnpm, env: { ...env, PATH: `${bin}${path.delimiter}${process.env.PATH ?? ''}` } });
+    expect(withPnpm.code, withPnpm.stderr).toBe(0);
     expect((await loadRoster(path.join(pnpm, 'adws/adw_config/factory.config.yaml'))).payload.commands[0]?.run).toBe('pnpm test');
 
     const bare = repo({ 'package.json': JSON.stringify({ scripts: { test: 'echo "Error: no test specified" && exit 1' } }) });
