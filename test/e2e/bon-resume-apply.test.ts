@@ -37,15 +37,16 @@ describe('factory bon --apply killed between the harvest and the apply', () => {
     const child = spawn(process.execPath, [FACTORY_BIN, 'bon', SPEC, '--no-ui', '--apply', '--models', 'scripted/alpha,scripted/beta,scripted/gamma'], { cwd: b.dir, env, stdio: ['ignore', 'ignore', 'pipe'] });
     let log = '';
     child.stderr.on('data', (d: Buffer) => (log += d.toString()));
+    // The apply's scratch folder, seen while the apply runs (another test's bon may sweep it once its owner is dead).
+    let left: string[] = [];
     try {
-      await until('the run green, its apply under way', () => /run green/.test(log) && owned(child.pid!).length > 0, 120_000);
+      await until('the run green, its apply under way', () => /run green/.test(log) && (left = owned(child.pid!)).length > 0, 120_000);
     } finally {
       child.kill('SIGKILL');
       await new Promise((r) => child.once('exit', r));
     }
     const adwId = /\[([0-9a-f]{8})\]/.exec(log)![1]!;
     expect(treeStatus(b.dir)).toBe('');
-    const left = owned(child.pid!);
     expect(left).toHaveLength(1);
 
     const shown = await runCli(['show', adwId], { cwd: b.dir, env });
