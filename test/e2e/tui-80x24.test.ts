@@ -47,12 +47,17 @@ describe.skipIf(!hasTmux())('80×24 in a real terminal', () => {
     expect(first.body).toHaveLength(page);
     // The first line shown is the first problem (or its category heading, the problem under it).
     expect(first.body.slice(0, 2).some((line) => /^ {2}[!✗] /.test(line)), opened).toBe(true);
-    expect(opened).toContain('✗ node.rules');
     expect(opened).toMatch(/g top · G end/);
 
     term.sendKeys('g');
-    const top = windowOf(await term.waitForScreen((s) => s.startsWith('factory · doctor · lines 1–')));
+    const topScreen = await term.waitForScreen((s) => s.startsWith('factory · doctor · lines 1–'));
+    const top = windowOf(topScreen);
     expect(top.body[0]).toBe('tools');
+    // A long fix wraps under its row, whole (tools.node's on an old Node): the failure may be a page further.
+    if (!topScreen.includes('✗ node.rules')) {
+      term.sendKeys('NPage');
+      await term.waitForScreen((s) => s.includes('✗ node.rules'));
+    }
     term.sendKeys('G');
     const bottom = windowOf(await term.waitForScreen((s) => new RegExp(`lines \\d+–${first.total} of ${first.total}`).test(s)));
     expect(bottom.body.at(-1)).toMatch(/– tests\.battery\s+skipped by --quick/);
