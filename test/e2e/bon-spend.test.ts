@@ -176,8 +176,11 @@ describe('bon spend control (real pi, scripted model)', () => {
       const waiter = `const fs = require('node:fs'); if (process.env.FACTORY_ARM === '2') { fs.writeFileSync('gate-started', ''); const t = setInterval(() => fs.existsSync(${JSON.stringify(go)}) && clearInterval(t), 20); }\n`;
       // Arm 1's first call is dear (5000 output tokens at $15/M: $0.075): alone it crosses the cap.
       const dear = call('bash', { command: 'echo dear' }, { usage: { completion: 5000 } });
+      // Arm 3 is still at work when the cap is crossed, mostly in its tools: a few slow calls, not thirty quick ones —
+      // thirty model calls spent the cap's room on their own on a busy machine, before arm 2 could reach its gate
+      // (its reservations then waited behind arm 1's held call: the arms stalled).
       bench = await bonBench(
-        { ...demo, 'model:gamma': busy(30, demo['model:gamma']!, 0.3), 'model:alpha': [...demo['model:alpha']!.slice(0, 2), dear, ...demo['model:alpha']!.slice(2)] },
+        { ...demo, 'model:gamma': busy(4, demo['model:gamma']!, 15), 'model:alpha': [...demo['model:alpha']!.slice(0, 2), dear, ...demo['model:alpha']!.slice(2)] },
         { 'gate-wait.cjs': waiter, [ROSTER]: 'gateway: ""\nharness: pi\npayload:\n  dir: .\n  commands:\n    - run: node gate-wait.cjs && node --test\n      timeout: 120\n' },
       );
       let held: ReturnType<BonBench['rig']['model']['hold']> | undefined;
