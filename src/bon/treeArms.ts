@@ -128,19 +128,23 @@ function prefixGate(session: BonSession): PrefixGate {
  * `payload.setup` in the arm's tree before the arm starts (an install), with the gates' environment: red, it makes
  * the arm red in one line at zero tokens, and the other arms go on.
  */
-async function runSetup(session: BonSession, run: RunEvents, name: string, armTree: ArmTree, env: NodeJS.ProcessEnv, signal: AbortSignal): Promise<string[]> {
+async function runSetup(session: BonSession, run: RunEvents, name: string, armTree: ArmTree, env: NodeJS.ProcessEnv, signal: AbortSignal, written: (files: string[]) => void = () => undefined): Promise<void> {
   const setup = session.opts.setup;
-  if (!setup) return [];
+  if (!setup) return;
   const { dir: tree, own } = armTree;
   const cwd = intoTree(session.check!.root, tree, setup.cwd) ?? tree;
   run.activity(name, { kind: 'note', text: `setup: ${setup.run}` });
   const { commandGate } = await import('../gates/judges.js');
   const sandbox = sandboxOf(session, armTree);
   const report = await commandGate({ ...setup, cwd }, { signal, env: boxedEnv(sandbox, armTree, env), runTag: run.adwId, ...(sandbox ? { sandbox } : {}) })();
+  // What the setup wrote (not ignored) is the tree's, not the arm's work: it stays out of the arm's patch, a red
+  // setup's included (its arm is still harvested: what it left must not pass for work).
+  const after = await treeOf(session, run, tree, own).catch((error: unknown) => {
+    if (report.ok) throw error;
+    return undefined;
+  });
+  written(after ? [...after.dirty, ...after.untracked] : []);
   if (!report.ok) throw new PhaseFailure(`setup ${report.motif ?? `\`${setup.run}\` failed`}`, report.outputTail, 'gate');
-  // What the setup wrote (not ignored) is the tree's, not the arm's work: it stays out of the arm's patch.
-  const after = await treeOf(session, run, tree, own);
-  return [...after.dirty, ...after.untracked];
 }
 
 /**
@@ -259,7 +263,9 @@ export function treeArm(session: BonSession, run: RunEvents, arm: number, signal
         const motif = errorMessage(error);
         throw new PhaseFailure(motif.startsWith(`no worktree for ${name}:`) ? motif : `no worktree for ${name}: ${motif}`, undefined, 'crashed');
       }
-      setupOwn = await runSetup(session, run, name, tree, armEnv(session.opts.gateEnv, arm), signal);
+      await runSetup(session, run, name, tree, armEnv(session.opts.gateEnv, arm), signal, (files) => {
+        setupOwn = files;
+      });
       sandbox = sandboxOf(session, tree);
     },
     async open(started) {
