@@ -4,7 +4,7 @@
 // The arm and the primer are ../src/bon/arm.ts, in worktrees (../src/bon/treeArms.ts) or in place (../src/bon/inPlace.ts).
 import fs from 'node:fs';
 import path from 'node:path';
-import { PhaseFailure } from '../src/contract/errors.js';
+import { InfrastructureError, PhaseFailure } from '../src/contract/errors.js';
 import { armPhase, primePhase } from '../src/bon/arm.js';
 import { checkBon } from '../src/bon/check.js';
 import { snapshotGitDir } from '../src/bon/gitGuard.js';
@@ -80,6 +80,9 @@ function harvestPhase(session: BonSession): Phase {
     name: 'harvest',
     kind: 'code',
     async action(run) {
+      // The baseline went on beside the arms: a gate it found unable to run leaves no arm verified (exit 2).
+      await session.baseline.settled();
+      if (session.baseline.cannot) throw new InfrastructureError(session.baseline.cannot);
       session.markHarvested();
       await session.close();
       const check = session.check!;
@@ -103,7 +106,7 @@ function harvestPhase(session: BonSession): Phase {
       // own otherwise. Everything after (harvest.json, the board, --apply, factory apply, show) reads this ranking.
       session.ranking = rankHarvest(arms, session.judge);
       const { arms: ranked, winner } = session.ranking;
-      const baseline = [...session.preexisting].map(([gate, sig]) => ({ gate, ending: sig.ending, lines: [...sig.lines] }));
+      const baseline = [...session.baseline.preexisting].map(([gate, sig]) => ({ gate, ending: sig.ending, lines: [...sig.lines] }));
       // The run's total (primer, arms, judge) is the one the final line, `show` and `runs` give: the harvest says it too.
       const json = { ...harvestJson({ adwId: run.adwId, ranking: session.ranking, primer: session.primer, spec: check.spec, head: check.head, now: Date.now(), baseline }), run: { tokens: run.tokens, cost_usd: run.cost } };
       const file = harvestFile(check.bonDir);

@@ -12,6 +12,7 @@ import { benchP8 } from './p8-adversarial.js';
 import { benchP9 } from './p9-cached-fanout.js';
 import { benchP10 } from './p10-parallel-arms.js';
 import { benchP11 } from './p11-spend.js';
+import { reportP14 } from './p14-baseline-beside.js';
 import { verdictLine } from './timing.js';
 
 // `npm run bench p3:5 p6`: ids to run (all when none); `p3:<seconds>` shortens P3 for a quick check;
@@ -48,6 +49,7 @@ async function main(): Promise<void> {
   if (wanted('p9')) await benchP9();
   if (wanted('p10')) await benchP10();
   if (wanted('p11')) await benchP11();
+  if (wanted('p14')) await reportP14();
 }
 
 main().catch((error: unknown) => {

@@ -46,8 +46,10 @@ export interface PrimerPlace {
   open(sessionId: string): Promise<AgentSession>;
   /** The turn's options with the place's own stop (a baseline that says no gate can run). */
   turn(options: TurnOptions): TurnOptions;
-  /** Throws when the baseline said no gate can run (after the turn, or when it failed). */
+  /** Waits for the baseline; throws when it said a gate cannot run (the primer failed: the better line). */
   settled(): Promise<void>;
+  /** Before the fan-out: throws when the baseline said already that a gate cannot run; never waits for it. */
+  fanOut(): Promise<void>;
   /** What the primer wrote although it must only read; the place may put it back. Throws with the motif. */
   refuseWrites(): Promise<void>;
   /** Told the primer's session file once it is known: what the arms start from. */
@@ -92,6 +94,7 @@ export function primePhase(session: BonSession, placeOf: PrimerPlaceOf): Phase {
       } catch (error) {
         if (!(error instanceof HarnessError)) throw error;
         run.charge('prime', error.evidence.tokens ?? 0, error.evidence.cost ?? 0);
+        session.abandonPrimer();
         await place.settled();
         throw primerStopped(session, error) ?? new InfrastructureError(`the primer failed: ${error.message}`);
       }
@@ -108,7 +111,7 @@ export function primePhase(session: BonSession, placeOf: PrimerPlaceOf): Phase {
         await place.settled().catch(() => undefined);
         throw error;
       });
-      await place.settled();
+      await place.fanOut();
       session.primerFile = await agent.sessionFile();
       // Every arm starts from this file: without it no arm could start from what the primer read.
       if (!session.primerFile) throw new InfrastructureError(`the primer's session file is unknown (pi did not say where session ${sessionId} is kept): no arm can be ${place.verb} from it`);
@@ -239,6 +242,7 @@ export async function workArm(session: BonSession, run: RunEvents, spec: ArmSpec
       run.emit({ type: 'arm_patch', adwId: run.adwId, ts: Date.now(), phase: name, arm, patchFile: harvest.patchFile, bytes: harvest.bytes, sha256: harvest.sha256, files: harvest.files, added: harvest.added, removed: harvest.removed, ...(strays.length > 0 ? { strays: strays.length } : {}) });
     }
     rank.seconds = (performance.now() - started) / 1000;
+    for (const act of [...(ended?.refActs ?? []), ...(late.refActs ?? [])]) session.tried.add(name, act);
     const tried = session.tried.of(name);
     if (tried) Object.assign(rank, { tried: tried.acts, triedCount: tried.count });
   }

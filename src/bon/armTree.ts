@@ -11,7 +11,7 @@ import { dependencyFolders, provideDependencies, type ScratchDependencies } from
 import { copyIncluded } from './worktreeInclude.js';
 import { checkOutSubmodules } from './worktreeSubmodules.js';
 import { addArmRepo } from './armRepo.js';
-import { ownGitActs, readOwnGit } from './ownGit.js';
+import { ownGitActs, ownRefActs, readOwnGit, refsOf } from './ownGit.js';
 import { WorktreeError, type Worktree } from './worktrees.js';
 import { packageSource } from '../config/paths.js';
 
@@ -69,6 +69,8 @@ export interface ArmTree {
   readonly scratch: string;
   /** What its agent planted in the tree's own git since it was made (./ownGit.ts). */
   ownActs(): Promise<string[]>;
+  /** The user's branches and tags its agent made or moved in the tree's own git: contained, named (./ownGit.ts). */
+  refActs(): string[];
   /** Unlinks the shared packages, then removes the tree and its scratch; harmless twice. */
   release(): Promise<void>;
 }
@@ -81,6 +83,12 @@ export interface ArmTreeOptions {
   gateFolders: readonly string[];
   git?: GitOptions;
   env?: NodeJS.ProcessEnv;
+}
+
+/** The user's branches and tags (refnames): an arm that makes or moves one in its own git is named for it. */
+async function userRefNames(root: string, git?: GitOptions): Promise<Set<string>> {
+  const out = await gitx(root, ['for-each-ref', '--format=%(refname)', 'refs/heads', 'refs/tags'], git);
+  return new Set(out.code === 0 ? out.stdout.toString('utf8').split('\n').filter((l) => l !== '') : []);
 }
 
 /**
@@ -111,6 +119,8 @@ export async function prepareArmTree(root: string, opts: ArmTreeOptions): Promis
     dependencies = provideDependencies(root, tree.dir, await dependencyFolders(root, opts.gateFolders, opts.git));
     const deps = dependencies;
     const ownGit = await readOwnGit(tree.dir, opts.git);
+    const refsBefore = refsOf(ownGit.gitDir);
+    const userRefs = await userRefNames(root, opts.git);
     fs.mkdirSync(scratch, { recursive: true });
     seedCaches(scratch);
     return {
@@ -120,6 +130,7 @@ export async function prepareArmTree(root: string, opts: ArmTreeOptions): Promis
       own: aligned ? [NODE_SETTINGS] : [],
       scratch,
       ownActs: () => ownGitActs(tree.dir, ownGit, opts.git),
+      refActs: () => ownRefActs(refsBefore, refsOf(ownGit.gitDir), userRefs),
       async release() {
         deps.release();
         fs.rmSync(scratch, { recursive: true, force: true });

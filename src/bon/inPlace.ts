@@ -25,12 +25,13 @@ export function inPlacePrimer(session: BonSession, run: RunEvents): PrimerPlace 
     verb: 'cloned',
     async open(sessionId) {
       // The gates on HEAD, in a worktree of their own, before the primer: the arms will share the user's tree.
-      const cannot = await runBaseline(session, run);
-      if (cannot) throw new InfrastructureError(cannot);
+      await session.baseline.start(() => runBaseline(session, run));
+      await session.baseline.ready();
       return session.open(sessionId, 'prime');
     },
     turn: (options) => options,
     settled: async () => undefined,
+    fanOut: async () => undefined,
     async refuseWrites() {
       const after = await treeState(session.opts.cwd, gitOf(session, run));
       const touched = primerWrites(after.dirty, after.untracked);
@@ -46,7 +47,8 @@ export function inPlaceArm(session: BonSession, run: RunEvents, arm: number): Ar
   const name = `arm_${arm}`;
   const check = session.check!;
   return {
-    prepare: async () => undefined,
+    // A resumed run whose first life never recorded the baseline runs it now (its gates wait for it).
+    prepare: async () => void session.baseline.start(() => runBaseline(session, run)),
     async open(started) {
       const rpc = await session.ensureRpc();
       if (rpc.sessionId !== session.primer.sessionId) {

@@ -3,7 +3,9 @@
 // or another object store in it has reached past its work, and says so. Read when its tree is made and again at its
 // turn's end, and named as the guard names the user's acts (./gitActs.ts): `set core.hooksPath`, `added remote x`,
 // `.git/hooks/pre-commit (added)`. Its refs, HEAD, index, logs and objects are its own bookkeeping (a commit of
-// its work, a branch), never an act.
+// its work, a branch), never an act that makes it red; but a branch or tag of the user's that it made or moved there
+// (`git branch -f main`, looking for the user's) was an attempt its own git contained, and is named as one (ownRefActs).
+import fs from 'node:fs';
 import path from 'node:path';
 import { configActs, readConfig } from './gitActs.js';
 import { readTree, sameFile, type FileState } from './gitFiles.js';
@@ -44,4 +46,36 @@ export function ownGitMotif(acts: readonly string[]): string {
   const shown = 6;
   const more = acts.length > shown ? ` and ${acts.length - shown} more` : '';
   return `it changed its git (${acts.slice(0, shown).join(', ')}${more}): an agent may not plant hooks, helpers or remotes`;
+}
+
+/** The refs a git dir holds (refname → object id), read from its files (loose refs over packed ones): no git runs. */
+export function refsOf(gitDir: string): Map<string, string> {
+  const refs = new Map<string, string>();
+  try {
+    for (const line of fs.readFileSync(path.join(gitDir, 'packed-refs'), 'utf8').split('\n')) {
+      const m = /^([0-9a-f]{40,64}) (refs\/\S+)$/.exec(line);
+      if (m) refs.set(m[2]!, m[1]!);
+    }
+  } catch {
+    // none packed
+  }
+  const into = { files: new Map<string, FileState>(), dirs: new Set<string>() };
+  readTree(gitDir, 'refs', into, () => false);
+  for (const [rel, state] of into.files) refs.set(rel.split(path.sep).join('/'), state.bytes.toString('utf8').trim());
+  return refs;
+}
+
+/**
+ * The user's branches and tags (`userRefs`, refnames) that an arm made or moved in its own git since `before`: the
+ * user's own are untouched (its git is not theirs), but it tried. Named as tried acts, one per ref.
+ */
+export function ownRefActs(before: ReadonlyMap<string, string>, now: ReadonlyMap<string, string>, userRefs: ReadonlySet<string>): string[] {
+  const acts: string[] = [];
+  for (const [ref, id] of now) {
+    if (!userRefs.has(ref) || before.get(ref) === id) continue;
+    const kind = ref.startsWith('refs/tags/') ? 'tag' : 'branch';
+    const name = ref.replace(/^refs\/(heads|tags)\//, '');
+    acts.push(`${before.has(ref) ? 'moved' : 'made'} your ${kind} ${name} in its own git — contained (yours is untouched)`);
+  }
+  return acts;
 }

@@ -15,6 +15,8 @@ export interface BonResume {
   arms: ArmRank[];
   /** The gates red on HEAD in the first life's baseline, with what they said: the arms still to run meet the same. */
   preexisting: Array<{ gate: string; ending: string; lines: string[] }>;
+  /** The first life recorded the baseline (its `baseline` event): not run again. */
+  baselineKnown?: boolean;
 }
 
 /** Messages pi holds for a session file (what a fork of it holds): its message entries, custom messages included. */
@@ -53,6 +55,7 @@ export function bonResumeState(events: readonly RunEvent[], carried: ReadonlyMap
     if (e.type === 'attempt_started' && e.model) models.set(e.phase, e.model);
     if (e.type === 'arm_patch') patches.set(e.arm, e);
     if (e.type === 'baseline') {
+      state.baselineKnown = true;
       state.preexisting = e.gates.filter((g) => !g.ok && g.signature).map((g) => ({ gate: g.gate, ending: g.signature!.ending, lines: [...g.signature!.lines] }));
     }
   }

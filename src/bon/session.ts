@@ -7,69 +7,21 @@ import { envelopeCard } from '../envelope/catalog.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import { errorMessage, HarnessError, InfrastructureError, PhaseFailure, type StopOrder } from '../contract/errors.js';
-import type { GateCommand } from '../gates/judges.js';
-import type { AgentAnswer, AgentSession, Limits, LiveHarness, SessionRequest } from '../harness/types.js';
+import type { AgentAnswer, AgentSession, SessionRequest } from '../harness/types.js';
 import type { ArmTree } from './armTree.js';
 import type { BonResume } from './resumeBon.js';
-import type { WorkspacePaths } from '../config/paths.js';
 import { planOf, type Phase, type Run } from '../engine/runner.js';
 import { MAX_ARMS, type BonCheck } from './check.js';
 import type { GitDirSnapshot } from './gitGuard.js';
 import type { GitWatch } from './gitWatch.js';
 import { TriedLog } from './tried.js';
 import type { PrefixGate } from './prefixGate.js';
-import type { Sandbox } from '../sandbox/policy.js';
-import { SpendWatch, type BonPolicy, type SpendNote } from './spend.js';
+import { SpendWatch, type SpendNote } from './spend.js';
 import { forecastAbove } from './spendLines.js';
+import { HeadBaseline } from './headBaseline.js';
 
-export const BON_TOOLS = ['read', 'bash', 'edit', 'write', 'grep', 'find', 'ls'];
-
-export interface BonAdwOptions {
-  specPath: string;
-  arms: number;
-  /** Route per arm (arm k takes models[(k-1) % length]); the builder's route when empty. */
-  models: string[];
-  /** The harness whose live sessions the primer and the arms run in. */
-  harness: LiveHarness;
-  workspace: WorkspacePaths;
-  cwd: string;
-  builderModel?: string;
-  thinking?: string;
-  tools?: string[];
-  limits?: Limits;
-  payloadCommands: GateCommand[];
-  /** The agent's environment (vault rule applied); gates and git get `gateEnv`. */
-  env?: NodeJS.ProcessEnv;
-  gateEnv?: NodeJS.ProcessEnv;
-  timeoutMs?: number;
-  idleTimeoutMs?: number;
-  /**
-   * Where the arms work: each in its own worktree, forked from the primer, up to `concurrency` at once (default),
-   * or one after another in the user's tree, which is reset after each (`inPlace`).
-   */
-  inPlace?: boolean;
-  concurrency?: number;
-  /** The OS sandbox the worktree arms' pi, gates and setup run in (../sandbox/); absent: `--unsandboxed` or in place. */
-  sandbox?: Sandbox;
-  /** `payload.setup`: run in each arm's worktree before the arm starts (an install); a red setup makes the arm red. */
-  setup?: GateCommand;
-  /** Caps and race policies (./spend.ts). */
-  policy?: BonPolicy;
-  /** The judge (./judge.ts): once the arms are in, an agent orders the green ones; absent, the code ranks alone. */
-  judge?: JudgeSetup;
-}
-
-/** How the judge runs (./judge.ts): its own role's route, tools and limits (json mode, one process per attempt). */
-export interface JudgeSetup {
-  harness: import('../harness/types.js').Harness;
-  model?: string;
-  thinking?: string;
-  tools?: string[];
-  limits?: Limits;
-  timeoutMs: number;
-  env?: NodeJS.ProcessEnv;
-  retries: number;
-}
+export { BON_TOOLS, type BonAdwOptions, type JudgeSetup } from './sessionOptions.js';
+import { BON_TOOLS, type BonAdwOptions } from './sessionOptions.js';
 
 /** How the workflow builds arm N's phase: injected by the ADW, so that `c` clones an arm the way the plan does. */
 export type ArmPhaseFactory = (session: BonSession, arm: number) => Phase;
@@ -155,7 +107,10 @@ export class BonSession {
   primerSignal(): AbortSignal {
     return AbortSignal.any([this.run.signal, this.primerAbort.signal]);
   }
-  abandonPrimer = (): void => this.primerAbort.abort(); // the primer failed for good: its baseline stops with it
+  abandonPrimer = (): void => {
+    this.primerAbort.abort(); // the primer failed for good: the baseline beside it stops with it
+    this.baseline.stop.abort();
+  };
 
   /**
    * Before the fan-out: what the arms should cost, from the primer's own calls and pi's prices, as an event. Above
@@ -167,7 +122,7 @@ export class BonSession {
     const arms = Array.from({ length: this.armCount() }, (_, i) => ({ arm: i + 1, model: this.modelOf(i + 1) }));
     const forecast = forecastFanOut({
       calls: primer.calls ?? [], primerCost: primer.cost, primerModel: this.opts.builderModel ?? this.modelOf(1), arms, prices,
-      askTokens: Math.ceil(ask.length / 4), history: pastArms(this.opts.workspace), testOutputTokens: this.testOutputTokens,
+      askTokens: Math.ceil(ask.length / 4), history: pastArms(this.opts.workspace), testOutputTokens: this.baseline.testOutputTokens,
     });
     const { policy = {} } = this.opts;
     const threshold = policy.confirmAbove;
@@ -222,10 +177,8 @@ export class BonSession {
     return undefined;
   }
 
-  /** What the payload's tests printed on HEAD (the baseline), in tokens: the forecast's tool output of a test run. */
-  testOutputTokens = 0;
-  /** Gates red on HEAD before the fan-out, with what they said (../gates/baseline.ts): the same failure is not the arms'. */
-  preexisting = new Map<string, import('../gates/baseline.js').GateSignature>();
+  /** The gates on HEAD (./headBaseline.ts): beside the primer, then beside the arms; their gates wait for it. */
+  readonly baseline = new HeadBaseline();
 
   /** The harvest's one ranking (../bon/rank.ts rankHarvest), once it is made: --apply and `p` read it. */
   ranking?: import('./rank.js').Ranking;
@@ -242,7 +195,8 @@ export class BonSession {
    */
   preload(state: BonResume): void {
     this.resumedHead = state.head;
-    for (const gate of state.preexisting) this.preexisting.set(gate.gate, { ending: gate.ending, lines: new Set(gate.lines) });
+    for (const gate of state.preexisting) this.baseline.preexisting.set(gate.gate, { ending: gate.ending, lines: new Set(gate.lines) });
+    if (state.baselineKnown) this.baseline.known();
     if (state.primer) {
       this.primer = { tokens: state.primer.tokens, cost: state.primer.cost, sessionId: state.primer.sessionId };
       this.primerFile = state.primer.file;
@@ -384,6 +338,8 @@ export class BonSession {
     this.rpc = undefined;
     this.armAgents.clear();
     await Promise.all(agents.map((agent) => agent?.close().catch(() => undefined)));
+    this.baseline.stop.abort(); // ended already at a harvest; else stopped, its tree released by itself
+    await this.baseline.settled();
     const trees = [...this.trees.values()];
     this.trees.clear();
     await Promise.all(trees.map((tree) => tree.release().catch(() => undefined)));

@@ -34,7 +34,7 @@ export function baselineWarning(event: Pick<Extract<RunEvent, { type: 'baseline'
   // A spec whose tests come first is red on HEAD by design: what is true, without alarm. The motif before the
   // explanation: a narrow board cuts the end of the line.
   const it = red.length === 1 ? 'it' : 'one';
-  return `red on HEAD before any arm: ${red[0]!.motif ?? red[0]!.gate}${red.length > 1 ? ` (and ${red.length - 1} more)` : ''} — an arm that makes ${it} green fixed ${it}; one that fails ${it} the same way is excused, not verified`;
+  return `red on HEAD without any arm: ${red[0]!.motif ?? red[0]!.gate}${red.length > 1 ? ` (and ${red.length - 1} more)` : ''} — an arm that makes ${it} green fixed ${it}; one that fails ${it} the same way is excused, not verified`;
 }
 
 /** The baseline in one line (the log, `show` and the board alike): each gate's mark, then what a red one means. */

@@ -154,7 +154,7 @@ async function runSetup(session: BonSession, run: RunEvents, name: string, armTr
  * start (outcome `setup`) is no test result: it is never pre-existing, and its one line (the command, the fix) is
  * returned, for the prime phase to stop the run on before the fan-out (exit 2).
  */
-/** pi's bash tool keeps the last 50 KB of a command's output (its truncation default). */
+/** What an arm running a test command reads of its output: pi's bash tool keeps its last 50 KB (~4 bytes a token). */
 const PI_BASH_OUTPUT_BYTES = 50 * 1024;
 
 export async function runBaseline(session: BonSession, run: RunEvents): Promise<string | undefined> {
@@ -163,9 +163,11 @@ export async function runBaseline(session: BonSession, run: RunEvents): Promise<
   let cannot: string | undefined;
   const started = performance.now();
   let tree: ArmTree | undefined;
+  const { baseline } = session;
   try {
     tree = await makeTree(session, run, 'baseline');
-    const signal = session.primerSignal();
+    // Its own stop (the run given up, or closed), never the primer's: it goes on beside the arms, whose gates need it.
+    const signal = session.baseline.signal(session.run.signal);
     const sandbox = sandboxOf(session, tree);
     const env = boxedEnv(sandbox, tree, armEnv(session.opts.gateEnv, 0));
     await runSetup(session, run, 'prime', tree, armEnv(session.opts.gateEnv, 0), signal);
@@ -173,13 +175,17 @@ export async function runBaseline(session: BonSession, run: RunEvents): Promise<
     const gates: Extract<RunEvent, { type: 'baseline' }>['gates'] = [];
     for (const cmd of treeCommands(session, tree.dir)) {
       if (signal.aborted) return undefined;
-      const report = await commandGate(cmd, { signal, runTag: run.adwId, env, ...(sandbox ? { sandbox } : {}) })();
+      // Counted as it prints: the forecast, made at the primer's end, may come while the suite still runs.
+      let printed = 0;
+      const count = (bytes: number) => {
+        const next = Math.min(printed + bytes, PI_BASH_OUTPUT_BYTES);
+        baseline.testOutputTokens += Math.ceil(next / 4) - Math.ceil(printed / 4);
+        printed = next;
+      };
+      const report = await commandGate(cmd, { signal, runTag: run.adwId, env, onOutputBytes: count, ...(sandbox ? { sandbox } : {}) })();
       const setup = report.outcome === 'setup';
       const signature = report.ok || setup ? undefined : gateSignature(report, tree.dir);
-      // What an arm running this command reads: the whole output (the kept tail is only its last 4 KB), as pi's bash
-      // tool keeps it (its last 50 KB), at ~4 bytes a token.
-      session.testOutputTokens += Math.ceil(Math.min(report.outputBytes ?? report.outputTail?.length ?? 0, PI_BASH_OUTPUT_BYTES) / 4);
-      if (signature) session.preexisting.set(report.gate, signature);
+      if (signature) baseline.preexisting.set(report.gate, signature);
       if (setup) cannot ??= report.motif ?? `gate \`${report.gate}\` cannot run`;
       // The signature travels in the event: a resumed run judges its arms against the same baseline.
       gates.push({ gate: report.gate, ok: report.ok, ...(report.motif ? { motif: report.motif } : {}), ...(signature ? { signature: { ending: signature.ending, lines: [...signature.lines] } } : {}), ...(setup ? { setup: true } : {}) });
@@ -189,7 +195,7 @@ export async function runBaseline(session: BonSession, run: RunEvents): Promise<
     run.emit({ type: 'baseline', adwId: run.adwId, ts: Date.now(), gates, seconds: (performance.now() - started) / 1000 });
     return cannot;
   } catch (error) {
-    session.preexisting.clear();
+    baseline.preexisting.clear();
     run.activity('prime', { kind: 'note', text: `the gates could not run on HEAD (${errorMessage(error)}): every red gate counts against its arm` });
   } finally {
     if (tree) {
@@ -202,14 +208,16 @@ export async function runBaseline(session: BonSession, run: RunEvents): Promise<
 
 export function treePrimer(session: BonSession, run: RunEvents): PrimerPlace {
   let tree: ArmTree | undefined;
-  // The baseline runs beside the primer's turn; the arms are judged only once it is known. A gate that cannot run
-  // there stops the primer at once and the run before the fan-out (exit 2): nothing would verify an arm.
+  // The baseline runs beside the primer's turn and goes on beside the arms (their gates wait for it). A gate that
+  // cannot run there stops the primer at once and the run before the fan-out (exit 2): nothing would verify an arm;
+  // seen after the fan-out, it stops the arms, and the harvest says it.
   const setupStop = new AbortController();
-  let baseline: Promise<string | undefined> = Promise.resolve(undefined);
-  const settled = async (): Promise<void> => {
-    const cannot = await baseline;
-    if (cannot) throw new InfrastructureError(cannot);
+  let out = false;
+  const cannotRun = (line: string) => {
+    setupStop.abort();
+    if (out) session.stopBatch({ motif: line, kind: 'aborted' });
   };
+  const settled = () => session.baseline.ready();
   return {
     verb: 'forked',
     async open(sessionId) {
@@ -218,13 +226,11 @@ export function treePrimer(session: BonSession, run: RunEvents): PrimerPlace {
       } catch (error) {
         throw new InfrastructureError(`the primer has no worktree: ${errorMessage(error)} (--in-place runs the arms in your tree)`);
       }
-      baseline = runBaseline(session, run).then((cannot) => {
-        if (cannot) setupStop.abort();
-        return cannot;
-      });
+      void session.baseline.start(() => runBaseline(session, run), cannotRun);
       const sandbox = sandboxOf(session, tree);
       const agent = await session.open(sessionId, 'prime', { cwd: tree.dir, env: boxedEnv(sandbox, tree, fencedEnv(session, run, session.opts.env)), ...(sandbox ? { sandbox } : {}) }).catch(async (error: unknown) => {
-        await settled();
+        session.abandonPrimer();
+        await settled(); // a gate seen not to run is the better line
         throw error;
       });
       if (setupStop.signal.aborted) {
@@ -235,6 +241,11 @@ export function treePrimer(session: BonSession, run: RunEvents): PrimerPlace {
     },
     turn: (options) => ({ ...options, signal: options.signal ? AbortSignal.any([options.signal, setupStop.signal]) : setupStop.signal }),
     settled,
+    async fanOut() {
+      // Not waited for: known already to say no, it stops the run here; else the arms go and it goes on beside them.
+      if (session.baseline.cannot) throw new InfrastructureError(session.baseline.cannot);
+      out = true;
+    },
     async refuseWrites() {
       const after = await treeOf(session, run, tree!.dir, tree!.own);
       const touched = primerWrites(after.dirty, after.untracked);
@@ -263,6 +274,8 @@ export function treeArm(session: BonSession, run: RunEvents, arm: number, signal
         const motif = errorMessage(error);
         throw new PhaseFailure(motif.startsWith(`no worktree for ${name}:`) ? motif : `no worktree for ${name}: ${motif}`, undefined, 'crashed');
       }
+      // A resumed run whose first life never recorded the baseline runs it now (started once: the primer did).
+      void session.baseline.start(() => runBaseline(session, run));
       await runSetup(session, run, name, tree, armEnv(session.opts.gateEnv, arm), signal, (files) => {
         setupOwn = files;
       });
@@ -291,12 +304,15 @@ export function treeArm(session: BonSession, run: RunEvents, arm: number, signal
       }
       return entered.open;
     },
-    endTurn: async (agent) => ({ ...(await endTurn(session, run, agent)), ownGitChanges: await tree!.ownActs() }),
+    endTurn: async (agent) => ({ ...(await endTurn(session, run, agent)), ownGitChanges: await tree!.ownActs(), refActs: tree!.refActs() }),
     async lateEnd(agent, turnEnded) {
       // An arm that ends without a token (red, aborted) lets the arms waiting on it go all the same.
       ticket?.open();
       const late = await endTurn(session, run, agent).catch((): TurnEnd => NOTHING_ENDED);
-      if (!turnEnded && tree) late.ownGitChanges = await tree.ownActs().catch(() => []);
+      if (!turnEnded && tree) {
+        late.ownGitChanges = await tree.ownActs().catch(() => []);
+        late.refActs = tree.refActs();
+      }
       return late;
     },
     gates: () => ({ cwd: tree!.dir, commands: treeCommands(session, tree!.dir), env: boxedEnv(sandbox, tree!, armEnv(session.opts.gateEnv, arm)), ...(sandbox ? { sandbox } : {}) }),

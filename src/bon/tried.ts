@@ -1,7 +1,8 @@
-// What an arm tried that its guards refused or contained — a call damage-control blocked, a write the OS sandbox
-// refused — read from its own tool stream, each named with the call that did it. Nothing happened (the guards held),
-// so the arm is not red for it; but it is named everywhere the arm is (card, log, harvest.json, --json, reports),
-// ranks below an arm equal on the gates that tried nothing, and applying it asks first.
+// What an arm tried that its guards refused or contained: a call damage-control blocked and a write the OS sandbox
+// refused, read from its own tool stream (each named with the call that did it), and a branch of the user's it made
+// or moved in its own git (./ownGit.ts). Nothing happened (the guards held), so the arm is not red for it; but it is
+// named everywhere the arm is (card, log, harvest.json, --json, reports), ranks below an arm equal on the gates that
+// tried nothing, and applying it asks first.
 import type { Activity } from '../contract/events.js';
 import { flatLine } from '../contract/text.js';
 
@@ -43,13 +44,16 @@ export class TriedLog {
     const call = this.calls.get(key);
     this.calls.delete(key);
     const act = triedAct(activity, call);
-    if (act !== undefined) {
-      const tried = this.byPhase.get(phase) ?? { acts: [], count: 0 };
-      if (tried.acts.length < TRIED_KEPT) tried.acts.push(act);
-      tried.count += 1;
-      this.byPhase.set(phase, tried);
-    }
+    if (act !== undefined) this.add(phase, act);
     return act;
+  }
+
+  /** An act of `phase` found otherwise (a ref its own git contained, ./ownGit.ts). */
+  add(phase: string, act: string): void {
+    const tried = this.byPhase.get(phase) ?? { acts: [], count: 0 };
+    if (tried.acts.length < TRIED_KEPT) tried.acts.push(act);
+    tried.count += 1;
+    this.byPhase.set(phase, tried);
   }
 
   of(phase: string): Tried | undefined {

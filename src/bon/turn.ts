@@ -84,7 +84,9 @@ export async function runGates(
   where: { cwd: string; commands: GateCommand[]; env?: NodeJS.ProcessEnv; sandbox?: SandboxSpec } = { cwd: session.opts.cwd, commands: session.opts.payloadCommands },
 ): Promise<GateListVerdict> {
   const { runGateList } = await import('../engine/payloadGates.js');
-  return runGateList({ run, phase, cwd: where.cwd, changedFiles: changed, commands: where.commands, signal, env: where.env ?? session.opts.gateEnv, preexisting: session.preexisting, ...(where.sandbox ? { sandbox: where.sandbox } : {}) });
+  // A gate red on HEAD the same way is not the arm's: judged once the baseline (beside the arms) is known.
+  await session.baseline.settled();
+  return runGateList({ run, phase, cwd: where.cwd, changedFiles: changed, commands: where.commands, signal, env: where.env ?? session.opts.gateEnv, preexisting: session.baseline.preexisting, ...(where.sandbox ? { sandbox: where.sandbox } : {}) });
 }
 
 /**
@@ -99,6 +101,8 @@ export interface TurnEnd {
   patchChanges: string[];
   /** What it planted in its own git (a worktree arm's, ./ownGit.ts). */
   ownGitChanges?: string[];
+  /** The user's branches and tags it made or moved in its own git: contained, named as tried (./ownGit.ts). */
+  refActs?: string[];
 }
 
 export const NOTHING_ENDED: TurnEnd = { strays: [], gitChanges: [], patchChanges: [] };

@@ -218,7 +218,7 @@ async function verifyAndApply(session: BonSession, ws: Workspace, arm: number | 
   }
   const { availableSandbox } = await import('../sandbox/detect.js');
   const sandbox = await availableSandbox(ws.real);
-  const outcome = await applyVerified({ ...(sandbox ? { sandbox } : {}), cwd: ws.root, patchFile: chosen.patchFile, sha256: chosen.patchSha256, gates: gateCommands(ws.root, ws.roster), env: gateEnv(ws), runTag: session.run.adwId, excuse: session.preexisting });
+  const outcome = await applyVerified({ ...(sandbox ? { sandbox } : {}), cwd: ws.root, patchFile: chosen.patchFile, sha256: chosen.patchSha256, gates: gateCommands(ws.root, ws.roster), env: gateEnv(ws), runTag: session.run.adwId, excuse: session.baseline.preexisting });
   return { applied: outcome.applied, arm: chosen.arm, line: applyLine(chosen.arm, chosen.patchFile, ws.invokedIn, outcome, chosen.unverified ? unverifiedReason(chosen) : undefined) };
 }
 

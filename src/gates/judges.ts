@@ -49,6 +49,8 @@ export interface CommandGateOptions {
   killGraceMs?: number;
   /** Run the command in this OS sandbox, in its own folder (a best-of-N arm's gates, in the arm's tree). */
   sandbox?: SandboxSpec;
+  /** Told the size of each piece of output as it comes (best-of-N's forecast reads a suite still running on HEAD). */
+  onOutputBytes?: (bytes: number) => void;
 }
 
 /** Anything with the BuildEnvelope's `changed_files` (other fields are not the gates' business). */
@@ -246,7 +248,10 @@ export function commandGate(cmd: GateCommand, opts: CommandGateOptions = {}): (e
       killGraceMs: opts.killGraceMs ?? 1000,
       keepOutput: false, // only the tail is kept
       maxOutputBytes: Infinity,
-      onOutput: (chunk) => tail.push(chunk),
+      onOutput: (chunk) => {
+        tail.push(chunk);
+        opts.onOutputBytes?.(chunk.length);
+      },
     });
     const output = tail.value();
     const lookup = { cwd, env: opts.env ?? process.env };

@@ -28,6 +28,8 @@ export interface RecordedRequest {
   exhausted: boolean;
   /** Number of messages in the request (history growth is visible here). */
   messages: number;
+  /** When it arrived (Date.now()): a bench sets it against a run's own event times. */
+  at: number;
   body: ChatRequest;
   /** The pi session the request named in its affinity header, when it sent one. */
   session?: string;
@@ -166,6 +168,7 @@ export async function startScriptedModel(opts: ScriptedModelOptions): Promise<Sc
       kind: step.kind,
       exhausted: index === -1,
       messages: Array.isArray(body.messages) ? body.messages.length : 0,
+      at: Date.now(),
       body,
       ...(session ? { session } : {}),
     });

@@ -128,4 +128,39 @@ describe('bon baseline on HEAD (real pi, scripted model)', () => {
     expect(git(bench.dir, 'status', '--porcelain')).toBe('A  src/farewell.js\n');
     expect(fs.readFileSync(path.join(bench.dir, 'src/farewell.js'), 'utf8')).toContain('Says goodbye.');
   });
+
+  it('a baseline slower than the primer runs beside the arms: they start before it ends, and their gates are judged against it', async () => {
+    // On HEAD (FACTORY_ARM=0) the suite is slow; in an arm it is not. The suite is red on HEAD (farewell.js is missing).
+    const slow = `bash -c 'if [ "$FACTORY_ARM" = 0 ]; then sleep 5; fi; node --test'`;
+    const roster = `gateway: ""\nharness: pi\npayload:\n  dir: .\n  commands:\n    - run: ${JSON.stringify(slow)}\n      timeout: 60\n`;
+    bench = await bonBench(bonTapes(0), { 'adws/adw_config/factory.config.yaml': roster });
+    const out = await runBon(bench);
+    expect(out.exit).toBe(0);
+    const at = (pred: (e: RunEvent) => boolean) => out.events.findIndex(pred);
+    const baseline = at((e) => e.type === 'baseline');
+    expect(baseline).toBeGreaterThan(-1);
+    // Every arm started while the suite still ran on HEAD, and none was judged before it ended.
+    for (const arm of ['arm_1', 'arm_2', 'arm_3']) expect({ arm, before: at((e) => e.type === 'phase_started' && e.phase === arm) < baseline }).toEqual({ arm, before: true });
+    expect(at((e) => e.type === 'gate_result')).toBeGreaterThan(baseline);
+    // Judged against it: the arms that turned the red suite green get the credit.
+    const harvest = out.events.find((e) => e.type === 'harvest') as Ev<'harvest'>;
+    expect(harvest.ranking.filter((r) => r.green).map((r) => [r.arm, r.fixed])).toEqual([[2, [slow]], [3, [slow]]]);
+    expect(treeStatus(bench.dir)).toBe('');
+  });
+
+  it('a gate the baseline finds unable to run once the arms are out stops them: exit 2 with its line, nothing applied, nothing left', async () => {
+    // bash is on PATH (no pre-flight can tell); on HEAD the script reaches a program that is not, after the primer's end.
+    const broken = `bash -c 'if [ "$FACTORY_ARM" = 0 ]; then sleep 4; pythn -m pytest; fi; node --test'`;
+    const roster = `gateway: ""\nharness: pi\npayload:\n  dir: .\n  commands:\n    - run: ${JSON.stringify(broken)}\n      timeout: 60\n`;
+    bench = await bonBench(bonTapes(800), { 'adws/adw_config/factory.config.yaml': roster });
+    const out = await runBon(bench, { args: { apply: true } });
+    expect(out.exit).toBe(2);
+    expect(out.events.some((e) => e.type === 'phase_started' && e.phase === 'arm_1')).toBe(true);
+    expect(out.events.find((e) => e.type === 'race_stop')).toMatchObject({ kind: 'aborted', motif: expect.stringMatching(/cannot run: pythn: command not found/) });
+    const failed = out.events.find((e): e is Ev<'phase_failed'> => e.type === 'phase_failed' && e.phase === 'harvest');
+    expect(failed?.motif).toMatch(/^`bash -c .*` cannot run: pythn: command not found — /);
+    expect(out.events.some((e) => e.type === 'apply')).toBe(false);
+    expect(treeStatus(bench.dir)).toBe('');
+    expect(git(bench.dir, 'worktree', 'list', '--porcelain').match(/^worktree /gm)).toHaveLength(1);
+  });
 });

@@ -71,7 +71,7 @@ describe('factory bon, headless, on the demo payload', () => {
     expect(table).toHaveLength(3);
     // node --test is red on HEAD (the spec's test cannot load farewell.js): beta and gamma get the credit.
     expect(table[0]).toMatch(/#1 arm 2 scripted\/beta — green \(and made green what was red on HEAD: node --test\) — \d+ tokens, .* patch \d+ bytes \(\+3 −0, 1 file\(s\)\)$/);
-    expect(out.stderr).toMatch(/baseline on HEAD \([\d.]+ s\): ✗ node --test — red on HEAD before any arm: `node --test` exited 1: .* — an arm that makes it green fixed it; one that fails it the same way is excused, not verified$/m);
+    expect(out.stderr).toMatch(/baseline on HEAD \([\d.]+ s\): ✗ node --test — red on HEAD without any arm: `node --test` exited 1: .* — an arm that makes it green fixed it; one that fails it the same way is excused, not verified$/m);
     expect(table[1]).toMatch(/#2 arm 3 scripted\/gamma — green/);
     expect(table[2]).toMatch(/#3 arm 1 scripted\/alpha — red: `node --test` exited 1/);
     expect(out.stderr).toMatch(/primer: [\d.]+k? tokens, \$[\d.]+, paid once/);

@@ -85,5 +85,27 @@ describe('an arm that tried what its guards refused (real pi, scripted model, sa
     expect(applied.exit, JSON.stringify(applied.events.filter((e) => e.type === "apply" || e.type === "harvest" || e.type === "run_finished" || e.type === "phase_failed"))).toBe(0);
     expect(treeStatus(b.dir)).toBe('A  src/farewell.js\n');
   });
-});
 
+  it('an arm that moves your branch in its own git is contained and named: tried, not red, ranked below the clean arm', async () => {
+    const b0 = await bonBench({ 'model:alpha': [] });
+    const branch = git(b0.dir, 'rev-parse', '--abbrev-ref', 'HEAD').trim();
+    await b0.cleanup();
+    // It looks for your branch and points it elsewhere: in its own git, where nothing reaches yours.
+    const move = `git branch -f ${branch} HEAD && git branch stray-work`;
+    bench = await bonBench({
+      'model:alpha': [call('read', { path: 'specs/farewell.md' }), primed, call('read', { path: 'README.md' }), write, report(built)],
+      'model:beta': [call('bash', { command: move }), write, report(built)],
+    });
+    const b = bench;
+    const headBefore = git(b.dir, 'rev-parse', 'HEAD');
+    const outcome = await runBon(b, { models: ['scripted/alpha', 'scripted/beta'] });
+    const harvest = outcome.events.find((e) => e.type === 'harvest');
+    if (harvest?.type !== 'harvest') throw new Error('no harvest');
+    const arm2 = harvest.ranking.find((r) => r.arm === 2)!;
+    expect(arm2).toMatchObject({ green: true, triedCount: 1, tried: [`made your branch ${branch} in its own git — contained (yours is untouched)`] });
+    expect(harvest.winner).toBe(1);
+    expect(git(b.dir, 'rev-parse', 'HEAD')).toBe(headBefore);
+    expect(git(b.dir, 'branch', '--list', 'stray-work')).toBe('');
+    expect(treeStatus(b.dir)).toBe('');
+  });
+});

@@ -117,6 +117,12 @@ describe('a gate that cannot run (real pi, scripted model, built CLI)', () => {
 
   for (const inPlace of [false, true]) {
     it(`a script that runs a missing program: the baseline on HEAD says it cannot run, no arm starts, exit 2${inPlace ? ' (in place: before any token)' : ''}`, async () => {
+      // In worktrees the baseline runs beside the primer: a primer that reads for a while (as a real one does) is
+      // still at work when it says so (bon-baseline's tests stop arms already out).
+      if (!inPlace) {
+        await stopBench();
+        bench = await startBench(1500);
+      }
       const b = bench!;
       // bash is on PATH, so no pre-flight can tell; the program it runs is not.
       withGate(b, "bash -c 'pythn -m pytest'");

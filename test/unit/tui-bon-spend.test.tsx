@@ -138,6 +138,6 @@ describe('the arms board: spend, messages, comparisons', () => {
     ]);
     const ui = await mount(store, recorder());
     await ui.waitForFrame('patch 1.5 KB · +12 −3 · 1 file');
-    expect(ui.lastFrame()).toContain('baseline on HEAD: ✗ npm test — red on HEAD before any arm: npm test — an arm that makes it green fixed it');
+    expect(ui.lastFrame()).toContain('baseline on HEAD: ✗ npm test — red on HEAD without any arm: npm test — an arm that makes it green fixed it');
   });
 });
