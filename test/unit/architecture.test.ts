@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { factoryRoot } from '../../src/pi/resolve.js';
+import { FLOORS } from '../helpers/floors.js';
 
 const ROOT = factoryRoot();
 const SOURCE_DIRS = ['src', 'adws', 'state', 'components'];
@@ -81,33 +82,6 @@ function edgesOf(file: string): Edge[] {
 const edges = sources.flatMap(edgesOf);
 
 // -- the floors -----------------------------------------------------------------------------------------------
-/**
- * The house, lowest floor first (README "How it is built"). A file imports its own folder and the floors below it:
- * never a floor above, never a neighbour on its own floor. Type-only imports count: a type that points up is a
- * dependency all the same. A folder that is on no floor fails the test: a new room gets its floor first.
- */
-export const FLOORS: readonly (readonly string[])[] = [
-  ['.pi/lib'], // the pi node's own code, shared with the core (contract names, redaction, .env reading)
-  ['src/contract'], // events, errors, formats, text, numbers, zod, the agent contract: what every floor speaks
-  ['src/lifecycle.ts', 'src/scripted'], // the cleanup registry and interrupt ladder; the scripted model server
-  ['src/process'], // children (spawn, process groups), git read-only, the work tree
-  ['src/sandbox'], // the OS sandbox around an arm's commands
-  ['src/gates', 'src/envelope'], // zero-token judges; the typed answers agents owe
-  ['src/config'], // roster, routes, .env, where the data lives
-  ['src/trace'], // the ledger, the run logs, the SQLite store
-  ['src/pi'], // the pi client: argv, json stream, RPC, the node it loads
-  ['src/harness'], // the port the engine speaks (pi, claude)
-  ['src/engine'], // the runner, agent phases, phase groups, resume
-  ['src/bon'], // best-of-N: worktree arms, harvest, ranking, apply
-  ['adws'], // the workflows
-  ['src/init', 'src/clean'],
-  ['src/doctor'],
-  ['state'], // stores fed by core events
-  ['src/headless', 'src/commands'],
-  ['components'], // pure Ink views
-  ['src/tui', 'src/cli'], // the front ends: mount views on stores; compose a run from start to close
-  ['src/cli.tsx'], // the entry
-];
 
 const roomOf = (f: string): string | undefined => FLOORS.flat().find((room) => f === room || f.startsWith(`${room}/`));
 const floorOf = (room: string) => FLOORS.findIndex((floor) => floor.includes(room));
