@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Thin launcher: the CLI is compiled to dist/ by `npm install` (prepare) or `npm run build`.
 // The Node floor is checked first, in syntax any Node parses: an older runtime gets one line and exit 2, not a
-// SyntaxError from somewhere inside the CLI.
+// SyntaxError from somewhere inside the CLI. Its 2 is EXIT.infrastructure of src/contract/exit.ts, spelled here
+// because nothing of the CLI can be loaded yet.
 var FLOOR = 20;
 var major = Number(String(process.versions.node).split('.')[0]);
 if (!(major >= FLOOR)) {

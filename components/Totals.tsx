@@ -3,6 +3,7 @@
 import { Text } from 'ink';
 import { elapsedSeconds, type RunState } from '../state/runStore.js';
 import { formatCost, formatSeconds, formatTokens } from '../src/contract/format.js';
+import { EXIT } from '../src/contract/exit.js';
 
 export interface Outcome {
   text: string;
@@ -12,9 +13,9 @@ export interface Outcome {
 export function outcomeOf(run: Pick<RunState, 'exit' | 'failedPhase' | 'interrupted'>): Outcome | undefined {
   if (run.exit === undefined) return undefined;
   if (run.interrupted) return { text: `interrupted (exit ${run.exit})`, color: 'yellow' };
-  if (run.exit === 0) return { text: 'run green (exit 0)', color: 'green' };
-  // Exit 3: a spend cap stopped it — out of money, not broken (`factory runs` lists it `budget` too).
-  if (run.exit === 3) return { text: 'BUDGET (exit 3)', color: 'yellow' };
+  if (run.exit === EXIT.green) return { text: `run green (exit ${EXIT.green})`, color: 'green' };
+  // A spend cap stopped it — out of money, not broken (`factory runs` lists it `budget` too).
+  if (run.exit === EXIT.budget) return { text: `BUDGET (exit ${EXIT.budget})`, color: 'yellow' };
   const where = run.failedPhase ? ` at ${run.failedPhase}` : '';
   return { text: `FAILED${where} (exit ${run.exit})`, color: 'red' };
 }

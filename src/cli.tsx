@@ -1,11 +1,11 @@
 #!/usr/bin/env node
-// The entry: argv → a prepared command → the headless or the TUI front end → an exit code (0 green, 1 workflow
-// failed, 2 infrastructure or usage, 130 interrupted). Screens live in src/tui/, the run's course in
+// The entry: argv → a prepared command → the headless or the TUI front end → an exit code (./contract/exit.ts). Screens live in src/tui/, the run's course in
 // src/cli/runPrepared.ts, signals and cleanup in src/lifecycle.ts. `runCli` is importable: tests drive the real root.
 import { errorMessage, UsageError } from './contract/errors.js';
 import type { CommandFlags, Prepared, PreparedRun } from './commands/dispatch.js';
 import type { Lifecycle } from './lifecycle.js';
 import type { ReportRequest, RunIo } from './cli/runPrepared.js';
+import { EXIT } from './contract/exit.js';
 
 export interface CliIo extends RunIo {
   /** Whether stdout is a terminal (with --ui, no --json and no CI: the TUI). */
@@ -21,13 +21,13 @@ async function printVersion(io: CliIo): Promise<number> {
   const [{ readFileSync }, { factoryRoot }] = await Promise.all([import('node:fs'), import('./pi/resolve.js')]);
   const pkg = JSON.parse(readFileSync(`${factoryRoot()}/package.json`, 'utf8')) as { version: string };
   io.stdout.write(`${pkg.version}\n`);
-  return 0;
+  return EXIT.green;
 }
 
 async function showHelp(io: CliIo): Promise<number> {
   const { helpText } = await import('./cli/help.js');
   io.stdout.write(helpText());
-  return 0;
+  return EXIT.green;
 }
 
 /** Runs one command line to its exit code. Bad input: one line on stderr, exit 2, nothing written. */
@@ -42,7 +42,7 @@ export async function runCli(argv: string[], io: CliIo = processIo()): Promise<n
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     io.stderr.write(`factory: ${error.message}\n`);
-    return 2;
+    return error.exitCode;
   } finally {
     await lifecycle.dispose();
   }
@@ -129,7 +129,7 @@ export function main(): void {
     },
     (error: unknown) => {
       process.stderr.write(`factory: ${errorMessage(error)}\n`);
-      process.exitCode = 2;
+      process.exitCode = EXIT.infrastructure;
     },
   );
 }

@@ -13,6 +13,7 @@
 // With nothing attached (a command still preparing, a printing command), any request ends the process at once.
 //
 // No React here: the TUI and the headless front end both use it.
+import { EXIT } from './contract/exit.js';
 
 export type Rung = 0 | 1 | 2 | 3;
 
@@ -91,7 +92,7 @@ export class Lifecycle {
       // Nothing runs or waits yet (a command still preparing, a probe, a print): nothing to wind down, so the
       // interrupt means what it means to any command line program — stop now, children first.
       this.opts.killAllChildrenSync();
-      (this.opts.exit ?? process.exit)(130);
+      (this.opts.exit ?? process.exit)(EXIT.interrupted);
       return;
     }
     if (to <= this.rungValue && to !== 3) return;
@@ -103,7 +104,7 @@ export class Lifecycle {
     if (to >= 2) target?.quit?.();
     if (to === 3 && from !== 3) {
       this.opts.killAllChildrenSync();
-      const timer = setTimeout(() => (this.opts.exit ?? process.exit)(130), this.opts.forceGraceMs ?? 10_000);
+      const timer = setTimeout(() => (this.opts.exit ?? process.exit)(EXIT.interrupted), this.opts.forceGraceMs ?? 10_000);
       timer.unref();
     }
   }

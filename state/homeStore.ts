@@ -13,6 +13,7 @@ import { initialBonState, type BonState } from './bonState.js';
 import { reduceRun } from './runReducer.js';
 import { initialRunState, type RunState } from './runState.js';
 import { stay, type Step } from './step.js';
+import { EXIT } from '../src/contract/exit.js';
 
 /**
  * One line of the runs list: the fields of the trace store's row (src/trace/queries.ts, where it is declared
@@ -88,14 +89,8 @@ function clamp(value: number, low: number, high: number): number {
   return Math.max(low, Math.min(high, value));
 }
 
-/** The exit code each recorded outcome stands for (SPEC 4). */
-const EXIT_OF: Readonly<Record<Exclude<RunRowStatus, 'running'>, number>> = {
-  green: 0,
-  failed: 1,
-  infrastructure: 2,
-  budget: 3,
-  interrupted: 130,
-};
+/** The exit code each recorded outcome stands for (SPEC 4): the one table. */
+const EXIT_OF: Readonly<Record<Exclude<RunRowStatus, 'running'>, number>> = EXIT;
 
 /**
  * Fold a run's events into the state the run screen draws. When the events stop before `run_finished` (the

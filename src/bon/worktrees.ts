@@ -14,13 +14,19 @@ import { errorMessage } from '../contract/errors.js';
 import type { GitOptions } from '../process/git.js';
 import { gitMotif, gitx, gitxText } from './gitx.js';
 import { processAlive } from '../process/alive.js';
+import { FactoryError } from '../contract/errors.js';
 
 export const WORKTREES_ENV = 'FACTORY_WORKTREES';
 const OWNER_FILE = 'owner.json';
 /** How long a run folder without an owner file is taken to be in the making. */
 const FRESH_MS = 60_000;
 
-export class WorktreeError extends Error {}
+/** A tree of the run that cannot be made or removed, in one line: the run stops before a token (exit 2). */
+export class WorktreeError extends FactoryError {
+  constructor(message: string) {
+    super(message, 'infrastructure');
+  }
+}
 
 export function worktreeBase(env: NodeJS.ProcessEnv = process.env): string {
   const chosen = env[WORKTREES_ENV]?.trim();

@@ -1,4 +1,5 @@
 // The command line's help text: what `factory --help` (and `factory` alone outside a terminal) prints.
+import { EXIT } from '../contract/exit.js';
 
 export const DESCRIPTION = 'factory — a terminal cockpit for AI Developer Workflows on the pi coding agent';
 
@@ -65,9 +66,9 @@ export const HELP = `
     .env                    provider keys, loaded once; an agent with an auth profile gets only its keys
 
   Exit codes
-    0 green · 1 workflow failed (a red phase, no green arm) · 2 infrastructure or usage (bad flags, a
-    refused check) · 3 budget (a spend cap stopped the run, or a forecast above bon.confirm_above without
-    --yes; a green arm's patch is still proposed) · 130 interrupted
+    ${EXIT.green} green · ${EXIT.failed} workflow failed (a red phase, no green arm) · ${EXIT.infrastructure} infrastructure or usage (bad flags, a
+    refused check) · ${EXIT.budget} budget (a spend cap stopped the run, or a forecast above bon.confirm_above without
+    --yes; a green arm's patch is still proposed) · ${EXIT.interrupted} interrupted
 `;
 
 export function helpText(): string {

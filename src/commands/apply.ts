@@ -14,6 +14,7 @@ import { redactDeep } from '../contract/redact.js';
 import { runLogPath } from '../trace/runLog.js';
 import { gateEnv, type Workspace } from './workspace.js';
 import { harvestFile } from '../config/paths.js';
+import { EXIT } from '../contract/exit.js';
 
 const ADW_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 const SHA256 = /^[0-9a-f]{64}$/;
@@ -167,5 +168,5 @@ export async function applyOutput(ws: Workspace, args: ApplyArgs, json = false):
   // A gate that could not run (its program missing, not executable) says nothing of the patch: the machine's
   // failure, exit 2 as bon and build give it before any token, not the red of a patch its gates refused.
   const setup = !outcome.applied && outcome.gates?.some((g) => g.outcome === 'setup');
-  return { stdout, exit: outcome.applied ? 0 : setup ? 2 : 1 };
+  return { stdout, exit: outcome.applied ? EXIT.green : setup ? EXIT.infrastructure : EXIT.failed };
 }

@@ -15,6 +15,7 @@ import { Run } from '../engine/runner.js';
 import type { Sandbox } from '../sandbox/policy.js';
 import { preparedRun, type PreparedBon } from './prepared.js';
 import { agentSetup, gateEnv, runPi, specFromInvocation, type CommandFlags, type Workspace } from './workspace.js';
+import { EXIT } from '../contract/exit.js';
 
 export type { BonArgs } from '../../adws/registry.js';
 
@@ -143,17 +144,17 @@ export async function prepareBonRun(ws: Workspace, args: BonArgs, flags: Command
   const finish = async (exit: number, report?: (line: string) => void): Promise<number> => {
     if (!args.apply) return exit;
     // Nothing verified the best arm: --apply says it applies nothing (an `apply` event), and the exit stays 1.
-    if (exit === 1 && session.ranking?.arms[0]?.unverified) {
+    if (exit === EXIT.failed && session.ranking?.arms[0]?.unverified) {
       const refused = await applyWinner(session, ws);
       report?.(refused.line);
       return exit;
     }
-    if (exit !== 0) return exit;
+    if (exit !== EXIT.green) return exit;
     report?.('applying the winner (--apply): checking its paths, then its gates on HEAD in a scratch worktree…');
     const outcome = await applyWinner(session, ws, undefined, args.yes === true);
     report?.(outcome.line);
     // A winner its guards had to refuse something of, and no --yes: nothing applied, said, exit 2 (as a refusal).
-    return outcome.applied ? 0 : outcome.needsConsent ? 2 : 1;
+    return outcome.applied ? EXIT.green : outcome.needsConsent ? EXIT.infrastructure : EXIT.failed;
   };
   return { ...prepared, kind: 'bon', session, finish };
 }

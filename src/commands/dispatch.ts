@@ -3,6 +3,7 @@
 import { UsageError } from '../contract/errors.js';
 import type { PreparedRun } from './prepared.js';
 import type { CommandFlags } from './workspace.js';
+import { EXIT } from '../contract/exit.js';
 
 export type { CommandFlags } from './workspace.js';
 export type { PreparedRun } from './prepared.js';
@@ -67,27 +68,27 @@ export async function prepareCommand(command: string | undefined, args: string[]
       if (args.length > 0) throw new UsageError('usage: factory runs [--json]');
       const { runsOutput } = await import('./runs.js');
       const ws = await openWorkspace(flags, { rosterOptional: true });
-      return { kind: 'print', stdout: await runsOutput(ws.paths, flags.json), exit: 0 };
+      return { kind: 'print', stdout: await runsOutput(ws.paths, flags.json), exit: EXIT.green };
     }
     case 'show': {
       if (args.length !== 1) throw new UsageError('usage: factory show <adw_id> [--json]');
       const { showOutput } = await import('./runs.js');
       const ws = await openWorkspace(flags, { rosterOptional: true });
-      return { kind: 'print', stdout: await showOutput(ws.paths, args[0], flags.json), exit: 0 };
+      return { kind: 'print', stdout: await showOutput(ws.paths, args[0], flags.json), exit: EXIT.green };
     }
     case 'clean': {
       const { cleanArgs, cleanOutput } = await import('./clean.js');
       cleanArgs(args, flags); // bad input before the workspace opens
-      return { kind: 'print', stdout: await cleanOutput(await openWorkspace(flags, { rosterOptional: true }), args, flags), exit: 0 };
+      return { kind: 'print', stdout: await cleanOutput(await openWorkspace(flags, { rosterOptional: true }), args, flags), exit: EXIT.green };
     }
     case 'init': {
       if (args.length > 0) throw new UsageError('usage: factory init [--into <repo>] [--json]');
       const { initOutput } = await import('./init.js');
-      return { kind: 'print', stdout: await initOutput(flags), exit: 0 };
+      return { kind: 'print', stdout: await initOutput(flags), exit: EXIT.green };
     }
     case 'doctor': {
       const { doctorHeadless, prescriptionOutput } = await import('./doctor.js');
-      if (flags.layer !== undefined || flags.into !== undefined) return { kind: 'print', stdout: prescriptionOutput(flags), exit: 0 };
+      if (flags.layer !== undefined || flags.into !== undefined) return { kind: 'print', stdout: prescriptionOutput(flags), exit: EXIT.green };
       // In a terminal the checklist resolves live on screen; elsewhere it never waits on a key.
       if (interactive) return { kind: 'doctor', ids: args };
       const done = await doctorHeadless(args, flags);

@@ -5,11 +5,16 @@
 import { Composer, Lexer, LineCounter, Parser, type Document, type YAMLError } from 'yaml';
 import { MAX_ROSTER_ALIASES, MAX_ROSTER_BYTES, MAX_ROSTER_DEPTH, MAX_ROSTER_NODES, RESERVED_NAMES } from './rosterVocabulary.js';
 import { UNSAFE_CHARS, formatPath, kindOf, shown } from '../contract/zodIssues.js';
+import { FactoryError } from '../contract/errors.js';
 
 export type YamlRead = { ok: true; data: unknown } | { ok: false; motif: string };
 
 /** Thrown inside this module only, to stop a walk; `readRosterYaml` turns it into its motif. */
-class Refusal extends Error {}
+class Refusal extends FactoryError {
+  constructor(message: string) {
+    super(message, 'usage');
+  }
+}
 
 /**
  * yaml's messages that quote nothing from the source, kept as they are. Any other message (many interpolate

@@ -1,6 +1,7 @@
-// Error types that cross module boundaries. Each carries what the user needs to act on it in one line.
+// Error types that cross module boundaries. Each carries what the user needs to act on it in one line, and derives
+// from FactoryError: its failure kind, hence its exit code (./exit.ts, the one table).
+import { EXIT, type ExitCode, type ExitKind } from './exit.js';
 
-/** A failure of the agent harness (pi could not run, died, stalled, or its verdict refused the attempt). */
 /**
  * Why an attempt failed, as a type that travels on the failure events (never parsed back from a motif):
  * - the answer was judged: `verdict` (no or invalid envelope, the agent reports a failure), `gate` (a payload
@@ -10,17 +11,17 @@
  *   of the run or of an arm was reached), `race` (a race policy ended it: enough arms were green, the deadline);
  * - the agent process: `crashed` / `exit` (pi died or exited mid-turn), `handled` (an extension took the prompt),
  *   `model_error` (the provider failed the turn), `protocol` (output not understood), `refused`, `busy`, `clone`, `switch`, `model` (RPC commands);
- * - the installation: `socle`, `version`, `model_mismatch`, `resume`, `spawn`, `infrastructure`;
+ * - the installation: `socle`, `version`, `model_mismatch`, `resume`, `spawn`, `infrastructure`; bad input: `usage`;
  * - anything else: `error`.
  */
 export type FailureKind =
   | 'verdict' | 'gate' | 'check' | 'empty'
   | 'interrupted' | 'aborted' | 'stalled' | 'timeout' | 'guard' | 'budget' | 'race'
   | 'crashed' | 'exit' | 'handled' | 'model_error' | 'protocol' | 'refused' | 'busy' | 'clone' | 'fork' | 'switch' | 'model'
-  | 'socle' | 'version' | 'model_mismatch' | 'resume' | 'spawn' | 'auth' | 'infrastructure'
+  | 'socle' | 'version' | 'model_mismatch' | 'resume' | 'spawn' | 'auth' | 'infrastructure' | 'usage'
   | 'error';
 
-const INFRASTRUCTURE: ReadonlySet<FailureKind> = new Set(['socle', 'version', 'model_mismatch', 'resume', 'spawn', 'auth', 'infrastructure']);
+const INFRASTRUCTURE: ReadonlySet<FailureKind> = new Set(['socle', 'version', 'model_mismatch', 'resume', 'spawn', 'auth', 'infrastructure', 'usage']);
 /** Failures another attempt cannot mend: the installation's, a tripped breaker (a retry would get a fresh budget). */
 const FINAL: ReadonlySet<FailureKind> = new Set([...INFRASTRUCTURE, 'guard', 'budget', 'race']);
 
@@ -34,36 +35,62 @@ export function isInfrastructure(kind: FailureKind): boolean {
   return INFRASTRUCTURE.has(kind);
 }
 
-export class HarnessError extends Error {
+/** What a failure of `kind` ends a command as: the installation's or bad input (2), a cap (3), the user (130), else 1. */
+export function exitOfFailure(kind: FailureKind): ExitKind {
+  if (isInfrastructure(kind)) return 'infrastructure';
+  if (kind === 'budget') return 'budget';
+  if (kind === 'interrupted') return 'interrupted';
+  return 'failed';
+}
+
+/** The root of every error the cockpit raises on purpose: a one-line message and a failure kind, hence an exit code. */
+export class FactoryError extends Error {
+  constructor(
+    message: string,
+    readonly kind: FailureKind,
+  ) {
+    super(message);
+  }
+
+  get exitCode(): ExitCode {
+    return EXIT[exitOfFailure(this.kind)];
+  }
+}
+
+/** A failure of the agent harness (pi could not run, died, stalled, or its verdict refused the attempt). */
+export class HarnessError extends FactoryError {
   override readonly name = 'HarnessError';
   constructor(
     message: string,
     readonly sessionId: string,
     readonly evidence: { tokens?: number; cost?: number; stderrTail?: string; kind?: FailureKind } = {},
   ) {
-    super(message);
+    super(message, evidence.kind ?? 'error');
   }
 }
 
 /** Bad usage or a broken installation: exit 2, one line, nothing written. */
-export class UsageError extends Error {
-  override readonly name = 'UsageError';
+export class UsageError extends FactoryError {
+  override readonly name: string = 'UsageError';
+  constructor(message: string) {
+    super(message, 'usage');
+  }
 }
 
 /** The installation cannot run the workflow (pi missing, node broken, resume from another folder): exit 2. */
-export class InfrastructureError extends Error {
+export class InfrastructureError extends FactoryError {
   override readonly name = 'InfrastructureError';
-  constructor(
-    message: string,
-    readonly kind: FailureKind = 'infrastructure',
-  ) {
-    super(message);
+  constructor(message: string, kind: FailureKind = 'infrastructure') {
+    super(message, kind);
   }
 }
 
 /** The user interrupted the run (Ctrl-C / SIGTERM): exit 130. */
-export class InterruptedError extends Error {
+export class InterruptedError extends FactoryError {
   override readonly name = 'InterruptedError';
+  constructor(message: string) {
+    super(message, 'interrupted');
+  }
 }
 
 export function errorMessage(error: unknown): string {
@@ -108,14 +135,14 @@ export function firstLine(text: string, max = 300): string {
  * (logs, screen); `detail`, when given, is the fuller material the correction ask carries (e.g. a failing
  * test's output tail); `kind` says why, as a type.
  */
-export class PhaseFailure extends Error {
+export class PhaseFailure extends FactoryError {
   override readonly name = 'PhaseFailure';
   constructor(
     message: string,
     readonly detail?: string,
-    readonly kind: FailureKind = 'verdict',
+    kind: FailureKind = 'verdict',
   ) {
-    super(message);
+    super(message, kind);
   }
 }
 

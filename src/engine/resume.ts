@@ -7,6 +7,7 @@ import type { LedgerEntry } from '../trace/ledger.js';
 export type { CarriedResult as CarriedPhase } from './resumeOptions.js';
 import type { CarriedResult as CarriedPhase } from './resumeOptions.js';
 import type { PhasePlan } from '../contract/events.js';
+import { EXIT } from '../contract/exit.js';
 
 export interface ResumePlan {
   adwId: string;
@@ -37,7 +38,7 @@ export function planResume(adwId: string, events: RunEvent[], ledger: LedgerEntr
   // The latest life of the run: its start or its end (outcome events such as the envelope or an apply come after
   // the end and say nothing of it).
   const last = events.findLast((e) => e.type === 'run_started' || e.type === 'run_finished');
-  if (last?.type === 'run_finished' && last.exit === 0) return { ok: false, motif: `run ${adwId} is green: nothing to resume` };
+  if (last?.type === 'run_finished' && last.exit === EXIT.green) return { ok: false, motif: `run ${adwId} is green: nothing to resume` };
   const carried = new Map<string, CarriedPhase>();
   // Best-of-N arms: an arm that ended red is finished too (its verdict stands), unlike a red phase of a workflow.
   const arms = new Set(first.phases.filter((p) => p.arm !== undefined).map((p) => p.name));
@@ -116,7 +117,7 @@ export function pendingApply(events: readonly RunEvent[]): { yes: boolean } | un
   if (start?.type !== 'run_started' || start.adwName !== 'adw_bon' || args?.apply !== true) return undefined;
   const end = events.findLastIndex((e) => e.type === 'run_started' || e.type === 'run_finished');
   const last = events[end];
-  if (last?.type !== 'run_finished' || last.exit !== 0) return undefined;
+  if (last?.type !== 'run_finished' || last.exit !== EXIT.green) return undefined;
   const harvest = events.findLast((e) => e.type === 'harvest');
   if (harvest?.type !== 'harvest' || harvest.winner === undefined) return undefined;
   if (events.slice(end).some((e) => e.type === 'apply')) return undefined;

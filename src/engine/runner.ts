@@ -8,6 +8,7 @@ import { addCosts, addCounts } from '../contract/numbers.js';
 import { runGroup } from './phaseGroup.js';
 import { RunEvents } from './runEvents.js';
 import type { CarriedResult, ResumeOptions } from './resumeOptions.js';
+import { EXIT } from '../contract/exit.js';
 
 export type { CarriedResult, ResumeOptions } from './resumeOptions.js';
 
@@ -169,15 +170,15 @@ function attemptsOf(phase: Phase): number {
 }
 
 /** The exit code of a run a spend cap stopped. */
-export const EXIT_BUDGET = 3;
+export const EXIT_BUDGET = EXIT.budget;
 
-/** Run the phases; returns the exit code (0 green, 1 a phase failed for good, 3 a budget stopped it, 130 interrupted). */
+/** Run the phases; returns the exit code (../contract/exit.ts: green, a phase failed for good, a budget stopped it, interrupted). */
 export async function execute(run: Run, phases: Phase[], resume?: ResumeOptions): Promise<number> {
   const started = performance.now();
   const finish = (code: number, failedPhase?: string): number => {
     // A budget that stopped the run outranks green or red (CI must tell "out of money" from "broken"), never an
     // interrupt or the installation's failure.
-    const exit = run.budget !== undefined && (code === 0 || code === 1) ? EXIT_BUDGET : code;
+    const exit = run.budget !== undefined && (code === EXIT.green || code === EXIT.failed) ? EXIT_BUDGET : code;
     run.emit({
       type: 'run_finished',
       adwId: run.adwId,
@@ -197,7 +198,7 @@ export async function execute(run: Run, phases: Phase[], resume?: ResumeOptions)
   // A plan that cannot run is refused before any phase starts, as the failure of the phase at fault.
   const refuse = (phase: string, kind: PhaseKind, motif: string): number => {
     run.emit({ type: 'phase_failed', adwId: run.adwId, ts: Date.now(), phase, kind, attempts: 0, motif, seconds: 0, tokens: 0, cost: 0 });
-    return finish(1, phase);
+    return finish(EXIT.failed, phase);
   };
   if (phases.length === 0) return refuse('(none)', 'code', 'no phases declared: an empty ADW is not an ADW');
   const unknown = phases.find((p) => p.kind !== 'agent' && p.kind !== 'code');
@@ -247,7 +248,7 @@ export async function execute(run: Run, phases: Phase[], resume?: ResumeOptions)
           run.emit({ type: 'phase_waiting', adwId: run.adwId, ts: Date.now(), phase: member.name, limit, ...(why ? { why } : {}) });
         },
       ).finally(off);
-      if (group.stop) return finish(run.interrupted ? 130 : group.stop === 'infrastructure' ? 2 : 1, group.failedPhase);
+      if (group.stop) return finish(run.interrupted ? EXIT.interrupted : group.stop === 'infrastructure' ? EXIT.infrastructure : EXIT.failed, group.failedPhase);
       i = group.next;
       continue;
     }
@@ -267,9 +268,9 @@ export async function execute(run: Run, phases: Phase[], resume?: ResumeOptions)
       i += 1;
       continue;
     }
-    return finish(run.interrupted ? 130 : outcome.status === 'infrastructure' ? 2 : 1, phase.name);
+    return finish(run.interrupted ? EXIT.interrupted : outcome.status === 'infrastructure' ? EXIT.infrastructure : EXIT.failed, phase.name);
   }
-  return finish(0);
+  return finish(EXIT.green);
 }
 
 /** A phase green in an earlier life of the run: its figures and result are booked again, it is not re-run. */

@@ -9,6 +9,7 @@ import { clip, firstLine } from '../contract/errors.js';
 import { formatPath, kindOf, lookup } from '../contract/zodIssues.js';
 
 import { REPORT_TOOL } from '../contract/typedGate.js';
+import { FactoryError } from '../contract/errors.js';
 
 export { REPORT_TOOL };
 
@@ -16,9 +17,9 @@ export { REPORT_TOOL };
 export const LEAKED_TOOL_CALL_MARKERS = ['<tool_call>', '<function=', '<invoke '] as const;
 
 /** A contract failure with its exact, one-line motif: the material of the correction ask. */
-export class EnvelopeError extends Error {
+export class EnvelopeError extends FactoryError {
   constructor(readonly motif: string) {
-    super(motif);
+    super(motif, 'verdict');
     this.name = 'EnvelopeError';
   }
 }

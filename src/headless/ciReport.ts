@@ -8,6 +8,7 @@ import { cautionOf, unverifiedReason, whyOf } from '../bon/rank.js';
 import type { ArmRank, PhasePlan, RunEvent } from '../contract/events.js';
 import { junitReport, markdownReport, type ArmReport, type BonReport, type CiReport, type GateGroup, type GateRow, type PhaseReport, type Verdict } from './ciReportFormat.js';
 import { finiteCost, finiteCount } from '../contract/numbers.js';
+import { EXIT } from '../contract/exit.js';
 
 export { junitReport, markdownReport } from './ciReportFormat.js';
 export type { ArmReport, ArmStatus, BonReport, CiReport, GateGroup, GateRow, PhaseReport, PhaseStatus, Verdict } from './ciReportFormat.js';
@@ -196,7 +197,7 @@ function verdictOf(finished: Of<'run_finished'> | undefined, budget: unknown): V
   if (!finished) return 'unfinished';
   if (typeof budget === 'string' && budget) return 'budget';
   if (finished.interrupted) return 'interrupted';
-  return finished.exit === 0 ? 'green' : 'failed';
+  return finished.exit === EXIT.green ? 'green' : 'failed';
 }
 
 /** The arm as its phase left it, for a run that never reached (or never finished) its harvest. */

@@ -4,6 +4,7 @@ import { harvestReport, unverifiedReason } from '../bon/rank.js';
 import { EVENT_SCHEMA_VERSION, type PhaseKind, type RunEvent } from '../contract/events.js';
 import { spendLine } from '../bon/spendLines.js';
 import { formatCost, waitingLine } from '../contract/format.js';
+import { EXIT } from '../contract/exit.js';
 
 /** A stateful formatter (it remembers each phase's kind from the plan); returns the line for an event, if any. */
 export function createLogFormatter(): (event: RunEvent) => string | undefined {
@@ -58,7 +59,7 @@ export function createLogFormatter(): (event: RunEvent) => string | undefined {
       case 'run_finished':
         if (event.budget) return `${tag} BUDGET — ${event.budget} (cost ~${formatCost(event.cost)}); exit ${event.exit}`;
         if (event.interrupted) return `${tag} interrupted at phase ${event.failedPhase ?? '?'} — run stopped (cost so far ~${formatCost(event.cost)})`;
-        if (event.exit === 0) return `${tag} run green — total cost ~${formatCost(event.cost)}`;
+        if (event.exit === EXIT.green) return `${tag} run green — total cost ~${formatCost(event.cost)}`;
         return `${tag} FAILED at phase ${event.failedPhase ?? '?'} — run stopped`;
       default:
         return undefined;

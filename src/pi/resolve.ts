@@ -6,6 +6,7 @@ import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compareVersions, type PiCommand } from './piCommand.js';
 import { rememberPiVersion } from './piVersion.js';
+import { FactoryError } from '../contract/errors.js';
 
 export { compareVersions, type PiCommand } from './piCommand.js';
 
@@ -26,10 +27,10 @@ const INSTALL_HINT = `install it with \`npm i -g ${PI_PACKAGE}\` or set FACTORY_
 export type PiUnavailableReason = 'not_found' | 'not_executable' | 'node_too_old' | 'failed' | 'timeout' | 'no_version';
 
 /** pi cannot start. The message is one line that names the fix. */
-export class PiUnavailableError extends Error {
+export class PiUnavailableError extends FactoryError {
   readonly reason: PiUnavailableReason;
   constructor(reason: PiUnavailableReason, message: string) {
-    super(message.replace(/\s*\n\s*/g, ' ').trim());
+    super(message.replace(/\s*\n\s*/g, ' ').trim(), 'spawn');
     this.name = 'PiUnavailableError';
     this.reason = reason;
   }

@@ -3,6 +3,7 @@
 // tested dry. Framing itself (LF only, a trailing CR stripped, U+2028/U+2029 left alone) is LineSplitter's.
 
 import type { PiEvent } from './stream.js';
+import { FactoryError } from '../contract/errors.js';
 
 /** Dialog methods block the extension until an answer arrives; the factory answers "cancelled" at once. */
 export const DIALOG_METHODS = new Set(['select', 'confirm', 'input', 'editor']);
@@ -95,23 +96,23 @@ export function uiRefusal(id: string): string {
 }
 
 /** A command pi refused (`success: false`), with pi's own words. */
-export class RpcCommandError extends Error {
+export class RpcCommandError extends FactoryError {
   override readonly name = 'RpcCommandError';
   constructor(
     readonly command: string,
     readonly piError: string,
   ) {
-    super(`pi refused ${command}: ${piError}`);
+    super(`pi refused ${command}: ${piError}`, 'refused');
   }
 }
 
-export class RpcTimeoutError extends Error {
+export class RpcTimeoutError extends FactoryError {
   override readonly name = 'RpcTimeoutError';
   constructor(
     readonly command: string,
     readonly timeoutMs: number,
   ) {
-    super(`pi did not answer ${command} within ${Math.round(timeoutMs / 100) / 10} s`);
+    super(`pi did not answer ${command} within ${Math.round(timeoutMs / 100) / 10} s`, 'stalled');
   }
 }
 

@@ -3,9 +3,13 @@
 // vector, never a shell, and an environment that keeps git from prompting or taking optional locks.
 import fs from 'node:fs';
 import { runToEnd } from './run.js';
+import { FactoryError } from '../contract/errors.js';
 
-export class GitError extends Error {
+export class GitError extends FactoryError {
   override readonly name = 'GitError';
+  constructor(message: string) {
+    super(message, 'infrastructure');
+  }
 }
 
 export interface GitOptions {

@@ -6,6 +6,7 @@
 // not guessed: the answer is then "ask git", and git is asked.
 import fs from 'node:fs';
 import path from 'node:path';
+import { FactoryError } from '../contract/errors.js';
 
 /** Variables that change where git looks for the repository or which one it takes. */
 const DISCOVERY_ENV = [
@@ -25,7 +26,11 @@ const DISCOVERY_ENV = [
 ];
 
 /** Thrown inside the walk when git could answer otherwise than the file system suggests. */
-class AskGit extends Error {}
+class AskGit extends FactoryError {
+  constructor(message = 'ask git') {
+    super(message, 'error');
+  }
+}
 
 function hasExecutable(name: string, pathValue: string | undefined): boolean {
   if (!pathValue) return false;

@@ -3,16 +3,13 @@
 // when its (adw_id, seq) row is new: applying the same event twice changes nothing.
 import type Database from 'better-sqlite3';
 import type { RunEvent } from '../contract/events.js';
+import { exitKindOf } from '../contract/exit.js';
 
 export type RunStatus = 'running' | 'green' | 'failed' | 'interrupted' | 'infrastructure' | 'budget';
 
 export function runStatus(exit: number, interrupted?: boolean): RunStatus {
-  if (interrupted || exit === 130) return 'interrupted';
-  if (exit === 0) return 'green';
-  if (exit === 2) return 'infrastructure';
-  // Exit 3: a spend cap stopped it (or a forecast above a cap was not confirmed): out of money, not broken.
-  if (exit === 3) return 'budget';
-  return 'failed';
+  // Budget: a spend cap stopped it (or a forecast above a cap was not confirmed): out of money, not broken.
+  return interrupted ? 'interrupted' : exitKindOf(exit);
 }
 
 export function isoTime(ms: number): string {

@@ -3,6 +3,7 @@
 // The database is an index derived from raw files (run logs, factory-obs harness JSONL, the ledger): a column
 // added later can always be back-filled by rebuilding from them.
 import type Database from 'better-sqlite3';
+import { EXIT } from '../contract/exit.js';
 
 const V1 = `
 CREATE TABLE runs (
@@ -128,7 +129,7 @@ CREATE TABLE runs_v3 (
   owner_pid    INTEGER
 );
 INSERT INTO runs_v3 SELECT adw_id, adw_name, cwd, args_json, started_at, finished_at,
-  CASE WHEN exit_code = 3 AND status = 'failed' THEN 'budget' ELSE status END,
+  CASE WHEN exit_code = ${EXIT.budget} AND status = 'failed' THEN 'budget' ELSE status END,
   exit_code, cost_usd, tokens, failed_phase, owner_pid FROM runs;
 DROP TABLE runs;
 ALTER TABLE runs_v3 RENAME TO runs;

@@ -3,6 +3,7 @@
 import type { RunEvent } from '../contract/events.js';
 import type { Redactor } from '../contract/redact.js';
 import type { HarnessRow, PhaseRow, RunRow, SessionRow } from './queries.js';
+import { FactoryError } from '../contract/errors.js';
 
 export interface TraceStoreOptions {
   /** One line each: degraded (locked/unwritable), corrupt database moved aside, newer schema. */
@@ -68,6 +69,9 @@ export interface TraceStore {
 }
 
 /** A read of the trace store failed (the database cannot be opened or read); one line. */
-export class TraceStoreError extends Error {
+export class TraceStoreError extends FactoryError {
   override readonly name = 'TraceStoreError';
+  constructor(message: string) {
+    super(message, 'infrastructure');
+  }
 }

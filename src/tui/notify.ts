@@ -4,6 +4,7 @@
 // (VTE terminals such as GNOME Terminal, foot, rxvt-unicode). Neither moves the cursor or prints: safe under Ink.
 // Inside tmux or screen an OSC would need passthrough wrapping the user may not allow, so there it is the bell alone.
 import type { RunEvent } from '../contract/events.js';
+import { EXIT } from '../contract/exit.js';
 
 const BEL = '\u0007';
 const ESC = '\u001b';
@@ -41,7 +42,7 @@ export function notificationOf(event: RunEvent): string | undefined {
     case 'run_finished':
       if (event.interrupted) return `run ${event.adwId} interrupted`;
       if (event.budget) return `run ${event.adwId} stopped by its budget`;
-      return event.exit === 0 ? `run ${event.adwId} green` : `run ${event.adwId} failed at ${event.failedPhase ?? '?'}`;
+      return event.exit === EXIT.green ? `run ${event.adwId} green` : `run ${event.adwId} failed at ${event.failedPhase ?? '?'}`;
     case 'spend':
       return event.kind === 'paused' ? `${event.phase ?? 'an arm'} paused at its cap: + gives it more, a ends it` : undefined;
     case 'forecast':
