@@ -7,18 +7,18 @@ import path from 'node:path';
 import { InfrastructureError, PhaseFailure } from '../src/contract/errors.js';
 import { armPhase, primePhase } from '../src/bon/arm.js';
 import { checkBon } from '../src/bon/check.js';
-import { snapshotGitDir } from '../src/bon/gitGuard.js';
-import { GitWatch } from '../src/bon/gitWatch.js';
+import { snapshotGitDir } from '../src/bon/git/guard.js';
+import { GitWatch } from '../src/bon/git/watch.js';
 import { inPlaceArm, inPlacePrimer } from '../src/bon/inPlace.js';
-import { sweepWorktrees } from '../src/bon/worktrees.js';
+import { sweepWorktrees } from '../src/bon/tree/worktrees.js';
 import { sweepScratch } from '../src/process/scratch.js';
 import { treeArm, treePrimer } from '../src/bon/treeArms.js';
 import { LocalArmDispatcher } from '../src/bon/dispatch/local.js';
 import type { ArmPhaseFactory, BonSession } from '../src/bon/session.js';
-import { keepArmRef, readSealed } from '../src/bon/patch.js';
-import { applyCommand, harvestJson, rankHarvest, unverifiedReason } from '../src/bon/rank.js';
+import { keepArmRef, readSealed } from '../src/bon/patch/patch.js';
+import { applyCommand, harvestJson, rankHarvest, unverifiedReason } from '../src/bon/harvest/rank.js';
 import { judgePhase } from '../src/bon/judge.js';
-import { beyondScope, specScope } from '../src/bon/scope.js';
+import { beyondScope, specScope } from '../src/bon/harvest/scope.js';
 import { harvestFile } from '../src/config/paths.js';
 import type { Phase } from '../src/engine/runner.js';
 
@@ -51,7 +51,7 @@ function checkPhase(session: BonSession): Phase {
       const cannot = gatePreflight(session.opts.payloadCommands, session.opts.gateEnv ?? process.env, session.opts.setup);
       if (cannot) throw new PhaseFailure(cannot, undefined, 'check');
       // Arms in worktrees inside the OS sandbox cannot write the user's .git: nothing to guard there, and the user
-      // may stage, commit or `git config` meanwhile. In place, or unsandboxed, the guard keeps it (../src/bon/gitGuard.ts).
+      // may stage, commit or `git config` meanwhile. In place, or unsandboxed, the guard keeps it (../src/bon/git/guard.ts).
       if (session.opts.inPlace || !session.opts.sandbox) {
         session.gitSnapshot = await snapshotGitDir(session.check.root, { env: session.opts.gateEnv, runTag: run.adwId, agentsIn: session.opts.inPlace ? 'tree' : 'worktrees' });
         session.gitWatch = new GitWatch(session.check.root, session.gitSnapshot, { env: session.opts.gateEnv, runTag: run.adwId });

@@ -3,7 +3,7 @@
 // back into its live session with the gate's exact motif (the runner's `judges`), up to the build's retries.
 import path from 'node:path';
 import { agentPhase, type AgentWorkflowOptions } from '../src/engine/agentPhase.js';
-import { gitDirMotif, restoreGitDir, snapshotGitDir, type GitDirSnapshot } from '../src/bon/gitGuard.js';
+import { gitDirMotif, restoreGitDir, snapshotGitDir, type GitDirSnapshot } from '../src/bon/git/guard.js';
 import type { GateCommand, GateReport } from '../src/gates/judges.js';
 import { isWorkTree, treeState, type TreeState } from '../src/process/git.js';
 import { InfrastructureError, PhaseFailure } from '../src/contract/errors.js';

@@ -16,7 +16,7 @@ import { runInNewContext } from 'node:vm';
 import React from 'react';
 import { render } from 'ink';
 import { BonScreen } from '../components/BonScreen.js';
-import { createBonStore, type BonStore } from '../state/bonStore.js';
+import { createBonStore, type BonStore } from '../state/bon/store.js';
 import { pacedStore } from '../state/paced.js';
 import type { BonController } from '../state/controller.js';
 import type { RunEvent } from '../src/contract/events.js';

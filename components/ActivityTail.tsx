@@ -4,7 +4,7 @@
 
 import React from 'react';
 import { Box, Text } from 'ink';
-import { isLive, type PhaseState, type TailItem } from '../state/runStore.js';
+import { isLive, type PhaseState, type TailItem } from '../state/run/store.js';
 import { flatLine } from '../src/contract/text.js';
 import { TOOL_GLYPH } from './theme.js';
 

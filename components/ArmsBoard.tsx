@@ -15,7 +15,7 @@
 
 import React from 'react';
 import { Box, Text } from 'ink';
-import type { ArmStatus, ArmView, WhyFirstLine } from '../state/bonStore.js';
+import type { ArmStatus, ArmView, WhyFirstLine } from '../state/bon/store.js';
 import { formatCost, formatSeconds, formatTokens } from '../src/contract/format.js';
 import { Spinner } from './Spinner.js';
 import { statusColor, statusGlyph, TOOL_GLYPH } from './theme.js';

@@ -8,8 +8,8 @@
 import React, { useRef } from 'react';
 import { Box, Text } from 'ink';
 import { useStore } from 'zustand';
-import { bonModeOf, dispatchBonIntent, typeIntoBoard, type BonController } from '../state/bonIntents.js';
-import { armsOf, primerTextOf, proposalLine, selectedArm, spendLinesOf, whyFirstOf, type BonState, type BonStore, type CompareState } from '../state/bonStore.js';
+import { bonModeOf, dispatchBonIntent, typeIntoBoard, type BonController } from '../state/bon/intents.js';
+import { armsOf, primerTextOf, proposalLine, selectedArm, spendLinesOf, whyFirstOf, type BonState, type BonStore, type CompareState } from '../state/bon/store.js';
 import { OverlapView } from './OverlapView.js';
 import { SideBySide } from './SideBySide.js';
 import { printableLine } from './DiffView.js';

@@ -6,7 +6,7 @@
 
 import React from 'react';
 import { Box, Text } from 'ink';
-import type { DiffState } from '../state/bonStore.js';
+import type { DiffState } from '../state/bon/store.js';
 
 export interface DiffLineStyle {
   color?: string;

@@ -12,7 +12,7 @@
 import React from 'react';
 import { Box, Text } from 'ink';
 import { useStore } from 'zustand';
-import { doctorLines, doctorWindow, type DoctorLine } from '../state/doctorScroll.js';
+import { doctorLines, doctorWindow, type DoctorLine } from '../state/doctor/scroll.js';
 import {
   dispatchDoctorIntent,
   doctorMark,
@@ -25,7 +25,7 @@ import {
   type DoctorRow,
   type DoctorStatus,
   type DoctorStore,
-} from '../state/doctorStore.js';
+} from '../state/doctor/store.js';
 import { displayWidth, fitCell } from '../src/contract/text.js';
 import { KeyHelp } from './KeyHelp.js';
 import { DOCTOR_KEYS } from './keymap.js';

@@ -9,7 +9,7 @@
 
 import React from 'react';
 import { Text } from 'ink';
-import type { GateReport } from '../state/runStore.js';
+import type { GateReport } from '../state/run/store.js';
 import { formatSeconds } from '../src/contract/format.js';
 import { flatLine } from '../src/contract/text.js';
 import { statusColor, statusGlyph } from './theme.js';

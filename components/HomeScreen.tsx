@@ -7,13 +7,13 @@
 import React, { useEffect } from 'react';
 import { Box, Text } from 'ink';
 import { useStore } from 'zustand';
-import { dispatchHomeIntent, homeModeOf, loadRuns, type HomeController } from '../state/homeIntents.js';
-import type { HomeStore } from '../state/homeStore.js';
+import { dispatchHomeIntent, homeModeOf, loadRuns, type HomeController } from '../state/home/intents.js';
+import type { HomeStore } from '../state/home/store.js';
 import { KeyHelp } from './KeyHelp.js';
 import { HOME_KEYS } from './keymap.js';
 import { BonView } from './BonScreen.js';
-import type { BonState } from '../state/bonState.js';
-import type { RunState } from '../state/runState.js';
+import type { BonState } from '../state/bon/state.js';
+import type { RunState } from '../state/run/state.js';
 import { RunView } from './RunScreen.js';
 import { RunsTable, runsTableHeight } from './RunsTable.js';
 import { SPINNER_INTERVAL_MS } from './theme.js';
@@ -36,7 +36,7 @@ const DEFAULT_TABLE_ROWS = 15;
 export const EMPTY_HINT = 'No runs yet. Start one with `factory demo`, or `factory prompt "<your ask>"`.';
 export const REPLAY_NOTE = 'replayed from the trace · read-only';
 
-/** A replayed best-of-N run carries its arms (state/homeStore.ts replayRun folds it as the board does). */
+/** A replayed best-of-N run carries its arms (state/home/store.ts replayRun folds it as the board does). */
 function isBonState(run: RunState | BonState): run is BonState {
   return 'bon' in run;
 }

@@ -1,6 +1,6 @@
 // What the best-of-N arms changed alike: a title, one summary line per arm, then the hunks grouped by the arms
 // that made them (all of them, some of them, one of them), each under its file and @@ line, coloured like
-// `git diff`. The overlap is derived outside the views (src/bon/overlap.ts `armOverlap`, through a store or a
+// `git diff`. The overlap is derived outside the views (src/bon/harvest/overlap.ts `armOverlap`, through a store or a
 // selector): views may not reach src/bon, so the shape it needs is spelled here and `Overlap` fits it.
 // A patch is untrusted model text, file names included (a quoted git path can hold any byte): every line goes
 // through `printableLine` before Ink sees it.
@@ -24,7 +24,7 @@ export interface OverlapArmSummary {
   removed: number;
 }
 
-/** The part of src/bon/overlap.ts's `Overlap` this view draws. */
+/** The part of src/bon/harvest/overlap.ts's `Overlap` this view draws. */
 export interface OverlapData {
   shared: readonly OverlapHunk[];
   partial: ReadonlyArray<{ hunk: OverlapHunk; arms: readonly number[] }>;

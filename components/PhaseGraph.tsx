@@ -22,7 +22,7 @@
 
 import React from 'react';
 import { Box, Text } from 'ink';
-import { isLive, phaseSeconds, type PhaseState } from '../state/runStore.js';
+import { isLive, phaseSeconds, type PhaseState } from '../state/run/store.js';
 import { formatCost, formatSeconds, formatTokens } from '../src/contract/format.js';
 import { displayWidth, fitCell, flatLine, pad } from '../src/contract/text.js';
 import { GateChips, gateChipsHeight, gateMotifLines } from './GateChips.js';

@@ -7,8 +7,8 @@
 import React from 'react';
 import { Box, Text } from 'ink';
 import { useStore } from 'zustand';
-import { dispatchRunIntent, runModeOf, type RunController } from '../state/runIntents.js';
-import { currentPhaseOf, type RunState, type RunStore } from '../state/runStore.js';
+import { dispatchRunIntent, runModeOf, type RunController } from '../state/run/intents.js';
+import { currentPhaseOf, type RunState, type RunStore } from '../state/run/store.js';
 import { ActivityTail } from './ActivityTail.js';
 import { KeyHelp } from './KeyHelp.js';
 import { RUN_KEYS, type KeyTable } from './keymap.js';

@@ -11,7 +11,7 @@
 
 import React from 'react';
 import { Box, Text } from 'ink';
-import type { RunRow, RunRowStatus } from '../state/homeStore.js';
+import type { RunRow, RunRowStatus } from '../state/home/store.js';
 import { runsCell, screenColumns, type RunsColumn } from '../src/contract/runsTable.js';
 import { fitCell } from '../src/contract/text.js';
 

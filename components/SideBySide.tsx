@@ -1,6 +1,6 @@
 // Two arms' patches in two columns, aligned by file, by hunk and line by line (a diff of the two patches): a line
 // both arms show faces itself (` = `), a line changed on both sides faces its counterpart (` ≠ `), a line only one
-// arm has sits on its side with the other column blank. The rows come from src/bon/overlap.ts `sideBySide(left, right)`, computed outside the views (a
+// arm has sits on its side with the other column blank. The rows come from src/bon/harvest/overlap.ts `sideBySide(left, right)`, computed outside the views (a
 // view may not reach src/bon); the shape it needs is spelled here and `Row` fits it.
 // Each column is cut to its width, never wrapped, so the two stay aligned; a patch is untrusted model text, so
 // every cell goes through `printableLine` before it is measured or drawn.

@@ -1,7 +1,7 @@
 // Run totals, always visible: cost, tokens, elapsed; once the run is over, its outcome and exit code.
 
 import { Text } from 'ink';
-import { elapsedSeconds, type RunState } from '../state/runStore.js';
+import { elapsedSeconds, type RunState } from '../state/run/store.js';
 import { formatCost, formatSeconds, formatTokens } from '../src/contract/format.js';
 import { EXIT } from '../src/contract/exit.js';
 

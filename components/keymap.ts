@@ -3,10 +3,10 @@
 // they can not drift apart. No other file compares key literals.
 
 import type { Key } from 'ink';
-import type { BonIntent, BonMode } from '../state/bonIntents.js';
-import type { HomeIntent, HomeMode } from '../state/homeIntents.js';
-import type { RunIntent, RunMode } from '../state/runIntents.js';
-import type { DoctorIntent, DoctorMode, DoctorVia } from '../state/doctorStore.js';
+import type { BonIntent, BonMode } from '../state/bon/intents.js';
+import type { HomeIntent, HomeMode } from '../state/home/intents.js';
+import type { RunIntent, RunMode } from '../state/run/intents.js';
+import type { DoctorIntent, DoctorMode, DoctorVia } from '../state/doctor/store.js';
 
 /** A normalised key name: a printable character ('q'), or a named key ('escape', 'ctrl+c', 'left'…). */
 export type KeyName = string;

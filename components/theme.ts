@@ -1,7 +1,7 @@
 // Colours and glyphs of the cockpit, in one place so every view speaks the same visual language.
 
 import type { PhaseKind } from '../src/contract/events.js';
-import type { PhaseStatus } from '../state/runStore.js';
+import type { PhaseStatus } from '../state/run/store.js';
 
 export const kindColor: Readonly<Record<PhaseKind, string>> = {
   agent: 'magenta',

@@ -2,7 +2,7 @@
 // The entry: argv → a prepared command → the headless or the TUI front end → an exit code (./contract/exit.ts). Screens live in src/tui/, the run's course in
 // src/cli/runPrepared.ts, signals and cleanup in src/lifecycle.ts. `runCli` is importable: tests drive the real root.
 import { errorMessage, UsageError } from './contract/errors.js';
-import type { CommandFlags, Prepared, PreparedRun } from './commands/dispatch.js';
+import type { CommandFlags, Prepared, PreparedRun } from './commands/command.js';
 import type { Lifecycle } from './lifecycle.js';
 import type { ReportRequest, RunIo } from './cli/runPrepared.js';
 import { EXIT } from './contract/exit.js';
@@ -49,7 +49,7 @@ export async function runCli(argv: string[], io: CliIo = processIo()): Promise<n
 }
 
 async function dispatch(argv: string[], io: CliIo, lifecycle: Lifecycle): Promise<number> {
-  const [{ parseCli }, { prepareCommand }] = await Promise.all([import('./cli/args.js'), import('./commands/dispatch.js')]);
+  const [{ parseCli }, { prepareCommand }] = await Promise.all([import('./cli/args.js'), import('./commands/command.js')]);
   const cli = parseCli(argv);
   if (cli.flags.help) return showHelp(io);
   if (cli.flags.version) return printVersion(io);

@@ -1,5 +1,5 @@
 // The spend gate's node side: before each model call (pi's turn_start, awaited before the provider request) the
-// node takes a reservation from the run's shared budget, held by the cockpit (src/bon/budgetServer.ts), asks once
+// node takes a reservation from the run's shared budget, held by the cockpit (src/bon/spend/budgetServer.ts), asks once
 // more as the request is about to leave (before_provider_request: no request leaves after the batch stopped), and
 // gives it back with the call's cost at message_end; before each tool it asks whether the batch still runs. A refusal stops
 // the node there: the turn is aborted before its request, the tool is blocked. The cockpit may hold a reservation

@@ -1,8 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startBudgetServer } from '../../src/bon/budgetServer.js';
-import { SpendWatch } from '../../src/bon/spend.js';
+import { startBudgetServer } from '../../src/bon/spend/budgetServer.js';
+import { SpendWatch } from '../../src/bon/spend/watch.js';
 import { readStream } from '../../src/pi/stream.js';
 import { call, contentText, say } from '../../src/scripted/tape.js';
 import { runPiJson, startRig, type Rig } from '../../test/helpers/rig.js';

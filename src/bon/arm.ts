@@ -12,7 +12,7 @@ import type { ArmRank } from '../contract/events.js';
 import type { Phase, Run } from '../engine/runner.js';
 import type { RunEvents } from '../engine/runEvents.js';
 import type { AgentAnswer, AgentSession, TurnOptions } from '../harness/types.js';
-import type { Harvest } from './patch.js';
+import type { Harvest } from './patch/patch.js';
 import { MAX_ARMS } from './check.js';
 import type { BonSession } from './session.js';
 import { armAsk, endTurn, primerAsk, primerEnvelope, primerTurn, trespass, turnOptions, type TurnEnd } from './turn.js';

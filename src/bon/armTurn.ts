@@ -1,4 +1,4 @@
-// One arm's work as turns of its live session, under the run's spend watch (./spend.ts): every model call's figures
+// One arm's work as turns of its live session, under the run's spend watch (./spend/watch.ts): every model call's figures
 // are checked against the arm's cap and the run's; at 80 % the agent is steered to wrap up, at the cap its turn is
 // aborted (RPC abort, verdict `budget`). Watched from the board, an arm at its cap pauses instead: a raise sends it
 // on in the same session, where it stopped. Figures add up over the arm's turns: its cost is all it spent.

@@ -108,7 +108,7 @@ export function harnessJudgement(rank: ArmRank, error: HarnessError): ArmJudgeme
 export async function settleArm(session: BonSession, run: RunEvents, rank: ArmRank, judgement: ArmJudgement): Promise<ArmOutcome> {
   let failure = judgement.failure;
   if (!failure && rank.patchFile && rank.patchBytes > 0) {
-    const { verifyPatch } = await import('./apply.js');
+    const { verifyPatch } = await import('./patch/apply.js');
     // Against the run's base commit, never the user's live tree: the user goes on working there while arms run,
     // and their edits are met at apply time, where the patch lands.
     const base = session.check?.head ?? 'HEAD';

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { UsageError, PhaseFailure } from '../contract/errors.js';
 import { isWorkTree, topLevel, treeState, type GitOptions } from '../process/git.js';
 import { checkSpecFile } from '../config/specFile.js';
-import { DATA_DIR, SPECS_DIR } from './patch.js';
+import { DATA_DIR, SPECS_DIR } from './patch/patch.js';
 
 export const MIN_ARMS = 2;
 export const MAX_ARMS = 5;

@@ -8,16 +8,16 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { errorMessage, HarnessError, InfrastructureError, PhaseFailure, type StopOrder } from '../contract/errors.js';
 import type { AgentAnswer, AgentSession, SessionRequest } from '../harness/types.js';
-import type { ArmTree } from './armTree.js';
+import type { ArmTree } from './tree/armTree.js';
 import type { BonResume } from './resumeBon.js';
 import { planOf, type Phase, type Run } from '../engine/runner.js';
 import { MAX_ARMS, type BonCheck } from './check.js';
-import type { GitDirSnapshot } from './gitGuard.js';
-import type { GitWatch } from './gitWatch.js';
-import { TriedLog } from './tried.js';
-import type { PrefixGate } from './prefixGate.js';
-import { SpendWatch, type SpendNote } from './spend.js';
-import { forecastAbove } from './spendLines.js';
+import type { GitDirSnapshot } from './git/guard.js';
+import type { GitWatch } from './git/watch.js';
+import { TriedLog } from './harvest/tried.js';
+import type { PrefixGate } from './spend/prefixGate.js';
+import { SpendWatch, type SpendNote } from './spend/watch.js';
+import { forecastAbove } from './spend/lines.js';
 import { HeadBaseline } from './headBaseline.js';
 
 export { BON_TOOLS, type BonAdwOptions, type JudgeSetup } from './sessionOptions.js';
@@ -30,15 +30,15 @@ export type ArmPhaseFactory = (session: BonSession, arm: number) => Phase;
 export class BonSession {
   rpc?: AgentSession; // the harness's live session (one pi RPC process), reopened on the primer if it died
   check?: BonCheck;
-  /** The user's `.git` as it was before any agent ran (./gitGuard.ts). */
+  /** The user's `.git` as it was before any agent ran (./git/guard.ts). */
   gitSnapshot?: GitDirSnapshot;
-  /** Checks it while arms work at once, so that each act is laid on the arm that did it (./gitWatch.ts). */
+  /** Checks it while arms work at once, so that each act is laid on the arm that did it (./git/watch.ts). */
   gitWatch?: GitWatch;
   /** Each harvested patch's sealed bytes: a later agent that rewrites one is caught and the bytes put back. */
   readonly sealed = new Map<number, { file: string; bytes: Buffer }>();
   primerFile?: string;
   primerMessages = 0; // the primer session's message count: what each arm's fork must hold
-  /** When each arm may send its first request (./prefixGate.ts), made with the first arm of a worktree run. */
+  /** When each arm may send its first request (./spend/prefixGate.ts), made with the first arm of a worktree run. */
   prefixGate?: PrefixGate;
   /** The worktrees of this run (the primer's and each arm's), released by `close()` whatever happened. */
   readonly trees = new Map<string, ArmTree>();
@@ -59,10 +59,10 @@ export class BonSession {
   watched = false;
   judge?: import('../contract/events.js').JudgeOrder; // the judge's order of the green arms, once the code accepted it
   forecast?: SpendForecast; // the fan-out's forecast, once the primer has read
-  readonly tried = new TriedLog(); // what each arm tried that its guards refused or contained (./tried.ts)
+  readonly tried = new TriedLog(); // what each arm tried that its guards refused or contained (./harvest/tried.ts)
   private confirmation?: (yes: boolean) => void;
-  /** The spend gate every node of the run asks before a model call or a tool (./budgetServer.ts), opened with the first. */
-  private gate?: Promise<import('./budgetServer.js').BudgetServer>;
+  /** The spend gate every node of the run asks before a model call or a tool (./spend/budgetServer.ts), opened with the first. */
+  private gate?: Promise<import('./spend/budgetServer.js').BudgetServer>;
   private starts: Promise<unknown> = Promise.resolve(); // the run's pi starts, one after another (see open)
   private harvested = false;
   private armPhase?: ArmPhaseFactory;
@@ -117,7 +117,7 @@ export class BonSession {
    * the roster's threshold it waits for a yes: the board asks; headless, only `--yes` goes on (else exit 3).
    */
   async forecastFanOut(agent: AgentSession, primer: AgentAnswer, ask: string): Promise<void> {
-    const [{ forecastFanOut }, { pastArms }] = await Promise.all([import('./forecast.js'), import('../trace/pastArms.js')]);
+    const [{ forecastFanOut }, { pastArms }] = await Promise.all([import('./spend/forecast.js'), import('../trace/pastArms.js')]);
     const prices = await agent.prices().catch(() => new Map());
     const arms = Array.from({ length: this.armCount() }, (_, i) => ({ arm: i + 1, model: this.modelOf(i + 1) }));
     const forecast = forecastFanOut({
@@ -180,8 +180,8 @@ export class BonSession {
   /** The gates on HEAD (./headBaseline.ts): beside the primer, then beside the arms; their gates wait for it. */
   readonly baseline = new HeadBaseline();
 
-  /** The harvest's one ranking (../bon/rank.ts rankHarvest), once it is made: --apply and `p` read it. */
-  ranking?: import('./rank.js').Ranking;
+  /** The harvest's one ranking (./harvest/rank.ts rankHarvest), once it is made: --apply and `p` read it. */
+  ranking?: import('./harvest/rank.js').Ranking;
 
   /** Arms whose verdict is in (they take no steer). */
   readonly settled = new Set<number>();
@@ -286,10 +286,10 @@ export class BonSession {
   async open(sessionId: string, phase: string, where: { cwd?: string; model?: string; env?: NodeJS.ProcessEnv; fork?: SessionRequest['fork']; sandbox?: SessionRequest['sandbox'] } = {}): Promise<AgentSession> {
     const { opts, run } = this;
     const card = await envelopeCard('BuildEnvelope');
-    this.gate ??= import('./budgetServer.js').then((m) => m.startBudgetServer(this.spend)).catch((error: unknown) => {
+    this.gate ??= import('./spend/budgetServer.js').then((m) => m.startBudgetServer(this.spend)).catch((error: unknown) => {
       throw new InfrastructureError(`the run's spend gate could not listen on the loopback: ${errorMessage(error)}`);
     });
-    const { BUDGET_URL_ENV } = await import('./budgetServer.js');
+    const { BUDGET_URL_ENV } = await import('./spend/budgetServer.js');
     const env = { ...(where.env ?? opts.env ?? process.env), [BUDGET_URL_ENV]: (await this.gate).url };
     // One pi starts at a time: pi 1.6 waits 200 ms for its settings' lock and, missing it, goes on without them.
     const started = this.starts.then(() => opts.harness.openSession({

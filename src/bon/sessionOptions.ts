@@ -4,7 +4,7 @@ import type { WorkspacePaths } from '../config/paths.js';
 import type { GateCommand } from '../gates/judges.js';
 import type { Harness, Limits, LiveHarness } from '../harness/types.js';
 import type { Sandbox } from '../sandbox/policy.js';
-import type { BonPolicy } from './spend.js';
+import type { BonPolicy } from './spend/watch.js';
 
 export const BON_TOOLS = ['read', 'bash', 'edit', 'write', 'grep', 'find', 'ls'];
 
@@ -37,7 +37,7 @@ export interface BonAdwOptions {
   sandbox?: Sandbox;
   /** `payload.setup`: run in each arm's worktree before the arm starts (an install); a red setup makes the arm red. */
   setup?: GateCommand;
-  /** Caps and race policies (./spend.ts). */
+  /** Caps and race policies (./spend/watch.ts). */
   policy?: BonPolicy;
   /** The judge (./judge.ts): once the arms are in, an agent orders the green ones; absent, the code ranks alone. */
   judge?: JudgeSetup;

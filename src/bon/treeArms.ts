@@ -9,15 +9,15 @@ import { errorMessage, InfrastructureError, PhaseFailure } from '../contract/err
 import type { RunEvent } from '../contract/events.js';
 import type { GateCommand } from '../gates/judges.js';
 import { treeState, type TreeState } from '../process/git.js';
-import { withPrivateGit } from './privateGit.js';
+import { withPrivateGit } from './git/private.js';
 import type { RunEvents } from '../engine/runEvents.js';
 import type { AgentSession } from '../harness/types.js';
-import { prepareArmTree, type ArmTree } from './armTree.js';
+import { prepareArmTree, type ArmTree } from './tree/armTree.js';
 import { FENCE_ENV } from '../../.pi/lib/fence.js';
 import { LENS_ENV } from '../../.pi/lib/lens.js';
-import { PrefixGate, waitUnlessAborted, type GateTicket } from './prefixGate.js';
-import { armPatchFile, harvestPatch } from './patch.js';
-import { runFolder } from './worktrees.js';
+import { PrefixGate, waitUnlessAborted, type GateTicket } from './spend/prefixGate.js';
+import { armPatchFile, harvestPatch } from './patch/patch.js';
+import { runFolder } from './tree/worktrees.js';
 import { piAgentDir, sandboxEnv } from '../sandbox/policy.js';
 import type { SandboxSpec } from '../sandbox/wrap.js';
 import { gateSignature } from '../gates/baseline.js';
@@ -118,7 +118,7 @@ function lensEnv(session: BonSession): Record<string, string> {
   return { [LENS_ENV]: JSON.stringify({ shown, ...(session.primer.sessionId ? { key: session.primer.sessionId } : {}) }) };
 }
 
-/** The run's gate on first requests (./prefixGate.ts). */
+/** The run's gate on first requests (./spend/prefixGate.ts). */
 function prefixGate(session: BonSession): PrefixGate {
   session.prefixGate ??= new PrefixGate();
   return session.prefixGate;

@@ -9,8 +9,8 @@ import type { AgentSession, TurnOptions } from '../harness/types.js';
 import { InfrastructureError } from '../contract/errors.js';
 import type { RunEvents } from '../engine/runEvents.js';
 import type { SandboxSpec } from '../sandbox/wrap.js';
-import { gitDirMotif } from './gitGuard.js';
-import { ownGitMotif } from './ownGit.js';
+import { gitDirMotif } from './git/guard.js';
+import { ownGitMotif } from './git/own.js';
 import type { BonSession } from './session.js';
 
 export function primerAsk(spec: string): string {
@@ -49,7 +49,7 @@ export function turnOptions(session: BonSession, phase: string, signal: AbortSig
       if (activity.kind === 'tool_start') session.gitWatch?.toolStart(phase, activity.tool);
       if (activity.kind === 'tool_end') session.gitWatch?.toolEnd(phase, activity.tool);
       run.activity(phase, activity);
-      // A call its guards refused (damage-control, the sandbox): kept on the arm's record (./tried.ts).
+      // A call its guards refused (damage-control, the sandbox): kept on the arm's record (./harvest/tried.ts).
       session.tried.see(phase, activity);
       // Nothing happened (the sandbox refused it), so the arm is not red for it, but the attempt is its own: said.
       if (activity.kind === 'tool_end' && activity.denied) run.activity(phase, { kind: 'note', text: `the sandbox refused a write outside its tree: ${activity.denied}` });
@@ -91,7 +91,7 @@ export async function runGates(
 
 /**
  * The end of an agent's turn, before any gate, test runner or git of ours reads the repository: the processes
- * its tools left running are ended, and what it changed under `.git` is undone (./gitGuard.ts).
+ * its tools left running are ended, and what it changed under `.git` is undone (./git/guard.ts).
  */
 export interface TurnEnd {
   strays: number[];
@@ -99,9 +99,9 @@ export interface TurnEnd {
   gitChanges: string[];
   /** Earlier arms' patches it rewrote, put back. */
   patchChanges: string[];
-  /** What it planted in its own git (a worktree arm's, ./ownGit.ts). */
+  /** What it planted in its own git (a worktree arm's, ./git/own.ts). */
   ownGitChanges?: string[];
-  /** The user's branches and tags it made or moved in its own git: contained, named as tried (./ownGit.ts). */
+  /** The user's branches and tags it made or moved in its own git: contained, named as tried (./git/own.ts). */
   refActs?: string[];
 }
 

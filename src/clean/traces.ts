@@ -1,17 +1,17 @@
 // What runs leave behind in a workspace, run by run, found where the code that writes each thing puts it:
-//   refs/factory/<adw_id>/arm-<k>        a losing arm's patch as a commit (src/bon/patch.ts keepArmRef)
+//   refs/factory/<adw_id>/arm-<k>        a losing arm's patch as a commit (src/bon/patch/patch.ts keepArmRef)
 //   adws/adw_data/bon/<adw_id>/          each arm's patch and harvest.json (src/bon/check.ts, rank.ts)
 //   adws/adw_data/reports/<adw_id>/      --report's report.md / junit.xml (src/headless/ciReport.ts)
 //   adws/adw_data/traces/runs/<id>.jsonl the run log (src/trace/runLog.ts)
 //   adws/adw_data/sessions/…<session>…   pi's session files and stderr logs, one per pi start the ledger names
 //   adws/adw_data/traces/harness/<session>.jsonl  factory-obs's trace of each session
-//   <worktree base>/<repo key>/<adw_id>/ the run's worktrees, while it runs or once it was killed (src/bon/worktrees.ts)
+//   <worktree base>/<repo key>/<adw_id>/ the run's worktrees, while it runs or once it was killed (src/bon/tree/worktrees.ts)
 // and whether the run is running (the trace index's live owner, or the live owner of its worktrees) and whether
 // its harvest was applied (an `apply` event in its run log).
 import fs from 'node:fs';
 import path from 'node:path';
-import { gitxText } from '../bon/gitx.js';
-import { runFolders } from '../bon/worktrees.js';
+import { gitxText } from '../bon/git/command.js';
+import { runFolders } from '../bon/tree/worktrees.js';
 import type { WorkspacePaths } from '../config/paths.js';
 import { parseObjectLine, readCompleteLines } from '../trace/jsonl.js';
 import { harnessFileName, listRunLogs, readRunLog, runLogPath } from '../trace/runLog.js';

@@ -7,8 +7,8 @@ import path from 'node:path';
 import { UsageError, errorMessage } from '../contract/errors.js';
 import type { RunEvent } from '../contract/events.js';
 import { gateCommands } from '../config/roster.js';
-import { armPatchFile } from '../bon/patch.js';
-import { applyCommand, cautionOf, unverifiedReason } from '../bon/rank.js';
+import { armPatchFile } from '../bon/patch/patch.js';
+import { applyCommand, cautionOf, unverifiedReason } from '../bon/harvest/rank.js';
 import type { GateSignature } from '../gates/baseline.js';
 import { redactDeep } from '../contract/redact.js';
 import { runLogPath } from '../trace/runLog.js';
@@ -149,7 +149,7 @@ export async function applyOutput(ws: Workspace, args: ApplyArgs, json = false):
   const bonDir = path.join(ws.paths.dataDir, 'bon', args.adwId);
   const harvest = readHarvest(bonDir, args.adwId);
   const chosen = sealedArm(bonDir, harvest, args);
-  const [{ applyLine, applyVerified }, { availableSandbox }] = await Promise.all([import('../bon/apply.js'), import('../sandbox/detect.js')]);
+  const [{ applyLine, applyVerified }, { availableSandbox }] = await Promise.all([import('../bon/patch/apply.js'), import('../sandbox/detect.js')]);
   const sandbox = await availableSandbox(ws.real);
   const outcome = await applyVerified({
     ...(sandbox ? { sandbox } : {}),

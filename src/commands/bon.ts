@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import { ADW_NAME, bonPhases } from '../../adws/adw_bon.js';
 import { BonSession, type BonAdwOptions } from '../bon/session.js';
 import { MAX_ARMS, validateArms } from '../bon/check.js';
-import { parseUsd, type BonPolicy } from '../bon/spend.js';
+import { parseUsd, type BonPolicy } from '../bon/spend/watch.js';
 import type { JudgeSetup } from '../bon/judge.js';
 import { parseDuration } from '../contract/duration.js';
 import { UsageError } from '../contract/errors.js';
@@ -198,8 +198,8 @@ export async function applyWinner(session: BonSession, ws: Workspace, arm?: numb
  * included), and nothing when there is none: an unverified arm is applied only when the user names it.
  */
 async function verifyAndApply(session: BonSession, ws: Workspace, arm: number | undefined, consent: boolean): Promise<{ applied: boolean; line: string; arm?: number; needsConsent?: boolean }> {
-  const { applyLine, applyVerified } = await import('../bon/apply.js');
-  const { applyCommand, cautionOf, unverifiedReason } = await import('../bon/rank.js');
+  const { applyLine, applyVerified } = await import('../bon/patch/apply.js');
+  const { applyCommand, cautionOf, unverifiedReason } = await import('../bon/harvest/rank.js');
   const ranking = session.ranking;
   const chosen = arm !== undefined ? session.arms.get(arm) : ranking?.winner;
   if (arm === undefined && chosen === undefined) {

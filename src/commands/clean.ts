@@ -4,8 +4,8 @@
 // would remove; nothing else is touched (the ledger keeps its one line per pi start).
 import fs from 'node:fs';
 import { UsageError } from '../contract/errors.js';
-import { gitxOk } from '../bon/gitx.js';
-import { runFolders, sweepWorktrees } from '../bon/worktrees.js';
+import { gitxOk } from '../bon/git/command.js';
+import { runFolders, sweepWorktrees } from '../bon/tree/worktrees.js';
 import { DEFAULT_KEEP, DEFAULT_OLDER_THAN_MS, parseAge, planClean, type CleanOptions, type KeptWhy } from '../clean/plan.js';
 import { runLeftovers, type RunLeftovers } from '../clean/traces.js';
 import { openSyncedStore } from './runs.js';

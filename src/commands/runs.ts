@@ -7,7 +7,7 @@ import { UsageError } from '../contract/errors.js';
 import type { RunEvent } from '../contract/events.js';
 import { formatCost, formatSeconds, formatTokens } from '../contract/format.js';
 import type { WorkspacePaths } from '../config/paths.js';
-import { harvestReport } from '../bon/rank.js';
+import { harvestReport } from '../bon/harvest/rank.js';
 import { pendingApply } from '../engine/resume.js';
 import { createRedactor, redactDeep, type Redactor } from '../contract/redact.js';
 import type { PhaseRow, RunRow, TraceStore } from '../trace/store.js';

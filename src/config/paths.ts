@@ -86,3 +86,12 @@ export function piAgentDir(env: NodeJS.ProcessEnv): string {
   if (dir) return dir.startsWith('~/') ? path.join(env.HOME ?? os.homedir(), dir.slice(2)) : path.resolve(dir);
   return path.join(env.HOME ?? os.homedir(), '.pi', 'agent');
 }
+
+/** The variable that says where best-of-N's trees go. */
+export const WORKTREES_ENV = 'FACTORY_WORKTREES';
+
+/** Where best-of-N's trees go: `$FACTORY_WORKTREES`, else `<tmp>/factory-worktrees` (outside every repository). */
+export function worktreeBase(env: NodeJS.ProcessEnv = process.env): string {
+  const chosen = env[WORKTREES_ENV]?.trim();
+  return path.resolve(chosen || path.join(os.tmpdir(), 'factory-worktrees'));
+}

@@ -53,17 +53,17 @@ export interface ArmRank {
   excused?: string[];
   /**
    * Every gate that ran was excused (red on HEAD the same way): nothing verified the arm. It is not green (`green` is
-   * false), never wins, and is applied only when the user names it (../bon/rank.ts verdictOf says `unverified`).
+   * false), never wins, and is applied only when the user names it (../bon/harvest/rank.ts verdictOf says `unverified`).
    */
   unverified?: boolean;
   /**
    * What the arm tried that its guards refused or contained (a call damage-control blocked, a write the sandbox
-   * refused), the first few as lines (../bon/tried.ts); `triedCount` counts them all. An arm that tried something
+   * refused), the first few as lines (../bon/harvest/tried.ts); `triedCount` counts them all. An arm that tried something
    * ranks below one equal on the gates that tried nothing, and applying it asks first.
    */
   tried?: string[];
   triedCount?: number;
-  /** The files of its patch beyond the spec's scope (what the spec and the primer's plan name; ../bon/scope.ts). */
+  /** The files of its patch beyond the spec's scope (what the spec and the primer's plan name; ../bon/harvest/scope.ts). */
   beyond?: string[];
   /** It waited for a slot before it started: it ran under another load than the arms before it (its time is not theirs). */
   waited?: boolean;
@@ -77,7 +77,7 @@ export interface JudgeOrder {
   model?: string;
 }
 
-/** The spend forecast of a fan-out, from the primer's own figures (../bon/forecast.ts): dollars, low–high. */
+/** The spend forecast of a fan-out, from the primer's own figures (../bon/spend/forecast.ts): dollars, low–high. */
 export interface SpendForecast {
   arms: number;
   perArm: Array<{ arm: number; model?: string; low: number; mid: number; high: number }>;

@@ -65,7 +65,7 @@ export function headGatesCheck(): DoctorCheck {
       const commands = gateCommands(ctx.root, roster);
       if (commands.length === 0) return { status: 'skipped', detail: 'payload.commands is empty' };
       const env = gatesEnv(ctx);
-      const [{ commandGate }, { prepareArmTree }] = await Promise.all([import('../gates/judges.js'), import('../bon/armTree.js')]);
+      const [{ commandGate }, { prepareArmTree }] = await Promise.all([import('../gates/judges.js'), import('../bon/tree/armTree.js')]);
       const runTag = `doctor-${randomUUID().slice(0, 8)}`;
       const head = await treeState(ctx.root, { env, runTag }).then((s) => s.head).catch(() => undefined);
       const gateFolders = commands.map((c) => path.relative(ctx.root, c.cwd));

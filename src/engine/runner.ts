@@ -242,7 +242,7 @@ export async function execute(run: Run, phases: Phase[], resume?: ResumeOptions)
         },
         () => new Promise<void>((resolve) => (ring = resolve)),
         (member) => {
-          // Its time will not include the wait, nor be compared with those who ran meanwhile (../bon/rank.ts).
+          // Its time will not include the wait, nor be compared with those who ran meanwhile (../bon/harvest/rank.ts).
           run.waited.add(member.name);
           const { limit, why } = member.parallel!;
           run.emit({ type: 'phase_waiting', adwId: run.adwId, ts: Date.now(), phase: member.name, limit, ...(why ? { why } : {}) });

@@ -4,7 +4,7 @@
 // what happened, and fields it does not know of are ignored, or read generically when they say something.
 import fs from 'node:fs';
 import path from 'node:path';
-import { cautionOf, unverifiedReason, whyOf } from '../bon/rank.js';
+import { cautionOf, unverifiedReason, whyOf } from '../bon/harvest/rank.js';
 import type { ArmRank, PhasePlan, RunEvent } from '../contract/events.js';
 import { junitReport, markdownReport, type ArmReport, type BonReport, type CiReport, type GateGroup, type GateRow, type PhaseReport, type Verdict } from './ciReportFormat.js';
 import { finiteCost, finiteCount } from '../contract/numbers.js';

@@ -3,7 +3,7 @@
 // may hold `|`, newlines, HTML, ANSI escapes, NUL. Every such text goes through one escaper per format, so no
 // value can end a table cell, open a tag, or make the XML unreadable (an XML 1.0 parser refuses a control
 // character outright, even written as a character reference).
-import { primerLine } from '../bon/rank.js';
+import { primerLine } from '../bon/harvest/rank.js';
 import { isInfrastructure, type FailureKind } from '../contract/errors.js';
 import type { PhaseKind } from '../contract/events.js';
 import { formatCost, formatSeconds, formatTokens } from '../contract/format.js';

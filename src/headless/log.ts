@@ -1,8 +1,8 @@
 // Headless output for CI and scripts: the runner's events as plain log lines on stderr, or (with --json) as
 // one JSON object per line on stdout. The envelope itself is the caller's to print.
-import { harvestReport, unverifiedReason } from '../bon/rank.js';
+import { harvestReport, unverifiedReason } from '../bon/harvest/rank.js';
 import { EVENT_SCHEMA_VERSION, type PhaseKind, type RunEvent } from '../contract/events.js';
-import { spendLine } from '../bon/spendLines.js';
+import { spendLine } from '../bon/spend/lines.js';
 import { formatCost, waitingLine } from '../contract/format.js';
 import { EXIT } from '../contract/exit.js';
 

@@ -1,6 +1,6 @@
 // The doctor's checklist in a terminal: as a screen of its own (`factory doctor`, or `d` on the home) and as an
 // overlay over a live run or the arms board (`d`), the run's events feeding its own store meanwhile.
-import type { CommandFlags } from '../commands/dispatch.js';
+import type { CommandFlags } from '../commands/command.js';
 import type { Workspace } from '../commands/workspace.js';
 import { errorMessage } from '../contract/errors.js';
 import type { Lifecycle } from '../lifecycle.js';
@@ -10,7 +10,7 @@ const warn = (message: string) => process.stderr.write(`factory: ${message}\n`);
 
 async function doctorModules() {
   const [{ createDoctorStore, initialDoctorState, runDoctorInto }, { DoctorScreen }, { doctorSession, doctorOfRun }] = await Promise.all([
-    import('../../state/doctorStore.js'),
+    import('../../state/doctor/store.js'),
     import('../../components/DoctorScreen.js'),
     import('../commands/doctor.js'),
   ]);

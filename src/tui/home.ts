@@ -1,6 +1,6 @@
 // `factory` alone in a terminal: the runs list (enter replays a run, r resumes it live, d opens the doctor), and
 // the router that moves between the home, the doctor and a resumed run.
-import type { CommandFlags, PreparedRun } from '../commands/dispatch.js';
+import type { CommandFlags, PreparedRun } from '../commands/command.js';
 import type { Lifecycle } from '../lifecycle.js';
 import { runDoctorScreen } from './doctor.js';
 import { importUi, mountScreen } from './mount.js';
@@ -11,7 +11,7 @@ type HomeNext = { resume: string } | { doctor: true } | undefined;
 async function homeScreen(flags: CommandFlags, lifecycle: Lifecycle): Promise<{ next: HomeNext; ws: import('../commands/workspace.js').Workspace }> {
   const [ui, { createHomeStore }, { HomeScreen }, { openWorkspace }, { openSyncedStore }] = await Promise.all([
     importUi(),
-    import('../../state/homeStore.js'),
+    import('../../state/home/store.js'),
     import('../../components/HomeScreen.js'),
     import('../commands/workspace.js'),
     import('../commands/runs.js'),

@@ -39,7 +39,7 @@ async function notifyOn(run: Run, opts: ScreenOptions): Promise<void> {
 export async function runFlowScreen(prepared: PreparedFlow, lifecycle: Lifecycle, execute: (run: Run) => Promise<number>, opts: ScreenOptions = {}): Promise<number> {
   const [ui, { createRunStore }, { RunScreen }, { STATUS_ABORTING, STATUS_QUITTING }, { pacedStore }] = await Promise.all([
     importUi(),
-    import('../../state/runStore.js'),
+    import('../../state/run/store.js'),
     import('../../components/RunScreen.js'),
     import('../../state/controller.js'),
     import('../../state/paced.js'),
@@ -72,7 +72,7 @@ export async function runFlowScreen(prepared: PreparedFlow, lifecycle: Lifecycle
 export async function runBonScreen(prepared: PreparedBon, lifecycle: Lifecycle, execute: (run: Run) => Promise<number>, opts: ScreenOptions = {}): Promise<number> {
   const [ui, { createBonStore }, { BonScreen }, { STATUS_ABORTING, STATUS_QUITTING }, { applyWinner, readArmPatch }, { pacedStore }] = await Promise.all([
     importUi(),
-    import('../../state/bonStore.js'),
+    import('../../state/bon/store.js'),
     import('../../components/BonScreen.js'),
     import('../../state/controller.js'),
     import('../commands/bon.js'),

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { applyOutput } from '../../src/commands/apply.js';
 import { openWorkspace } from '../../src/commands/workspace.js';
-import { harvestReport, type HarvestJson } from '../../src/bon/rank.js';
+import { harvestReport, type HarvestJson } from '../../src/bon/harvest/rank.js';
 import { call, report } from '../../src/scripted/tape.js';
 import { bonBench, runBon, treeStatus, type BonBench } from '../helpers/bon.js';
 import { git } from '../helpers/repo.js';

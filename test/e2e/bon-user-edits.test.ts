@@ -49,7 +49,7 @@ const TAPES: Tapes = {
 
 describe('factory bon in worktrees while the user edits the file the arms change', () => {
   it('every arm is green on the run base, the user keeps their edit, and factory apply lands the winner around it', async () => {
-    // The spec asks for the notes too: a change there is in its scope (src/bon/scope.ts).
+    // The spec asks for the notes too: a change there is in its scope (src/bon/harvest/scope.ts).
     const spec = '# farewell\n\nAdd `src/farewell.js` exporting `farewell(name)` that returns `Goodbye, <name>!`, and note it at line 18 of `src/notes.txt`.\nThe test `test/farewell.test.js` must pass (`node --test`).\n';
     const b = await bonBench(TAPES, { [LONG]: text(LINES), 'specs/farewell.md': spec });
     bench = b;

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { prepareArmTree, type ArmTree } from '../../src/bon/armTree.js';
+import { prepareArmTree, type ArmTree } from '../../src/bon/tree/armTree.js';
 import { HarnessError } from '../../src/contract/errors.js';
 import { Envelope, schema } from '../../src/envelope/envelopes.js';
 import { forkRefusal } from '../../src/pi/forkCheck.js';

@@ -27,3 +27,17 @@ export const FLOORS: readonly (readonly string[])[] = [
   ['src/tui', 'src/cli'], // the front ends: mount views on stores; compose a run from start to close
   ['src/cli.tsx'], // the entry
 ];
+
+/**
+ * best-of-N's own rooms (src/bon/), lowest first: an arm's git, then its tree, its patch, the harvest's judgements; the
+ * spend watch beside git. Each imports its own room and the rooms below; the run itself (the files at src/bon's root
+ * and dispatch/, the port an arm runs behind) sits above them all, and no room imports it.
+ */
+export const BON_ROOT = 'src/bon';
+export const BON_RUN_FOLDERS: readonly string[] = ['src/bon/dispatch'];
+export const BON_FLOORS: readonly (readonly string[])[] = [
+  ['src/bon/git', 'src/bon/spend'], // git: the guard, the watch, an arm's own git, the factory's private git · spend: watch, forecast, budget server, prefix gate
+  ['src/bon/tree'], // worktrees, the arm's repository, includes, submodules, scratch dependencies
+  ['src/bon/patch'], // the patch harvested, sealed, read as git reads it, applied
+  ['src/bon/harvest'], // ranking, overlap, line alignment, scope, what an arm tried
+];

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { factoryRoot } from '../../src/pi/resolve.js';
-import { FLOORS } from '../helpers/floors.js';
+import { BON_FLOORS, BON_ROOT, BON_RUN_FOLDERS, FLOORS } from '../helpers/floors.js';
 
 const ROOT = factoryRoot();
 const SOURCE_DIRS = ['src', 'adws', 'state', 'components'];
@@ -113,6 +113,23 @@ export function floorViolations(all: readonly Edge[]): string[] {
   return [...new Set(out)].sort();
 }
 
+/** Inside best-of-N: every import from one of its rooms to the run (its root) or to a room that is not below it. */
+export function bonRoomViolations(all: readonly Edge[]): string[] {
+  const roomIn = (f: string) => BON_FLOORS.flat().find((room) => f.startsWith(`${room}/`));
+  const level = (room: string) => BON_FLOORS.findIndex((floor) => floor.includes(room));
+  const out: string[] = [];
+  for (const e of all) {
+    if (!e.from.startsWith(`${BON_ROOT}/`) || !e.to.startsWith(`${BON_ROOT}/`)) continue;
+    const from = roomIn(e.from);
+    if (from === undefined) continue; // the run itself may use every room
+    const to = roomIn(e.to);
+    if (to === from) continue;
+    if (to === undefined) out.push(`${e.from} → ${e.to} (${from} → the run, above every room)`);
+    else if (level(to) >= level(from)) out.push(`${e.from} → ${e.to} (${from} → ${to}${level(to) === level(from) ? ', a neighbour' : ', above'})`);
+  }
+  return [...new Set(out)].sort();
+}
+
 interface Rule {
   name: string;
   from: (f: string) => boolean;
@@ -212,7 +229,7 @@ describe('architecture: the walls', () => {
       { from: 'src/gates/judges.ts', to: 'src/envelope/envelopes.ts', typeOnly: false }, // a neighbour
       { from: 'src/contract/events.ts', to: 'src/engine/runner.ts', typeOnly: true }, // the lowest floor reaching up
       { from: 'src/bon/session.ts', to: 'src/engine/runner.ts', typeOnly: false }, // allowed: down a floor
-      { from: 'src/bon/session.ts', to: 'src/bon/rank.ts', typeOnly: false }, // allowed: its own room
+      { from: 'src/bon/session.ts', to: 'src/bon/harvest/rank.ts', typeOnly: false }, // allowed: its own room
       { from: 'src/bon/session.ts', to: 'yaml', typeOnly: false }, // packages are not floors
     ];
     expect(floorViolations(made)).toHaveLength(3);
@@ -221,7 +238,7 @@ describe('architecture: the walls', () => {
       { from: 'src/bon/session.ts', to: 'src/pi/stream.ts', typeOnly: true },
       { from: 'adws/adw_x.ts', to: 'src/pi/launch.ts', typeOnly: false },
       { from: 'src/cli.tsx', to: 'components/X.tsx', typeOnly: false },
-      { from: 'components/X.tsx', to: 'src/bon/rank.ts', typeOnly: false },
+      { from: 'components/X.tsx', to: 'src/bon/harvest/rank.ts', typeOnly: false },
       { from: 'components/X.tsx', to: 'src/commands/runs.ts', typeOnly: false },
       { from: 'state/x.ts', to: 'node:child_process', typeOnly: false },
       { from: 'src/tui/mount.tsx', to: 'components/X.tsx', typeOnly: false }, // allowed: the TUI mounts views
@@ -239,6 +256,20 @@ describe('architecture: the walls', () => {
 
   it('no import climbs a floor or crosses to a neighbour', () => {
     expect(floorViolations(edges)).toEqual([]);
+  });
+
+  it('best-of-N is in rooms: each on its inner floor, none importing the run above them, no folder left out', () => {
+    const made: Edge[] = [
+      { from: 'src/bon/git/guard.ts', to: 'src/bon/tree/worktrees.ts', typeOnly: false }, // up
+      { from: 'src/bon/git/guard.ts', to: 'src/bon/spend/watch.ts', typeOnly: true }, // a neighbour
+      { from: 'src/bon/harvest/rank.ts', to: 'src/bon/session.ts', typeOnly: true }, // to the run
+      { from: 'src/bon/harvest/rank.ts', to: 'src/bon/patch/text.ts', typeOnly: false }, // allowed: down
+      { from: 'src/bon/session.ts', to: 'src/bon/git/guard.ts', typeOnly: false }, // allowed: the run uses its rooms
+    ];
+    expect(bonRoomViolations(made)).toHaveLength(3);
+    expect(bonRoomViolations(edges)).toEqual([]);
+    const folders = fs.readdirSync(path.join(ROOT, BON_ROOT), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => `${BON_ROOT}/${e.name}`);
+    expect(folders.sort()).toEqual([...BON_FLOORS.flat(), ...BON_RUN_FOLDERS].sort());
   });
 
   it('no arrow that must never exist', () => {

@@ -5,10 +5,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { applyVerified, verifyPatch } from '../../src/bon/apply.js';
-import { harvestPatch, patchDigest, readSealed, resetTree } from '../../src/bon/patch.js';
-import { appliedSpecialEntry, gitPatchFacts } from '../../src/bon/patchGit.js';
-import { isSpecialMode, modeType, parsePatchHeaders } from '../../src/bon/patchText.js';
+import { applyVerified, verifyPatch } from '../../src/bon/patch/apply.js';
+import { harvestPatch, patchDigest, readSealed, resetTree } from '../../src/bon/patch/patch.js';
+import { appliedSpecialEntry, gitPatchFacts } from '../../src/bon/patch/git.js';
+import { isSpecialMode, modeType, parsePatchHeaders } from '../../src/bon/patch/text.js';
 import { git, makeTempRepo, tempDir as makeTempDir } from '../helpers/repo.js';
 
 const cleanups: (() => void)[] = [];

@@ -4,8 +4,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { applyVerified, verifyPatch } from '../../src/bon/apply.js';
-import { harvestPatch, resetTree } from '../../src/bon/patch.js';
+import { applyVerified, verifyPatch } from '../../src/bon/patch/apply.js';
+import { harvestPatch, resetTree } from '../../src/bon/patch/patch.js';
 import { git, makeTempRepo, tempDir as makeTempDir } from '../helpers/repo.js';
 
 const cleanups: (() => void)[] = [];

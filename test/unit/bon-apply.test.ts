@@ -4,9 +4,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { applyVerified, pathRefusal, verifyPatch } from '../../src/bon/apply.js';
-import { harvestPatch, resetTree } from '../../src/bon/patch.js';
-import { parsePatchHeaders, unquote } from '../../src/bon/patchText.js';
+import { applyVerified, pathRefusal, verifyPatch } from '../../src/bon/patch/apply.js';
+import { harvestPatch, resetTree } from '../../src/bon/patch/patch.js';
+import { parsePatchHeaders, unquote } from '../../src/bon/patch/text.js';
 import { git, makeTempRepo, tempDir as makeTempDir } from '../helpers/repo.js';
 
 const cleanups: (() => void)[] = [];

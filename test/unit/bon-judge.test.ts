@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ArmRank } from '../../src/contract/events.js';
 import { JUDGE_PATCH_MAX, judgeAsk, judgeRefusal } from '../../src/bon/judge.js';
-import { harvestReport, judged as judgedRanking, rankArms, whyJudged } from '../../src/bon/rank.js';
+import { harvestReport, judged as judgedRanking, rankArms, whyJudged } from '../../src/bon/harvest/rank.js';
 
 const arm = (n: number, green: boolean, cost: number): ArmRank => ({ arm: n, phase: `arm_${n}`, green, tokens: 100, cost, seconds: 1, patchBytes: 10 });
 

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { armOverlap, diffStats, parseHunks, sideBySide } from '../../src/bon/overlap.js';
+import { armOverlap, diffStats, parseHunks, sideBySide } from '../../src/bon/harvest/overlap.js';
 
 // The user's git configuration (colour, noprefix, autocrlf) must not shape the patches.
 const GIT_ENV = { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };

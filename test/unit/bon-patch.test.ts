@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { armPatchFile, armRefName, harvestPatch, keepArmRef, resetTree } from '../../src/bon/patch.js';
+import { armPatchFile, armRefName, harvestPatch, keepArmRef, resetTree } from '../../src/bon/patch/patch.js';
 import { git, makeTempRepo } from '../helpers/repo.js';
 
 const cleanups: (() => void)[] = [];

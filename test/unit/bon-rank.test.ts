@@ -1,7 +1,7 @@
 // Ranking and the harvest's lines (pure): green first, then cheapest, then fastest, stable, and the exact texts.
 import { describe, expect, it } from 'vitest';
 import type { ArmRank } from '../../src/contract/events.js';
-import { applyCommand, harvestJson, harvestReport, primerLine, rankArms, rankHarvest, verdictOf, whyFirst, winnerOf } from '../../src/bon/rank.js';
+import { applyCommand, harvestJson, harvestReport, primerLine, rankArms, rankHarvest, verdictOf, whyFirst, winnerOf } from '../../src/bon/harvest/rank.js';
 import { harvestFile } from '../../src/config/paths.js';
 
 function arm(n: number, green: boolean, cost: number, seconds: number, extra: Partial<ArmRank> = {}): ArmRank {

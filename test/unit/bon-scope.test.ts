@@ -1,7 +1,7 @@
-// The spec's scope as its words and the primer's plan give it (src/bon/scope.ts, pure): an arm's files beyond it
+// The spec's scope as its words and the primer's plan give it (src/bon/harvest/scope.ts, pure): an arm's files beyond it
 // are named, never guessed from a spec that names no file.
 import { describe, expect, it } from 'vitest';
-import { beyondLine, beyondScope, specScope } from '../../src/bon/scope.js';
+import { beyondLine, beyondScope, specScope } from '../../src/bon/harvest/scope.js';
 
 const ZUSTAND_LIKE = `# Fix the shallow compare of Maps
 

@@ -132,7 +132,7 @@ describe('BonSession: the live session', () => {
       model: 'p/a',
       thinking: 'low',
       tools: BON_TOOLS,
-      // Every node of the run is given the spend gate's address (../../src/bon/budgetServer.ts).
+      // Every node of the run is given the spend gate's address (../../src/bon/spend/budgetServer.ts).
       env: { A: '1', FACTORY_BUDGET_URL: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/[0-9a-f]{32}$/) },
       identity: { adwId: s.run.adwId, phase: 'prime', role: 'builder' },
       envelopeSchema: 'BuildEnvelope',

@@ -3,11 +3,11 @@
 // test/e2e/bon-spend.test.ts.
 import { describe, expect, it } from 'vitest';
 import { parseDuration, formatDuration } from '../../src/contract/duration.js';
-import { armCost, armShape, forecastFanOut } from '../../src/bon/forecast.js';
-import { formatCap, parseUsd, SpendWatch, type Reservation, type SpendNote } from '../../src/bon/spend.js';
+import { armCost, armShape, forecastFanOut } from '../../src/bon/spend/forecast.js';
+import { formatCap, parseUsd, SpendWatch, type Reservation, type SpendNote } from '../../src/bon/spend/watch.js';
 import { notificationBytes, notificationKind, notificationOf } from '../../src/tui/notify.js';
 import Database from 'better-sqlite3';
-import { startBudgetServer } from '../../src/bon/budgetServer.js';
+import { startBudgetServer } from '../../src/bon/spend/budgetServer.js';
 import { askGate, installSpendGate } from '../../.pi/lib/spend-gate.js';
 import { runStatus } from '../../src/trace/fold.js';
 import { MIGRATIONS, migrate } from '../../src/trace/schema.js';

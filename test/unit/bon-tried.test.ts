@@ -1,11 +1,11 @@
-// An arm's record of what its guards refused (src/bon/tried.ts), and what the ranking and `factory apply` make of
+// An arm's record of what its guards refused (src/bon/harvest/tried.ts), and what the ranking and `factory apply` make of
 // it (pure): calls paired with their ends by pi's call id, the first few kept and all counted; an arm that tried
 // something ranks below an arm equal on the gates that tried nothing; applying it needs a yes.
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sealedArm } from '../../src/commands/apply.js';
-import { cautionOf, harvestJson, rankArms, rankHarvest } from '../../src/bon/rank.js';
-import { TRIED_KEPT, TriedLog, triedLine } from '../../src/bon/tried.js';
+import { cautionOf, harvestJson, rankArms, rankHarvest } from '../../src/bon/harvest/rank.js';
+import { TRIED_KEPT, TriedLog, triedLine } from '../../src/bon/harvest/tried.js';
 import type { ArmRank } from '../../src/contract/events.js';
 
 const BLOCKED = 'Blocked by damage-control: bash command matches deny rule /core\\.hooksPath/';

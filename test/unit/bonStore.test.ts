@@ -1,4 +1,4 @@
-import { whyFirst } from '../../src/bon/rank.js';
+import { whyFirst } from '../../src/bon/harvest/rank.js';
 import { describe, expect, it } from 'vitest';
 import {
   armsOf,
@@ -15,7 +15,7 @@ import {
   type BonAction,
   type BonEffect,
   type BonState,
-} from '../../state/bonStore.js';
+} from '../../state/bon/store.js';
 import { bonModeOf, dispatchBonIntent, type BonController, type BonIntent } from '../../state/controller.js';
 import { BON_KEYS, helpText, intentFor, keyLabel } from '../../components/keymap.js';
 import type { ArmRank, FailureKind, RunEvent } from '../../src/contract/events.js';

@@ -29,8 +29,8 @@ import {
   type DoctorEffect,
   type DoctorState,
   type DoctorStore,
-} from '../../state/doctorStore.js';
-import { createHomeStore } from '../../state/homeStore.js';
+} from '../../state/doctor/store.js';
+import { createHomeStore } from '../../state/home/store.js';
 import { foldSteps } from '../../state/step.js';
 
 const GIT: DoctorCheckInfo = { id: 'tools.git', category: 'tools', severity: 'required', title: 'git' };

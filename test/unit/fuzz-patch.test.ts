@@ -8,8 +8,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pathRefusal } from '../../src/bon/apply.js';
-import { isSpecialMode, parsePatchHeaders } from '../../src/bon/patchText.js';
+import { pathRefusal } from '../../src/bon/patch/apply.js';
+import { isSpecialMode, parsePatchHeaders } from '../../src/bon/patch/text.js';
 import { fuzz, type Gen } from '../helpers/fuzz.js';
 
 const NAMES = ['a.txt', 'src/x.js', '.git/config', '.GIT/hooks/pre-commit', 'sub/.git/x', '../out', '/etc/passwd', 'dir with space/f', 'tab\there', 'é.txt', 'a/../../b', 'link', '.gitx', 'x.git'];

@@ -8,12 +8,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { configActs, refActs } from '../../src/bon/gitActs.js';
-import { gitDirMotif, putBack, restoreGitDir, snapshotGitDir } from '../../src/bon/gitGuard.js';
-import { GitWatch } from '../../src/bon/gitWatch.js';
-import { prepareArmTree } from '../../src/bon/armTree.js';
-import { harvestPatch, keepArmRef } from '../../src/bon/patch.js';
-import { worktreeBase } from '../../src/bon/worktrees.js';
+import { configActs, refActs } from '../../src/bon/git/acts.js';
+import { gitDirMotif, putBack, restoreGitDir, snapshotGitDir } from '../../src/bon/git/guard.js';
+import { GitWatch } from '../../src/bon/git/watch.js';
+import { prepareArmTree } from '../../src/bon/tree/armTree.js';
+import { harvestPatch, keepArmRef } from '../../src/bon/patch/patch.js';
+import { worktreeBase } from '../../src/bon/tree/worktrees.js';
 import { git, makeTempRepo } from '../helpers/repo.js';
 
 const cleanups: (() => void)[] = [];

@@ -11,7 +11,7 @@ import {
   type HomeAction,
   type HomeEffect,
   type HomeState,
-} from '../../state/homeStore.js';
+} from '../../state/home/store.js';
 import type { RunEvent } from '../../src/contract/events.js';
 import { foldSteps } from '../../state/step.js';
 import { waitFor } from '../helpers/ink.js';

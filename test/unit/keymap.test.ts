@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Key } from 'ink';
 import { helpItems, helpText, intentFor, keyLabel, keyNameOf, RUN_KEYS } from '../../components/keymap.js';
 import { dispatchRunIntent, runModeOf, STATUS_ABORTING, STATUS_CONFIRM_QUIT, type RunController, type RunMode } from '../../state/controller.js';
-import { createRunStore, type RunStore } from '../../state/runStore.js';
+import { createRunStore, type RunStore } from '../../state/run/store.js';
 import type { RunEvent } from '../../src/contract/events.js';
 
 function key(flags: Partial<Key> = {}): Key {

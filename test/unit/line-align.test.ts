@@ -1,6 +1,6 @@
-// lineAlign.ts: two lists of lines aligned as a diff aligns them, for the compare view (`s`).
+// src/bon/harvest/lineAlign.ts: two lists of lines aligned as a diff aligns them, for the compare view (`s`).
 import { describe, expect, it } from 'vitest';
-import { alignLines, likeness, MAX_CELLS, type AlignedLine } from '../../src/bon/lineAlign.js';
+import { alignLines, likeness, MAX_CELLS, type AlignedLine } from '../../src/bon/harvest/lineAlign.js';
 
 /** The alignment as rows of text, `=` same, `≠` changed, `<` left only, `>` right only. */
 function rows(left: string[], right: string[]): string[] {

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ownRefActs, refsOf } from '../../src/bon/ownGit.js';
+import { ownRefActs, refsOf } from '../../src/bon/git/own.js';
 
 const dirs: string[] = [];
 afterEach(() => {

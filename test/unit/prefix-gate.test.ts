@@ -1,7 +1,7 @@
 // When an arm may send its first request: on each model the first arm at once, the others once it has answered
 // (or ended); arms on different models never wait on each other.
 import { describe, expect, it } from 'vitest';
-import { PrefixGate, waitUnlessAborted } from '../../src/bon/prefixGate.js';
+import { PrefixGate, waitUnlessAborted } from '../../src/bon/spend/prefixGate.js';
 
 const settled = async (p: Promise<void>) => {
   let done = false;

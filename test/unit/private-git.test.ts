@@ -9,8 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { treeState } from '../../src/process/git.js';
-import { harvestPatch } from '../../src/bon/patch.js';
-import { privateGit, withPrivateGit } from '../../src/bon/privateGit.js';
+import { harvestPatch } from '../../src/bon/patch/patch.js';
+import { privateGit, withPrivateGit } from '../../src/bon/git/private.js';
 import { git, makeTempRepo } from '../helpers/repo.js';
 
 const cleanups: (() => void)[] = [];

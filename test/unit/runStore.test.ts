@@ -11,7 +11,7 @@ import {
   reduceRun,
   sumPhases,
   type RunState,
-} from '../../state/runStore.js';
+} from '../../state/run/store.js';
 
 const ADW = 'a1b2c3d4';
 const T0 = 1_700_000_000_000;

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { dependencyFolders, isSharedEntry, provideDependencies } from '../../src/bon/scratchDependencies.js';
+import { dependencyFolders, isSharedEntry, provideDependencies } from '../../src/bon/tree/dependencies.js';
 import { makeTempRepo, tempDir as makeTempDir } from '../helpers/repo.js';
 
 const cleanups: (() => void)[] = [];

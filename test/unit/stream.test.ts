@@ -283,7 +283,7 @@ describe('toActivity', () => {
       { kind: 'tool_start', tool: 'bash', detail: 'echo "héllo wörld ✓"', callId: expect.any(String) },
       { kind: 'tool_end', tool: 'bash', isError: false, detail: 'héllo wörld ✓', callId: expect.any(String) },
     ]);
-    // pi's toolCallId pairs each end with its start (src/bon/tried.ts names a refused call by it).
+    // pi's toolCallId pairs each end with its start (src/bon/harvest/tried.ts names a refused call by it).
     const [start, end] = activities.slice(1, 3);
     expect(start?.kind === 'tool_start' && end?.kind === 'tool_end' && start.callId === end.callId).toBe(true);
     expect(activities).toContainEqual({ kind: 'tool_start', tool: 'write', detail: 'notes.txt', callId: expect.any(String) });

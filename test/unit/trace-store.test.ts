@@ -6,7 +6,7 @@ import type { RunEvent } from '../../src/contract/events.js';
 import { createRunRecorder, runLogPath } from '../../src/trace/runLog.js';
 import { openTraceStore, type TraceStore } from '../../src/trace/store.js';
 import type { RunRow as HomeRunRow } from '../../state/controller.js';
-import { reduceRun, initialRunState } from '../../state/runStore.js';
+import { reduceRun, initialRunState } from '../../state/run/store.js';
 import { appendHarness, buildRun, count, declare, LATEST_RUN_PHASES, obsLine, outside, tempWorkspace, type TempWorkspace } from '../helpers/traceFixtures.js';
 
 let ws: TempWorkspace;

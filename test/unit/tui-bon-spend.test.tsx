@@ -5,7 +5,7 @@ import React from 'react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BonScreen } from '../../components/BonScreen.js';
 import type { BonController } from '../../state/controller.js';
-import { createBonStore, type BonStore } from '../../state/bonStore.js';
+import { createBonStore, type BonStore } from '../../state/bon/store.js';
 import type { RunEvent } from '../../src/contract/events.js';
 import { ev, eventsThrough, type Stage } from '../helpers/bonEvents.js';
 import { KEYS, renderInk, waitFor, type InkHarness } from '../helpers/ink.js';

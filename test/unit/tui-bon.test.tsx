@@ -2,7 +2,7 @@ import React from 'react';
 import { describe, expect, it } from 'vitest';
 import { BonScreen } from '../../components/BonScreen.js';
 import { STATUS_CONFIRM_QUIT, type BonController } from '../../state/controller.js';
-import { createBonStore, type BonStore } from '../../state/bonStore.js';
+import { createBonStore, type BonStore } from '../../state/bon/store.js';
 import type { RunEvent } from '../../src/contract/events.js';
 import { ev, eventsThrough, RED_MOTIF, samplePatch, T0, type Stage } from '../helpers/bonEvents.js';
 import { KEYS, screenTests, waitFor, type InkHarness } from '../helpers/ink.js';

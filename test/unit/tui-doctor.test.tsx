@@ -8,8 +8,8 @@ import { HomeScreen } from '../../components/HomeScreen.js';
 import { SPINNER_FRAMES } from '../../components/theme.js';
 import type { DoctorResult } from '../../src/doctor/types.js';
 import type { HomeController } from '../../state/controller.js';
-import { createDoctorStore, initialDoctorState, PLANNED_MARK, type DoctorCheckInfo, type DoctorController, type DoctorStore } from '../../state/doctorStore.js';
-import { createHomeStore } from '../../state/homeStore.js';
+import { createDoctorStore, initialDoctorState, PLANNED_MARK, type DoctorCheckInfo, type DoctorController, type DoctorStore } from '../../state/doctor/store.js';
+import { createHomeStore } from '../../state/home/store.js';
 import { KEYS, screenTests, waitFor, type InkHarness } from '../helpers/ink.js';
 
 const GIT: DoctorCheckInfo = { id: 'tools.git', category: 'tools', severity: 'required', title: 'git' };

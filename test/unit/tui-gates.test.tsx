@@ -4,7 +4,7 @@ import { gateChipsHeight, gateMotifLines } from '../../components/GateChips.js';
 import { phaseGraphHeight } from '../../components/PhaseGraph.js';
 import { RunScreen } from '../../components/RunScreen.js';
 import type { RunController } from '../../state/controller.js';
-import { createRunStore, initialRunState, reduceRun, type RunState, type RunStore } from '../../state/runStore.js';
+import { createRunStore, initialRunState, reduceRun, type RunState, type RunStore } from '../../state/run/store.js';
 import { execute, Run, type Phase } from '../../src/engine/runner.js';
 import type { RunEvent } from '../../src/contract/events.js';
 import { renderInk, waitFor, type InkHarness } from '../helpers/ink.js';

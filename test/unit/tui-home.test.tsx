@@ -10,7 +10,7 @@ import { screenColumns } from '../../src/contract/runsTable.js';
 import { formatAge } from '../../src/contract/format.js';
 import { fitCell } from '../../src/contract/text.js';
 import type { HomeController, RunRow } from '../../state/controller.js';
-import { createHomeStore } from '../../state/homeStore.js';
+import { createHomeStore } from '../../state/home/store.js';
 import type { RunEvent } from '../../src/contract/events.js';
 import { workspacePaths } from '../../src/config/paths.js';
 import { execute, Run, type Phase } from '../../src/engine/runner.js';

@@ -2,13 +2,13 @@ import React from 'react';
 import stringWidth from 'string-width';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RunScreen } from '../../components/RunScreen.js';
-import { phaseSeconds } from '../../state/runStore.js';
+import { phaseSeconds } from '../../state/run/store.js';
 import { spinnerFrame } from '../../components/Spinner.js';
 import { SPINNER_INTERVAL_MS } from '../../components/theme.js';
 import { formatCost, formatSeconds, formatTokens } from '../../src/contract/format.js';
 import { tailHeight } from '../../components/layout.js';
 import { STATUS_ABORTING, STATUS_CONFIRM_QUIT, type RunController } from '../../state/controller.js';
-import { createRunStore, type RunStore } from '../../state/runStore.js';
+import { createRunStore, type RunStore } from '../../state/run/store.js';
 import type { RunEvent } from '../../src/contract/events.js';
 import { KEYS, renderInk, waitFor, type InkHarness } from '../helpers/ink.js';
 

@@ -5,10 +5,10 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { addArmRepo } from '../../src/bon/armRepo.js';
-import { listWorktrees, repoKey, sweepWorktrees, WorktreeError } from '../../src/bon/worktrees.js';
-import { copyIncluded, parseInclude } from '../../src/bon/worktreeInclude.js';
-import { prepareArmTree } from '../../src/bon/armTree.js';
+import { addArmRepo } from '../../src/bon/tree/repo.js';
+import { listWorktrees, repoKey, sweepWorktrees, WorktreeError } from '../../src/bon/tree/worktrees.js';
+import { copyIncluded, parseInclude } from '../../src/bon/tree/include.js';
+import { prepareArmTree } from '../../src/bon/tree/armTree.js';
 import { git, makeTempRepo, tempDir } from '../helpers/repo.js';
 
 const cleanups: (() => void)[] = [];
@@ -135,7 +135,7 @@ describe('worktrees', () => {
     const { root, head, env, opts } = setup();
     const live = await addArmRepo(root, { run: 'alive', name: 'arm_1', commit: head, ...opts });
     // A real run, killed with SIGKILL once its worktrees exist.
-    const module = path.resolve('dist/src/bon/armRepo.js');
+    const module = path.resolve('dist/src/bon/tree/repo.js');
     const script = `const m = await import(${JSON.stringify(module)}); for (const n of ['arm_1','arm_2']) await m.addArmRepo(${JSON.stringify(root)}, { run: 'killed', name: n, commit: ${JSON.stringify(head)}, git: { env: process.env }, env: process.env }); console.log('ready'); setInterval(() => {}, 1000);`;
     const child = spawn(process.execPath, ['--input-type=module', '-e', script], { env, stdio: ['ignore', 'pipe', 'inherit'] });
     await new Promise<void>((resolve, reject) => {
