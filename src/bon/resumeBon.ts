@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import type { ArmRank, RunEvent } from '../contract/events.js';
 import { sessionFileOf } from '../trace/ledger.js';
 import type { CarriedResult } from '../engine/resumeOptions.js';
+import type { BonSession } from './session.js';
 
 export interface BonResume {
   /** The commit the first life's arms started from. */
@@ -81,4 +82,28 @@ export function bonResumeState(events: readonly RunEvent[], carried: ReadonlyMap
     });
   }
   return state;
+}
+
+/**
+ * A resumed run starts from what its first life left (below): the primer's session to fork from, and the
+ * finished arms (their verdicts and sealed patches), which the runner replays instead of running them again.
+ */
+export function preloadSession(session: BonSession, state: BonResume): void {
+  session.resumedHead = state.head;
+  for (const gate of state.preexisting) session.baseline.preexisting.set(gate.gate, { ending: gate.ending, lines: new Set(gate.lines) });
+  if (state.baselineKnown) session.baseline.known();
+  if (state.primer) {
+    session.primer = { tokens: state.primer.tokens, cost: state.primer.cost, sessionId: state.primer.sessionId };
+    session.primerFile = state.primer.file;
+    session.primerMessages = state.primer.messages;
+  }
+  for (const rank of state.arms) {
+    session.arms.set(rank.arm, rank);
+    if (!rank.patchFile) continue;
+    try {
+      session.sealed.set(rank.arm, { file: rank.patchFile, bytes: fs.readFileSync(rank.patchFile) });
+    } catch {
+      // its patch is gone: the harvest's seal check makes the arm red, it cannot win
+    }
+  }
 }

@@ -4,12 +4,10 @@
 import type { ArmRank, SpendForecast } from '../contract/events.js';
 import { formatCost } from '../contract/format.js';
 import { envelopeCard } from '../envelope/catalog.js';
-import fs from 'node:fs';
 import os from 'node:os';
 import { errorMessage, HarnessError, InfrastructureError, PhaseFailure, type StopOrder } from '../contract/errors.js';
 import type { AgentAnswer, AgentSession, SessionRequest } from '../harness/types.js';
 import type { ArmTree } from './tree/armTree.js';
-import type { BonResume } from './resumeBon.js';
 import { planOf, type Phase, type Run } from '../engine/runner.js';
 import { MAX_ARMS, type BonCheck } from './check.js';
 import type { GitDirSnapshot } from './git/guard.js';
@@ -19,9 +17,9 @@ import type { PrefixGate } from './spend/prefixGate.js';
 import { SpendWatch, type SpendNote } from './spend/watch.js';
 import { forecastAbove } from './spend/lines.js';
 import { HeadBaseline } from './headBaseline.js';
+import { BON_TOOLS, type BonAdwOptions } from './sessionOptions.js';
 
 export { BON_TOOLS, type BonAdwOptions, type JudgeSetup } from './sessionOptions.js';
-import { BON_TOOLS, type BonAdwOptions } from './sessionOptions.js';
 
 /** How the workflow builds arm N's phase: injected by the ADW, so that `c` clones an arm the way the plan does. */
 export type ArmPhaseFactory = (session: BonSession, arm: number) => Phase;
@@ -188,30 +186,6 @@ export class BonSession {
 
   /** Set when this is a resumed run: the HEAD its first life's arms started from, which the check must find again. */
   resumedHead?: string;
-
-  /**
-   * A resumed run starts from what its first life left (./resumeBon.ts): the primer's session to fork from, and the
-   * finished arms (their verdicts and sealed patches), which the runner replays instead of running them again.
-   */
-  preload(state: BonResume): void {
-    this.resumedHead = state.head;
-    for (const gate of state.preexisting) this.baseline.preexisting.set(gate.gate, { ending: gate.ending, lines: new Set(gate.lines) });
-    if (state.baselineKnown) this.baseline.known();
-    if (state.primer) {
-      this.primer = { tokens: state.primer.tokens, cost: state.primer.cost, sessionId: state.primer.sessionId };
-      this.primerFile = state.primer.file;
-      this.primerMessages = state.primer.messages;
-    }
-    for (const rank of state.arms) {
-      this.arms.set(rank.arm, rank);
-      if (!rank.patchFile) continue;
-      try {
-        this.sealed.set(rank.arm, { file: rank.patchFile, bytes: fs.readFileSync(rank.patchFile) });
-      } catch {
-        // its patch is gone: the harvest's seal check makes the arm red, it cannot win
-      }
-    }
-  }
 
   /** Plans arms up to `total` (the arms a first life added from the board), before the run starts: no event. */
   planArms(total: number): void {

@@ -111,12 +111,12 @@ export async function prepareResumeRun(ws: Workspace, adwId: string | undefined,
  */
 async function resumeBon(ws: Workspace, args: BonArgs, flags: CommandFlags, run: Run, plan: ResumePlan, events: RunEvent[]): Promise<PreparedRun> {
   if (args.inPlace) throw new UsageError(`run ${run.adwId} ran --in-place: its arms were clones inside one pi process that is gone; start it again`);
-  const { bonResumeState } = await import('../bon/resumeBon.js');
+  const { bonResumeState, preloadSession } = await import('../bon/resumeBon.js');
   const state = bonResumeState(events, plan.carried, ws.paths.sessionsDir);
   if ('motif' in state) throw new UsageError(`run ${run.adwId} cannot be resumed: ${state.motif}`);
   const { prepareBonRun } = await import('./bon.js');
   const prepared = await prepareBonRun(ws, args, flags, run);
-  prepared.session.preload(state);
+  preloadSession(prepared.session, state);
   prepared.session.planArms(args.arms + plan.planned.filter((p) => p.arm !== undefined).length);
   // The check and the harvest always run again; the primer and the finished arms are replayed.
   const carried = new Map([...plan.carried].filter(([name]) => name !== 'check' && name !== 'harvest'));

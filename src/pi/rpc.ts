@@ -7,14 +7,10 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { HarnessError, firstLine } from '../contract/errors.js';
 import { declareSession } from '../trace/ledger.js';
-import type { WorkspacePaths } from '../config/paths.js';
 import type { SupervisedChild } from '../process/supervisor.js';
-import type { PiFlags } from './argv.js';
-import type { Limits, PhaseIdentity } from '../contract/agent.js';
-import type { SandboxSpec } from '../sandbox/wrap.js';
 import { launchPi, StderrTail } from './launch.js';
 import { LineSplitter } from './lines.js';
-import type { PiCommand } from './piCommand.js';
+import type { PiRpcOptions } from './rpcOptions.js';
 import { diagnoseStartFailure } from './resolve.js';
 import { missingKeyMotif, missingKeyProvider } from './providerKeys.js';
 import {
@@ -31,8 +27,8 @@ import {
   type RpcState,
   type UiRequest,
 } from './rpcProtocol.js';
-import { RpcTurn, type PromptOptions, type RpcTurnResult } from './rpcTurn.js';
 import type { Inventory } from './stream.js';
+import { RpcTurn, type PromptOptions, type RpcTurnResult } from './rpcTurn.js';
 
 export type { PromptOptions, RpcTurnResult } from './rpcTurn.js';
 
@@ -43,25 +39,7 @@ const SETTLE_GRACE_MS = 5_000;
 /** close(): how long pi gets to exit on stdin EOF before the kill ladder. */
 const EOF_EXIT_MS = 3_000;
 
-export interface PiRpcOptions {
-  pi: PiCommand;
-  cwd: string;
-  workspace: WorkspacePaths;
-  /** `sessionId` is the primer's (chosen by the caller, declared before the spawn). */
-  flags: PiFlags;
-  env?: NodeJS.ProcessEnv;
-  identity: PhaseIdentity;
-  envelopeSchema: { title: string; schema: object };
-  /** FACTORY_RUN_TAG of the process (the adw id), so a test can prove nothing is left. */
-  runTag?: string;
-  limits?: Limits;
-  openTimeoutMs?: number;
-  /** Why this session exists beyond the first (`fork`), for the ledger. */
-  reason?: string;
-  /** Checks the session pi opened (a fork's header and size) before any turn: a motif refuses it (kind `fork`). */
-  verifyOpen?: (state: RpcState) => string | undefined;
-  sandbox?: SandboxSpec; // pi in this OS sandbox (a best-of-N arm in its own tree)
-}
+export type { PiRpcOptions } from './rpcOptions.js';
 
 /** A pause that never keeps the process alive. */
 const delay = (ms: number): Promise<void> => sleep(ms, undefined, { ref: false });

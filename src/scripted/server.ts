@@ -16,6 +16,7 @@ import {
 } from './tape.js';
 import { cachedTokens, PromptCache, promptPrefixes } from './promptCache.js';
 import { Conversations, sessionOf } from './conversation.js';
+import { readBody, sendJson, splitEvery, splitWords } from './wire.js';
 import { Holds } from './holds.js';
 
 export interface RecordedRequest {
@@ -366,32 +367,4 @@ function withShownFolder(json: string, body: ChatRequest): string {
   const first = Array.isArray(body.messages) ? body.messages[0] : undefined;
   const shown = /(?:Current working directory:\s*|<cwd>\s*)([^\s<]+)/.exec(first ? contentText(first.content) : '')?.[1];
   return shown ? json.split('{{cwd}}').join(JSON.stringify(shown).slice(1, -1)) : json;
-}
-
-function sendJson(res: ServerResponse, status: number, payload: unknown) {
-  res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify(payload));
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const parts: Buffer[] = [];
-    req.on('data', (part: Buffer) => parts.push(part));
-    req.on('end', () => resolve(Buffer.concat(parts).toString('utf8')));
-    req.on('error', reject);
-  });
-}
-
-function splitEvery(text: string, size: number): string[] {
-  const pieces: string[] = [];
-  // Split on code points so a surrogate pair never straddles two deltas.
-  const chars = Array.from(text);
-  for (let i = 0; i < chars.length; i += size) pieces.push(chars.slice(i, i + size).join(''));
-  return pieces;
-}
-
-/** Words with their trailing whitespace: one delta per word for slow streams. */
-function splitWords(text: string): string[] {
-  const pieces = text.match(/\S+\s*|\s+/g);
-  return pieces ?? [];
 }

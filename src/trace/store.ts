@@ -20,10 +20,12 @@ import { Ingestor } from './ingest.js';
 import { TraceQueries, type HarnessRow, type PhaseRow, type RunRow, type SessionRow } from './queries.js';
 import { listRunLogs, readRunLog, runLogPath, traceLayout, type TraceLayout } from './runLog.js';
 import { migrate } from './schema.js';
+import { describe, isCorruptionError } from './storeErrors.js';
 import { TraceStoreError, type SyncReport, type TraceStore, type TraceStoreOptions } from './types.js';
 
 export type { HarnessRow, PhaseRow, RunRow, SessionRow } from './queries.js';
 export type { RunStatus } from './fold.js';
+export { isCorruptionError } from './storeErrors.js';
 export { TraceStoreError, type SyncReport, type TraceStore, type TraceStoreOptions } from './types.js';
 
 // better-sqlite3 is CommonJS: required, not imported. An ESM import of a CommonJS module makes Node run its export
@@ -45,23 +47,6 @@ interface Pending {
   seq: number;
   event: RunEvent;
   payload: string;
-}
-
-function codeOf(error: unknown): string {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : '';
-}
-
-/** Damage that no retry fixes: the file is not a database, or its pages are malformed. */
-export function isCorruptionError(error: unknown): boolean {
-  const code = codeOf(error);
-  return code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT');
-}
-
-function describe(error: unknown): string {
-  const message = (error instanceof Error ? error.message : String(error)).split('\n')[0]!.trim();
-  const code = codeOf(error);
-  return code && !message.includes(code) ? `${code}: ${message}` : message;
 }
 
 class SqliteTraceStore implements TraceStore {
