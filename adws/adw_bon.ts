@@ -44,23 +44,46 @@ function checkPhase(session: BonSession): Phase {
       });
       // A resumed run's kept patches are against the HEAD its first life started from: it must still be there.
       if (session.resumedHead && session.check.head !== session.resumedHead) {
-        throw new PhaseFailure(`HEAD moved since this run began (${session.resumedHead.slice(0, 8)} → ${session.check.head.slice(0, 8)}): its arms' patches are against the old HEAD; start a new bon`, undefined, 'check');
+        throw new PhaseFailure(
+          `HEAD moved since this run began (${session.resumedHead.slice(0, 8)} → ${session.check.head.slice(0, 8)}): its arms' patches are against the old HEAD; start a new bon`,
+          undefined,
+          'check',
+        );
       }
       // A gate whose program cannot start here would verify no arm: refused before any token, with the fix.
       const { gatePreflight } = await import('../src/gates/program.js');
-      const cannot = gatePreflight(session.opts.payloadCommands, session.opts.gateEnv ?? process.env, session.opts.setup);
+      const cannot = gatePreflight(
+        session.opts.payloadCommands,
+        session.opts.gateEnv ?? process.env,
+        session.opts.setup,
+      );
       if (cannot) throw new PhaseFailure(cannot, undefined, 'check');
       // Arms in worktrees inside the OS sandbox cannot write the user's .git: nothing to guard there, and the user
       // may stage, commit or `git config` meanwhile. In place, or unsandboxed, the guard keeps it (../src/bon/git/guard.ts).
       if (session.opts.inPlace || !session.opts.sandbox) {
-        session.gitSnapshot = await snapshotGitDir(session.check.root, { env: session.opts.gateEnv, runTag: run.adwId, agentsIn: session.opts.inPlace ? 'tree' : 'worktrees' });
-        session.gitWatch = new GitWatch(session.check.root, session.gitSnapshot, { env: session.opts.gateEnv, runTag: run.adwId });
+        session.gitSnapshot = await snapshotGitDir(session.check.root, {
+          env: session.opts.gateEnv,
+          runTag: run.adwId,
+          agentsIn: session.opts.inPlace ? 'tree' : 'worktrees',
+        });
+        session.gitWatch = new GitWatch(session.check.root, session.gitSnapshot, {
+          env: session.opts.gateEnv,
+          runTag: run.adwId,
+        });
       }
       // What a killed run left (its worktrees, in git's list and on disk) goes before this run makes its own.
-      const swept = await sweepWorktrees(session.check.root, { git: { env: session.opts.gateEnv, runTag: run.adwId }, env: session.opts.gateEnv });
-      if (swept.length > 0) run.activity('check', { kind: 'note', text: `removed ${swept.length} worktree(s) a stopped run left behind` });
+      const swept = await sweepWorktrees(session.check.root, {
+        git: { env: session.opts.gateEnv, runTag: run.adwId },
+        env: session.opts.gateEnv,
+      });
+      if (swept.length > 0)
+        run.activity('check', { kind: 'note', text: `removed ${swept.length} worktree(s) a stopped run left behind` });
       const scratch = sweepScratch();
-      if (scratch.length > 0) run.activity('check', { kind: 'note', text: `removed ${scratch.length} scratch folder(s) a stopped run left in the temp folder` });
+      if (scratch.length > 0)
+        run.activity('check', {
+          kind: 'note',
+          text: `removed ${scratch.length} scratch folder(s) a stopped run left in the temp folder`,
+        });
       return session.check;
     },
   };
@@ -97,7 +120,10 @@ function harvestPhase(session: BonSession): Phase {
         }
       }
       // Each arm's files beyond what the spec and the primer's plan name: not a verdict, a rank and a question.
-      const scope = specScope(readSpec(session.opts.cwd, check.spec), (run.results.prime as { summary?: unknown } | undefined)?.summary as string | undefined);
+      const scope = specScope(
+        readSpec(session.opts.cwd, check.spec),
+        (run.results.prime as { summary?: unknown } | undefined)?.summary as string | undefined,
+      );
       for (const arm of arms) {
         const beyond = beyondScope(arm.files ?? [], scope);
         if (beyond.length > 0) arm.beyond = beyond;
@@ -106,27 +132,61 @@ function harvestPhase(session: BonSession): Phase {
       // own otherwise. Everything after (harvest.json, the board, --apply, factory apply, show) reads this ranking.
       session.ranking = rankHarvest(arms, session.judge);
       const { arms: ranked, winner } = session.ranking;
-      const baseline = [...session.baseline.preexisting].map(([gate, sig]) => ({ gate, ending: sig.ending, lines: [...sig.lines] }));
+      const baseline = [...session.baseline.preexisting].map(([gate, sig]) => ({
+        gate,
+        ending: sig.ending,
+        lines: [...sig.lines],
+      }));
       // The run's total (primer, arms, judge) is the one the final line, `show` and `runs` give: the harvest says it too.
-      const json = { ...harvestJson({ adwId: run.adwId, ranking: session.ranking, primer: session.primer, spec: check.spec, head: check.head, now: Date.now(), baseline }), run: { tokens: run.tokens, cost_usd: run.cost } };
+      const json = {
+        ...harvestJson({
+          adwId: run.adwId,
+          ranking: session.ranking,
+          primer: session.primer,
+          spec: check.spec,
+          head: check.head,
+          now: Date.now(),
+          baseline,
+        }),
+        run: { tokens: run.tokens, cost_usd: run.cost },
+      };
       const file = harvestFile(check.bonDir);
       // Motifs may quote what an agent or a provider said (a key in a 401): the run's one redactor first.
       fs.writeFileSync(file, `${JSON.stringify(run.redact(json), null, 2)}\n`);
       // Losing arms stay reachable as refs; the winner's patch is the proposal.
       for (const arm of ranked) {
         if (arm.arm === winner?.arm || !arm.patchFile || arm.patchBytes === 0) continue;
-        await keepArmRef(session.opts.cwd, run.adwId, arm.arm, arm.patchFile, { git: { env: session.opts.gateEnv, runTag: run.adwId } });
+        await keepArmRef(session.opts.cwd, run.adwId, arm.arm, arm.patchFile, {
+          git: { env: session.opts.gateEnv, runTag: run.adwId },
+        });
       }
       const command = winner?.patchFile ? applyCommand(run.adwId) : undefined;
-      run.emit({ type: 'harvest', adwId: run.adwId, ts: Date.now(), ranking: ranked, winner: winner?.arm, why: session.ranking.why, primer: session.primer, harvestFile: file, applyCommand: command, ...(session.judge ? { judge: session.judge } : {}) });
+      run.emit({
+        type: 'harvest',
+        adwId: run.adwId,
+        ts: Date.now(),
+        ranking: ranked,
+        winner: winner?.arm,
+        why: session.ranking.why,
+        primer: session.primer,
+        harvestFile: file,
+        applyCommand: command,
+        ...(session.judge ? { judge: session.judge } : {}),
+      });
       if (!winner) {
         // No winner because caps ended the arms is a budget verdict (exit 3), not broken work.
         const capped = ranked.filter((a) => a.failure === 'budget').map((a) => a.arm);
-        if (capped.length > 0) run.budget ??= `budget: no green arm; arm${capped.length > 1 ? 's' : ''} ${capped.join(', ')} ended at ${capped.length > 1 ? 'their caps' : 'its cap'}`;
+        if (capped.length > 0)
+          run.budget ??= `budget: no green arm; arm${capped.length > 1 ? 's' : ''} ${capped.join(', ')} ended at ${capped.length > 1 ? 'their caps' : 'its cap'}`;
         // Nothing verified the best arm (every gate red on HEAD the same way): not a green run (exit 1), and its
         // patch is applied only when the user names it.
         const best = ranked[0];
-        if (best?.unverified) throw new PhaseFailure(`no verified arm: arm ${best.arm} is unverified (${unverifiedReason(best)}) — apply it only knowingly: ${applyCommand(run.adwId, best.arm)}`, undefined, 'gate');
+        if (best?.unverified)
+          throw new PhaseFailure(
+            `no verified arm: arm ${best.arm} is unverified (${unverifiedReason(best)}) — apply it only knowingly: ${applyCommand(run.adwId, best.arm)}`,
+            undefined,
+            'gate',
+          );
         throw new PhaseFailure(`no green arm — see ${file}`);
       }
       return json;

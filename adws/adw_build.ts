@@ -84,7 +84,11 @@ function checkPhase(opts: BuildAdwOptions, watch: GitWatch): Phase {
       const spec = checkSpecFile(opts.cwd, opts.specPath);
       const git = { runTag: run.adwId, env: opts.gateEnv };
       if (!(await isWorkTree(opts.cwd, git))) {
-        throw new PhaseFailure(`${opts.cwd} is not a git work tree: the build needs git to record its starting point`, undefined, 'check');
+        throw new PhaseFailure(
+          `${opts.cwd} is not a git work tree: the build needs git to record its starting point`,
+          undefined,
+          'check',
+        );
       }
       // A gate whose program cannot start here would judge nothing: refused before any token, with the fix.
       const { gatePreflight } = await import('../src/gates/program.js');
@@ -114,7 +118,12 @@ function gatesPhase(opts: BuildAdwOptions, watch: GitWatch): Phase {
         throw new PhaseFailure(`the builder reports a failure: ${JSON.stringify(envelope.summary ?? '')}`);
       }
       const { runGateList } = await import('../src/engine/payloadGates.js');
-      const { reports, motif: why, detail, setup } = await runGateList({
+      const {
+        reports,
+        motif: why,
+        detail,
+        setup,
+      } = await runGateList({
         run,
         phase: 'gates',
         cwd: opts.cwd,

@@ -40,7 +40,10 @@ export const ADWS = {
 
 export type AdwName = keyof typeof ADWS;
 
-export type ResumableArgs = { adwName: typeof PROMPT; args: PromptArgs } | { adwName: typeof BUILD; args: BuildArgs } | { adwName: typeof BON; args: BonArgs };
+export type ResumableArgs =
+  | { adwName: typeof PROMPT; args: PromptArgs }
+  | { adwName: typeof BUILD; args: BuildArgs }
+  | { adwName: typeof BON; args: BonArgs };
 
 /** A run's recorded ADW and arguments, checked: the resumable pair, or a one-line motif saying why not. */
 export function readResumable(adwName: string, args: unknown): ResumableArgs | { motif: string } {
@@ -51,8 +54,12 @@ export function readResumable(adwName: string, args: unknown): ResumableArgs | {
   const parsed = adw.args.safeParse(args);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    return { motif: `${what} whose recorded arguments are not valid (${issue ? `${issue.path.join('.') || 'args'}: ${issue.message}` : 'unreadable'}): it cannot be resumed` };
+    return {
+      motif: `${what} whose recorded arguments are not valid (${issue ? `${issue.path.join('.') || 'args'}: ${issue.message}` : 'unreadable'}): it cannot be resumed`,
+    };
   }
   if (adwName === BON) return { adwName: BON, args: parsed.data as BonArgs };
-  return adwName === PROMPT ? { adwName, args: parsed.data as PromptArgs } : { adwName: BUILD, args: parsed.data as BuildArgs };
+  return adwName === PROMPT
+    ? { adwName, args: parsed.data as PromptArgs }
+    : { adwName: BUILD, args: parsed.data as BuildArgs };
 }

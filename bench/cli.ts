@@ -12,7 +12,9 @@ export function cli(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promis
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     child.on('error', reject);
     child.on('close', (code) =>
-      code === 0 ? resolve() : reject(new Error(`factory ${args[0]} exited ${code}: ${stderr.trim().split('\n').slice(-2).join(' | ')}`)),
+      code === 0
+        ? resolve()
+        : reject(new Error(`factory ${args[0]} exited ${code}: ${stderr.trim().split('\n').slice(-2).join(' | ')}`)),
     );
   });
 }

@@ -41,7 +41,22 @@ function lcg(seed: number): () => number {
   };
 }
 
-const WORDS = ['the', 'build', 'passes', 'déjà', 'vu', '✓', 'naïve', '😀', 'line\u2028break', 'para\u2029graph', 'const', '{ x: 1 }', '"quoted"', 'tab\t'];
+const WORDS = [
+  'the',
+  'build',
+  'passes',
+  'déjà',
+  'vu',
+  '✓',
+  'naïve',
+  '😀',
+  'line\u2028break',
+  'para\u2029graph',
+  'const',
+  '{ x: 1 }',
+  '"quoted"',
+  'tab\t',
+];
 
 function sentence(random: () => number, words: number): string {
   const parts: string[] = [];
@@ -69,7 +84,11 @@ async function generate(file: string, targetBytes: number): Promise<number> {
       const update = {
         type: 'message_update',
         usage: { input: 0, output: i, totalTokens: i },
-        assistantMessageEvent: { type: 'text_delta', contentIndex: 0, delta: sentence(random, 3 + Math.floor(random() * 12)) },
+        assistantMessageEvent: {
+          type: 'text_delta',
+          contentIndex: 0,
+          delta: sentence(random, 3 + Math.floor(random() * 12)),
+        },
       };
       await write(`${JSON.stringify(update)}\n`, true);
     }
@@ -77,8 +96,14 @@ async function generate(file: string, targetBytes: number): Promise<number> {
     const args = { command: `grep -rn "${sentence(random, 2)}" src` };
     await write(`${JSON.stringify({ type: 'tool_execution_start', toolCallId: id, toolName: 'bash', args })}\n`, true);
     const big = bigOutputs[Math.floor(random() * bigOutputs.length)]!;
-    await write(`${JSON.stringify({ type: 'tool_execution_update', toolCallId: id, toolName: 'bash', args, partialResult: { content: [{ type: 'text', text: big }] } })}\n`, true);
-    await write(`${JSON.stringify({ type: 'tool_execution_end', toolCallId: id, toolName: 'bash', result: { content: [{ type: 'text', text: big.slice(0, 4096) }] }, isError: false })}\n`, true);
+    await write(
+      `${JSON.stringify({ type: 'tool_execution_update', toolCallId: id, toolName: 'bash', args, partialResult: { content: [{ type: 'text', text: big }] } })}\n`,
+      true,
+    );
+    await write(
+      `${JSON.stringify({ type: 'tool_execution_end', toolCallId: id, toolName: 'bash', result: { content: [{ type: 'text', text: big.slice(0, 4096) }] }, isError: false })}\n`,
+      true,
+    );
     if (random() < 0.2) await write(`Warning: not a JSON line ${sentence(random, 4)}\n`, false);
     const message = {
       role: 'assistant',
@@ -90,7 +115,9 @@ async function generate(file: string, targetBytes: number): Promise<number> {
     };
     await write(`${JSON.stringify({ type: 'message_end', message })}\n`, true);
   }
-  await new Promise<void>((resolveEnd, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolveEnd())));
+  await new Promise<void>((resolveEnd, reject) =>
+    out.end((error?: Error | null) => (error ? reject(error) : resolveEnd())),
+  );
   return events;
 }
 
@@ -103,7 +130,8 @@ async function runSplitter(file: string): Promise<number> {
   const feed = (lines: string[]) => {
     for (const line of lines) if (reader.feed(line)) events++;
   };
-  for await (const chunk of createReadStream(file, { highWaterMark: 1024 * 1024 })) feed(splitter.push(chunk as Buffer));
+  for await (const chunk of createReadStream(file, { highWaterMark: 1024 * 1024 }))
+    feed(splitter.push(chunk as Buffer));
   feed(splitter.end());
   return events;
 }
@@ -119,7 +147,8 @@ function runBaseline(file: string): number {
     start = end + 1;
     try {
       const value: unknown = JSON.parse(line);
-      if (value !== null && typeof value === 'object' && typeof (value as { type?: unknown }).type === 'string') events++;
+      if (value !== null && typeof value === 'object' && typeof (value as { type?: unknown }).type === 'string')
+        events++;
     } catch {
       // a non-JSON line: skipped, like the reader does
     }
@@ -137,7 +166,9 @@ async function child(mode: string, file: string): Promise<void> {
 
 function measure(mode: 'splitter' | 'baseline', file: string): Promise<SideResult> {
   return new Promise((resolveRun, reject) => {
-    const proc = spawn(process.execPath, [...process.execArgv, THIS_FILE, '--p1-child', mode, file], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const proc = spawn(process.execPath, [...process.execArgv, THIS_FILE, '--p1-child', mode, file], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     proc.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
     proc.on('error', reject);
@@ -165,7 +196,11 @@ export async function benchP1(opts: { sizeMB?: number; runs?: number } = {}): Pr
         const r = await measure(mode, file);
         const prev = best[mode];
         best[mode] = prev
-          ? { events: r.events, seconds: Math.min(prev.seconds, r.seconds), peakRssBytes: Math.max(prev.peakRssBytes, r.peakRssBytes) }
+          ? {
+              events: r.events,
+              seconds: Math.min(prev.seconds, r.seconds),
+              peakRssBytes: Math.max(prev.peakRssBytes, r.peakRssBytes),
+            }
           : r;
       }
     }
@@ -198,9 +233,15 @@ function print(r: P1Result): void {
   const rate = (side: SideResult) => (r.fileBytes / 1024 / 1024 / side.seconds).toFixed(0);
   const goal = (ok: boolean) => (ok ? 'goal met' : 'GOAL MISSED');
   console.log(`P1 stream of ${mb(r.fileBytes)} MB, ${r.expectedEvents} events`);
-  console.log(`P1 throughput: splitter+reader ${rate(r.splitter)} MB/s vs plain loop ${rate(r.baseline)} MB/s: ${r.throughputRatio.toFixed(2)}× (goal ≥ 0.8×) — ${goal(r.ok.throughput)}`);
-  console.log(`P1 peak RSS: splitter+reader ${mb(r.splitter.peakRssBytes)} MB vs plain loop ${mb(r.baseline.peakRssBytes)} MB: ${r.rssRatio.toFixed(2)}× (goal ≤ 1.2×) — ${goal(r.ok.rss)}`);
-  console.log(`P1 events: splitter+reader ${r.splitter.events}, plain loop ${r.baseline.events}, written ${r.expectedEvents} — ${r.ok.events ? 'zero lost' : 'EVENTS LOST'}`);
+  console.log(
+    `P1 throughput: splitter+reader ${rate(r.splitter)} MB/s vs plain loop ${rate(r.baseline)} MB/s: ${r.throughputRatio.toFixed(2)}× (goal ≥ 0.8×) — ${goal(r.ok.throughput)}`,
+  );
+  console.log(
+    `P1 peak RSS: splitter+reader ${mb(r.splitter.peakRssBytes)} MB vs plain loop ${mb(r.baseline.peakRssBytes)} MB: ${r.rssRatio.toFixed(2)}× (goal ≤ 1.2×) — ${goal(r.ok.rss)}`,
+  );
+  console.log(
+    `P1 events: splitter+reader ${r.splitter.events}, plain loop ${r.baseline.events}, written ${r.expectedEvents} — ${r.ok.events ? 'zero lost' : 'EVENTS LOST'}`,
+  );
 }
 
 // Runnable alone, and re-entered as a child (`--p1-child <mode> <file>`) by measure().

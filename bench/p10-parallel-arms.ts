@@ -29,10 +29,31 @@ const GOAL = 1.3;
 const THINK_MS = 1500;
 
 function tapes(): Tapes {
-  const write = call('write', { path: 'src/farewell.js', content: "export function farewell(name) {\n  return `Goodbye, ${name}!`;\n}\n" }, { thinkMs: THINK_MS });
-  const built = report({ status: 'success', summary: 'farewell added', artifacts: [], notes_for_next_agent: '', changed_files: ['src/farewell.js'] }, undefined, { thinkMs: THINK_MS });
+  const write = call(
+    'write',
+    { path: 'src/farewell.js', content: 'export function farewell(name) {\n  return `Goodbye, ${name}!`;\n}\n' },
+    { thinkMs: THINK_MS },
+  );
+  const built = report(
+    {
+      status: 'success',
+      summary: 'farewell added',
+      artifacts: [],
+      notes_for_next_agent: '',
+      changed_files: ['src/farewell.js'],
+    },
+    undefined,
+    { thinkMs: THINK_MS },
+  );
   const [first, ...rest] = DEMO_MODELS.map((route) => `model:${route.split('/')[1]}`);
-  const out: Tapes = { [first!]: [call('read', { path: SPEC }), report({ status: 'success', summary: 'Plan: add src/farewell.js.', changed_files: [] }), write, built] };
+  const out: Tapes = {
+    [first!]: [
+      call('read', { path: SPEC }),
+      report({ status: 'success', summary: 'Plan: add src/farewell.js.', changed_files: [] }),
+      write,
+      built,
+    ],
+  };
   for (const tape of rest) out[tape] = [write, built];
   return out;
 }
@@ -45,15 +66,49 @@ interface Memory {
 
 /** Three arms on one model: the tape holds the primer's two answers, then each arm's in turn (a conversation claims its run of steps). */
 function oneModelTapes(): Tapes {
-  const write = call('write', { path: 'src/farewell.js', content: "export function farewell(name) {\n  return `Goodbye, ${name}!`;\n}\n" }, { thinkMs: THINK_MS });
-  const built = report({ status: 'success', summary: 'farewell added', artifacts: [], notes_for_next_agent: '', changed_files: ['src/farewell.js'] }, undefined, { thinkMs: THINK_MS });
+  const write = call(
+    'write',
+    { path: 'src/farewell.js', content: 'export function farewell(name) {\n  return `Goodbye, ${name}!`;\n}\n' },
+    { thinkMs: THINK_MS },
+  );
+  const built = report(
+    {
+      status: 'success',
+      summary: 'farewell added',
+      artifacts: [],
+      notes_for_next_agent: '',
+      changed_files: ['src/farewell.js'],
+    },
+    undefined,
+    { thinkMs: THINK_MS },
+  );
   const tape = `model:${DEMO_MODELS[0]!.split('/')[1]}`;
-  return { [tape]: [call('read', { path: SPEC }), report({ status: 'success', summary: 'Plan: add src/farewell.js.', changed_files: [] }), write, built, write, built, write, built] };
+  return {
+    [tape]: [
+      call('read', { path: SPEC }),
+      report({ status: 'success', summary: 'Plan: add src/farewell.js.', changed_files: [] }),
+      write,
+      built,
+      write,
+      built,
+      write,
+      built,
+    ],
+  };
 }
 
-function bonEvents(args: string[], cwd: string, env: NodeJS.ProcessEnv, models: string[] = DEMO_MODELS): Promise<{ events: RunEvent[]; memory: Memory }> {
+function bonEvents(
+  args: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  models: string[] = DEMO_MODELS,
+): Promise<{ events: RunEvent[]; memory: Memory }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [FACTORY_BIN, 'bon', SPEC, '--models', models.join(','), '--json', ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [FACTORY_BIN, 'bon', SPEC, '--models', models.join(','), '--json', ...args], {
+      cwd,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const rss = sampleTreeRss(child.pid!);
     let out = '';
     let err = '';
@@ -62,8 +117,15 @@ function bonEvents(args: string[], cwd: string, env: NodeJS.ProcessEnv, models: 
     child.on('error', reject);
     child.on('close', (code) => {
       const memory = rss.stop();
-      if (code !== 0) return reject(new Error(`factory bon exited ${code}: ${err.trim().split('\n').slice(-2).join(' | ')}`));
-      resolve({ events: out.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as RunEvent), memory });
+      if (code !== 0)
+        return reject(new Error(`factory bon exited ${code}: ${err.trim().split('\n').slice(-2).join(' | ')}`));
+      resolve({
+        events: out
+          .split('\n')
+          .filter((l) => l.trim() !== '')
+          .map((l) => JSON.parse(l) as RunEvent),
+        memory,
+      });
     });
   });
 }
@@ -85,7 +147,11 @@ async function side(args: string[]): Promise<{ wall: number; meanArm: number; me
   try {
     const agent = makeAgentDir({ baseUrl: model.baseUrl, dir: path.join(scratch, 'pi-agent') });
     const repo = createDemoRepo(path.join(scratch, 'greet'));
-    const { events, memory } = await bonEvents(args, repo, { ...process.env, ...agent.env, FACTORY_WORKTREES: path.join(scratch, 'trees') });
+    const { events, memory } = await bonEvents(args, repo, {
+      ...process.env,
+      ...agent.env,
+      FACTORY_WORKTREES: path.join(scratch, 'trees'),
+    });
     const spans = armSpans(events);
     if (spans.length !== 3) throw new Error(`expected 3 arms, saw ${spans.length}`);
     const wall = Math.max(...spans.map((s) => s.end)) - Math.min(...spans.map((s) => s.start));
@@ -104,9 +170,21 @@ async function oneModel(): Promise<{ lag: number; leaderTurn: number }> {
     const agent = makeAgentDir({ baseUrl: model.baseUrl, dir: path.join(scratch, 'pi-agent') });
     const repo = createDemoRepo(path.join(scratch, 'greet'));
     const route = DEMO_MODELS[0]!;
-    const { events } = await bonEvents(['--arms', '3'], repo, { ...process.env, ...agent.env, FACTORY_WORKTREES: path.join(scratch, 'trees') }, [route]);
+    const { events } = await bonEvents(
+      ['--arms', '3'],
+      repo,
+      { ...process.env, ...agent.env, FACTORY_WORKTREES: path.join(scratch, 'trees') },
+      [route],
+    );
     const firstTool = new Map<string, number>();
-    for (const e of events) if (e.type === 'activity' && e.phase.startsWith('arm_') && e.activity.kind === 'tool_start' && !firstTool.has(e.phase)) firstTool.set(e.phase, e.ts);
+    for (const e of events)
+      if (
+        e.type === 'activity' &&
+        e.phase.startsWith('arm_') &&
+        e.activity.kind === 'tool_start' &&
+        !firstTool.has(e.phase)
+      )
+        firstTool.set(e.phase, e.ts);
     if (firstTool.size !== 3) throw new Error(`one model: expected 3 arms at work, saw ${firstTool.size}`);
     const order = [...firstTool.entries()].sort((a, b) => a[1] - b[1]);
     const leader = order[0]![0];
@@ -137,7 +215,16 @@ export async function benchP10(): Promise<P10Result> {
   const one = await oneModel();
   const ratio = parallel.wall / sequential.meanArm;
   const fanOut = one.lag / one.leaderTurn;
-  const result = { parallelWallMs: parallel.wall, sequentialWallMs: sequential.wall, oneArmMs: sequential.meanArm, ratio, peakRssBytes: parallel.memory.peakTree, oneModelLagMs: one.lag, oneModelLeaderTurnMs: one.leaderTurn, ok: ratio <= GOAL && fanOut < 1 };
+  const result = {
+    parallelWallMs: parallel.wall,
+    sequentialWallMs: sequential.wall,
+    oneArmMs: sequential.meanArm,
+    ratio,
+    peakRssBytes: parallel.memory.peakTree,
+    oneModelLagMs: one.lag,
+    oneModelLeaderTurnMs: one.leaderTurn,
+    ok: ratio <= GOAL && fanOut < 1,
+  };
   console.log(
     `P10 three arms at once: ${(parallel.wall / 1000).toFixed(1)} s of arms against ${(sequential.meanArm / 1000).toFixed(1)} s for one arm alone = ${ratio.toFixed(2)}× ` +
       `(goal ≤ ${GOAL.toFixed(1)}×; one after another: ${(sequential.wall / 1000).toFixed(1)} s = ${(sequential.wall / sequential.meanArm).toFixed(2)}×) — ${verdictLine(result.ok)}`,

@@ -35,10 +35,21 @@ function run(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<{ cod
   });
 }
 
-const events = (stdout: string): RunEvent[] => stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as RunEvent);
+const events = (stdout: string): RunEvent[] =>
+  stdout
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as RunEvent);
 
 /** `runs` bon runs one after the other in the same repo (a later one sees the earlier ones in factory.db). */
-async function bench<T>(tapes: Tapes, files: Record<string, string>, flags: string[], read: (events: RunEvent[], requests: RecordedRequest[], run: number) => T, runs = 1): Promise<T[]> {
+async function bench<T>(
+  tapes: Tapes,
+  files: Record<string, string>,
+  flags: string[],
+  read: (events: RunEvent[], requests: RecordedRequest[], run: number) => T,
+  runs = 1,
+): Promise<T[]> {
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'factory-p11-'));
   const model = await startScriptedModel({ tapes });
   try {
@@ -89,8 +100,23 @@ function forecastOf(name: string) {
     const f = forecast.forecast;
     const predicted = f.total.mid - f.primer;
     const spent = harvest.ranking.reduce((sum, r) => sum + r.cost, 0);
-    const arms = f.perArm.map((a) => `arm ${a.arm} $${a.mid.toFixed(4)}/$${(harvest.ranking.find((r) => r.arm === a.arm)?.cost ?? 0).toFixed(4)}`).join(', ');
-    return { name, history: run > 0, predicted, low: f.total.low - f.primer, high: f.total.high - f.primer, spent, ratio: predicted / spent, error: Math.abs(predicted - spent) / spent, arms };
+    const arms = f.perArm
+      .map(
+        (a) =>
+          `arm ${a.arm} $${a.mid.toFixed(4)}/$${(harvest.ranking.find((r) => r.arm === a.arm)?.cost ?? 0).toFixed(4)}`,
+      )
+      .join(', ');
+    return {
+      name,
+      history: run > 0,
+      predicted,
+      low: f.total.low - f.primer,
+      high: f.total.high - f.primer,
+      spent,
+      ratio: predicted / spent,
+      error: Math.abs(predicted - spent) / spent,
+      arms,
+    };
   };
 }
 
@@ -103,13 +129,21 @@ const again = (tapes: Tapes, times: number): Tapes =>
   Object.fromEntries(
     Object.entries(tapes).map(([k, steps]) => [
       k,
-      Array.from({ length: times }, (_, pass) => (k === 'model:alpha' && pass > 0 ? [call('read', { path: `${'./'.repeat(pass)}${SPEC}` }), ...steps.slice(1)] : steps)).flat(),
+      Array.from({ length: times }, (_, pass) =>
+        k === 'model:alpha' && pass > 0
+          ? [call('read', { path: `${'./'.repeat(pass)}${SPEC}` }), ...steps.slice(1)]
+          : steps,
+      ).flat(),
     ]),
   );
 
 /** A repo whose suite prints a lot (~10k characters of TAP): every arm's test run grows its context by that much. */
 function loudSuite(): string {
-  const cases = Array.from({ length: 60 }, (_, i) => `test('greets person number ${i} by the full name, whatever its script or length (${'·'.repeat(40)})', () => {\n  assert.equal(greet('P${i}'), 'Hello, P${i}!');\n});\n`);
+  const cases = Array.from(
+    { length: 60 },
+    (_, i) =>
+      `test('greets person number ${i} by the full name, whatever its script or length (${'·'.repeat(40)})', () => {\n  assert.equal(greet('P${i}'), 'Hello, P${i}!');\n});\n`,
+  );
   return `import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { greet } from '../src/greet.js';\n\n${cases.join('')}`;
 }
 
@@ -117,7 +151,13 @@ function loudSuite(): string {
 function testingTapes(): Tapes {
   const demo = bonTapes(0);
   const file = (content: string) => ({ path: 'src/farewell.js', content });
-  const built = { status: 'success', summary: 'farewell added, the suite passes', artifacts: [], notes_for_next_agent: '', changed_files: ['src/farewell.js'] };
+  const built = {
+    status: 'success',
+    summary: 'farewell added, the suite passes',
+    artifacts: [],
+    notes_for_next_agent: '',
+    changed_files: ['src/farewell.js'],
+  };
   const tests = call('bash', { command: 'node --test 2>&1' });
   return {
     'model:alpha': [
@@ -125,18 +165,34 @@ function testingTapes(): Tapes {
       call('read', { path: 'test/farewell.test.js' }),
       call('read', { path: 'src/greet.js' }),
       demo['model:alpha']![1]!,
-      call('write', file("export function farewell(name) {\n  return `Goodbye, ${name}!`;\n}\n")),
+      call('write', file('export function farewell(name) {\n  return `Goodbye, ${name}!`;\n}\n')),
       tests,
       report(built),
     ],
-    'model:beta': [tests, call('write', file("export const farewell = (name) => `Goodbye, ${name}!`;\n")), tests, report(built)],
-    'model:gamma': [call('read', { path: 'test/greet.test.js' }), tests, call('write', file("/** Says goodbye. */\nexport function farewell(name) {\n  return `Goodbye, ${String(name)}!`;\n}\n")), tests, tests, report(built)],
+    'model:beta': [
+      tests,
+      call('write', file('export const farewell = (name) => `Goodbye, ${name}!`;\n')),
+      tests,
+      report(built),
+    ],
+    'model:gamma': [
+      call('read', { path: 'test/greet.test.js' }),
+      tests,
+      call(
+        'write',
+        file('/** Says goodbye. */\nexport function farewell(name) {\n  return `Goodbye, ${String(name)}!`;\n}\n'),
+      ),
+      tests,
+      tests,
+      report(built),
+    ],
   };
 }
 
 function notes(): string {
   const rows = ['# Farewells across locales', ''];
-  for (let i = 0; rows.join('\n').length < 16_000; i += 1) rows.push(`| xx-${String(i).padStart(3, '0')} | Goodbye, {name} | formal register; the name is never translated |`);
+  for (let i = 0; rows.join('\n').length < 16_000; i += 1)
+    rows.push(`| xx-${String(i).padStart(3, '0')} | Goodbye, {name} | formal register; the name is never translated |`);
   return `${rows.join('\n')}\n`;
 }
 
@@ -159,27 +215,53 @@ export async function benchP11(): Promise<P11Result> {
   // Each repo twice: its first run has no past arm to go by, the second reads the first one's arms in factory.db.
   const forecasts = await bench(again(demo, 2), {}, [], forecastOf('demo'), 2);
   const reads = (tape: Step[]): Step[] => [tape[0]!, call('read', { path: 'docs/farewells.md' }), ...tape.slice(1)];
-  const withNotes = { ...demo, 'model:alpha': [...reads(demo['model:alpha']!.slice(0, 2)), ...demo['model:alpha']!.slice(2)] };
-  forecasts.push(...(await bench(again(withNotes, 2), { 'docs/farewells.md': notes() }, [], forecastOf('demo + 4k-token notes'), 2)));
-  forecasts.push(...(await bench(again(testingTapes(), 2), { 'test/greet.test.js': loudSuite() }, [], forecastOf('arms run a loud test suite'), 2)));
+  const withNotes = {
+    ...demo,
+    'model:alpha': [...reads(demo['model:alpha']!.slice(0, 2)), ...demo['model:alpha']!.slice(2)],
+  };
+  forecasts.push(
+    ...(await bench(again(withNotes, 2), { 'docs/farewells.md': notes() }, [], forecastOf('demo + 4k-token notes'), 2)),
+  );
+  forecasts.push(
+    ...(await bench(
+      again(testingTapes(), 2),
+      { 'test/greet.test.js': loudSuite() },
+      [],
+      forecastOf('arms run a loud test suite'),
+      2,
+    )),
+  );
   // The cap: each arm calls a cheap tool 40 times before its own steps; the cap lets about a dozen calls through.
   const CAP = 0.012;
-  const busy = (steps: Step[]): Step[] => [...Array.from({ length: 40 }, (_, i) => call('bash', { command: `echo ${i}` })), ...steps];
-  const capped: Tapes = { 'model:alpha': [...demo['model:alpha']!.slice(0, 2), ...busy(demo['model:alpha']!.slice(2))], 'model:beta': busy(demo['model:beta']!), 'model:gamma': busy(demo['model:gamma']!) };
-  const roster = 'gateway: ""\nharness: pi\npayload:\n  dir: .\n  commands:\n    - run: node --test\n      timeout: 60\nbon:\n  arm_max_cost: 0.012\n';
-  const [overshoots = []] = await bench(capped, { 'adws/adw_config/factory.config.yaml': roster }, [], (_evs, requests) => {
-    const bySession = new Map<string, RecordedRequest[]>();
-    for (const r of requests) if (r.session) bySession.set(r.session, [...(bySession.get(r.session) ?? []), r]);
-    // The primer's session is the first alpha one; the arms' are the others.
-    const primer = requests.find((r) => r.tape === 'model:alpha')?.session;
-    return [...bySession.entries()]
-      .filter(([session]) => session !== primer)
-      .map(([, list]) => {
-        let sum = 0;
-        const crossing = list.findIndex((r) => (sum += usd(r)) >= CAP);
-        return crossing < 0 ? 0 : list.length - (crossing + 1);
-      });
-  });
+  const busy = (steps: Step[]): Step[] => [
+    ...Array.from({ length: 40 }, (_, i) => call('bash', { command: `echo ${i}` })),
+    ...steps,
+  ];
+  const capped: Tapes = {
+    'model:alpha': [...demo['model:alpha']!.slice(0, 2), ...busy(demo['model:alpha']!.slice(2))],
+    'model:beta': busy(demo['model:beta']!),
+    'model:gamma': busy(demo['model:gamma']!),
+  };
+  const roster =
+    'gateway: ""\nharness: pi\npayload:\n  dir: .\n  commands:\n    - run: node --test\n      timeout: 60\nbon:\n  arm_max_cost: 0.012\n';
+  const [overshoots = []] = await bench(
+    capped,
+    { 'adws/adw_config/factory.config.yaml': roster },
+    [],
+    (_evs, requests) => {
+      const bySession = new Map<string, RecordedRequest[]>();
+      for (const r of requests) if (r.session) bySession.set(r.session, [...(bySession.get(r.session) ?? []), r]);
+      // The primer's session is the first alpha one; the arms' are the others.
+      const primer = requests.find((r) => r.tape === 'model:alpha')?.session;
+      return [...bySession.entries()]
+        .filter(([session]) => session !== primer)
+        .map(([, list]) => {
+          let sum = 0;
+          const crossing = list.findIndex((r) => (sum += usd(r)) >= CAP);
+          return crossing < 0 ? 0 : list.length - (crossing + 1);
+        });
+    },
+  );
   // The goal: within 15 % once the repo has a past run; on a first run, the spend within the range shown.
   const hit = (f: ForecastSample) => (f.history ? f.error <= FORECAST_GOAL : f.low <= f.spent && f.spent <= f.high);
   const ok = forecasts.every(hit) && overshoots.length === 3 && overshoots.every((n) => n <= 1);
@@ -189,7 +271,9 @@ export async function benchP11(): Promise<P11Result> {
         `(goal ${f.history ? `0.85–1.15` : 'spend within the range'}) ${hit(f) ? 'ok' : `MISSED (predicted/spent: ${f.arms})`}`,
     );
   }
-  console.log(`P11 hard cap ($${CAP} per arm): model calls billed after the one that crossed it, per arm: ${overshoots.join(', ')} (goal ≤ 1 each) — ${verdictLine(ok)}`);
+  console.log(
+    `P11 hard cap ($${CAP} per arm): model calls billed after the one that crossed it, per arm: ${overshoots.join(', ')} (goal ≤ 1 each) — ${verdictLine(ok)}`,
+  );
   return { forecasts, overshoots, ok };
 }
 

@@ -24,15 +24,25 @@ const ROSTER = `gateway: ""\nharness: pi\npayload:\n  dir: .\n  commands:\n    -
 
 function bonJson(cwd: string, env: NodeJS.ProcessEnv): Promise<RunEvent[]> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [FACTORY_BIN, 'bon', 'specs/farewell.md', '--models', DEMO_MODELS.join(','), '--json'], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      [FACTORY_BIN, 'bon', 'specs/farewell.md', '--models', DEMO_MODELS.join(','), '--json'],
+      { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let out = '';
     let err = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
     child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
     child.on('error', reject);
     child.on('close', (code) => {
-      if (code !== 0) return reject(new Error(`factory bon exited ${code}: ${err.trim().split('\n').slice(-2).join(' | ')}`));
-      resolve(out.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as RunEvent));
+      if (code !== 0)
+        return reject(new Error(`factory bon exited ${code}: ${err.trim().split('\n').slice(-2).join(' | ')}`));
+      resolve(
+        out
+          .split('\n')
+          .filter((l) => l.trim() !== '')
+          .map((l) => JSON.parse(l) as RunEvent),
+      );
     });
   });
 }
@@ -46,12 +56,21 @@ export async function benchP14(): Promise<{ lagMs: number; overrunMs: number }> 
     fs.writeFileSync(path.join(repo, 'adws/adw_config/factory.config.yaml'), ROSTER);
     const git = (...args: string[]) => spawn('git', args, { cwd: repo, stdio: 'ignore' });
     await new Promise((r) => git('commit', '-qam', 'a suite slow on HEAD').on('close', r));
-    const events = await bonJson(repo, { ...process.env, ...agent.env, FACTORY_WORKTREES: path.join(scratch, 'trees') });
+    const events = await bonJson(repo, {
+      ...process.env,
+      ...agent.env,
+      FACTORY_WORKTREES: path.join(scratch, 'trees'),
+    });
     const primed = events.find((e) => e.type === 'phase_ok' && e.phase === 'prime')?.ts;
     const baseline = events.find((e) => e.type === 'baseline')?.ts;
-    if (primed === undefined || baseline === undefined) throw new Error('P14: the run has no primer end or no baseline');
+    if (primed === undefined || baseline === undefined)
+      throw new Error('P14: the run has no primer end or no baseline');
     // Each arm's first request: alpha's after the primer's two, beta's and gamma's first.
-    const firsts = [model.requestsFor('model:alpha')[2], model.requestsFor('model:beta')[0], model.requestsFor('model:gamma')[0]];
+    const firsts = [
+      model.requestsFor('model:alpha')[2],
+      model.requestsFor('model:beta')[0],
+      model.requestsFor('model:gamma')[0],
+    ];
     if (firsts.some((r) => r === undefined)) throw new Error('P14: an arm never asked its model');
     const lagMs = Math.max(...firsts.map((r) => r!.at)) - primed;
     return { lagMs, overrunMs: baseline - primed };

@@ -22,7 +22,9 @@ export async function benchP2(runs = 7): Promise<{ factoryMs: number; piMs: numb
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'factory-bench-p2-'));
   const repo = createDemoRepo(path.join(scratch, 'repo'));
   // Enough answers for every run on both sides (plus warm-ups).
-  const model = await startScriptedModel({ tapes: { default: Array.from({ length: 4 * runs + 4 }, () => report(ANSWER)) } });
+  const model = await startScriptedModel({
+    tapes: { default: Array.from({ length: 4 * runs + 4 }, () => report(ANSWER)) },
+  });
   try {
     const agent = makeAgentDir({ baseUrl: model.baseUrl, dir: path.join(scratch, 'agent') });
     const env = { ...process.env, ...agent.env, CI: 'true' };
@@ -39,14 +41,31 @@ export async function benchP2(runs = 7): Promise<{ factoryMs: number; piMs: numb
       {
         label: 'factory prompt',
         command: process.execPath,
-        args: [path.join(factoryRoot(), 'bin', 'factory.js'), 'prompt', ask, '--no-ui', '--model', agent.route, '--cwd', repo],
+        args: [
+          path.join(factoryRoot(), 'bin', 'factory.js'),
+          'prompt',
+          ask,
+          '--no-ui',
+          '--model',
+          agent.route,
+          '--cwd',
+          repo,
+        ],
         options: { env },
       },
       {
         label: 'raw pi -p',
         command: pi.command,
         // A fresh session id per run, as the factory does.
-        args: () => [...pi.prefixArgs, ...jsonModeArgs({ sessionId: randomUUID(), sessionDir: paths.sessionsDir, model: agent.route, tools: PROMPT_TOOLS })],
+        args: () => [
+          ...pi.prefixArgs,
+          ...jsonModeArgs({
+            sessionId: randomUUID(),
+            sessionDir: paths.sessionsDir,
+            model: agent.route,
+            tools: PROMPT_TOOLS,
+          }),
+        ],
         options: { env: piEnv, cwd: repo },
         input: ask,
       },

@@ -115,9 +115,25 @@ function event(type: RunEvent['type'], payload: Record<string, unknown>): RunEve
 }
 
 function startRun(store: BonStore): void {
-  const arms = Array.from({ length: ARMS }, (_, i) => ({ name: `arm_${i + 1}`, kind: 'agent', attempts: 1, arm: i + 1 }));
+  const arms = Array.from({ length: ARMS }, (_, i) => ({
+    name: `arm_${i + 1}`,
+    kind: 'agent',
+    attempts: 1,
+    arm: i + 1,
+  }));
   const apply = (e: RunEvent) => store.getState().apply(e);
-  apply(event('run_started', { adwName: 'adw_bon', cwd: '/bench/payload', phases: [{ name: 'check', kind: 'code', attempts: 1 }, { name: 'prime', kind: 'agent', attempts: 1 }, ...arms, { name: 'harvest', kind: 'code', attempts: 1 }] }));
+  apply(
+    event('run_started', {
+      adwName: 'adw_bon',
+      cwd: '/bench/payload',
+      phases: [
+        { name: 'check', kind: 'code', attempts: 1 },
+        { name: 'prime', kind: 'agent', attempts: 1 },
+        ...arms,
+        { name: 'harvest', kind: 'code', attempts: 1 },
+      ],
+    }),
+  );
   apply(event('phase_started', { phase: 'check', kind: 'code' }));
   apply(event('phase_ok', { phase: 'check', kind: 'code', attempt: 1, attempts: 1, seconds: 0.1, tokens: 0, cost: 0 }));
   apply(event('phase_started', { phase: 'prime', kind: 'agent' }));
@@ -125,7 +141,15 @@ function startRun(store: BonStore): void {
   // All five arms live at once: the heaviest board there is (the core runs them one after the other).
   for (let k = 1; k <= ARMS; k++) {
     apply(event('phase_started', { phase: `arm_${k}`, kind: 'agent' }));
-    apply(event('attempt_started', { phase: `arm_${k}`, attempt: 1, attempts: 1, sessionId: `clone-${k}`, model: `scripted/m${k}` }));
+    apply(
+      event('attempt_started', {
+        phase: `arm_${k}`,
+        attempt: 1,
+        attempts: 1,
+        sessionId: `clone-${k}`,
+        model: `scripted/m${k}`,
+      }),
+    );
   }
 }
 
@@ -160,9 +184,11 @@ function compare(store: BonStore, ledgers: ArmLedger[], when: string): string[] 
     const phase = `arm_${i + 1}`;
     const shown = state.phases.find((p) => p.name === phase);
     const extras = state.bon.arms[phase];
-    if (shown?.tokens !== ledger.tokens) mismatches.push(`${when}: ${phase} tokens ${shown?.tokens} ≠ ${ledger.tokens}`);
+    if (shown?.tokens !== ledger.tokens)
+      mismatches.push(`${when}: ${phase} tokens ${shown?.tokens} ≠ ${ledger.tokens}`);
     if (extras?.turns !== ledger.usages) mismatches.push(`${when}: ${phase} turns ${extras?.turns} ≠ ${ledger.usages}`);
-    if (extras?.lastTool !== ledger.lastTool) mismatches.push(`${when}: ${phase} last tool ${extras?.lastTool} ≠ ${ledger.lastTool}`);
+    if (extras?.lastTool !== ledger.lastTool)
+      mismatches.push(`${when}: ${phase} last tool ${extras?.lastTool} ≠ ${ledger.lastTool}`);
   });
   return mismatches;
 }
@@ -172,7 +198,17 @@ export async function benchP3(opts: { seconds?: number; eventsPerArmPerSecond?: 
   const rate = opts.eventsPerArmPerSecond ?? 2000;
   const store = createBonStore();
   const terminal = new CountingTerminal();
-  const controller: BonController = { abort() {}, quit() {}, abortArm() {}, cloneArm() {}, apply() {}, raiseArm() {}, confirmFanOut() {}, steerArm() {}, readPatch: () => '' };
+  const controller: BonController = {
+    abort() {},
+    quit() {},
+    abortArm() {},
+    cloneArm() {},
+    apply() {},
+    raiseArm() {},
+    confirmFanOut() {},
+    steerArm() {},
+    readPatch: () => '',
+  };
   let renders = 0;
   let renderMs = 0;
   const app = render(React.createElement(BonScreen, { store: pacedStore(store), controller }), {
@@ -232,7 +268,17 @@ export async function benchP3(opts: { seconds?: number; eventsPerArmPerSecond?: 
   // Exact figures: live (the usage events), then settled by each arm's phase_ok carrying the same sums.
   const mismatches = compare(store, ledgers, 'live');
   ledgers.forEach((ledger, i) =>
-    store.getState().apply(event('phase_ok', { phase: `arm_${i + 1}`, kind: 'agent', attempt: 1, attempts: 1, seconds: wall, tokens: ledger.tokens, cost: ledger.cost })),
+    store.getState().apply(
+      event('phase_ok', {
+        phase: `arm_${i + 1}`,
+        kind: 'agent',
+        attempt: 1,
+        attempts: 1,
+        seconds: wall,
+        tokens: ledger.tokens,
+        cost: ledger.cost,
+      }),
+    ),
   );
   mismatches.push(...compare(store, ledgers, 'settled'));
   app.unmount();
@@ -262,16 +308,26 @@ function print(r: P3Result): void {
   const target = r.eventsPerArmPerSecond * ARMS;
   const verdict = (ok: boolean) => (ok ? 'goal met' : 'GOAL MISSED');
   console.log(`P3 (React ${REACT_BUILD} build, as NODE_ENV=${process.env.NODE_ENV ?? '(unset)'} gives it)`);
-  console.log(`P3 cockpit: ${ARMS} arms × ${r.eventsPerArmPerSecond} events/s for ${r.seconds.toFixed(1)} s — ${r.events} events, ${r.achievedRate.toFixed(0)}/s achieved of ${target}/s (${(r.achievedRate / target).toFixed(2)}×)`);
-  console.log(`P3 CPU share of the process: ${(r.cpuShare * 100).toFixed(0)}% of one core (generator, store and Ink together; goal ≤ 30%) — ${verdict(r.cpuShare <= 0.3)}`);
+  console.log(
+    `P3 cockpit: ${ARMS} arms × ${r.eventsPerArmPerSecond} events/s for ${r.seconds.toFixed(1)} s — ${r.events} events, ${r.achievedRate.toFixed(0)}/s achieved of ${target}/s (${(r.achievedRate / target).toFixed(2)}×)`,
+  );
+  console.log(
+    `P3 CPU share of the process: ${(r.cpuShare * 100).toFixed(0)}% of one core (generator, store and Ink together; goal ≤ 30%) — ${verdict(r.cpuShare <= 0.3)}`,
+  );
   console.log(
     `P3 frames: ${r.fps.toFixed(1)} terminal writes/s (${r.frames} writes, ${(r.bytes / 1024 / 1024).toFixed(1)} MB; goal ≤ 30/s) — ${verdict(r.fps <= 30)}; Ink renders ${(r.inkRenders / r.seconds).toFixed(1)}/s, ${r.meanRenderMs.toFixed(2)} ms each`,
   );
   const rss = r.rssMB.end / r.rssMB.middle;
-  console.log(`P3 RSS start ${r.rssMB.start.toFixed(0)} MB, middle ${r.rssMB.middle.toFixed(0)} MB, end ${r.rssMB.end.toFixed(0)} MB: end ${rss.toFixed(2)}× middle (goal ≤ 1.1×) — ${verdict(rss <= 1.1)}`);
+  console.log(
+    `P3 RSS start ${r.rssMB.start.toFixed(0)} MB, middle ${r.rssMB.middle.toFixed(0)} MB, end ${r.rssMB.end.toFixed(0)} MB: end ${rss.toFixed(2)}× middle (goal ≤ 1.1×) — ${verdict(rss <= 1.1)}`,
+  );
   const heap = r.heapMB.end / r.heapMB.middle;
-  console.log(`P3 live heap after GC: start ${r.heapMB.start.toFixed(0)} MB, middle ${r.heapMB.middle.toFixed(0)} MB, end ${r.heapMB.end.toFixed(0)} MB: end ${heap.toFixed(2)}× middle (goal ≤ 1.1×) — ${verdict(heap <= 1.1)}`);
-  console.log(`P3 final totals against the sums of the events: ${r.exact ? 'exact' : `NOT EXACT — ${r.mismatches.join('; ')}`}`);
+  console.log(
+    `P3 live heap after GC: start ${r.heapMB.start.toFixed(0)} MB, middle ${r.heapMB.middle.toFixed(0)} MB, end ${r.heapMB.end.toFixed(0)} MB: end ${heap.toFixed(2)}× middle (goal ≤ 1.1×) — ${verdict(heap <= 1.1)}`,
+  );
+  console.log(
+    `P3 final totals against the sums of the events: ${r.exact ? 'exact' : `NOT EXACT — ${r.mismatches.join('; ')}`}`,
+  );
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === THIS_FILE) {

@@ -41,5 +41,11 @@ export async function benchP4(runs = 15, node = process.execPath): Promise<P4Res
     { label: 'node -e 0', command: node, args: ['-e', '0'] },
     runs,
   );
-  return { node, version: execFileSync(node, ['--version'], { encoding: 'utf8' }).trim(), factoryMs: a, nodeMs: b, ratio: a / b };
+  return {
+    node,
+    version: execFileSync(node, ['--version'], { encoding: 'utf8' }).trim(),
+    factoryMs: a,
+    nodeMs: b,
+    ratio: a / b,
+  };
 }

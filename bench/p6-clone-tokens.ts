@@ -22,9 +22,21 @@ const GOAL = 0.8;
 
 const readSpec = () => call('read', { path: SPEC });
 const readTest = () => call('read', { path: 'test/farewell.test.js' });
-const write = () => call('write', { path: 'src/farewell.js', content: "export function farewell(name) {\n  return `Goodbye, ${name}!`;\n}\n" });
-const built = () => report({ status: 'success', summary: 'farewell added', artifacts: [], notes_for_next_agent: '', changed_files: ['src/farewell.js'] });
-const primed = () => report({ status: 'success', summary: 'Plan: add src/farewell.js; node --test must pass.', changed_files: [] });
+const write = () =>
+  call('write', {
+    path: 'src/farewell.js',
+    content: 'export function farewell(name) {\n  return `Goodbye, ${name}!`;\n}\n',
+  });
+const built = () =>
+  report({
+    status: 'success',
+    summary: 'farewell added',
+    artifacts: [],
+    notes_for_next_agent: '',
+    changed_files: ['src/farewell.js'],
+  });
+const primed = () =>
+  report({ status: 'success', summary: 'Plan: add src/farewell.js; node --test must pass.', changed_files: [] });
 
 /** Best-of-3: the primer (on the first model) reads; each arm, on its own model, only writes and reports. */
 function bonTapes(): Tapes {
@@ -37,10 +49,10 @@ function bonTapes(): Tapes {
 /** Cold: each build, on its own model, reads the spec and the test, then writes and reports. */
 function coldTapes(): Tapes {
   const tapes: Tapes = {};
-  for (const route of DEMO_MODELS) tapes[`model:${route.split('/')[1]}`] = [readSpec(), readTest(), write(), built()] as Step[];
+  for (const route of DEMO_MODELS)
+    tapes[`model:${route.split('/')[1]}`] = [readSpec(), readTest(), write(), built()] as Step[];
   return tapes;
 }
-
 
 interface Side {
   inputTokens: number;
@@ -56,8 +68,14 @@ async function side(tapes: Tapes, work: (repo: () => string, env: NodeJS.Process
     let repos = 0;
     await work(() => createDemoRepo(path.join(scratch, `greet-${++repos}`)), { ...process.env, ...agent.env });
     const exhausted = model.requests.filter((r) => r.exhausted);
-    if (exhausted.length > 0) throw new Error(`${exhausted.length} request(s) beyond the tapes (${exhausted[0]!.tape}): the two sides would not do the same work`);
-    return { inputTokens: model.requests.reduce((sum, r) => sum + countPromptTokens(r.body), 0), requests: model.requests.length };
+    if (exhausted.length > 0)
+      throw new Error(
+        `${exhausted.length} request(s) beyond the tapes (${exhausted[0]!.tape}): the two sides would not do the same work`,
+      );
+    return {
+      inputTokens: model.requests.reduce((sum, r) => sum + countPromptTokens(r.body), 0),
+      requests: model.requests.length,
+    };
   } finally {
     await model.close();
     fs.rmSync(scratch, { recursive: true, force: true });
@@ -72,7 +90,9 @@ export interface P6Result {
 }
 
 export async function benchP6(): Promise<P6Result> {
-  const bon = await side(bonTapes(), (repo, env) => cli(['bon', SPEC, '--models', DEMO_MODELS.join(','), '--no-ui'], repo(), env));
+  const bon = await side(bonTapes(), (repo, env) =>
+    cli(['bon', SPEC, '--models', DEMO_MODELS.join(','), '--no-ui'], repo(), env),
+  );
   const cold = await side(coldTapes(), async (repo, env) => {
     for (const route of DEMO_MODELS) await cli(['build', SPEC, '--model', route, '--no-ui'], repo(), env);
   });

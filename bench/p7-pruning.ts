@@ -19,11 +19,23 @@ const VERBOSE = `node -e "for (let i = 0; i < 300; i++) console.log('ok ' + i + 
 function tape(): Step[] {
   const steps: Step[] = [];
   for (let i = 0; i < TURNS - 2; i += 1) steps.push(call('bash', { command: VERBOSE }));
-  steps.push(call('write', { path: 'src/farewell.js', content: "export function farewell(name) {\n  return `Goodbye, ${name}!`;\n}\n" }));
-  steps.push(report({ status: 'success', summary: 'farewell added', artifacts: [], notes_for_next_agent: '', changed_files: ['src/farewell.js'] }));
+  steps.push(
+    call('write', {
+      path: 'src/farewell.js',
+      content: 'export function farewell(name) {\n  return `Goodbye, ${name}!`;\n}\n',
+    }),
+  );
+  steps.push(
+    report({
+      status: 'success',
+      summary: 'farewell added',
+      artifacts: [],
+      notes_for_next_agent: '',
+      changed_files: ['src/farewell.js'],
+    }),
+  );
   return steps;
 }
-
 
 async function inputTokens(extraEnv: Record<string, string>): Promise<number> {
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'factory-p7-'));
@@ -31,8 +43,13 @@ async function inputTokens(extraEnv: Record<string, string>): Promise<number> {
   try {
     const agent = makeAgentDir({ baseUrl: model.baseUrl, dir: path.join(scratch, 'pi-agent') });
     const repo = createDemoRepo(path.join(scratch, 'greet'));
-    await cli(['build', 'specs/farewell.md', '--model', agent.route, '--no-ui', '--retries', '0'], repo, { ...process.env, ...agent.env, ...extraEnv });
-    if (model.requests.some((r) => r.exhausted)) throw new Error('requests beyond the tape: the two sides would not do the same work');
+    await cli(['build', 'specs/farewell.md', '--model', agent.route, '--no-ui', '--retries', '0'], repo, {
+      ...process.env,
+      ...agent.env,
+      ...extraEnv,
+    });
+    if (model.requests.some((r) => r.exhausted))
+      throw new Error('requests beyond the tape: the two sides would not do the same work');
     return model.requests.reduce((sum, r) => sum + countPromptTokens(r.body), 0);
   } finally {
     await model.close();
@@ -44,6 +61,8 @@ export async function benchP7(): Promise<{ pruned: number; whole: number; ratio:
   const pruned = await inputTokens({});
   const whole = await inputTokens({ FACTORY_PRUNE_KB: '1000000' });
   const ratio = pruned / whole;
-  console.log(`P7 input tokens of a scripted ${TURNS}-turn build with a verbose test command: pruned ${pruned} vs whole ${whole}: ${ratio.toFixed(2)}× (${Math.round((1 - ratio) * 100)}% saved)`);
+  console.log(
+    `P7 input tokens of a scripted ${TURNS}-turn build with a verbose test command: pruned ${pruned} vs whole ${whole}: ${ratio.toFixed(2)}× (${Math.round((1 - ratio) * 100)}% saved)`,
+  );
   return { pruned, whole, ratio };
 }

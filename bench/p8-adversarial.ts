@@ -19,7 +19,10 @@ const SHAPES: { name: string; make: (size: number) => string }[] = [
   { name: '`{"` repeated', make: (size) => '{"'.repeat(size / 2) },
   { name: '`{"a":` repeated', make: (size) => '{"a":'.repeat(size / 5) },
   { name: 'nested invalid braces', make: (size) => `${'{x'.repeat(size / 4)}${'}'.repeat(size / 4)}` },
-  { name: 'deep arrays', make: (size) => `{"status":"fail","x":${'['.repeat(size / 2 - 12)}${']'.repeat(size / 2 - 12)}}` },
+  {
+    name: 'deep arrays',
+    make: (size) => `{"status":"fail","x":${'['.repeat(size / 2 - 12)}${']'.repeat(size / 2 - 12)}}`,
+  },
   { name: 'spans that do not parse', make: (size) => '{x}'.repeat(size / 3) },
 ];
 
@@ -56,12 +59,18 @@ export function benchP8(): { rows: P8Row[]; ok: boolean } {
     rows.push({ shape: shape.name, ms, growth });
   }
   const ok = rows.every((row) => row.growth.every((g) => g <= MAX_GROWTH));
-  console.log(`P8 envelope parse on adversarial answers (ms per parse at ${SIZES.map((s) => `${s / 1024} KB`).join(' / ')}; growth per ×10):`);
+  console.log(
+    `P8 envelope parse on adversarial answers (ms per parse at ${SIZES.map((s) => `${s / 1024} KB`).join(' / ')}; growth per ×10):`,
+  );
   for (const row of rows) {
     const times = row.ms.map((ms) => ms.toFixed(3)).join(' / ');
-    console.log(`  ${row.shape.padEnd(24)} ${times} ms   growth ${row.growth.map((g) => `${g.toFixed(1)}×`).join(' ')}`);
+    console.log(
+      `  ${row.shape.padEnd(24)} ${times} ms   growth ${row.growth.map((g) => `${g.toFixed(1)}×`).join(' ')}`,
+    );
   }
   const worst = Math.max(...rows.flatMap((row) => row.growth));
-  console.log(`P8 worst growth per ×10: ${worst.toFixed(1)}× (goal ≤ ${MAX_GROWTH}×, linear ~10×) — ${verdictLine(ok)}`);
+  console.log(
+    `P8 worst growth per ×10: ${worst.toFixed(1)}× (goal ≤ ${MAX_GROWTH}×, linear ~10×) — ${verdictLine(ok)}`,
+  );
   return { rows, ok };
 }

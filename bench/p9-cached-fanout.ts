@@ -30,22 +30,64 @@ const NOTES = 'docs/farewells.md';
 const readSpec = () => call('read', { path: SPEC });
 const readNotes = () => call('read', { path: NOTES });
 const readTest = () => call('read', { path: 'test/farewell.test.js' });
-const write = () => call('write', { path: 'src/farewell.js', content: "export function farewell(name) {\n  return `Goodbye, ${name}!`;\n}\n" });
-const built = () => report({ status: 'success', summary: 'farewell added', artifacts: [], notes_for_next_agent: '', changed_files: ['src/farewell.js'] });
-const primed = () => report({ status: 'success', summary: 'Plan: add src/farewell.js; node --test must pass.', changed_files: [] });
+const write = () =>
+  call('write', {
+    path: 'src/farewell.js',
+    content: 'export function farewell(name) {\n  return `Goodbye, ${name}!`;\n}\n',
+  });
+const built = () =>
+  report({
+    status: 'success',
+    summary: 'farewell added',
+    artifacts: [],
+    notes_for_next_agent: '',
+    changed_files: ['src/farewell.js'],
+  });
+const primed = () =>
+  report({ status: 'success', summary: 'Plan: add src/farewell.js; node --test must pass.', changed_files: [] });
 
 /** Best-of-3 on one model: the primer's turn, then one turn per arm (the tape is played a turn per conversation). */
-const bonTapes = (): Tapes => ({ 'model:alpha': [readSpec(), readTest(), readNotes(), primed(), ...[1, 2, 3].flatMap((): Step[] => [write(), built()])] });
+const bonTapes = (): Tapes => ({
+  'model:alpha': [
+    readSpec(),
+    readTest(),
+    readNotes(),
+    primed(),
+    ...[1, 2, 3].flatMap((): Step[] => [write(), built()]),
+  ],
+});
 /** Three cold builds on the same model: each reads the spec and the test, writes and reports. */
-const coldTapes = (): Tapes => ({ 'model:alpha': [1, 2, 3].flatMap((): Step[] => [readSpec(), readTest(), readNotes(), write(), built()]) });
+const coldTapes = (): Tapes => ({
+  'model:alpha': [1, 2, 3].flatMap((): Step[] => [readSpec(), readTest(), readNotes(), write(), built()]),
+});
 
 /** The notes the payload gets: what farewells look like across locales, as a project's docs would say it. */
 function notes(): string {
-  const rows = ['# Farewells across locales', '', 'What `farewell(name)` may grow into; the first version only speaks English.', '', '| locale | phrase | punctuation | notes |', '|---|---|---|---|'];
-  const phrases = ['Goodbye', 'Au revoir', 'Adiós', 'Auf Wiedersehen', 'Arrivederci', 'Tchau', 'Tot ziens', 'Hejdå', 'Näkemiin', 'Do widzenia'];
+  const rows = [
+    '# Farewells across locales',
+    '',
+    'What `farewell(name)` may grow into; the first version only speaks English.',
+    '',
+    '| locale | phrase | punctuation | notes |',
+    '|---|---|---|---|',
+  ];
+  const phrases = [
+    'Goodbye',
+    'Au revoir',
+    'Adiós',
+    'Auf Wiedersehen',
+    'Arrivederci',
+    'Tchau',
+    'Tot ziens',
+    'Hejdå',
+    'Näkemiin',
+    'Do widzenia',
+  ];
   for (let i = 0; rows.join('\n').length < 16_000; i += 1) {
     const phrase = phrases[i % phrases.length]!;
-    rows.push(`| xx-${String(i).padStart(3, '0')} | ${phrase}, {name} | ${i % 3 === 0 ? '!' : '.'} | formal register ${i % 2 === 0 ? 'by default' : 'on request'}; the name is never translated |`);
+    rows.push(
+      `| xx-${String(i).padStart(3, '0')} | ${phrase}, {name} | ${i % 3 === 0 ? '!' : '.'} | formal register ${i % 2 === 0 ? 'by default' : 'on request'}; the name is never translated |`,
+    );
   }
   return `${rows.join('\n')}\n`;
 }
@@ -73,9 +115,14 @@ async function side(tapes: Tapes, work: (repo: () => string, env: NodeJS.Process
   try {
     const agent = makeAgentDir({ baseUrl: model.baseUrl, dir: path.join(scratch, 'pi-agent') });
     let repos = 0;
-    await work(() => payload(path.join(scratch, `greet-${++repos}`)), { ...process.env, ...agent.env, FACTORY_WORKTREES: path.join(scratch, 'trees') });
+    await work(() => payload(path.join(scratch, `greet-${++repos}`)), {
+      ...process.env,
+      ...agent.env,
+      FACTORY_WORKTREES: path.join(scratch, 'trees'),
+    });
     const exhausted = model.requests.filter((r) => r.exhausted);
-    if (exhausted.length > 0) throw new Error(`${exhausted.length} request(s) beyond the tapes: the two sides would not do the same work`);
+    if (exhausted.length > 0)
+      throw new Error(`${exhausted.length} request(s) beyond the tapes: the two sides would not do the same work`);
     const unbilled = model.requests.filter((r) => !r.billed);
     if (unbilled.length > 0) throw new Error(`${unbilled.length} request(s) ended without a bill`);
     return {
@@ -97,7 +144,9 @@ export interface P9Result {
 }
 
 export async function benchP9(): Promise<P9Result> {
-  const bon = await side(bonTapes(), (repo, env) => cli(['bon', SPEC, '--models', [MODEL, MODEL, MODEL].join(','), '--no-ui'], repo(), env));
+  const bon = await side(bonTapes(), (repo, env) =>
+    cli(['bon', SPEC, '--models', [MODEL, MODEL, MODEL].join(','), '--no-ui'], repo(), env),
+  );
   const cold = await side(coldTapes(), async (repo, env) => {
     for (let i = 0; i < 3; i += 1) await cli(['build', SPEC, '--model', MODEL, '--no-ui'], repo(), env);
   });

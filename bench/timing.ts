@@ -22,7 +22,8 @@ export function wallMs(cmd: Command): Promise<number> {
     child.on('error', reject);
     child.on('close', (code, signal) => {
       const ms = Number(process.hrtime.bigint() - start) / 1e6;
-      if (code !== 0) reject(new Error(`${cmd.label} exited ${code ?? signal}: ${stderr.trim().split('\n').slice(-2).join(' | ')}`));
+      if (code !== 0)
+        reject(new Error(`${cmd.label} exited ${code ?? signal}: ${stderr.trim().split('\n').slice(-2).join(' | ')}`));
       else resolve(ms);
     });
   });

@@ -49,7 +49,10 @@ export function sampleTreeRss(root: number, everyMs = 100): TreeRss {
     const procs = table();
     const tree = treeOf(root, procs);
     for (const pid of tree) seen.add(pid);
-    peakTree = Math.max(peakTree, tree.reduce((sum, pid) => sum + procs.get(pid)!.rss, 0));
+    peakTree = Math.max(
+      peakTree,
+      tree.reduce((sum, pid) => sum + procs.get(pid)!.rss, 0),
+    );
     peakRoot = Math.max(peakRoot, procs.get(root)?.rss ?? 0);
   };
   sample();

@@ -31,7 +31,10 @@ export function tailLine(item: TailItem): TailLine | undefined {
       return { text: `· ${flatLine(item.text)}` };
     case 'attempt_failed': {
       const next = item.willRetry ? ' — retrying in the same session' : '';
-      return { text: `↻ attempt ${item.attempt}/${item.attempts} failed: ${flatLine(item.motif)}${next}`, color: 'yellow' };
+      return {
+        text: `↻ attempt ${item.attempt}/${item.attempts} failed: ${flatLine(item.motif)}${next}`,
+        color: 'yellow',
+      };
     }
     default: {
       const unreachable: never = item;
@@ -51,7 +54,13 @@ export function tailLines(phase: PhaseState | undefined, height: number): TailLi
   return lines.reverse();
 }
 
-export function ActivityTail({ phase, height }: { phase: PhaseState | undefined; height: number }): React.JSX.Element | null {
+export function ActivityTail({
+  phase,
+  height,
+}: {
+  phase: PhaseState | undefined;
+  height: number;
+}): React.JSX.Element | null {
   if (phase === undefined) return null;
   const lines = tailLines(phase, height);
   return (

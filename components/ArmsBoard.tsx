@@ -53,7 +53,11 @@ export function formatBytes(bytes: number): string {
  * `maxRows` (the height the screen has): narrower cards, their lines cut, rather than a board taller than the
  * terminal, which pushes the header out of sight.
  */
-export function boardLayout(arms: number, columns: number, maxRows = Infinity): { perRow: number; rows: number; width: number } {
+export function boardLayout(
+  arms: number,
+  columns: number,
+  maxRows = Infinity,
+): { perRow: number; rows: number; width: number } {
   if (arms === 0) return { perRow: 0, rows: 0, width: columns };
   const fit = Math.max(1, Math.floor(columns / MIN_ARM_COLUMN));
   const rows = Math.max(1, Math.min(Math.ceil(arms / Math.min(fit, arms)), Math.floor(maxRows)));
@@ -74,14 +78,21 @@ export interface BoardFit {
  */
 export function boardFit(arms: number, columns: number, height?: number): BoardFit {
   if (arms === 0) return { density: 'cards', layout: boardLayout(0, columns), height: 1 };
-  for (const [density, cardHeight] of [['cards', ARM_COLUMN_HEIGHT], ['compact', COMPACT_COLUMN_HEIGHT]] as const) {
+  for (const [density, cardHeight] of [
+    ['cards', ARM_COLUMN_HEIGHT],
+    ['compact', COMPACT_COLUMN_HEIGHT],
+  ] as const) {
     const rows = height === undefined ? Infinity : Math.floor(height / cardHeight);
     if (rows >= 1) {
       const layout = boardLayout(arms, columns, rows);
       return { density, layout, height: layout.rows * cardHeight };
     }
   }
-  return { density: 'lines', layout: { perRow: 1, rows: arms, width: columns }, height: Math.min(arms, Math.max(1, height ?? arms)) };
+  return {
+    density: 'lines',
+    layout: { perRow: 1, rows: arms, width: columns },
+    height: Math.min(arms, Math.max(1, height ?? arms)),
+  };
 }
 
 /** Rows the board occupies: the arms, then the primer line and the why line when present. */
@@ -118,7 +129,14 @@ function StateLine({ arm, now }: { arm: ArmView; now: number }): React.JSX.Eleme
       </Text>
     );
   }
-  const glyph = arm.status === 'green' ? statusGlyph.ok : arm.status === 'pending' ? statusGlyph.pending : arm.status === 'unverified' ? '?' : statusGlyph.failed;
+  const glyph =
+    arm.status === 'green'
+      ? statusGlyph.ok
+      : arm.status === 'pending'
+        ? statusGlyph.pending
+        : arm.status === 'unverified'
+          ? '?'
+          : statusGlyph.failed;
   return (
     <Text wrap="truncate-end" color={armColor[arm.status]}>
       {`${glyph} ${arm.status}`}
@@ -133,7 +151,9 @@ function Chips({ arm }: { arm: ArmView }): React.JSX.Element {
       {arm.gates.map((gate, index) => (
         <React.Fragment key={gate.gate}>
           {index > 0 ? ' ' : ''}
-          <Text color={gate.ok ? statusColor.ok : statusColor.failed}>{gate.ok ? statusGlyph.ok : statusGlyph.failed}</Text>
+          <Text color={gate.ok ? statusColor.ok : statusColor.failed}>
+            {gate.ok ? statusGlyph.ok : statusGlyph.failed}
+          </Text>
           {` ${gate.gate}`}
         </React.Fragment>
       ))}
@@ -175,7 +195,17 @@ function Verdict({ arm }: { arm: ArmView }): React.JSX.Element {
 }
 
 /** A card's frame, full or compact: the border (cyan when selected), the arm's title and its model. */
-function CardFrame({ arm, selected, width, children }: { arm: ArmView; selected: boolean; width: number; children: React.ReactNode }) {
+function CardFrame({
+  arm,
+  selected,
+  width,
+  children,
+}: {
+  arm: ArmView;
+  selected: boolean;
+  width: number;
+  children: React.ReactNode;
+}) {
   return (
     <Box width={width} flexDirection="column" borderStyle="round" borderColor={selected ? 'cyan' : 'gray'} paddingX={1}>
       <Text wrap="truncate-end" bold color={selected ? 'cyan' : undefined}>
@@ -212,10 +242,17 @@ function ArmColumn({ arm, selected, width, now }: { arm: ArmView; selected: bool
       <StateLine arm={arm} now={now} />
       <Text wrap="truncate-end" dimColor={muted}>{`turns ${arm.turns}`}</Text>
       <Text wrap="truncate-end" dimColor={muted}>{`tokens ${formatTokens(arm.tokens)}`}</Text>
-      <Text wrap="truncate-end" dimColor={muted} color={arm.spend === 'wrap_up' || arm.spend === 'paused' ? 'yellow' : undefined}>
+      <Text
+        wrap="truncate-end"
+        dimColor={muted}
+        color={arm.spend === 'wrap_up' || arm.spend === 'paused' ? 'yellow' : undefined}
+      >
         {costText(arm)}
       </Text>
-      <Text wrap="truncate-end" dimColor={muted}>{`time ${arm.seconds !== undefined ? formatSeconds(arm.seconds) : '—'}`}</Text>
+      <Text
+        wrap="truncate-end"
+        dimColor={muted}
+      >{`time ${arm.seconds !== undefined ? formatSeconds(arm.seconds) : '—'}`}</Text>
       <Text wrap="truncate-end" dimColor={arm.patch === undefined}>
         {patch}
       </Text>
@@ -247,7 +284,10 @@ function CompactColumn({ arm, selected, width, now }: { arm: ArmView; selected: 
         <StateLine arm={arm} now={now} />
         <Text wrap="truncate-end" dimColor>{` · ${time}`}</Text>
       </Box>
-      <Text wrap="truncate-end" dimColor={arm.status === 'pending'}>{`${formatCost(arm.cost)} · ${formatTokens(arm.tokens)} tok · ${arm.turns}t`}</Text>
+      <Text
+        wrap="truncate-end"
+        dimColor={arm.status === 'pending'}
+      >{`${formatCost(arm.cost)} · ${formatTokens(arm.tokens)} tok · ${arm.turns}t`}</Text>
       <Text wrap="truncate-end" dimColor={arm.patch === undefined}>
         {patch}
       </Text>
@@ -264,13 +304,20 @@ function ArmLine({ arm, selected, now }: { arm: ArmView; selected: boolean; now:
       <Text wrap="truncate-end" bold color={selected ? 'cyan' : undefined}>{`${armTitle(arm, selected)} `}</Text>
       <Text wrap="truncate-end" color="magenta">{`${arm.model ?? 'default model'} `}</Text>
       <StateLine arm={arm} now={now} />
-      <Text wrap="truncate-end" dimColor>{` · ${figures}${arm.status !== 'green' && arm.motif !== undefined ? ` · ↳ ${arm.motif}` : ''}${arm.tried !== undefined ? ` · ${arm.tried}` : ''}`}</Text>
+      <Text
+        wrap="truncate-end"
+        dimColor
+      >{` · ${figures}${arm.status !== 'green' && arm.motif !== undefined ? ` · ↳ ${arm.motif}` : ''}${arm.tried !== undefined ? ` · ${arm.tried}` : ''}`}</Text>
     </Box>
   );
 }
 
 /** The arms to list in `height` lines: all of them, or a window that holds the selected one and says how many are left out. */
-export function lineWindow(arms: number, selectedIndex: number, height: number): { from: number; to: number; hidden: number } {
+export function lineWindow(
+  arms: number,
+  selectedIndex: number,
+  height: number,
+): { from: number; to: number; hidden: number } {
   if (arms <= height) return { from: 0, to: arms, hidden: 0 };
   const room = Math.max(1, height - 1); // one line says how many are not shown
   const from = Math.min(Math.max(0, selectedIndex - Math.floor(room / 2)), arms - room);
@@ -294,9 +341,17 @@ export function ArmsBoard({ arms, selected, columns, now, primer, why, height }:
   const fit = boardFit(arms.length, columns, height);
   const { perRow, width } = fit.layout;
   const rows: ArmView[][] = [];
-  if (fit.density !== 'lines') for (let index = 0; index < arms.length; index += Math.max(1, perRow)) rows.push(arms.slice(index, index + perRow));
+  if (fit.density !== 'lines')
+    for (let index = 0; index < arms.length; index += Math.max(1, perRow)) rows.push(arms.slice(index, index + perRow));
   const Card = fit.density === 'compact' ? CompactColumn : ArmColumn;
-  const window = lineWindow(arms.length, Math.max(0, arms.findIndex((arm) => arm.arm === selected)), fit.height);
+  const window = lineWindow(
+    arms.length,
+    Math.max(
+      0,
+      arms.findIndex((arm) => arm.arm === selected),
+    ),
+    fit.height,
+  );
   return (
     <Box flexDirection="column" width={columns}>
       {arms.length === 0 ? <Text dimColor>arms: waiting for the primer…</Text> : null}
@@ -308,9 +363,13 @@ export function ArmsBoard({ arms, selected, columns, now, primer, why, height }:
         </Box>
       ))}
       {fit.density === 'lines'
-        ? arms.slice(window.from, window.to).map((arm) => <ArmLine key={arm.arm} arm={arm} selected={arm.arm === selected} now={now} />)
+        ? arms
+            .slice(window.from, window.to)
+            .map((arm) => <ArmLine key={arm.arm} arm={arm} selected={arm.arm === selected} now={now} />)
         : null}
-      {fit.density === 'lines' && window.hidden > 0 ? <Text dimColor wrap="truncate-end">{`… ${window.hidden} more arm(s): ←/→ to see them`}</Text> : null}
+      {fit.density === 'lines' && window.hidden > 0 ? (
+        <Text dimColor wrap="truncate-end">{`… ${window.hidden} more arm(s): ←/→ to see them`}</Text>
+      ) : null}
       {primer !== undefined ? (
         <Text wrap="truncate-end" dimColor>
           {primer}

@@ -9,7 +9,17 @@ import React, { useRef } from 'react';
 import { Box, Text } from 'ink';
 import { useStore } from 'zustand';
 import { bonModeOf, dispatchBonIntent, typeIntoBoard, type BonController } from '../state/bon/intents.js';
-import { armsOf, primerTextOf, proposalLine, selectedArm, spendLinesOf, whyFirstOf, type BonState, type BonStore, type CompareState } from '../state/bon/store.js';
+import {
+  armsOf,
+  primerTextOf,
+  proposalLine,
+  selectedArm,
+  spendLinesOf,
+  whyFirstOf,
+  type BonState,
+  type BonStore,
+  type CompareState,
+} from '../state/bon/store.js';
 import { OverlapView } from './OverlapView.js';
 import { SideBySide } from './SideBySide.js';
 import { printableLine } from './DiffView.js';
@@ -46,13 +56,42 @@ export interface BonViewProps {
 }
 
 /** Two or more arms' patches compared: their overlap (`o`), or two side by side (`s`). */
-function CompareView({ compare, height, columns }: { compare: CompareState; height: number; columns: number }): React.JSX.Element {
-  if (compare.status === 'loading') return <Text dimColor>{`reading the patches of arms ${compare.arms.join(', ')}…`}</Text>;
-  if (compare.status === 'failed') return <Text color="red" wrap="truncate-end">{`could not read the patches: ${compare.error ?? 'unknown error'}`}</Text>;
+function CompareView({
+  compare,
+  height,
+  columns,
+}: {
+  compare: CompareState;
+  height: number;
+  columns: number;
+}): React.JSX.Element {
+  if (compare.status === 'loading')
+    return <Text dimColor>{`reading the patches of arms ${compare.arms.join(', ')}…`}</Text>;
+  if (compare.status === 'failed')
+    return (
+      <Text color="red" wrap="truncate-end">{`could not read the patches: ${compare.error ?? 'unknown error'}`}</Text>
+    );
   if (compare.kind === 'overlap' && compare.overlap) {
-    return <OverlapView overlap={compare.overlap} arms={compare.arms} height={height} columns={columns} offset={compare.offset} />;
+    return (
+      <OverlapView
+        overlap={compare.overlap}
+        arms={compare.arms}
+        height={height}
+        columns={columns}
+        offset={compare.offset}
+      />
+    );
   }
-  return <SideBySide left={{ arm: compare.arms[0]! }} right={{ arm: compare.arms[1]! }} rows={compare.rows ?? []} height={height} columns={columns} offset={compare.offset} />;
+  return (
+    <SideBySide
+      left={{ arm: compare.arms[0]! }}
+      right={{ arm: compare.arms[1]! }}
+      rows={compare.rows ?? []}
+      height={height}
+      columns={columns}
+      offset={compare.offset}
+    />
+  );
 }
 
 export function BonView({ state, now, help, columns, rows }: BonViewProps): React.JSX.Element {
@@ -62,7 +101,8 @@ export function BonView({ state, now, help, columns, rows }: BonViewProps): Reac
   const why = whyFirstOf(state);
   const proposal = proposalLine(state);
   const spend = spendLinesOf(state);
-  const footer = (primerText !== undefined ? 1 : 0) + (why !== undefined ? 1 : 0) + spend.length + (steer !== undefined ? 1 : 0);
+  const footer =
+    (primerText !== undefined ? 1 : 0) + (why !== undefined ? 1 : 0) + spend.length + (steer !== undefined ? 1 : 0);
   // A short terminal keeps the board (the arms are the point of this screen) and folds the graph to one line.
   // Rows of arm cards that fit beside the chrome and a one-line phase strip (a strip and its gap: 2 lines).
   // Lines the arms may take beside the chrome and a one-line phase strip (a strip and its gap: 2 lines); the
@@ -85,12 +125,29 @@ export function BonView({ state, now, help, columns, rows }: BonViewProps): Reac
       ) : (
         <>
           <Box marginTop={1} flexDirection="column">
-            {showGraph ? <PhaseGraph phases={state.phases} now={now} /> : <PhaseStrip phases={state.phases} now={now} />}
+            {showGraph ? (
+              <PhaseGraph phases={state.phases} now={now} />
+            ) : (
+              <PhaseStrip phases={state.phases} now={now} />
+            )}
           </Box>
           <Box marginTop={1} flexDirection="column">
-            <ArmsBoard arms={arms} selected={selectedArm(state)} columns={columns} now={now} primer={primerText} why={why} height={armLines} />
+            <ArmsBoard
+              arms={arms}
+              selected={selectedArm(state)}
+              columns={columns}
+              now={now}
+              primer={primerText}
+              why={why}
+              height={armLines}
+            />
             {spend.map((line) => (
-              <Text key={line} wrap="truncate-end" color={line.startsWith('fan out?') ? 'yellow' : undefined} dimColor={!line.startsWith('fan out?')}>
+              <Text
+                key={line}
+                wrap="truncate-end"
+                color={line.startsWith('fan out?') ? 'yellow' : undefined}
+                dimColor={!line.startsWith('fan out?')}
+              >
                 {line}
               </Text>
             ))}

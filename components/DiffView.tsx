@@ -13,7 +13,8 @@ export interface DiffLineStyle {
   bold?: boolean;
 }
 
-const HEADER = /^(diff --git |index |--- |\+\+\+ |new file mode|deleted file mode|old mode|new mode|similarity index|rename (from|to) |Binary files |GIT binary patch)/;
+const HEADER =
+  /^(diff --git |index |--- |\+\+\+ |new file mode|deleted file mode|old mode|new mode|similarity index|rename (from|to) |Binary files |GIT binary patch)/;
 
 /** How one patch line is drawn. File headers first, so `--- a/x` is a header and not a removed line. */
 export function diffLineStyle(line: string): DiffLineStyle {

@@ -85,7 +85,15 @@ function CheckRow({ row, idWidth, now }: { row: DoctorRow; idWidth: number; now:
   );
 }
 
-function ChecklistLine({ line, idWidth, now }: { line: DoctorLine<DoctorRow>; idWidth: number; now: number }): React.JSX.Element {
+function ChecklistLine({
+  line,
+  idWidth,
+  now,
+}: {
+  line: DoctorLine<DoctorRow>;
+  idWidth: number;
+  now: number;
+}): React.JSX.Element {
   if (line.kind === 'category') {
     return (
       <Text bold wrap="truncate-end">
@@ -93,7 +101,13 @@ function ChecklistLine({ line, idWidth, now }: { line: DoctorLine<DoctorRow>; id
       </Text>
     );
   }
-  if (line.kind === 'fix') return <Text wrap="truncate-end" dimColor>{`${INDENT}  ${' '.repeat(idWidth)}  ${line.more ? '     ' : 'fix: '}${line.fix}`}</Text>;
+  if (line.kind === 'fix')
+    return (
+      <Text
+        wrap="truncate-end"
+        dimColor
+      >{`${INDENT}  ${' '.repeat(idWidth)}  ${line.more ? '     ' : 'fix: '}${line.fix}`}</Text>
+    );
   return <CheckRow row={line.row} idWidth={idWidth} now={now} />;
 }
 
@@ -103,7 +117,9 @@ function ChecklistLine({ line, idWidth, now }: { line: DoctorLine<DoctorRow>; id
  * screen on every spinner tick.
  */
 export function doctorChrome(state: { rows: readonly DoctorRow[]; statusLine?: string; crash?: string }): number {
-  return 5 + (state.rows.length > 0 ? 1 : 0) + (state.statusLine !== undefined ? 1 : 0) + (state.crash !== undefined ? 1 : 0);
+  return (
+    5 + (state.rows.length > 0 ? 1 : 0) + (state.statusLine !== undefined ? 1 : 0) + (state.crash !== undefined ? 1 : 0)
+  );
 }
 
 /** The checklist window's height on a terminal of `rows` (undefined: unknown, every line shown); never below 3. */
@@ -151,7 +167,9 @@ export function DoctorScreen({ store, controller }: DoctorScreenProps): React.JS
       <Text wrap="truncate-end">
         <Text bold>factory</Text>
         <Text dimColor>{` · doctor${mode === 'running' ? ' · checking…' : ''}`}</Text>
-        {shown.length < lines.length ? <Text dimColor>{` · ${doctorWindowNote(first, shown.length, lines.length)}`}</Text> : null}
+        {shown.length < lines.length ? (
+          <Text dimColor>{` · ${doctorWindowNote(first, shown.length, lines.length)}`}</Text>
+        ) : null}
       </Text>
       <Box marginTop={1} flexDirection="column">
         {!started ? <Text dimColor>preparing the checks…</Text> : null}

@@ -47,7 +47,13 @@ function Chip({ report }: { report: GateReport }): React.JSX.Element {
 }
 
 /** `rail` is the graph's connector column (│, or a space under the last node). */
-export function GateChips({ gates, rail }: { gates: readonly GateReport[] | undefined; rail: string }): React.JSX.Element | null {
+export function GateChips({
+  gates,
+  rail,
+}: {
+  gates: readonly GateReport[] | undefined;
+  rail: string;
+}): React.JSX.Element | null {
   if (gates === undefined || gates.length === 0) return null;
   return (
     <>

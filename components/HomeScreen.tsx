@@ -61,7 +61,15 @@ export function HomeScreen({ store, controller }: HomeScreenProps): React.JSX.El
 
   if (home.screen === 'run') {
     if (replayed !== undefined && isBonState(replayed)) {
-      return <BonView state={{ ...replayed, ui: { ...replayed.ui, statusLine: home.statusLine ?? REPLAY_NOTE } }} now={liveReplay ? now : (replayed.totals.finishedAt ?? now)} help={HOME_KEYS[mode]} columns={columns} rows={rows} />;
+      return (
+        <BonView
+          state={{ ...replayed, ui: { ...replayed.ui, statusLine: home.statusLine ?? REPLAY_NOTE } }}
+          now={liveReplay ? now : (replayed.totals.finishedAt ?? now)}
+          help={HOME_KEYS[mode]}
+          columns={columns}
+          rows={rows}
+        />
+      );
     }
     if (replayed !== undefined) {
       return (
@@ -96,7 +104,11 @@ export function HomeScreen({ store, controller }: HomeScreenProps): React.JSX.El
         <Text bold>factory</Text>
         <Text dimColor> · recent runs</Text>
       </Text>
-      <Box marginTop={1} flexDirection="column" minHeight={home.rows.length > 0 ? runsTableHeight(home.rows.length, tableRows) : 1}>
+      <Box
+        marginTop={1}
+        flexDirection="column"
+        minHeight={home.rows.length > 0 ? runsTableHeight(home.rows.length, tableRows) : 1}
+      >
         {!home.loaded ? <Text dimColor>reading the runs…</Text> : null}
         {home.loaded && home.loadError !== undefined ? (
           <Text color="red" wrap="truncate-end">{`could not read the runs: ${home.loadError}`}</Text>

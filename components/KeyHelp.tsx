@@ -6,7 +6,10 @@ import { displayWidth } from '../src/contract/text.js';
 import { helpItems, type HelpItem, type KeyTable } from './keymap.js';
 
 function lineWidth(items: readonly HelpItem[]): number {
-  return items.reduce((sum, item, i) => sum + (i > 0 ? 3 : 0) + displayWidth(item.keys) + (item.help ? 1 + displayWidth(item.help) : 0), 0);
+  return items.reduce(
+    (sum, item, i) => sum + (i > 0 ? 3 : 0) + displayWidth(item.keys) + (item.help ? 1 + displayWidth(item.help) : 0),
+    0,
+  );
 }
 
 /**
@@ -23,7 +26,13 @@ export function fitHelp(items: readonly HelpItem[], columns: number | undefined)
   return items.map((item) => ({ keys: item.keys, help: '' }));
 }
 
-export function KeyHelp<I extends string>({ table, columns }: { table: KeyTable<I>; columns?: number }): React.JSX.Element {
+export function KeyHelp<I extends string>({
+  table,
+  columns,
+}: {
+  table: KeyTable<I>;
+  columns?: number;
+}): React.JSX.Element {
   const items = fitHelp(helpItems(table), columns);
   return (
     <Text wrap="truncate-end" dimColor>

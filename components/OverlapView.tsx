@@ -73,14 +73,26 @@ function summaryLine(arm: number, summary: OverlapArmSummary | undefined): Overl
   if (summary.hunks === 0) return { text: `arm ${arm} · empty patch`, style: { dim: true } };
   const hunks = `${summary.hunks} hunk${summary.hunks === 1 ? '' : 's'}`;
   const files = summary.files.map(printable).join(', ');
-  return { text: `arm ${arm} · ${hunks} · ${summary.shared} shared · ${summary.unique} unique · +${summary.added} −${summary.removed} · ${files}`, style: {} };
+  return {
+    text: `arm ${arm} · ${hunks} · ${summary.shared} shared · ${summary.unique} unique · +${summary.added} −${summary.removed} · ${files}`,
+    style: {},
+  };
 }
 
 function hunkLines(hunk: OverlapHunk): OverlapLine[] {
-  const head: OverlapLine = { text: `${printable(hunk.file)}  ${printable(hunk.header)}`, style: { color: 'cyan', bold: true } };
+  const head: OverlapLine = {
+    text: `${printable(hunk.file)}  ${printable(hunk.header)}`,
+    style: { color: 'cyan', bold: true },
+  };
   // A binary payload is base85 noise: its first line (`literal 1234`, `delta 56`) says enough.
   const body = isBinary(hunk) ? hunk.lines.slice(0, 1) : hunk.lines;
-  return [head, ...body.map((line) => ({ text: printable(line) || ' ', style: isBinary(hunk) ? { dim: true } : diffLineStyle(line) }))];
+  return [
+    head,
+    ...body.map((line) => ({
+      text: printable(line) || ' ',
+      style: isBinary(hunk) ? { dim: true } : diffLineStyle(line),
+    })),
+  ];
 }
 
 function groupLines(title: string, hunks: readonly OverlapHunk[]): OverlapLine[] {
@@ -133,7 +145,13 @@ export function OverlapView({ overlap, arms, height, columns, offset }: OverlapV
         {overlapTitle(overlap, arms)}
       </Text>
       {shown.map((line, index) => (
-        <Text key={first + index} wrap="truncate-end" color={line.style.color} bold={line.style.bold} dimColor={line.style.dim}>
+        <Text
+          key={first + index}
+          wrap="truncate-end"
+          color={line.style.color}
+          bold={line.style.bold}
+          dimColor={line.style.dim}
+        >
           {line.text}
         </Text>
       ))}

@@ -69,7 +69,17 @@ function Glyph({ phase, now }: { phase: PhaseState; now: number }): React.JSX.El
   return <Text color={statusColor[phase.status]}>{statusGlyph[phase.status]}</Text>;
 }
 
-function PhaseNode({ phase, now, nameWidth, last }: { phase: PhaseState; now: number; nameWidth: number; last: boolean }) {
+function PhaseNode({
+  phase,
+  now,
+  nameWidth,
+  last,
+}: {
+  phase: PhaseState;
+  now: number;
+  nameWidth: number;
+  last: boolean;
+}) {
   const muted = phase.status === 'pending' || phase.status === 'skipped';
   const name = fitCell(phase.name, nameWidth);
   const details = phaseDetails(phase, now);
@@ -118,14 +128,25 @@ export function branchPrefix(index: number, count: number, more: boolean): strin
 }
 
 function armMotif(phase: PhaseState): string | undefined {
-  if (phase.unverified && phase.status === 'ok') return 'unverified: every gate red on HEAD the same way — nothing verified it';
+  if (phase.unverified && phase.status === 'ok')
+    return 'unverified: every gate red on HEAD the same way — nothing verified it';
   if (phase.status !== 'failed' && phase.status !== 'retrying') return undefined;
   if (phase.motif === undefined) return undefined;
   const motif = flatLine(phase.motif);
   return phase.motifAttempt !== undefined ? `attempt ${phase.motifAttempt}/${phase.attempts} failed: ${motif}` : motif;
 }
 
-function ArmBranches({ arms, now, nameWidth, more }: { arms: PhaseState[]; now: number; nameWidth: number; more: boolean }) {
+function ArmBranches({
+  arms,
+  now,
+  nameWidth,
+  more,
+}: {
+  arms: PhaseState[];
+  now: number;
+  nameWidth: number;
+  more: boolean;
+}) {
   const rail = more ? CONNECTOR : ' ';
   return (
     <>
@@ -165,7 +186,9 @@ export function PhaseGraph({ phases, now }: { phases: readonly PhaseState[]; now
       {segments.map((segment, index) => {
         const last = index === segments.length - 1;
         if (segment.kind === 'phase') {
-          return <PhaseNode key={segment.phase.name} phase={segment.phase} now={now} nameWidth={nameWidth} last={last} />;
+          return (
+            <PhaseNode key={segment.phase.name} phase={segment.phase} now={now} nameWidth={nameWidth} last={last} />
+          );
         }
         return (
           <React.Fragment key={`arms-${segment.arms[0].name}`}>
@@ -185,7 +208,8 @@ export function PhaseGraph({ phases, now }: { phases: readonly PhaseState[]; now
 export function PhaseStrip({ phases, now }: { phases: readonly PhaseState[]; now: number }): React.JSX.Element {
   const node = (phase: PhaseState) => (
     <React.Fragment key={phase.name}>
-      <Glyph phase={phase} now={now} /> <Text dimColor={phase.status === 'pending' || phase.status === 'skipped'}>{phase.name}</Text>
+      <Glyph phase={phase} now={now} />{' '}
+      <Text dimColor={phase.status === 'pending' || phase.status === 'skipped'}>{phase.name}</Text>
     </React.Fragment>
   );
   return (

@@ -117,5 +117,7 @@ export function RunScreen({ store, controller }: RunScreenProps): React.JSX.Elem
     (intent) => dispatchRunIntent(store, controller, intent),
   );
 
-  return <RunView run={run} now={now} help={RUN_KEYS[mode]} statusLine={run.ui.statusLine} columns={columns} rows={rows} />;
+  return (
+    <RunView run={run} now={now} help={RUN_KEYS[mode]} statusLine={run.ui.statusLine} columns={columns} rows={rows} />
+  );
 }

@@ -34,7 +34,17 @@ export function windowStart(count: number, selected: number, height: number): nu
   return Math.max(0, Math.min(selected - Math.floor(height / 2), count - height));
 }
 
-function RowLine({ row, selected, laid, now }: { row: RunRow; selected: boolean; laid: readonly RunsColumn[]; now: number }) {
+function RowLine({
+  row,
+  selected,
+  laid,
+  now,
+}: {
+  row: RunRow;
+  selected: boolean;
+  laid: readonly RunsColumn[];
+  now: number;
+}) {
   return (
     <Text wrap="truncate-end" inverse={selected} bold={selected}>
       {selected ? '› ' : '  '}

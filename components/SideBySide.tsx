@@ -43,7 +43,13 @@ export interface SideBySideProps {
 }
 
 const GUTTER_WIDTH = 3;
-const GUTTERS: Record<SideBySideRow['kind'], string> = { file: ' │ ', same: ' = ', 'both-differ': ' ≠ ', left: ' │ ', right: ' │ ' };
+const GUTTERS: Record<SideBySideRow['kind'], string> = {
+  file: ' │ ',
+  same: ' = ',
+  'both-differ': ' ≠ ',
+  left: ' │ ',
+  right: ' │ ',
+};
 
 /** Each column's width: what is left of the terminal after the gutter, halved (an odd column is left unused). */
 export function sideColumnWidth(columns: number): number {

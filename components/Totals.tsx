@@ -20,7 +20,13 @@ export function outcomeOf(run: Pick<RunState, 'exit' | 'failedPhase' | 'interrup
   return { text: `FAILED${where} (exit ${run.exit})`, color: 'red' };
 }
 
-export function Totals({ run, now }: { run: Pick<RunState, 'totals' | 'exit' | 'failedPhase' | 'interrupted'>; now: number }) {
+export function Totals({
+  run,
+  now,
+}: {
+  run: Pick<RunState, 'totals' | 'exit' | 'failedPhase' | 'interrupted'>;
+  now: number;
+}) {
   const outcome = outcomeOf(run);
   const figures = `cost ${formatCost(run.totals.cost)} · tokens ${formatTokens(run.totals.tokens)} · elapsed ${formatSeconds(elapsedSeconds(run.totals, now))}`;
   return (

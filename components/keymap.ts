@@ -33,17 +33,12 @@ export const RUN_KEYS: Readonly<Record<RunMode, KeyTable<RunIntent>>> = {
     { keys: ['q'], intent: 'confirm-quit', help: 'quit (asks first)' },
     RUN_DOCTOR,
   ],
-  aborting: [
-    { keys: ['ctrl+c', 'q'], intent: 'quit', help: 'quit now' },
-  ],
+  aborting: [{ keys: ['ctrl+c', 'q'], intent: 'quit', help: 'quit now' }],
   'confirm-quit': [
     { keys: ['q', 'ctrl+c'], intent: 'quit', help: 'abort run and quit' },
     { keys: ['escape'], intent: 'stay', help: 'keep running' },
   ],
-  finished: [
-    { keys: ['q', 'ctrl+c'], intent: 'quit', help: 'quit' },
-    RUN_DOCTOR,
-  ],
+  finished: [{ keys: ['q', 'ctrl+c'], intent: 'quit', help: 'quit' }, RUN_DOCTOR],
   quitting: [],
 };
 

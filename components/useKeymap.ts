@@ -10,7 +10,11 @@ import { intentFor, keyNameOf, type KeyTable } from './keymap.js';
  * `onText`: what a key that no binding takes types, for a mode that reads text (a message to an arm): the raw input,
  * a paste included; control keys never reach it.
  */
-export function useKeymap<I extends string>(currentTable: () => KeyTable<I>, onIntent: (intent: I) => void, onText?: (text: string) => void): void {
+export function useKeymap<I extends string>(
+  currentTable: () => KeyTable<I>,
+  onIntent: (intent: I) => void,
+  onText?: (text: string) => void,
+): void {
   const { isRawModeSupported } = useStdin();
   // Refs keep the Ink listener stable across renders (no re-subscription, no stale closure).
   const tableRef = useRef(currentTable);
@@ -23,7 +27,14 @@ export function useKeymap<I extends string>(currentTable: () => KeyTable<I>, onI
     const name = keyNameOf(input, key);
     const intent = name === undefined ? undefined : intentFor(tableRef.current(), name);
     if (intent !== undefined) intentRef.current(intent);
-    else if (input !== '' && !key.ctrl && !key.meta && key.eventType !== 'release' && !/^[\u0000-\u001f\u007f]+$/.test(input)) textRef.current?.(input);
+    else if (
+      input !== '' &&
+      !key.ctrl &&
+      !key.meta &&
+      key.eventType !== 'release' &&
+      !/^[\u0000-\u001f\u007f]+$/.test(input)
+    )
+      textRef.current?.(input);
   });
   // Without a TTY on stdin Ink can not enter raw mode (and throws): the screen is then view-only.
   useInput(handler.current, { isActive: isRawModeSupported });

@@ -34,8 +34,14 @@ async function showHelp(io: CliIo): Promise<number> {
 export async function runCli(argv: string[], io: CliIo = processIo()): Promise<number> {
   // `factory --version` answers before anything else is loaded: it is what scripts call most.
   if (argv.length === 1 && argv[0] === '--version') return printVersion(io);
-  const [{ Lifecycle }, { killAllChildrenSync }] = await Promise.all([import('./lifecycle.js'), import('./process/supervisor.js')]);
-  const lifecycle = new Lifecycle({ killAllChildrenSync, onWarning: (message) => io.stderr.write(`factory: ${message}\n`) });
+  const [{ Lifecycle }, { killAllChildrenSync }] = await Promise.all([
+    import('./lifecycle.js'),
+    import('./process/supervisor.js'),
+  ]);
+  const lifecycle = new Lifecycle({
+    killAllChildrenSync,
+    onWarning: (message) => io.stderr.write(`factory: ${message}\n`),
+  });
   lifecycle.installSignals();
   try {
     return await dispatch(argv, io, lifecycle);
@@ -49,7 +55,10 @@ export async function runCli(argv: string[], io: CliIo = processIo()): Promise<n
 }
 
 async function dispatch(argv: string[], io: CliIo, lifecycle: Lifecycle): Promise<number> {
-  const [{ parseCli }, { prepareCommand }] = await Promise.all([import('./cli/args.js'), import('./commands/command.js')]);
+  const [{ parseCli }, { prepareCommand }] = await Promise.all([
+    import('./cli/args.js'),
+    import('./commands/command.js'),
+  ]);
   const cli = parseCli(argv);
   if (cli.flags.help) return showHelp(io);
   if (cli.flags.version) return printVersion(io);
@@ -87,22 +96,43 @@ async function dispatch(argv: string[], io: CliIo, lifecycle: Lifecycle): Promis
  * module evaluates only definitions. A failure to load surfaces where the module is imported for real.
  */
 function preloadHeadlessRun(): void {
-  for (const load of [() => import('./commands/prompt.js'), () => import('./cli/runPrepared.js'), () => import('./headless/log.js'), () => import('./cli/attachTrace.js')]) {
+  for (const load of [
+    () => import('./commands/prompt.js'),
+    () => import('./cli/runPrepared.js'),
+    () => import('./headless/log.js'),
+    () => import('./cli/attachTrace.js'),
+  ]) {
     load().catch(() => undefined);
   }
 }
 
 /** The front end chosen once: the TUI (run screen or arms board) in a terminal, else the headless log. */
-async function runWith(prepared: PreparedRun, interactive: boolean, flags: CommandFlags, io: CliIo, lifecycle: Lifecycle, report?: ReportRequest): Promise<number> {
+async function runWith(
+  prepared: PreparedRun,
+  interactive: boolean,
+  flags: CommandFlags,
+  io: CliIo,
+  lifecycle: Lifecycle,
+  report?: ReportRequest,
+): Promise<number> {
   const { runPrepared } = await import('./cli/runPrepared.js');
   if (!interactive) {
     const { runHeadless } = await import('./headless/log.js');
-    return runPrepared(prepared, (p, execute) => runHeadless(p.run, io, flags.json, lifecycle, execute), { io, json: flags.json, interactive, lifecycle, report });
+    return runPrepared(prepared, (p, execute) => runHeadless(p.run, io, flags.json, lifecycle, execute), {
+      io,
+      json: flags.json,
+      interactive,
+      lifecycle,
+      report,
+    });
   }
   const { runFlowScreen, runBonScreen } = await import('./tui/run.js');
   return runPrepared(
     prepared,
-    (p, execute) => (p.kind === 'bon' ? runBonScreen(p, lifecycle, execute, { notify: flags.notify }) : runFlowScreen(p, lifecycle, execute, { notify: flags.notify })),
+    (p, execute) =>
+      p.kind === 'bon'
+        ? runBonScreen(p, lifecycle, execute, { notify: flags.notify })
+        : runFlowScreen(p, lifecycle, execute, { notify: flags.notify }),
     { io, json: false, interactive, lifecycle, report },
   );
 }

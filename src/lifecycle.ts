@@ -104,7 +104,10 @@ export class Lifecycle {
     if (to >= 2) target?.quit?.();
     if (to === 3 && from !== 3) {
       this.opts.killAllChildrenSync();
-      const timer = setTimeout(() => (this.opts.exit ?? process.exit)(EXIT.interrupted), this.opts.forceGraceMs ?? 10_000);
+      const timer = setTimeout(
+        () => (this.opts.exit ?? process.exit)(EXIT.interrupted),
+        this.opts.forceGraceMs ?? 10_000,
+      );
       timer.unref();
     }
   }
@@ -144,7 +147,9 @@ export class Lifecycle {
     try {
       await entry.fn();
     } catch (error) {
-      this.opts.onWarning?.(`cleanup "${entry.label}" failed: ${error instanceof Error ? error.message : String(error)}`);
+      this.opts.onWarning?.(
+        `cleanup "${entry.label}" failed: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   }
 }

@@ -13,7 +13,11 @@ export function stay<S>(state: S): { state: S } {
 }
 
 /** Fold actions through a stepping reducer: the last state, and every effect in the order they were asked. */
-export function foldSteps<S, A, E>(reduce: (state: S, action: A) => Step<S, E>, actions: readonly A[], initial: S): { state: S; effects: E[] } {
+export function foldSteps<S, A, E>(
+  reduce: (state: S, action: A) => Step<S, E>,
+  actions: readonly A[],
+  initial: S,
+): { state: S; effects: E[] } {
   let state = initial;
   const effects: E[] = [];
   for (const action of actions) {

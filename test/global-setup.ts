@@ -19,6 +19,7 @@ export function setup(): () => void {
       }
     }
     fs.rmSync(root, { recursive: true, force: true });
-    if (left.length > 0) throw new Error(`tests left ${left.length} bon run folder(s) in the worktree root: ${left.join(', ')}`);
+    if (left.length > 0)
+      throw new Error(`tests left ${left.length} bon run folder(s) in the worktree root: ${left.join(', ')}`);
   };
 }

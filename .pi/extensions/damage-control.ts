@@ -33,10 +33,7 @@ export interface Rules {
 
 export type LoadedRules = { ok: true; rules: Rules } | { ok: false; error: string };
 
-export type Decision =
-  | { action: 'allow' }
-  | { action: 'deny'; reason: string }
-  | { action: 'ask'; reason: string };
+export type Decision = { action: 'allow' } | { action: 'deny'; reason: string } | { action: 'ask'; reason: string };
 
 export function rulesFile(cwd: string): string {
   return path.join(cwd, RULES_RELATIVE_PATH);
@@ -73,7 +70,8 @@ function compile(patterns: string[], where: string): RegExp[] {
 export function parseRules(text: string, source: string): LoadedRules {
   try {
     const doc = parseYaml(text) as unknown;
-    if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) throw new Error('a mapping with bash and paths expected');
+    if (doc === null || typeof doc !== 'object' || Array.isArray(doc))
+      throw new Error('a mapping with bash and paths expected');
     const root = doc as Record<string, unknown>;
     const unknown = Object.keys(root).filter((key) => key !== 'bash' && key !== 'paths');
     if (unknown.length > 0) throw new Error(`unknown key(s) ${unknown.join(', ')}`);
@@ -136,7 +134,10 @@ export function decideBash(rules: Rules, command: string, cwd: string, options: 
   try {
     findings = bashFindings(command, makeGuard(cwd, rules.paths.protected, options));
   } catch (error) {
-    return { action: 'deny', reason: `the command could not be checked (${(error as Error).message}) (intent unreadable)` };
+    return {
+      action: 'deny',
+      reason: `the command could not be checked (${(error as Error).message}) (intent unreadable)`,
+    };
   }
   const denied = findings.find((f) => f.action === 'deny');
   if (denied) return { action: 'deny', reason: floorReason(denied) };
@@ -149,23 +150,40 @@ export function decideBash(rules: Rules, command: string, cwd: string, options: 
 const PATH_TOOLS = new Set(['read', 'write', 'edit', 'grep', 'find', 'ls']);
 
 /** What to do with one tool call: the arm's fence first, then bash, powershell, write and edit. */
-export function decideToolCall(rules: Rules, toolName: string, input: Record<string, unknown>, cwd: string, options: GuardOptions = {}): Decision {
+export function decideToolCall(
+  rules: Rules,
+  toolName: string,
+  input: Record<string, unknown>,
+  cwd: string,
+  options: GuardOptions = {},
+): Decision {
   const fence = options.fenced ?? [];
   if (fence.length > 0) {
     const fenced =
-      toolName === 'bash' ? fencedInCommand(String(input.command ?? ''), cwd, fence) : PATH_TOOLS.has(toolName) ? fenceReason(String(input.path ?? ''), cwd, fence) : undefined;
+      toolName === 'bash'
+        ? fencedInCommand(String(input.command ?? ''), cwd, fence)
+        : PATH_TOOLS.has(toolName)
+          ? fenceReason(String(input.path ?? ''), cwd, fence)
+          : undefined;
     if (fenced) return { action: 'deny', reason: fenced };
   }
   if (toolName === 'bash') return decideBash(rules, String(input.command ?? ''), cwd, options);
   // pi's other shell tool: its commands are not read by this guard, so a role cannot use it to go around bash's.
-  if (toolName === 'powershell') return { action: 'deny', reason: 'damage-control cannot judge PowerShell commands; use bash (intent unjudged-shell)' };
+  if (toolName === 'powershell')
+    return {
+      action: 'deny',
+      reason: 'damage-control cannot judge PowerShell commands; use bash (intent unjudged-shell)',
+    };
   if (toolName === 'write' || toolName === 'edit') {
     const target = String(input.path ?? '');
     try {
       const verdict = checkToolPath(target, makeGuard(cwd, rules.paths.protected, options));
       return verdict.ok ? { action: 'allow' } : { action: 'deny', reason: verdict.reason };
     } catch (error) {
-      return { action: 'deny', reason: `${target} could not be checked (${(error as Error).message}) (intent write-outside)` };
+      return {
+        action: 'deny',
+        reason: `${target} could not be checked (${(error as Error).message}) (intent write-outside)`,
+      };
     }
   }
   return { action: 'allow' };
@@ -202,18 +220,27 @@ export default function damageControl(pi: ExtensionAPI): void {
     if (!watched(event.toolName, fenced)) return undefined;
     const loaded = loadRules(rulesFile(ctx.cwd));
     if (!loaded.ok) {
-      return { block: true, reason: blockedReason(`${loaded.error}; bash, write and edit are refused until it is fixed`) };
+      return {
+        block: true,
+        reason: blockedReason(`${loaded.error}; bash, write and edit are refused until it is fixed`),
+      };
     }
     let decision: Decision;
     try {
-      decision = decideToolCall(loaded.rules, event.toolName, event.input as Record<string, unknown>, ctx.cwd, { fenced });
+      decision = decideToolCall(loaded.rules, event.toolName, event.input as Record<string, unknown>, ctx.cwd, {
+        fenced,
+      });
     } catch (error) {
       // A guard that failed must not let the call through.
       return { block: true, reason: blockedReason(`the call could not be checked (${(error as Error).message})`) };
     }
     if (decision.action === 'allow') return undefined;
     if (decision.action === 'deny') return { block: true, reason: blockedReason(decision.reason) };
-    if (!ctx.hasUI) return { block: true, reason: blockedReason(`${decision.reason} and needs a confirmation, but no one can answer here`) };
+    if (!ctx.hasUI)
+      return {
+        block: true,
+        reason: blockedReason(`${decision.reason} and needs a confirmation, but no one can answer here`),
+      };
     const subject = event.toolName === 'bash' ? String((event.input as { command?: unknown }).command) : event.toolName;
     const confirmed = await ctx.ui.confirm('damage-control', `${decision.reason}. Allow?\n\n${subject}`);
     return confirmed ? undefined : { block: true, reason: blockedReason(`${decision.reason}; confirmation refused`) };

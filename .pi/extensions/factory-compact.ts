@@ -11,7 +11,16 @@
 // the work (a plain tally when that call fails, so compaction never costs the contract), and the files
 // read and changed so far. In any other pi session it stays silent and pi compacts as usual.
 import type { ExtensionAPI } from '@earendil-works/pi-coding-agent';
-import { carryForward, nodeIdentity, readCheckpoint, addFileOps, writeBlock, writeCheckpoint, wordsOf, type LooseMessage } from '../lib/checkpoint.js';
+import {
+  carryForward,
+  nodeIdentity,
+  readCheckpoint,
+  addFileOps,
+  writeBlock,
+  writeCheckpoint,
+  wordsOf,
+  type LooseMessage,
+} from '../lib/checkpoint.js';
 import { joinSocle } from '../lib/socle.js';
 import { reserveCall, type CallReservation } from '../lib/spend-gate.js';
 import { USAGE_ENTRY } from '../lib/usage-entry.js';
@@ -60,11 +69,16 @@ export function tallyNote(leaving: LooseMessage[], failure: string): string {
   }
   const total = [...calls.values()].reduce((sum, n) => sum + n, 0);
   const byTool = [...calls].map(([name, n]) => `${name} ${n}`).join(', ');
-  const lastSaid = [...replies].reverse().map(wordsOf).find((text) => text.trim() !== '');
+  const lastSaid = [...replies]
+    .reverse()
+    .map(wordsOf)
+    .find((text) => text.trim() !== '');
   return [
     `## No narrative this time — the checkpoint call failed: ${failure.split('\n')[0]}`,
     `- Compacted away: ${replies.length} assistant message(s), ${total} tool call(s)${byTool ? ` (${byTool})` : ''}.`,
-    ...(lastSaid ? [`- The assistant's last words before the cut: ${JSON.stringify(lastSaid.trim().slice(0, 240))}`] : []),
+    ...(lastSaid
+      ? [`- The assistant's last words before the cut: ${JSON.stringify(lastSaid.trim().slice(0, 240))}`]
+      : []),
     '- The newest messages follow unchanged: read them again before the next step.',
   ].join('\n');
 }
@@ -88,10 +102,31 @@ async function transcript(messages: LooseMessage[]): Promise<string> {
 }
 
 /** A usage figure from pi's `Usage` (tokens, cost.total), read defensively: a bad figure counts as nothing. */
-function callFigures(usage: unknown): { tokens: number; cost: number; input: number; output: number; cacheRead: number; cacheWrite: number } {
-  const u = (usage ?? {}) as { totalTokens?: unknown; input?: unknown; output?: unknown; cacheRead?: unknown; cacheWrite?: unknown; cost?: { total?: unknown } };
+function callFigures(usage: unknown): {
+  tokens: number;
+  cost: number;
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+} {
+  const u = (usage ?? {}) as {
+    totalTokens?: unknown;
+    input?: unknown;
+    output?: unknown;
+    cacheRead?: unknown;
+    cacheWrite?: unknown;
+    cost?: { total?: unknown };
+  };
   const n = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : 0);
-  return { tokens: n(u.totalTokens), cost: n(u.cost?.total), input: n(u.input), output: n(u.output), cacheRead: n(u.cacheRead), cacheWrite: n(u.cacheWrite) };
+  return {
+    tokens: n(u.totalTokens),
+    cost: n(u.cost?.total),
+    input: n(u.input),
+    output: n(u.output),
+    cacheRead: n(u.cacheRead),
+    cacheWrite: n(u.cacheWrite),
+  };
 }
 
 export default function factoryCompact(pi: ExtensionAPI): void {
@@ -118,17 +153,24 @@ export default function factoryCompact(pi: ExtensionAPI): void {
       const ask = narratorAsk(await transcript(leaving), before.narrative);
       const reply = await ctx.modelRegistry.complete(
         ctx.model,
-        { systemPrompt: NARRATOR_ROLE, messages: [{ role: 'user', content: [{ type: 'text', text: ask }], timestamp: Date.now() }] },
+        {
+          systemPrompt: NARRATOR_ROLE,
+          messages: [{ role: 'user', content: [{ type: 'text', text: ask }], timestamp: Date.now() }],
+        },
         // Room for the checkpoint, inside what pi reserves for compaction.
         { maxTokens: Math.min(4096, Math.max(512, Math.floor(preparation.settings.reserveTokens * 0.8))), signal },
       );
-      if (reply.stopReason === 'error' || reply.stopReason === 'aborted') throw new Error(reply.errorMessage ?? reply.stopReason);
+      if (reply.stopReason === 'error' || reply.stopReason === 'aborted')
+        throw new Error(reply.errorMessage ?? reply.stopReason);
       usage = reply.usage;
       // What the call cost, paid whatever its answer: given back to the gate, and streamed for the cockpit's figures.
       const figures = callFigures(reply.usage);
       await gate.settle(figures.cost);
       if (figures.tokens > 0 || figures.cost > 0) pi.appendEntry(USAGE_ENTRY, { what: 'compaction', ...figures });
-      narrative = reply.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('\n').trim();
+      narrative = reply.content
+        .flatMap((part) => (part.type === 'text' ? [part.text] : []))
+        .join('\n')
+        .trim();
       if (!narrative) throw new Error('the model wrote an empty checkpoint');
     } catch (error) {
       if (gate?.ok) await gate.settle(0); // a call that failed before its usage came back holds nothing any more

@@ -42,11 +42,18 @@ export function extensionRoot(moduleUrl: string = import.meta.url): string {
 /** Where a role's brief may be, in order: the project, then the factory's neutral default. A role that is not a plain name has none. */
 export function briefCandidates(role: string, projectDir: string, factoryRoot: string): string[] {
   if (!/^[A-Za-z0-9_-][A-Za-z0-9._-]*$/.test(role)) return [];
-  const files = [path.resolve(projectDir, BRIEFS_RELATIVE_DIR, `${role}.md`), path.resolve(factoryRoot, DEFAULT_BRIEFS_RELATIVE_DIR, `${role}.md`)];
+  const files = [
+    path.resolve(projectDir, BRIEFS_RELATIVE_DIR, `${role}.md`),
+    path.resolve(factoryRoot, DEFAULT_BRIEFS_RELATIVE_DIR, `${role}.md`),
+  ];
   return [...new Set(files)];
 }
 
-export function loadBrief(role: string, projectDir: string, factoryRoot: string): { file: string; text: string } | null {
+export function loadBrief(
+  role: string,
+  projectDir: string,
+  factoryRoot: string,
+): { file: string; text: string } | null {
   for (const file of briefCandidates(role, projectDir, factoryRoot)) {
     if (!existsSync(file)) continue;
     try {
@@ -65,9 +72,13 @@ export function loadBrief(role: string, projectDir: string, factoryRoot: string)
  */
 export function protectedPaths(projectDir: string): string[] | null {
   try {
-    const parsed = parseYaml(readFileSync(path.join(projectDir, RULES_RELATIVE_PATH), 'utf8')) as { paths?: { protected?: unknown } } | null;
+    const parsed = parseYaml(readFileSync(path.join(projectDir, RULES_RELATIVE_PATH), 'utf8')) as {
+      paths?: { protected?: unknown };
+    } | null;
     const globs = parsed?.paths?.protected ?? [];
-    return Array.isArray(globs) && globs.every((g) => typeof g === 'string') ? [...new Set([...(globs as string[]), ...FLOOR_PROTECTED])] : null;
+    return Array.isArray(globs) && globs.every((g) => typeof g === 'string')
+      ? [...new Set([...(globs as string[]), ...FLOOR_PROTECTED])]
+      : null;
   } catch {
     return null;
   }
@@ -154,7 +165,13 @@ interface LooseMessage {
 function textParts(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
-  return content.map((part) => (part && typeof part === 'object' && (part as { type?: unknown }).type === 'text' ? String((part as { text?: unknown }).text ?? '') : '')).join('');
+  return content
+    .map((part) =>
+      part && typeof part === 'object' && (part as { type?: unknown }).type === 'text'
+        ? String((part as { text?: unknown }).text ?? '')
+        : '',
+    )
+    .join('');
 }
 
 export function prunedText(text: string, bytes: number): string {
@@ -166,7 +183,10 @@ export function prunedText(text: string, bytes: number): string {
  * replaced by its head and size. A tool result's turn is the assistant message that called it; its age is
  * how many assistant messages came after that one. Results with images are left alone.
  */
-export function pruneMessages<T extends LooseMessage>(messages: T[], settings: PruneSettings): { messages: T[]; pruned: number } {
+export function pruneMessages<T extends LooseMessage>(
+  messages: T[],
+  settings: PruneSettings,
+): { messages: T[]; pruned: number } {
   const limit = settings.kb * 1024;
   const totalTurns = messages.filter((m) => m.role === 'assistant').length;
   let turn = 0;
@@ -175,7 +195,8 @@ export function pruneMessages<T extends LooseMessage>(messages: T[], settings: P
     if (message.role === 'assistant') turn += 1;
     if (message.role !== 'toolResult' || totalTurns - turn < settings.turns) return message;
     const content = message.content;
-    if (Array.isArray(content) && content.some((part) => (part as { type?: unknown })?.type === 'image')) return message;
+    if (Array.isArray(content) && content.some((part) => (part as { type?: unknown })?.type === 'image'))
+      return message;
     const text = textParts(content);
     const bytes = Buffer.byteLength(text, 'utf8');
     if (bytes <= limit) return message;
@@ -207,7 +228,12 @@ export default function factoryContext(pi: ExtensionAPI): void {
           customType: MESSAGE_TYPE,
           content: contextMessageText(facts),
           display: false,
-          details: { role, brief_file: facts.brief?.file ?? null, writable: facts.writable, protected: facts.protected },
+          details: {
+            role,
+            brief_file: facts.brief?.file ?? null,
+            writable: facts.writable,
+            protected: facts.protected,
+          },
         },
       };
     } catch {

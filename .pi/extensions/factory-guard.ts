@@ -41,7 +41,9 @@ function parseLimit(name: string, raw: string | undefined, integer: boolean): nu
   const value = Number(raw);
   if (!Number.isFinite(value) || value < 0 || (integer && !Number.isInteger(value))) {
     // A limit that cannot be read must not silently become "unlimited": pi stops at load instead.
-    throw new Error(`${EXTENSION_NAME}: ${name} must be a non-negative ${integer ? 'integer' : 'number'}, got ${JSON.stringify(raw)}`);
+    throw new Error(
+      `${EXTENSION_NAME}: ${name} must be a non-negative ${integer ? 'integer' : 'number'}, got ${JSON.stringify(raw)}`,
+    );
   }
   return value;
 }
@@ -58,9 +60,16 @@ export function readLimits(env: NodeJS.ProcessEnv): Limits {
 }
 
 /** One event through the breaker, pure: the next state and what pi must do. */
-export function guardStep(state: GuardState, limits: Limits, event: GuardEvent): { state: GuardState; verdict: GuardVerdict } {
+export function guardStep(
+  state: GuardState,
+  limits: Limits,
+  event: GuardEvent,
+): { state: GuardState; verdict: GuardVerdict } {
   if (state.tripped) {
-    return { state, verdict: event.kind === 'tool_call' ? { action: 'blocked', reason: state.tripped } : { action: 'continue' } };
+    return {
+      state,
+      verdict: event.kind === 'tool_call' ? { action: 'blocked', reason: state.tripped } : { action: 'continue' },
+    };
   }
   const next = { ...state };
   let reason: string | null = null;

@@ -22,7 +22,14 @@ export interface Inventory {
 /** FACTORY_EXPECTED as a list (comma separated, blanks and duplicates dropped); the five when unset. */
 export function parseExpected(csv: string | undefined): string[] {
   if (csv === undefined || csv.trim() === '') return [...SOCLE_NAMES];
-  return [...new Set(csv.split(',').map((name) => name.trim()).filter((name) => name !== ''))];
+  return [
+    ...new Set(
+      csv
+        .split(',')
+        .map((name) => name.trim())
+        .filter((name) => name !== ''),
+    ),
+  ];
 }
 
 /** The entry's data: what loaded (sorted), and which expected names did not. */

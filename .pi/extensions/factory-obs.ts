@@ -50,7 +50,13 @@ export function tracePath(dir: string, sessionId: string): string {
   return path.join(dir, `${safe}.jsonl`);
 }
 
-export function traceRecord(type: string, sessionId: string, identity: Identity, fields: Record<string, unknown> = {}, now = new Date()): TraceRecord {
+export function traceRecord(
+  type: string,
+  sessionId: string,
+  identity: Identity,
+  fields: Record<string, unknown> = {},
+  now = new Date(),
+): TraceRecord {
   return { ts: now.toISOString(), type, session_id: sessionId, ...identity, ...fields };
 }
 
@@ -130,7 +136,11 @@ export default function factoryObs(pi: ExtensionAPI): void {
   const write = (ctx: Ctx, type: string, fields: () => Record<string, unknown>): void => {
     try {
       const sessionId = ctx.sessionManager.getSessionId();
-      appendTrace(tracePath(traceDir(process.env, ctx.cwd), sessionId), traceRecord(type, sessionId, identity, fields()), redactorFor(ctx.cwd));
+      appendTrace(
+        tracePath(traceDir(process.env, ctx.cwd), sessionId),
+        traceRecord(type, sessionId, identity, fields()),
+        redactorFor(ctx.cwd),
+      );
     } catch {
       // An event shape we did not expect must not surface in pi as an extension error.
     }
@@ -139,10 +149,18 @@ export default function factoryObs(pi: ExtensionAPI): void {
   pi.on('session_start', (event, ctx) => write(ctx, 'session_start', () => ({ reason: event.reason })));
   pi.on('session_shutdown', (event, ctx) => write(ctx, 'session_shutdown', () => ({ reason: event.reason })));
   pi.on('tool_execution_start', (event, ctx) =>
-    write(ctx, 'tool_start', () => ({ tool_call_id: event.toolCallId, tool_name: event.toolName, args: previewArgs(event.args) })),
+    write(ctx, 'tool_start', () => ({
+      tool_call_id: event.toolCallId,
+      tool_name: event.toolName,
+      args: previewArgs(event.args),
+    })),
   );
   pi.on('tool_execution_end', (event, ctx) =>
-    write(ctx, 'tool_end', () => ({ tool_call_id: event.toolCallId, tool_name: event.toolName, is_error: event.isError })),
+    write(ctx, 'tool_end', () => ({
+      tool_call_id: event.toolCallId,
+      tool_name: event.toolName,
+      is_error: event.isError,
+    })),
   );
   pi.on('message_end', (event, ctx) => write(ctx, 'message_end', () => messageFields(event.message)));
   pi.on('session_compact', (event, ctx) =>
@@ -153,7 +171,11 @@ export default function factoryObs(pi: ExtensionAPI): void {
     })),
   );
   pi.on('session_compact_failed', (event, ctx) =>
-    write(ctx, 'compaction_failed', () => ({ reason: event.reason, aborted: event.aborted ?? false, error_message: event.errorMessage ?? null })),
+    write(ctx, 'compaction_failed', () => ({
+      reason: event.reason,
+      aborted: event.aborted ?? false,
+      error_message: event.errorMessage ?? null,
+    })),
   );
 
   joinSocle(EXTENSION_NAME);

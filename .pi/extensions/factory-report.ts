@@ -123,7 +123,9 @@ function check(root: JsonSchema, schema: JsonSchema, value: unknown, path: strin
     }
   }
   if (schema.enum && !schema.enum.some((allowed) => allowed === value)) {
-    out.push(`${label(path)}: one of ${schema.enum.map((v) => JSON.stringify(v)).join(', ')} expected, ${JSON.stringify(value)} received`);
+    out.push(
+      `${label(path)}: one of ${schema.enum.map((v) => JSON.stringify(v)).join(', ')} expected, ${JSON.stringify(value)} received`,
+    );
     return;
   }
   if ('const' in schema && schema.const !== value) {
@@ -145,7 +147,8 @@ function check(root: JsonSchema, schema: JsonSchema, value: unknown, path: strin
     if (schema.maxItems !== undefined && value.length > schema.maxItems) {
       out.push(`${label(path)}: at most ${schema.maxItems} items expected, ${value.length} received`);
     }
-    if (schema.items) value.forEach((item, i) => check(root, schema.items as JsonSchema, item, `${label(path)}[${i}]`, out));
+    if (schema.items)
+      value.forEach((item, i) => check(root, schema.items as JsonSchema, item, `${label(path)}[${i}]`, out));
   }
   if (jsonTypeOf(value) === 'object') {
     const record = value as Record<string, unknown>;
@@ -184,7 +187,9 @@ export function refusal(violations: string[]): string {
 export function describeGate(schema: JsonSchema): string {
   const required = new Set(schema.required ?? []);
   const fields = Object.entries(schema.properties ?? {}).map(([name, field]) => {
-    const type = field.enum ? field.enum.map((v) => JSON.stringify(v)).join(' | ') : [field.type ?? 'any'].flat().join('|');
+    const type = field.enum
+      ? field.enum.map((v) => JSON.stringify(v)).join(' | ')
+      : [field.type ?? 'any'].flat().join('|');
     const note = field.description ? ` — ${field.description}` : '';
     return `- ${name}${required.has(name) ? ' (required)' : ''}: ${type}${note}`;
   });
@@ -207,7 +212,9 @@ export default function factoryReport(pi: ExtensionAPI): void {
       label: 'Report phase',
       description: describeGate(schema),
       promptSnippet: `${TOOL_NAME}: hand the phase's result to the factory (your final action)`,
-      promptGuidelines: [`End the phase with a single ${TOOL_NAME} call that is the only tool call of its message; nothing comes after it.`],
+      promptGuidelines: [
+        `End the phase with a single ${TOOL_NAME} call that is the only tool call of its message; nothing comes after it.`,
+      ],
       // pi compiles this plain JSON Schema and shows it to the model as the tool's parameters.
       parameters: schema as never,
       // Runs before pi's own schema check: a refused envelope gets our exact motifs, not a generic

@@ -82,7 +82,8 @@ export function checkWrite(scan: Scan, word: Word, cwd: string | null, act: stri
   }
   const glob = protectedRuleOf(place, scan.guard);
   if (glob) deny(scan, 'write-protected', `${act} ${named}, a protected path (rule "${glob}")`);
-  else if (!isWritable(place, scan.guard)) deny(scan, 'not-writable', `${act} ${named}, outside the writable folders (${writableList(scan.guard)})`);
+  else if (!isWritable(place, scan.guard))
+    deny(scan, 'not-writable', `${act} ${named}, outside the writable folders (${writableList(scan.guard)})`);
 }
 
 export interface DeleteMode {
@@ -114,7 +115,10 @@ export function checkDelete(scan: Scan, word: Word, cwd: string | null, act: str
     return;
   }
   if (place.kind === 'device' || place.kind === 'outside') {
-    const where = place.kind === 'outside' && place.wide ? 'a folder that holds the project or the home folder' : 'outside the project';
+    const where =
+      place.kind === 'outside' && place.wide
+        ? 'a folder that holds the project or the home folder'
+        : 'outside the project';
     const real = place.kind === 'outside' ? really(named, place.real) : '';
     deny(scan, 'delete-outside', `${act} aims at ${named}${real}, ${where}`);
     return;
@@ -132,10 +136,16 @@ export function checkDelete(scan: Scan, word: Word, cwd: string | null, act: str
     return;
   }
   const trees = (mode.recursive || mode.move) && !mode.filtered && (!place.under || word.glob);
-  const held = trees ? place.relatives.map((r) => globInside(scan.guard.protectedGlobs, r, place.under ? (name ?? '') : undefined)).find(Boolean) : null;
+  const held = trees
+    ? place.relatives
+        .map((r) => globInside(scan.guard.protectedGlobs, r, place.under ? (name ?? '') : undefined))
+        .find(Boolean)
+    : null;
   const glob = protectedRuleOf(place, scan.guard) ?? held ?? null;
-  if (glob) deny(scan, 'delete-protected', `${act} aims at ${named}, which is or holds a protected path (rule "${glob}")`);
-  else if (!isWritable(place, scan.guard)) deny(scan, 'not-writable', `${act} aims at ${named}, outside the writable folders (${writableList(scan.guard)})`);
+  if (glob)
+    deny(scan, 'delete-protected', `${act} aims at ${named}, which is or holds a protected path (rule "${glob}")`);
+  else if (!isWritable(place, scan.guard))
+    deny(scan, 'not-writable', `${act} aims at ${named}, outside the writable folders (${writableList(scan.guard)})`);
   else question(named);
 }
 

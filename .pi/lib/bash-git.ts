@@ -14,9 +14,29 @@ export function runsCode(key: string): boolean {
 }
 
 /** git's own options before the subcommand that take the next word. */
-const GLOBAL_VALUES = new Set(['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--exec-path', '--super-prefix', '--config-env', '--attr-source']);
+const GLOBAL_VALUES = new Set([
+  '-C',
+  '-c',
+  '--git-dir',
+  '--work-tree',
+  '--namespace',
+  '--exec-path',
+  '--super-prefix',
+  '--config-env',
+  '--attr-source',
+]);
 
-const CONFIG_SUBCOMMANDS = new Set(['get', 'list', 'set', 'unset', 'rename-section', 'remove-section', 'edit', 'get-color', 'get-colorbool']);
+const CONFIG_SUBCOMMANDS = new Set([
+  'get',
+  'list',
+  'set',
+  'unset',
+  'rename-section',
+  'remove-section',
+  'edit',
+  'get-color',
+  'get-colorbool',
+]);
 const CONFIG_READS = ['get', 'get-all', 'get-regexp', 'get-urlmatch', 'list', 'l', 'get-color', 'get-colorbool'];
 const CONFIG_WRITES = ['add', 'replace-all', 'unset', 'unset-all', 'rename-section', 'remove-section', 'edit', 'e'];
 
@@ -29,11 +49,13 @@ export function gitCommand(scan: Scan, args: Word[], cwd: string | null): void {
     if (text === '-c' || text === '--config-env' || inline) {
       const pair = inline ? inline[1] : (args[i + 1]?.text ?? '');
       const key = pair.split('=')[0];
-      if (runsCode(key)) deny(scan, 'git-config-exec', `git -c ${show(key)} makes git run a command of the agent's choosing`);
+      if (runsCode(key))
+        deny(scan, 'git-config-exec', `git -c ${show(key)} makes git run a command of the agent's choosing`);
       if (!inline) i += 1;
     } else if (text === '-C') {
       const dir = args[i + 1];
-      gitCwd = dir?.known && (gitCwd !== null || path.isAbsolute(dir.text)) ? path.resolve(gitCwd ?? '/', dir.text) : null;
+      gitCwd =
+        dir?.known && (gitCwd !== null || path.isAbsolute(dir.text)) ? path.resolve(gitCwd ?? '/', dir.text) : null;
       i += 1;
     } else if (GLOBAL_VALUES.has(text)) i += 1;
     else if (!text.startsWith('-')) break;
@@ -47,7 +69,11 @@ export function gitCommand(scan: Scan, args: Word[], cwd: string | null): void {
 function cleanCommand(scan: Scan, rest: Word[]): void {
   const parsed = parseArgs(rest, 'e', ['exclude']);
   if (hasFlag(parsed, 'x', 'X') && !hasFlag(parsed, 'n', 'dry-run')) {
-    deny(scan, 'git-clean-ignored', 'git clean -x/-X also deletes ignored files (.env, node_modules, caches), which git cannot bring back');
+    deny(
+      scan,
+      'git-clean-ignored',
+      'git clean -x/-X also deletes ignored files (.env, node_modules, caches), which git cannot bring back',
+    );
   }
 }
 
@@ -55,10 +81,12 @@ function configCommand(scan: Scan, rest: Word[], cwd: string | null): void {
   const parsed = parseArgs(rest, 'f', ['file', 'blob', 'type', 'default', 'comment', 'value', 'url']);
   const positional = parsed.operands;
   const sub = positional[0] && CONFIG_SUBCOMMANDS.has(positional[0].text) ? positional[0].text : null;
-  const removing = sub === 'unset' || sub === 'remove-section' || hasFlag(parsed, 'unset', 'unset-all', 'remove-section');
+  const removing =
+    sub === 'unset' || sub === 'remove-section' || hasFlag(parsed, 'unset', 'unset-all', 'remove-section');
   const writing = sub
     ? ['set', 'unset', 'rename-section', 'remove-section', 'edit'].includes(sub)
-    : CONFIG_WRITES.some((flag) => hasFlag(parsed, flag)) || (!CONFIG_READS.some((flag) => hasFlag(parsed, flag)) && positional.length >= 2);
+    : CONFIG_WRITES.some((flag) => hasFlag(parsed, flag)) ||
+      (!CONFIG_READS.some((flag) => hasFlag(parsed, flag)) && positional.length >= 2);
   if (!writing) return;
   const key = (sub ? positional[1] : positional[0])?.text ?? '';
   if (hasFlag(parsed, 'global', 'system')) {
@@ -66,5 +94,6 @@ function configCommand(scan: Scan, rest: Word[], cwd: string | null): void {
     return;
   }
   for (const file of valuesOf(parsed, 'f', 'file')) checkWrite(scan, file, cwd, 'git config --file writes to');
-  if (!removing && runsCode(key)) deny(scan, 'git-config-exec', `git config ${show(key)} makes git run a command of the agent's choosing`);
+  if (!removing && runsCode(key))
+    deny(scan, 'git-config-exec', `git config ${show(key)} makes git run a command of the agent's choosing`);
 }

@@ -14,20 +14,70 @@
 import path from 'node:path';
 import { ask, checkDelete, checkWrite, deny, knownWord, parseArgs, type Finding, type Scan } from './bash-checks.js';
 import { gitCommand } from './bash-git.js';
-import { copyLike, ddCommand, downloadCommand, modeChange, namedWrites, sedCommand, unpackOrSync, writesNamed } from './bash-writers.js';
+import {
+  copyLike,
+  ddCommand,
+  downloadCommand,
+  modeChange,
+  namedWrites,
+  sedCommand,
+  unpackOrSync,
+  writesNamed,
+} from './bash-writers.js';
 import type { Guard } from './path-guard.js';
 import { isAssignment, parseShell, type Redirect, type SimpleCommand, type Word } from './shell-words.js';
 
 export type { Finding } from './bash-checks.js';
 
 const MAX_DEPTH = 8;
-const RESERVED = new Set(['!', '{', '}', 'then', 'do', 'else', 'elif', 'if', 'while', 'until', 'fi', 'done', 'esac', 'coproc']);
+const RESERVED = new Set([
+  '!',
+  '{',
+  '}',
+  'then',
+  'do',
+  'else',
+  'elif',
+  'if',
+  'while',
+  'until',
+  'fi',
+  'done',
+  'esac',
+  'coproc',
+]);
 const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'ash', 'mksh']);
 const DELETERS = new Set(['rm', 'rmdir', 'unlink', 'shred', 'truncate']);
 const DISK_TOOLS = /^(mkfs(\..+)?|mke2fs|mkswap|mkntfs|mkdosfs|wipefs)$/;
 const WRITE_OPS = new Set(['>', '>>', '>|', '&>', '&>>', '<>']);
 /** Long options of the wrappers below that take the next word. */
-const WRAPPER_LONG_VALUES = new Set(['--user', '--group', '--chdir', '--prompt', '--host', '--role', '--type', '--other-user', '--signal', '--kill-after', '--unset', '--max-args', '--max-lines', '--max-procs', '--delimiter', '--arg-file', '--replace', '--eof', '--max-chars', '--adjustment', '--class', '--classdata', '--input', '--output', '--error']);
+const WRAPPER_LONG_VALUES = new Set([
+  '--user',
+  '--group',
+  '--chdir',
+  '--prompt',
+  '--host',
+  '--role',
+  '--type',
+  '--other-user',
+  '--signal',
+  '--kill-after',
+  '--unset',
+  '--max-args',
+  '--max-lines',
+  '--max-procs',
+  '--delimiter',
+  '--arg-file',
+  '--replace',
+  '--eof',
+  '--max-chars',
+  '--adjustment',
+  '--class',
+  '--classdata',
+  '--input',
+  '--output',
+  '--error',
+]);
 /** Commands that run the command after their own options, each with its short options that take a value. */
 const WRAPPERS: Record<string, string> = {
   sudo: 'ugpChDrtUTR',
@@ -68,7 +118,8 @@ function analyse(scan: Scan, line: string, cwd: string | null, depth: number): v
 
 function checkRedirect(scan: Scan, redirect: Redirect, cwd: string | null): void {
   const duplicate = redirect.op === '>&' && redirect.target.known && /^(\d+|-)$/.test(redirect.target.text);
-  if (WRITE_OPS.has(redirect.op) || (redirect.op === '>&' && !duplicate)) checkWrite(scan, redirect.target, cwd, `the redirection ${redirect.op} writes to`);
+  if (WRITE_OPS.has(redirect.op) || (redirect.op === '>&' && !duplicate))
+    checkWrite(scan, redirect.target, cwd, `the redirection ${redirect.op} writes to`);
 }
 
 /** The index of the first word after the options of a wrapper (`values`: its short options with a value). */
@@ -91,7 +142,12 @@ function skipOptions(args: Word[], from: number, values: string): number {
 }
 
 /** A wrapper's inner command and the folder it runs in; null when it runs nothing; undefined: not a wrapper. */
-function unwrap(name: string, args: Word[], cwd: string | null, home: string): { args: Word[]; cwd: string | null } | null | undefined {
+function unwrap(
+  name: string,
+  args: Word[],
+  cwd: string | null,
+  home: string,
+): { args: Word[]; cwd: string | null } | null | undefined {
   if (name === 'env') return unwrapEnv(args, cwd, home);
   const values = WRAPPERS[name];
   if (values === undefined) return undefined;
@@ -130,7 +186,8 @@ function run(scan: Scan, words: Word[], command: SimpleCommand, cwd: string | nu
   let here = cwd;
   for (let round = 0; round < 16; round += 1) {
     let skip = 0;
-    while (skip < args.length && (isAssignment(args[skip]) || (args[skip].known && RESERVED.has(args[skip].text)))) skip += 1;
+    while (skip < args.length && (isAssignment(args[skip]) || (args[skip].known && RESERVED.has(args[skip].text))))
+      skip += 1;
     args = args.slice(skip);
     const head = args[0];
     if (!head?.known) return cwd; // nothing, or `$CMD …`: what runs cannot be read
@@ -157,14 +214,23 @@ function changeDir(args: Word[], cwd: string | null, guard: Guard): string | nul
   return cwd === null ? null : path.resolve(cwd, target.text);
 }
 
-function judge(scan: Scan, name: string, args: Word[], command: SimpleCommand, cwd: string | null, depth: number): void {
+function judge(
+  scan: Scan,
+  name: string,
+  args: Word[],
+  command: SimpleCommand,
+  cwd: string | null,
+  depth: number,
+): void {
   if (name === 'rm') rmCommand(scan, args, cwd);
   else if (name === 'rmdir' || name === 'unlink') {
     for (const target of parseArgs(args.slice(1)).operands) checkDelete(scan, target, cwd, name, { recursive: false });
   } else if (name === 'shred') {
-    for (const target of parseArgs(args.slice(1), 'ns', ['iterations', 'size', 'random-source']).operands) checkDelete(scan, target, cwd, 'shred', { recursive: false, askIntent: 'shred' });
+    for (const target of parseArgs(args.slice(1), 'ns', ['iterations', 'size', 'random-source']).operands)
+      checkDelete(scan, target, cwd, 'shred', { recursive: false, askIntent: 'shred' });
   } else if (name === 'truncate') {
-    for (const target of parseArgs(args.slice(1), 'sr', ['size', 'reference']).operands) checkDelete(scan, target, cwd, 'truncate', { recursive: false, askIntent: 'truncate' });
+    for (const target of parseArgs(args.slice(1), 'sr', ['size', 'reference']).operands)
+      checkDelete(scan, target, cwd, 'truncate', { recursive: false, askIntent: 'truncate' });
   } else if (name === 'find') findCommand(scan, args, cwd, depth);
   else if (DISK_TOOLS.test(name)) deny(scan, 'disk-format', `${name} formats or wipes a disk`);
   else if (name === 'dd') ddCommand(scan, args, cwd);
@@ -175,7 +241,16 @@ function judge(scan: Scan, name: string, args: Word[], command: SimpleCommand, c
   else if (name === 'sed') sedCommand(scan, args, cwd);
   else if (name === 'chmod' || name === 'chown' || name === 'chgrp') modeChange(scan, name, args, cwd);
   else if (name === 'git') gitCommand(scan, args, cwd);
-  else if (name === 'eval') analyse(scan, args.slice(1).map((w) => w.text).join(' '), cwd, depth + 1);
+  else if (name === 'eval')
+    analyse(
+      scan,
+      args
+        .slice(1)
+        .map((w) => w.text)
+        .join(' '),
+      cwd,
+      depth + 1,
+    );
   else if (SHELLS.has(name)) shellCommand(scan, args, command, cwd, depth);
 }
 
@@ -191,19 +266,22 @@ function rmCommand(scan: Scan, args: Word[], cwd: string | null): void {
     else if (option && text.startsWith('--')) {
       const long = text.slice(2);
       if ('recursive'.startsWith(long)) recursive = true;
-      if ('no-preserve-root'.startsWith(long)) deny(scan, 'rm-no-preserve-root', 'rm --no-preserve-root lifts the protection of /');
+      if ('no-preserve-root'.startsWith(long))
+        deny(scan, 'rm-no-preserve-root', 'rm --no-preserve-root lifts the protection of /');
     } else if (option) recursive ||= /[rR]/.test(text.slice(1));
     else targets.push(word);
   }
   const act = recursive ? 'rm -r' : 'rm';
   for (const target of targets) checkDelete(scan, target, cwd, act, { recursive });
-  if (targets.length === 0 && recursive) ask(scan, 'delete-recursive', 'rm -r deletes trees named on its input, which the guard cannot read');
+  if (targets.length === 0 && recursive)
+    ask(scan, 'delete-recursive', 'rm -r deletes trees named on its input, which the guard cannot read');
 }
 
 /** find: deleting (-delete, -exec rm…) from its start folders; the -exec command is judged as well. */
 function findCommand(scan: Scan, args: Word[], cwd: string | null, depth: number): void {
   let i = 1;
-  while (i < args.length && (/^-(H|L|P|O\d*)$/.test(args[i].text) || args[i].text === '-D')) i += args[i].text === '-D' ? 2 : 1;
+  while (i < args.length && (/^-(H|L|P|O\d*)$/.test(args[i].text) || args[i].text === '-D'))
+    i += args[i].text === '-D' ? 2 : 1;
   const starts: Word[] = [];
   for (; i < args.length; i += 1) {
     const text = args[i].text;
@@ -218,17 +296,22 @@ function findCommand(scan: Scan, args: Word[], cwd: string | null, depth: number
       const inner: Word[] = [];
       for (i += 1; i < args.length && !(args[i].known && (args[i].text === ';' || args[i].text === '+')); i += 1) {
         // `{}` stands for each file found: unknown to the guard.
-        inner.push(args[i].text.includes('{}') ? { text: args[i].text, prefix: '', known: false, glob: false } : args[i]);
+        inner.push(
+          args[i].text.includes('{}') ? { text: args[i].text, prefix: '', known: false, glob: false } : args[i],
+        );
       }
-      if (inner[0]?.known && DELETERS.has(path.basename(inner[0].text))) deleting = `find ${text} ${path.basename(inner[0].text)}`;
-      if (inner.length > 0) run(scan, inner, { words: inner, redirects: [], nested: [], heredocs: [], after: '' }, cwd, depth + 1);
+      if (inner[0]?.known && DELETERS.has(path.basename(inner[0].text)))
+        deleting = `find ${text} ${path.basename(inner[0].text)}`;
+      if (inner.length > 0)
+        run(scan, inner, { words: inner, redirects: [], nested: [], heredocs: [], after: '' }, cwd, depth + 1);
     } else if (['-fprint', '-fprint0', '-fls', '-fprintf'].includes(text) && args[i + 1]) {
       checkWrite(scan, args[i + 1], cwd, `find ${text} writes to`);
       i += 1;
     }
   }
   if (deleting === null) return;
-  for (const start of starts.length > 0 ? starts : [knownWord('.')]) checkDelete(scan, start, cwd, deleting, { recursive: true, filtered: true });
+  for (const start of starts.length > 0 ? starts : [knownWord('.')])
+    checkDelete(scan, start, cwd, deleting, { recursive: true, filtered: true });
 }
 
 /** A shell given a command line (-c, or a here-document on its input) runs it: judge that line too. */

@@ -2,13 +2,30 @@
 // read from its own options, and checked like a redirection target (bash-checks.ts checkWrite).
 import { statSync } from 'node:fs';
 import path from 'node:path';
-import { checkDelete, checkWrite, deny, hasFlag, knownWord, parseArgs, placeOf, show, tailWord, valuesOf, type Scan } from './bash-checks.js';
+import {
+  checkDelete,
+  checkWrite,
+  deny,
+  hasFlag,
+  knownWord,
+  parseArgs,
+  placeOf,
+  show,
+  tailWord,
+  valuesOf,
+  type Scan,
+} from './bash-checks.js';
 import { realTarget } from './path-guard.js';
 import type { Word } from './shell-words.js';
 
 /** The options that take a value, per command (GNU coreutils). */
 const COPY_VALUES: Record<string, string> = { cp: 'tS', mv: 'tS', ln: 'tS', install: 'tSmog' };
-const COPY_VERBS: Record<string, string> = { cp: 'cp copies into', mv: 'mv moves into', ln: 'ln makes a link at', install: 'install copies into' };
+const COPY_VERBS: Record<string, string> = {
+  cp: 'cp copies into',
+  mv: 'mv moves into',
+  ln: 'ln makes a link at',
+  install: 'install copies into',
+};
 
 function isFolder(word: Word, cwd: string | null): boolean {
   if (!word.known) return false;
@@ -33,15 +50,18 @@ export function copyLike(scan: Scan, name: string, args: Word[], cwd: string | n
   let dest: Word;
   let sources: Word[];
   if (targetDir) [dest, sources] = [targetDir, parsed.operands];
-  else if (parsed.operands.length >= 2) [dest, sources] = [parsed.operands[parsed.operands.length - 1], parsed.operands.slice(0, -1)];
+  else if (parsed.operands.length >= 2)
+    [dest, sources] = [parsed.operands[parsed.operands.length - 1], parsed.operands.slice(0, -1)];
   else if (name === 'ln' && parsed.operands.length === 1) [dest, sources] = [knownWord('.'), parsed.operands];
   else return;
   checkWrite(scan, dest, cwd, verb);
   // Into an existing folder each source keeps its name: `cp ../x/.env .` writes ./.env.
   if (isFolder(dest, cwd) && !hasFlag(parsed, 'T', 'no-target-directory')) {
-    for (const source of sources) if (source.known) checkWrite(scan, knownWord(path.join(dest.text, path.basename(source.text))), cwd, verb);
+    for (const source of sources)
+      if (source.known) checkWrite(scan, knownWord(path.join(dest.text, path.basename(source.text))), cwd, verb);
   }
-  if (name === 'mv') for (const source of sources) checkDelete(scan, source, cwd, 'mv', { recursive: false, move: true });
+  if (name === 'mv')
+    for (const source of sources) checkDelete(scan, source, cwd, 'mv', { recursive: false, move: true });
   if (name === 'ln') linkSources(scan, sources, dest, cwd, hasFlag(parsed, 's', 'symbolic'));
 }
 
@@ -52,7 +72,9 @@ function linkSources(scan: Scan, sources: Word[], dest: Word, cwd: string | null
   for (const source of sources) {
     const place = placeOf(source, base, scan.guard);
     if (place?.kind !== 'outside') continue;
-    const what = symbolic ? `ln -s makes ${show(dest.text)} point at ${show(source.text)}` : `ln links ${show(source.text)} into the project`;
+    const what = symbolic
+      ? `ln -s makes ${show(dest.text)} point at ${show(source.text)}`
+      : `ln links ${show(source.text)} into the project`;
     deny(scan, 'link-outside', `${what}, outside the project`);
   }
 }
@@ -66,7 +88,8 @@ export function writesNamed(name: string): boolean {
 
 /** tee, sponge, touch, mkdir: every operand is written or created. */
 export function namedWrites(scan: Scan, name: string, args: Word[], cwd: string | null): void {
-  for (const file of parseArgs(args.slice(1), NAMED_WRITES[name] ?? '').operands) checkWrite(scan, file, cwd, `${name} writes to`);
+  for (const file of parseArgs(args.slice(1), NAMED_WRITES[name] ?? '').operands)
+    checkWrite(scan, file, cwd, `${name} writes to`);
 }
 
 /** rsync writes its last operand (a local one) and, with --delete…, deletes in it; tar -x and unzip -d unpack into a folder. */
@@ -76,7 +99,8 @@ export function unpackOrSync(scan: Scan, name: string, args: Word[], cwd: string
     const dest = parsed.operands.length >= 2 ? parsed.operands[parsed.operands.length - 1] : undefined;
     if (!dest || /^[^/]*:/.test(dest.text)) return; // host:path is another machine's
     checkWrite(scan, dest, cwd, 'rsync writes to');
-    if ([...parsed.flags].some((f) => f.startsWith('delete') || f === 'remove-source-files')) checkDelete(scan, dest, cwd, 'rsync --delete', { recursive: true });
+    if ([...parsed.flags].some((f) => f.startsWith('delete') || f === 'remove-source-files'))
+      checkDelete(scan, dest, cwd, 'rsync --delete', { recursive: true });
   } else if (name === 'tar') {
     const parsed = parseArgs(args.slice(1), 'fCbFgKLNTVXH', ['directory', 'file']);
     // `tar xzf a.tgz` (no dash): the letters are the options and the archive is the next word.
@@ -86,7 +110,8 @@ export function unpackOrSync(scan: Scan, name: string, args: Word[], cwd: string
     }
     if (hasFlag(parsed, 'c', 'create', 'r', 'append', 'u', 'update') || /[cru]/.test(oldStyle)) {
       const archives = oldStyle.includes('f') && args[2] ? [args[2]] : valuesOf(parsed, 'f', 'file');
-      for (const archive of archives) if (!(archive.known && archive.text === '-')) checkWrite(scan, archive, cwd, 'tar writes the archive');
+      for (const archive of archives)
+        if (!(archive.known && archive.text === '-')) checkWrite(scan, archive, cwd, 'tar writes the archive');
     }
   } else if (name === 'unzip') {
     const at = args.findIndex((w) => w.text === '-d');
@@ -96,15 +121,28 @@ export function unpackOrSync(scan: Scan, name: string, args: Word[], cwd: string
 
 /** dd writes its `of=` file (a disk, when it names one). */
 export function ddCommand(scan: Scan, args: Word[], cwd: string | null): void {
-  for (const word of args.slice(1)) if (word.text.startsWith('of=')) checkWrite(scan, tailWord(word, 3), cwd, 'dd writes to');
+  for (const word of args.slice(1))
+    if (word.text.startsWith('of=')) checkWrite(scan, tailWord(word, 3), cwd, 'dd writes to');
 }
 
 /** curl and wget write the files their output options name ("-" is the standard output). */
 export function downloadCommand(scan: Scan, name: string, args: Word[], cwd: string | null): void {
   const curl = name === 'curl';
   const parsed = curl
-    ? parseArgs(args.slice(1), 'ADbcCdeEFHKmoPQrTtuUwxXyYz', ['output', 'dump-header', 'cookie-jar', 'trace', 'trace-ascii', 'stderr'])
-    : parseArgs(args.slice(1), 'OoaPeiBtTwQUlARDIXY', ['output-document', 'output-file', 'append-output', 'directory-prefix']);
+    ? parseArgs(args.slice(1), 'ADbcCdeEFHKmoPQrTtuUwxXyYz', [
+        'output',
+        'dump-header',
+        'cookie-jar',
+        'trace',
+        'trace-ascii',
+        'stderr',
+      ])
+    : parseArgs(args.slice(1), 'OoaPeiBtTwQUlARDIXY', [
+        'output-document',
+        'output-file',
+        'append-output',
+        'directory-prefix',
+      ]);
   const files = curl
     ? valuesOf(parsed, 'o', 'output', 'D', 'dump-header', 'c', 'cookie-jar', 'trace', 'trace-ascii', 'stderr')
     : valuesOf(parsed, 'O', 'output-document', 'o', 'output-file', 'a', 'append-output', 'P', 'directory-prefix');

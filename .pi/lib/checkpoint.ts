@@ -65,13 +65,18 @@ export interface LooseMessage {
 }
 
 function parts(message: LooseMessage): Array<Record<string, unknown>> {
-  return Array.isArray(message.content) ? message.content.filter((p): p is Record<string, unknown> => !!p && typeof p === 'object') : [];
+  return Array.isArray(message.content)
+    ? message.content.filter((p): p is Record<string, unknown> => !!p && typeof p === 'object')
+    : [];
 }
 
 /** What a message says in words (its text parts), '' when nothing. */
 export function wordsOf(message: LooseMessage): string {
   if (typeof message.content === 'string') return message.content;
-  return parts(message).filter((p) => p.type === 'text').map((p) => String(p.text ?? '')).join('');
+  return parts(message)
+    .filter((p) => p.type === 'text')
+    .map((p) => String(p.text ?? ''))
+    .join('');
 }
 
 /**
@@ -80,7 +85,10 @@ export function wordsOf(message: LooseMessage): string {
  * the context now, or the one carried when nothing new leaves.
  */
 export function carryForward(previous: Carried | null, leaving: LooseMessage[]): Carried {
-  const said = leaving.filter((m) => m.role === 'user').map(wordsOf).filter((text) => text.trim() !== '');
+  const said = leaving
+    .filter((m) => m.role === 'user')
+    .map(wordsOf)
+    .filter((text) => text.trim() !== '');
   const mission = previous?.mission ?? (said.length > 0 ? keep(said[0], MISSION_CAP) : null);
   const fresh = said.filter((text) => previous?.mission || text !== said[0]);
   const newest = fresh.length > 0 ? keep(fresh[fresh.length - 1], LAST_WORD_CAP) : null;
@@ -94,8 +102,13 @@ type Slot = 'mission' | 'last-word';
 function stored(slot: Slot, kept: Kept | null, absent: string): string[] {
   if (kept === null) return [absent];
   const cut = kept.total > kept.text.length ? ` of=${kept.total}` : '';
-  const lines = [`<!-- [FACTORY:${slot} length=${kept.text.length}${cut}] -->`, kept.text, `<!-- [/FACTORY:${slot}] -->`];
-  if (cut) lines.push(`(Cut by the factory: the first ${kept.text.length} of ${kept.total} characters are kept above.)`);
+  const lines = [
+    `<!-- [FACTORY:${slot} length=${kept.text.length}${cut}] -->`,
+    kept.text,
+    `<!-- [/FACTORY:${slot}] -->`,
+  ];
+  if (cut)
+    lines.push(`(Cut by the factory: the first ${kept.text.length} of ${kept.total} characters are kept above.)`);
   return lines;
 }
 
@@ -153,7 +166,10 @@ function readBlock(text: string, start: number): { carried: Carried; end: number
   if (lastWord) at = lastWord.end;
   const close = text.indexOf(BLOCK_CLOSE, at);
   if (close < 0) return null;
-  return { carried: { mission: mission?.kept ?? null, lastWord: lastWord?.kept ?? null }, end: close + BLOCK_CLOSE.length };
+  return {
+    carried: { mission: mission?.kept ?? null, lastWord: lastWord?.kept ?? null },
+    end: close + BLOCK_CLOSE.length,
+  };
 }
 
 // ---------- the file lists ----------
@@ -167,11 +183,19 @@ const FILE_TAGS = { read: 'read-files', modified: 'modified-files' } as const;
 
 function listIn(text: string, tag: string): string[] {
   const found = new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`).exec(text);
-  return found ? found[1].split('\n').map((line) => line.trim()).filter((line) => line !== '') : [];
+  return found
+    ? found[1]
+        .split('\n')
+        .map((line) => line.trim())
+        .filter((line) => line !== '')
+    : [];
 }
 
 /** The lists so far plus this compaction's file operations; a file that was changed is listed as changed only. */
-export function addFileOps(sofar: FileLists, ops: { read: Iterable<string>; written: Iterable<string>; edited: Iterable<string> }): FileLists {
+export function addFileOps(
+  sofar: FileLists,
+  ops: { read: Iterable<string>; written: Iterable<string>; edited: Iterable<string> },
+): FileLists {
   const modified = new Set([...sofar.modified, ...ops.written, ...ops.edited]);
   const read = new Set([...sofar.read, ...ops.read]);
   return { read: [...read].filter((file) => !modified.has(file)).sort(), modified: [...modified].sort() };
@@ -200,7 +224,8 @@ export function readCheckpoint(summary: string | undefined): Checkpoint {
   const block = start < 0 ? null : readBlock(text, start);
   const outside = block ? `${text.slice(0, start)}${text.slice(block.end)}` : text;
   let narrative = outside;
-  for (const tag of Object.values(FILE_TAGS)) narrative = narrative.replace(new RegExp(`<${tag}>[\\s\\S]*?</${tag}>`, 'g'), '');
+  for (const tag of Object.values(FILE_TAGS))
+    narrative = narrative.replace(new RegExp(`<${tag}>[\\s\\S]*?</${tag}>`, 'g'), '');
   return {
     carried: block?.carried ?? null,
     narrative: narrative.trim(),

@@ -4,7 +4,13 @@
 // checks that the extensions read no FACTORY_ variable this file does not name).
 
 /** The five extensions every factory node must load (FACTORY_EXPECTED names them at run time). */
-export const SOCLE_NAMES = ['factory-report', 'factory-inventory', 'damage-control', 'factory-obs', 'factory-guard'] as const;
+export const SOCLE_NAMES = [
+  'factory-report',
+  'factory-inventory',
+  'damage-control',
+  'factory-obs',
+  'factory-guard',
+] as const;
 
 /** The gate tool: the agent's one way to hand over its typed answer. */
 export const REPORT_TOOL = 'report_phase';

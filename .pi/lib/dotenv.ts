@@ -77,8 +77,22 @@ function closingQuote(raw: string, quote: string): number {
 
 /** Name segments that mark a credential (`OPENAI_API_KEY`, `GITHUB_TOKEN`, `AWS_SECRET_ACCESS_KEY`, `DB_PASSWORD`). */
 const SECRET_SEGMENTS = new Set([
-  'KEY', 'APIKEY', 'ACCESSKEY', 'TOKEN', 'AUTHTOKEN', 'SECRET', 'SECRETS', 'PASSWORD', 'PASSWD', 'PASSPHRASE',
-  'CREDENTIAL', 'CREDENTIALS', 'PAT', 'AUTH', 'COOKIE', 'PRIVATE',
+  'KEY',
+  'APIKEY',
+  'ACCESSKEY',
+  'TOKEN',
+  'AUTHTOKEN',
+  'SECRET',
+  'SECRETS',
+  'PASSWORD',
+  'PASSWD',
+  'PASSPHRASE',
+  'CREDENTIAL',
+  'CREDENTIALS',
+  'PAT',
+  'AUTH',
+  'COOKIE',
+  'PRIVATE',
 ]);
 const SECRET_SUFFIXES = ['APIKEY', 'TOKEN', 'SECRET', 'PASSWORD', 'PASSWD'];
 const NOT_SECRET = new Set(['SSH_AUTH_SOCK']);
@@ -86,12 +100,14 @@ const NOT_SECRET = new Set(['SSH_AUTH_SOCK']);
 /** Does this variable name look like it holds a key, token, secret or password? */
 export function isSecretName(name: string): boolean {
   if (NOT_SECRET.has(name)) return false;
-  const segments = name.toUpperCase().split(/[_\-.]+/).filter(Boolean);
+  const segments = name
+    .toUpperCase()
+    .split(/[_\-.]+/)
+    .filter(Boolean);
   if (segments.some((s) => SECRET_SEGMENTS.has(s))) return true;
   const last = segments.at(-1) ?? '';
   return SECRET_SUFFIXES.some((suffix) => last.endsWith(suffix));
 }
-
 
 export interface SecretEntry {
   name: string;

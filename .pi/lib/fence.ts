@@ -13,7 +13,9 @@ export function fencedRoots(env: NodeJS.ProcessEnv = process.env): string[] {
   if (!raw) return [];
   try {
     const parsed = JSON.parse(raw) as unknown;
-    return Array.isArray(parsed) ? parsed.filter((p): p is string => typeof p === 'string' && path.isAbsolute(p)).map((p) => path.resolve(p)) : [];
+    return Array.isArray(parsed)
+      ? parsed.filter((p): p is string => typeof p === 'string' && path.isAbsolute(p)).map((p) => path.resolve(p))
+      : [];
   } catch {
     return [];
   }
@@ -32,7 +34,8 @@ function refusal(shown: string): string {
 export function fenceReason(target: string, cwd: string, roots: readonly string[]): string | undefined {
   if (roots.length === 0 || target === '') return undefined;
   const cleaned = target.startsWith('@') ? target.slice(1) : target;
-  const expanded = cleaned === '~' || cleaned.startsWith('~/') ? path.join(process.env.HOME ?? '/', cleaned.slice(1)) : cleaned;
+  const expanded =
+    cleaned === '~' || cleaned.startsWith('~/') ? path.join(process.env.HOME ?? '/', cleaned.slice(1)) : cleaned;
   const absolute = path.resolve(cwd, expanded);
   if (inside(absolute, path.resolve(cwd))) return undefined;
   return roots.some((root) => inside(absolute, root)) ? refusal(target) : undefined;

@@ -75,7 +75,12 @@ function clampKey(key: string): string {
 /** The provider payload as the model must see it: the arm's folder written as the primer's, the primer's routing key. */
 export function presentPayload(payload: unknown, lens: Lens): unknown {
   const shown = mapStrings(payload, replacer(lens.real, lens.shown));
-  if (lens.key && shown && typeof shown === 'object' && typeof (shown as { prompt_cache_key?: unknown }).prompt_cache_key === 'string') {
+  if (
+    lens.key &&
+    shown &&
+    typeof shown === 'object' &&
+    typeof (shown as { prompt_cache_key?: unknown }).prompt_cache_key === 'string'
+  ) {
     (shown as { prompt_cache_key: string }).prompt_cache_key = clampKey(lens.key);
   }
   return shown;

@@ -88,7 +88,8 @@ export function globInside(globs: string[], relative: string, name?: string): st
     const wild = clean.search(/[*?[]/);
     const fixed = wild < 0 ? clean : clean.slice(0, wild).replace(/\/[^/]*$/, '');
     if (fixed === '') continue;
-    if (name === undefined ? fixed === relative || fixed.startsWith(folder) : fixed.startsWith(folder + name)) return glob;
+    if (name === undefined ? fixed === relative || fixed.startsWith(folder) : fixed.startsWith(folder + name))
+      return glob;
   }
   return null;
 }
@@ -174,7 +175,9 @@ export function locate(target: string, base: string, guard: Guard, under = false
   if (!under && (DEVICES.has(lexical) || /^\/dev\/fd\/\d+$/.test(lexical))) return { kind: 'device' };
   const name = path.basename(target);
   const itself = !follow && !under && !target.endsWith('/') && name !== '.' && name !== '..' && name !== '';
-  const real = itself ? path.join(realTarget(path.dirname(target), base), name) : realTarget(target === '' ? '.' : target, base);
+  const real = itself
+    ? path.join(realTarget(path.dirname(target), base), name)
+    : realTarget(target === '' ? '.' : target, base);
   if (isInside(real, guard.realRoot)) {
     const relatives = [posixRelative(guard.realRoot, real)];
     if (isInside(lexical, guard.root)) relatives.push(posixRelative(guard.root, lexical));
@@ -241,7 +244,10 @@ export function checkToolPath(raw: string, guard: Guard): PathVerdict {
   const glob = protectedRuleOf(place, guard);
   if (glob) return { ok: false, reason: `${raw} is a protected path (rule "${glob}")` };
   if (!isWritable(place, guard)) {
-    return { ok: false, reason: `${raw} is outside the writable folders of this role (${writableList(guard)}) (intent not-writable)` };
+    return {
+      ok: false,
+      reason: `${raw} is outside the writable folders of this role (${writableList(guard)}) (intent not-writable)`,
+    };
   }
   return { ok: true };
 }

@@ -29,7 +29,10 @@ function variants(value: string): string[] {
  * A function replacing every occurrence of every secret: named ones by `«redacted:NAME»`, bare ones by `***`.
  * Longest values first, so a secret that is a prefix of another never leaves the other's tail visible.
  */
-export function createRedactor(secrets: ReadonlyArray<string | NamedSecret>, opts: { minLength?: number } = {}): Redactor {
+export function createRedactor(
+  secrets: ReadonlyArray<string | NamedSecret>,
+  opts: { minLength?: number } = {},
+): Redactor {
   const minLength = opts.minLength ?? MIN_SECRET_LENGTH;
   const replacement = new Map<string, string>();
   for (const secret of secrets) {

@@ -59,7 +59,21 @@ function closingParen(src: string, start: number): number {
 }
 
 function decodeAnsiC(body: string): string {
-  const simple: Record<string, string> = { n: '\n', t: '\t', r: '\r', a: '\x07', b: '\b', e: '\x1b', E: '\x1b', f: '\f', v: '\v', '\\': '\\', "'": "'", '"': '"', '?': '?' };
+  const simple: Record<string, string> = {
+    n: '\n',
+    t: '\t',
+    r: '\r',
+    a: '\x07',
+    b: '\b',
+    e: '\x1b',
+    E: '\x1b',
+    f: '\f',
+    v: '\v',
+    '\\': '\\',
+    "'": "'",
+    '"': '"',
+    '?': '?',
+  };
   return body.replace(/\\(x[0-9A-Fa-f]{1,2}|[0-7]{1,3}|.)/gs, (_all, esc: string) => {
     if (esc.startsWith('x')) return String.fromCharCode(parseInt(esc.slice(1), 16));
     if (/^[0-7]+$/.test(esc)) return String.fromCharCode(parseInt(esc, 8));
@@ -102,14 +116,20 @@ export function parseShell(src: string, home: string): SimpleCommand[] {
   };
   const finishWord = () => {
     if (word === null) return;
-    const done: Word = { text: word.text, prefix: word.prefix ?? word.text, known: word.prefix === null, glob: word.glob };
+    const done: Word = {
+      text: word.text,
+      prefix: word.prefix ?? word.text,
+      known: word.prefix === null,
+      glob: word.glob,
+    };
     word = null;
     if (redirectOp === null) {
       current.words.push(done);
       return;
     }
     current.redirects.push({ op: redirectOp, target: done });
-    if (redirectOp === '<<' || redirectOp === '<<-') heredocs.push({ delimiter: done.text, strip: redirectOp === '<<-', owner: current });
+    if (redirectOp === '<<' || redirectOp === '<<-')
+      heredocs.push({ delimiter: done.text, strip: redirectOp === '<<-', owner: current });
     redirectOp = null;
   };
   const endCommand = (sep: string) => {
@@ -234,7 +254,9 @@ export function parseShell(src: string, home: string): SimpleCommand[] {
       const pending = word as Builder | null; // set by the closures above, which TypeScript does not follow
       if (pending !== null && !(pending.prefix === null && !pending.quoted && /^\d+$/.test(pending.text))) finishWord();
       word = null;
-      const op = ['&>>', '&>', '>>', '>|', '>&', '<<<', '<<-', '<<', '<>', '<&', '>', '<'].find((o) => src.startsWith(o, i)) ?? c;
+      const op =
+        ['&>>', '&>', '>>', '>|', '>&', '<<<', '<<-', '<<', '<>', '<&', '>', '<'].find((o) => src.startsWith(o, i)) ??
+        c;
       redirectOp = op;
       i += op.length;
     } else if (c === '&' || c === '|' || c === ';') {
@@ -251,10 +273,17 @@ export function parseShell(src: string, home: string): SimpleCommand[] {
       else if (name === '+' || name === '-') unknown(`~${name}`);
       else literal(`${home.replace(/[\\/][^\\/]*$/, '')}/${name}`);
       i += 1 + name.length;
-    } else if ((c === '*' || c === '?' || c === '[') && !(c === '[' && word === null && (next === ' ' || next === '['))) {
+    } else if (
+      (c === '*' || c === '?' || c === '[') &&
+      !(c === '[' && word === null && (next === ' ' || next === '['))
+    ) {
       unknown(c, true);
       i += 1;
-    } else if (c === '{' && !(word === null && (next === undefined || SEPARATOR_CHARS.has(next))) && matchAt(/\{[^}\s]*(,|\.\.)[^}\s]*\}/y, src, i) !== '') {
+    } else if (
+      c === '{' &&
+      !(word === null && (next === undefined || SEPARATOR_CHARS.has(next))) &&
+      matchAt(/\{[^}\s]*(,|\.\.)[^}\s]*\}/y, src, i) !== ''
+    ) {
       unknown(c, true);
       i += 1;
     } else {

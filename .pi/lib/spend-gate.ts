@@ -12,9 +12,14 @@ export const BUDGET_URL_ENV = 'FACTORY_BUDGET_URL';
 export type GateAnswer = { ok: true; id?: string } | { ok: false; reason: string };
 
 /** One question to the cockpit's gate (POST JSON, JSON back). Any failure is a refusal: the gate fails closed. */
-export function askGate(url: string, op: 'reserve' | 'go' | 'settle' | 'tool', body: Record<string, unknown>): Promise<GateAnswer> {
+export function askGate(
+  url: string,
+  op: 'reserve' | 'go' | 'settle' | 'tool',
+  body: Record<string, unknown>,
+): Promise<GateAnswer> {
   return new Promise((resolve) => {
-    const refuse = (why: string) => resolve({ ok: false, reason: `the factory's spend gate did not answer (${why}): the node stops` });
+    const refuse = (why: string) =>
+      resolve({ ok: false, reason: `the factory's spend gate did not answer (${why}): the node stops` });
     let target: URL;
     try {
       target = new URL(`${url.replace(/\/$/, '')}/${op}`);
@@ -23,21 +28,25 @@ export function askGate(url: string, op: 'reserve' | 'go' | 'settle' | 'tool', b
       return;
     }
     const payload = JSON.stringify(body);
-    const request = http.request(target, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } }, (response) => {
-      let text = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => (text += chunk));
-      response.on('end', () => {
-        try {
-          const answer = JSON.parse(text) as { ok?: unknown; id?: unknown; reason?: unknown };
-          if (answer.ok === true) resolve({ ok: true, ...(typeof answer.id === 'string' ? { id: answer.id } : {}) });
-          else resolve({ ok: false, reason: typeof answer.reason === 'string' ? answer.reason : 'refused' });
-        } catch {
-          refuse(`status ${response.statusCode}`);
-        }
-      });
-      response.on('error', (error) => refuse(error.message));
-    });
+    const request = http.request(
+      target,
+      { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } },
+      (response) => {
+        let text = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (text += chunk));
+        response.on('end', () => {
+          try {
+            const answer = JSON.parse(text) as { ok?: unknown; id?: unknown; reason?: unknown };
+            if (answer.ok === true) resolve({ ok: true, ...(typeof answer.id === 'string' ? { id: answer.id } : {}) });
+            else resolve({ ok: false, reason: typeof answer.reason === 'string' ? answer.reason : 'refused' });
+          } catch {
+            refuse(`status ${response.statusCode}`);
+          }
+        });
+        response.on('error', (error) => refuse(error.message));
+      },
+    );
     request.on('error', (error) => refuse(error.message));
     request.end(payload);
   });

@@ -9,7 +9,10 @@ import { NODE_ENV } from './contract.js';
 
 /** The entries of a FACTORY_WRITABLE value: comma-separated, trimmed, empty ones dropped, first occurrence kept. */
 export function writableEntries(value: string | undefined): string[] {
-  const listed = (value ?? '').split(',').map((p) => p.trim()).filter((p) => p !== '');
+  const listed = (value ?? '')
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== '');
   return [...new Set(listed)];
 }
 

@@ -11,7 +11,16 @@ import { spawnSupervised } from '../../src/process/supervisor.js';
 import { piForTests } from '../../test/helpers/rig.js';
 import { FACTORY_ROOT, makePartialFactory } from './helpers/node-rig.js';
 
-const PROBES = ['pi', 'factory-inventory', 'damage-control', 'factory-report', 'factory-obs', 'factory-guard', 'factory-context', 'factory-compact'];
+const PROBES = [
+  'pi',
+  'factory-inventory',
+  'damage-control',
+  'factory-report',
+  'factory-obs',
+  'factory-guard',
+  'factory-context',
+  'factory-compact',
+];
 
 let pi: PiCommand;
 let whole: BatteryOutcome;

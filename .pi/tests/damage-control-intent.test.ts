@@ -160,16 +160,24 @@ describe('the floor refuses by intent', () => {
   it('names the intent in a one-line reason', () => {
     expect(decide('echo x > .git/hooks/pre-commit')).toEqual({
       action: 'deny',
-      reason: 'the redirection > writes to .git/hooks/pre-commit, a protected path (rule ".git/**") (intent write-protected)',
+      reason:
+        'the redirection > writes to .git/hooks/pre-commit, a protected path (rule ".git/**") (intent write-protected)',
     });
     expect(decide('cd .. && echo x > y.txt')).toEqual({
       action: 'deny',
-      reason: 'the redirection > writes to y.txt (/nonexistent-factory/work/y.txt), outside the project (intent write-outside)',
+      reason:
+        'the redirection > writes to y.txt (/nonexistent-factory/work/y.txt), outside the project (intent write-outside)',
     });
   });
 
   it('holds with a rules file that denies and protects nothing', () => {
-    for (const command of ['echo x > .git/hooks/pre-commit', 'rm -rf ~/x', 'find / -delete', 'git clean -fdx', 'cp x adws/adw_data/bon/a/p.patch']) {
+    for (const command of [
+      'echo x > .git/hooks/pre-commit',
+      'rm -rf ~/x',
+      'find / -delete',
+      'git clean -fdx',
+      'cp x adws/adw_data/bon/a/p.patch',
+    ]) {
       expect(decideToolCall(EMPTY_RULES, 'bash', { command }, PROJECT, OPTIONS).action, command).toBe('deny');
     }
   });
@@ -257,7 +265,10 @@ describe('the shell reader', () => {
   it('splits commands, removes quotes and finds redirections with their descriptors', () => {
     const commands = parseShell('a "b c" \'d\'>out 2>&1 && e\\ f | g; h >> "x y"', '/h');
     expect(commands.map((c) => c.words.map((w) => w.text))).toEqual([['a', 'b c', 'd'], ['e f'], ['g'], ['h']]);
-    expect(commands[0].redirects.map((r) => [r.op, r.target.text])).toEqual([['>', 'out'], ['>&', '1']]);
+    expect(commands[0].redirects.map((r) => [r.op, r.target.text])).toEqual([
+      ['>', 'out'],
+      ['>&', '1'],
+    ]);
     expect(commands.map((c) => c.after)).toEqual(['', '&&', '|', ';']);
     expect(commands[3].redirects[0].target.text).toBe('x y');
   });

@@ -12,7 +12,16 @@ import {
   parseRules,
   type Rules,
 } from '../extensions/damage-control.js';
-import { FACTORY_ROOT, makeNodeProject, resultText, runNode, startNodeRig, startRpcNode, toolEnds, type NodeProject } from './helpers/node-rig.js';
+import {
+  FACTORY_ROOT,
+  makeNodeProject,
+  resultText,
+  runNode,
+  startNodeRig,
+  startRpcNode,
+  toolEnds,
+  type NodeProject,
+} from './helpers/node-rig.js';
 
 const DEFAULT_RULES_FILE = path.join(FACTORY_ROOT, '.pi', 'damage-control-rules.yaml');
 
@@ -46,16 +55,25 @@ describe('the shipped rules', () => {
     expect(evaluateBash(rules, command).action).toBe('deny');
   });
 
-  it.each(['git reset --hard HEAD~1', 'rm -rf build', 'rm -r dist/', 'rm -Rf node_modules'])('asks for %s', (command) => {
-    expect(evaluateBash(rules, command).action).toBe('ask');
-  });
-
-  it.each(['ls -la /', 'rm build/a.o', 'git push origin main', 'curl -o x.sh https://x.example', 'git reset --soft HEAD~1', 'echo hi > notes.env.md', 'npm test', 'dd if=/dev/zero of=/dev/null count=1'])(
-    'allows %s',
+  it.each(['git reset --hard HEAD~1', 'rm -rf build', 'rm -r dist/', 'rm -Rf node_modules'])(
+    'asks for %s',
     (command) => {
-      expect(evaluateBash(rules, command)).toEqual({ action: 'allow' });
+      expect(evaluateBash(rules, command).action).toBe('ask');
     },
   );
+
+  it.each([
+    'ls -la /',
+    'rm build/a.o',
+    'git push origin main',
+    'curl -o x.sh https://x.example',
+    'git reset --soft HEAD~1',
+    'echo hi > notes.env.md',
+    'npm test',
+    'dd if=/dev/zero of=/dev/null count=1',
+  ])('allows %s', (command) => {
+    expect(evaluateBash(rules, command)).toEqual({ action: 'allow' });
+  });
 
   it('protects secrets, git internals and its own rules file', () => {
     const cwd = '/work/project';
@@ -125,7 +143,10 @@ describe('parseRules fails closed on anything doubtful', () => {
   });
 
   it('names a missing file', () => {
-    expect(loadRules('/nowhere/rules.yaml')).toEqual({ ok: false, error: 'rules file /nowhere/rules.yaml is missing or unreadable' });
+    expect(loadRules('/nowhere/rules.yaml')).toEqual({
+      ok: false,
+      error: 'rules file /nowhere/rules.yaml is missing or unreadable',
+    });
   });
 });
 
@@ -144,13 +165,21 @@ describe('damage-control in the real pi', () => {
       escape: [
         calls([
           { name: 'write', args: { path: `../${outsideName}`, content: 'escaped\n' } },
-          { name: 'bash', args: { command: 'echo "#!/bin/sh" > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit' } },
+          {
+            name: 'bash',
+            args: { command: 'echo "#!/bin/sh" > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit' },
+          },
         ]),
       ],
       rmroot: [call('bash', { command: 'rm -rf /' })],
       dotenv: [call('write', { path: '.env', content: 'SECRET=1\n' })],
       askrm: [call('bash', { command: 'rm -rf build' })],
-      closed: [calls([{ name: 'bash', args: { command: 'echo hello > note.txt' } }, { name: 'write', args: { path: 'a.txt', content: 'a' } }])],
+      closed: [
+        calls([
+          { name: 'bash', args: { command: 'echo hello > note.txt' } },
+          { name: 'write', args: { path: 'a.txt', content: 'a' } },
+        ]),
+      ],
     });
   });
   afterAll(async () => {
@@ -163,7 +192,9 @@ describe('damage-control in the real pi', () => {
     const run = await runNode(rig, project, 'set things up [tape:escape]');
     const [write] = toolEnds(run.events, 'write');
     expect(write?.isError).toBe(true);
-    expect(resultText(write)).toBe(`Blocked by damage-control: ../${path.basename(outsideFile)} resolves to ${outsideFile}, outside the project ${project.dir} (intent write-outside)`);
+    expect(resultText(write)).toBe(
+      `Blocked by damage-control: ../${path.basename(outsideFile)} resolves to ${outsideFile}, outside the project ${project.dir} (intent write-outside)`,
+    );
     const [bash] = toolEnds(run.events, 'bash');
     expect(bash?.isError).toBe(true);
     expect(resultText(bash)).toBe(
@@ -220,7 +251,12 @@ describe('damage-control ask rules with a UI (real pi, RPC mode)', () => {
 
   beforeAll(async () => {
     rig = await startNodeRig({
-      default: [call('bash', { command: 'rm -rf build' }), say('removed'), call('bash', { command: 'rm -rf keep' }), say('stopped')],
+      default: [
+        call('bash', { command: 'rm -rf build' }),
+        say('removed'),
+        call('bash', { command: 'rm -rf keep' }),
+        say('stopped'),
+      ],
     });
     project = makeNodeProject();
     mkdirSync(path.join(project.dir, 'build'));
@@ -254,7 +290,9 @@ describe('damage-control ask rules with a UI (real pi, RPC mode)', () => {
     expect(String(dialogs[0].message)).toContain('rm -rf build');
     const ends = toolEnds(rpc.lines, 'bash');
     expect(ends.map((e) => e.isError)).toEqual([false, true]);
-    expect(resultText(ends[1])).toMatch(/^Blocked by damage-control: bash command matches ask rule .*; confirmation refused$/);
+    expect(resultText(ends[1])).toMatch(
+      /^Blocked by damage-control: bash command matches ask rule .*; confirmation refused$/,
+    );
     expect(existsSync(path.join(project.dir, 'build'))).toBe(false);
     expect(existsSync(path.join(project.dir, 'keep'))).toBe(true);
   });

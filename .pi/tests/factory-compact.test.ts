@@ -26,9 +26,15 @@ import { NARRATOR_ROLE, narratorAsk, tallyNote } from '../extensions/factory-com
 import { makeNodeProject, nodeEnv, runNode, type NodeProject } from './helpers/node-rig.js';
 import { sessionLines } from './helpers/session-file.js';
 
-const ENV = { FACTORY_PHASE: 'build', FACTORY_ROLE: 'builder', FACTORY_ADW_ID: '9f2e4a10', FACTORY_ENVELOPE_SCHEMA: '/x/schemas/BuildEnvelope.json' };
+const ENV = {
+  FACTORY_PHASE: 'build',
+  FACTORY_ROLE: 'builder',
+  FACTORY_ADW_ID: '9f2e4a10',
+  FACTORY_ENVELOPE_SCHEMA: '/x/schemas/BuildEnvelope.json',
+};
 // An ask with markdown titles of its own and characters a paraphrase would lose.
-const MISSION = '### mission\nAdd a word counter to the status bar.\n### contract\nCall `report_phase` — alone, last, once — with {status, changed_files}.';
+const MISSION =
+  '### mission\nAdd a word counter to the status bar.\n### contract\nCall `report_phase` — alone, last, once — with {status, changed_files}.';
 const CORRECTION = 'Your last answer failed validation: 2 red tests in apps/plume.\nReport again, only the envelope.';
 const NOFILES = { read: [], modified: [] };
 const whole = (text: string) => ({ text, total: text.length });
@@ -42,7 +48,12 @@ function slot(name: 'mission' | 'last-word', text: string): string {
 describe('checkpoint', () => {
   it('reads the node identity, and nothing outside a factory node', () => {
     expect(who).toEqual({ phase: 'build', role: 'builder', run: '9f2e4a10', gate: 'BuildEnvelope' });
-    expect(nodeIdentity({ FACTORY_PHASE: ' plan ' })).toEqual({ phase: 'plan', role: 'unknown', run: 'unknown', gate: null });
+    expect(nodeIdentity({ FACTORY_PHASE: ' plan ' })).toEqual({
+      phase: 'plan',
+      role: 'unknown',
+      run: 'unknown',
+      gate: null,
+    });
     expect(nodeIdentity({ FACTORY_ROLE: 'builder' })).toBeNull();
   });
 
@@ -72,10 +83,17 @@ describe('checkpoint', () => {
   });
 
   it('a second compaction carries the mission from the block and updates the newest message', () => {
-    const first = writeCheckpoint(writeBlock(who, { mission: whole(MISSION), lastWord: whole(CORRECTION) }), '## Where the work stands\n- read', NOFILES);
+    const first = writeCheckpoint(
+      writeBlock(who, { mission: whole(MISSION), lastWord: whole(CORRECTION) }),
+      '## Where the work stands\n- read',
+      NOFILES,
+    );
     const before = readCheckpoint(first);
     expect(before.narrative).toBe('## Where the work stands\n- read');
-    const again = carryForward(before.carried, [{ role: 'assistant', content: [] }, { role: 'user', content: 'New verdict: 1 red test.' }]);
+    const again = carryForward(before.carried, [
+      { role: 'assistant', content: [] },
+      { role: 'user', content: 'New verdict: 1 red test.' },
+    ]);
     expect(again).toEqual({ mission: whole(MISSION), lastWord: whole('New verdict: 1 red test.') });
     // Nothing new from the runner: the carried message stays.
     expect(carryForward(before.carried, [{ role: 'assistant', content: [] }]).lastWord).toEqual(whole(CORRECTION));
@@ -84,12 +102,29 @@ describe('checkpoint', () => {
     expect(empty).toContain('(no mission was in the compacted messages)');
     expect(readCheckpoint(empty).carried).toEqual({ mission: null, lastWord: null });
     // pi's own summary: no block, its text is the narrative.
-    expect(readCheckpoint('plain pi summary')).toEqual({ carried: null, narrative: 'plain pi summary', files: NOFILES });
+    expect(readCheckpoint('plain pi summary')).toEqual({
+      carried: null,
+      narrative: 'plain pi summary',
+      files: NOFILES,
+    });
   });
 
   it('reads a block written before texts carried their length', () => {
-    const old = [BLOCK_OPEN, '<!-- [FACTORY:mission] -->', MISSION, '<!-- [/FACTORY:mission] -->', '<!-- [FACTORY:last-word] -->', '(none in the summarized part)', '<!-- [/FACTORY:last-word] -->', BLOCK_CLOSE].join('\n');
-    expect(readCheckpoint(`${old}\n\nnarrative`)).toEqual({ carried: { mission: whole(MISSION), lastWord: null }, narrative: 'narrative', files: NOFILES });
+    const old = [
+      BLOCK_OPEN,
+      '<!-- [FACTORY:mission] -->',
+      MISSION,
+      '<!-- [/FACTORY:mission] -->',
+      '<!-- [FACTORY:last-word] -->',
+      '(none in the summarized part)',
+      '<!-- [/FACTORY:last-word] -->',
+      BLOCK_CLOSE,
+    ].join('\n');
+    expect(readCheckpoint(`${old}\n\nnarrative`)).toEqual({
+      carried: { mission: whole(MISSION), lastWord: null },
+      narrative: 'narrative',
+      files: NOFILES,
+    });
   });
 
   it('cuts a long text with the cut said, never inside a surrogate pair, and a second pass changes nothing', () => {
@@ -104,17 +139,33 @@ describe('checkpoint', () => {
 
   it('adds up read and changed files across compactions', () => {
     const first = addFileOps(NOFILES, { read: ['a.ts', 'b.ts'], written: [], edited: ['c.ts'] });
-    expect(fileSections(first)).toBe('<read-files>\na.ts\nb.ts\n</read-files>\n\n<modified-files>\nc.ts\n</modified-files>');
-    const summary = writeCheckpoint(writeBlock(who, { mission: whole(MISSION), lastWord: null }), '## Where the work stands\n- x', first);
+    expect(fileSections(first)).toBe(
+      '<read-files>\na.ts\nb.ts\n</read-files>\n\n<modified-files>\nc.ts\n</modified-files>',
+    );
+    const summary = writeCheckpoint(
+      writeBlock(who, { mission: whole(MISSION), lastWord: null }),
+      '## Where the work stands\n- x',
+      first,
+    );
     const before = readCheckpoint(summary);
     expect(before.narrative).toBe('## Where the work stands\n- x');
-    expect(addFileOps(before.files, { read: ['d.ts'], written: ['b.ts'], edited: [] })).toEqual({ read: ['a.ts', 'd.ts'], modified: ['b.ts', 'c.ts'] });
+    expect(addFileOps(before.files, { read: ['d.ts'], written: ['b.ts'], edited: [] })).toEqual({
+      read: ['a.ts', 'd.ts'],
+      modified: ['b.ts', 'c.ts'],
+    });
   });
 
   it('tallies what left the context when the model cannot write the narrative', () => {
     const note = tallyNote(
       [
-        { role: 'assistant', content: [{ type: 'text', text: 'reading the tests' }, { type: 'toolCall', name: 'read' }, { type: 'toolCall', name: 'bash' }] },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'text', text: 'reading the tests' },
+            { type: 'toolCall', name: 'read' },
+            { type: 'toolCall', name: 'bash' },
+          ],
+        },
         { role: 'toolResult', content: 'ok' },
         { role: 'assistant', content: [{ type: 'toolCall', name: 'bash' }] },
       ],
@@ -151,7 +202,12 @@ describe('factory-compact in the real pi', () => {
     rig = await startRig({
       tapes: {
         // One tape per run (a tape's cursor goes on across runs): the mission names its own.
-        ...Object.fromEntries(['compact', 'compact-gate', 'compact-refused'].map((name) => [name, [work('echo small'), work(BIG_OUTPUT), work('echo small again'), work(BIG_OUTPUT), say('done')]])),
+        ...Object.fromEntries(
+          ['compact', 'compact-gate', 'compact-refused'].map((name) => [
+            name,
+            [work('echo small'), work(BIG_OUTPUT), work('echo small again'), work(BIG_OUTPUT), say('done')],
+          ]),
+        ),
         summarizer: Array.from({ length: 12 }, (_, i) => say(`## Progress\n- narrative ${i + 1}`)),
         after: [say('ok')],
       },
@@ -185,28 +241,46 @@ describe('factory-compact in the real pi', () => {
     expect(rig.model.requestsFor('summarizer').length).toBe(compactions.length);
 
     // A correction in the same session: the model's request holds the mission verbatim, from the block.
-    const next = await runPiJson({ ...rig, env: { ...rig.env, ...env } }, { cwd: project.dir, prompt: 'Your report was missing. [tape:after]', args: ['--approve'], sessionId: run.sessionId });
+    const next = await runPiJson(
+      { ...rig, env: { ...rig.env, ...env } },
+      {
+        cwd: project.dir,
+        prompt: 'Your report was missing. [tape:after]',
+        args: ['--approve'],
+        sessionId: run.sessionId,
+      },
+    );
     expect(next.exitCode).toBe(0);
     const request = rig.model.requestsFor('after')[0]!;
     const userTexts = (request.body.messages ?? []).filter((m) => m.role === 'user').map((m) => contentText(m.content));
     expect(userTexts.some((t) => t.includes(slot('mission', mission)))).toBe(true);
   });
 
-  it('in a best-of-N node the narrator\'s call takes a reservation from the run\'s budget and gives its cost back; the stream counts it, so the figures add up', async () => {
+  it("in a best-of-N node the narrator's call takes a reservation from the run's budget and gives its cost back; the stream counts it, so the figures add up", async () => {
     const watch = new SpendWatch({ maxCost: 100 }, { stopBatch: () => {}, note: () => {} });
     const gate = await startBudgetServer(watch);
     try {
       const summarized = rig.model.requestsFor('summarizer').length;
-      const run = await runNode(rig, project, `${MISSION}\n[tape:compact-gate]`, nodeEnv(project, { FACTORY_BUDGET_URL: gate.url }));
+      const run = await runNode(
+        rig,
+        project,
+        `${MISSION}\n[tape:compact-gate]`,
+        nodeEnv(project, { FACTORY_BUDGET_URL: gate.url }),
+      );
       expect(run.exitCode).toBe(0);
       const narrated = rig.model.requestsFor('summarizer').length - summarized;
       expect(narrated).toBeGreaterThanOrEqual(1);
-      const own = run.events.filter((e) => e.type === 'entry_appended' && (e.entry as { customType?: string }).customType === 'factory-usage');
+      const own = run.events.filter(
+        (e) => e.type === 'entry_appended' && (e.entry as { customType?: string }).customType === 'factory-usage',
+      );
       expect(own).toHaveLength(narrated);
       const stream = readStream(run.events.map((e) => JSON.stringify(e)));
       const turns = run.events
         .filter((e) => e.type === 'message_end' && (e.message as { role?: string }).role === 'assistant')
-        .reduce((sum, e) => sum + ((e.message as { usage?: { cost?: { total?: number } } }).usage?.cost?.total ?? 0), 0);
+        .reduce(
+          (sum, e) => sum + ((e.message as { usage?: { cost?: { total?: number } } }).usage?.cost?.total ?? 0),
+          0,
+        );
       // The stream's cost is the turns' and the narrator's; what the gate was given back is the same figure.
       expect(stream.cost).toBeGreaterThan(turns);
       expect(watch.total()).toBeCloseTo(stream.cost, 9);
@@ -216,7 +290,7 @@ describe('factory-compact in the real pi', () => {
     }
   });
 
-  it('a narrator call the run\'s budget refuses is never made: the checkpoint keeps the mission with a tally', async () => {
+  it("a narrator call the run's budget refuses is never made: the checkpoint keeps the mission with a tally", async () => {
     // The cockpit's side of the gate, answering as the spend watch does once the batch stopped — for the narrator
     // only, so that the turns go on and a compaction comes.
     const asked: { op: string; what?: string }[] = [];
@@ -228,7 +302,13 @@ describe('factory-compact in the real pi', () => {
         const body = JSON.parse(text || '{}') as { what?: string };
         asked.push({ op, what: body.what });
         const refused = op === 'reserve' && body.what === 'compaction';
-        response.end(JSON.stringify(refused ? { ok: false, reason: 'budget: the run spent $0.2042, its cap is $0.2 (--max-cost)' } : { ok: true, id: `r${asked.length}` }));
+        response.end(
+          JSON.stringify(
+            refused
+              ? { ok: false, reason: 'budget: the run spent $0.2042, its cap is $0.2 (--max-cost)' }
+              : { ok: true, id: `r${asked.length}` },
+          ),
+        );
       });
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -240,7 +320,9 @@ describe('factory-compact in the real pi', () => {
       expect(run.exitCode).toBe(0);
       // No request of this run was the narrator's (the tape a request lands on is no proof: the tally quotes the
       // assistant's words, routing directive included).
-      expect(rig.model.requests.slice(seen).filter((r) => JSON.stringify(r.body).includes(NARRATOR_ROLE))).toHaveLength(0);
+      expect(rig.model.requests.slice(seen).filter((r) => JSON.stringify(r.body).includes(NARRATOR_ROLE))).toHaveLength(
+        0,
+      );
       const compactions = sessionLines(rig.sessionDir, run.sessionId).filter((l) => l.type === 'compaction');
       expect(compactions.length).toBeGreaterThanOrEqual(1);
       expect(asked.filter((a) => a.op === 'reserve' && a.what === 'compaction')).toHaveLength(compactions.length);

@@ -34,7 +34,10 @@ describe('context helpers', () => {
       expect(loadBrief('builder', FACTORY_ROOT, FACTORY_ROOT)?.text).toBe(houseRules);
       mkdirSync(path.join(project, 'adws/adw_config/briefs'), { recursive: true });
       writeFileSync(path.join(project, 'adws/adw_config/briefs/builder.md'), '# Local builder\n');
-      expect(loadBrief('builder', project, FACTORY_ROOT)).toEqual({ file: path.join(project, 'adws/adw_config/briefs/builder.md'), text: '# Local builder' });
+      expect(loadBrief('builder', project, FACTORY_ROOT)).toEqual({
+        file: path.join(project, 'adws/adw_config/briefs/builder.md'),
+        text: '# Local builder',
+      });
       expect(loadBrief('nobody', project, FACTORY_ROOT)).toBeNull();
       expect(briefCandidates('../etc/passwd', project, FACTORY_ROOT)).toEqual([]);
     } finally {
@@ -47,25 +50,49 @@ describe('context helpers', () => {
     expect(writablePaths({}, '/p')).toEqual(['/p']);
     expect(protectedPaths(FACTORY_ROOT)).toContain('.env');
     expect(protectedPaths('/nonexistent-project')).toBeNull();
-    const text = contextMessageText({ role: 'builder', brief: { file: 'b.md', text: 'BRIEF' }, writable: ['/p'], protected: ['.env'] });
+    const text = contextMessageText({
+      role: 'builder',
+      brief: { file: 'b.md', text: 'BRIEF' },
+      writable: ['/p'],
+      protected: ['.env'],
+    });
     expect(text).toContain('BRIEF');
     expect(text).toContain('## Where you may write\n- /p');
     expect(text).toContain('## Protected files (writes are refused)\n- .env');
-    expect(contextMessageText({ role: 'x', brief: null, writable: ['/p'], protected: null })).toContain('cannot be read');
+    expect(contextMessageText({ role: 'x', brief: null, writable: ['/p'], protected: null })).toContain(
+      'cannot be read',
+    );
   });
 
   it('sees its message in the live context until a compaction drops it', () => {
     const msg = { type: 'custom_message', id: 'c', customType: 'factory-context' };
     expect(messageInLiveContext([{ type: 'message', id: 'a' }])).toBe(false);
     expect(messageInLiveContext([{ type: 'message', id: 'a' }, msg, { type: 'message', id: 'b' }])).toBe(true);
-    expect(messageInLiveContext([{ type: 'message', id: 'a' }, msg, { type: 'message', id: 'b' }, { type: 'compaction', id: 'k', firstKeptEntryId: 'b' }])).toBe(false);
-    expect(messageInLiveContext([{ type: 'message', id: 'a' }, msg, { type: 'message', id: 'b' }, { type: 'compaction', id: 'k', firstKeptEntryId: 'c' }])).toBe(true);
+    expect(
+      messageInLiveContext([
+        { type: 'message', id: 'a' },
+        msg,
+        { type: 'message', id: 'b' },
+        { type: 'compaction', id: 'k', firstKeptEntryId: 'b' },
+      ]),
+    ).toBe(false);
+    expect(
+      messageInLiveContext([
+        { type: 'message', id: 'a' },
+        msg,
+        { type: 'message', id: 'b' },
+        { type: 'compaction', id: 'k', firstKeptEntryId: 'c' },
+      ]),
+    ).toBe(true);
   });
 
   it('reads the prune settings, bad values giving the defaults', () => {
     expect(pruneSettings({})).toEqual({ turns: DEFAULT_PRUNE_TURNS, kb: DEFAULT_PRUNE_KB });
     expect(pruneSettings({ FACTORY_PRUNE_TURNS: '0', FACTORY_PRUNE_KB: '2.5' })).toEqual({ turns: 0, kb: 2.5 });
-    expect(pruneSettings({ FACTORY_PRUNE_TURNS: 'x', FACTORY_PRUNE_KB: '-1' })).toEqual({ turns: DEFAULT_PRUNE_TURNS, kb: DEFAULT_PRUNE_KB });
+    expect(pruneSettings({ FACTORY_PRUNE_TURNS: 'x', FACTORY_PRUNE_KB: '-1' })).toEqual({
+      turns: DEFAULT_PRUNE_TURNS,
+      kb: DEFAULT_PRUNE_KB,
+    });
   });
 
   it('prunes only tool results both older than the last K turns and larger than N KB', () => {
@@ -105,7 +132,12 @@ describe('factory-context in the real pi', () => {
     rig = await startNodeRig({
       first: [say('first answer')],
       retry: [say('second answer')],
-      prune: [call('bash', { command: BIG_OUTPUT }), call('bash', { command: 'echo a' }), call('bash', { command: 'echo b' }), say('done')],
+      prune: [
+        call('bash', { command: BIG_OUTPUT }),
+        call('bash', { command: 'echo a' }),
+        call('bash', { command: 'echo b' }),
+        say('done'),
+      ],
     });
     project = makeNodeProject(); // no brief of its own: the factory's neutral builder brief applies
   });
@@ -115,7 +147,9 @@ describe('factory-context in the real pi', () => {
   });
 
   const userTexts = (tape: string, index: number) =>
-    (rig.model.requestsFor(tape)[index]?.body.messages ?? []).filter((m) => m.role === 'user').map((m) => contentText(m.content));
+    (rig.model.requestsFor(tape)[index]?.body.messages ?? [])
+      .filter((m) => m.role === 'user')
+      .map((m) => contentText(m.content));
   const count = (texts: string[], needle: string) => texts.filter((t) => t.includes(needle)).length;
 
   it('puts the role brief in the request once, and a retry in the same session keeps it without a copy', async () => {
@@ -126,27 +160,40 @@ describe('factory-context in the real pi', () => {
     expect(count(first, brief)).toBe(1);
     expect(first.find((t) => t.includes(brief))).toContain('- .pi/damage-control-rules.yaml');
 
-    const retry = await runPiJson({ ...rig, env: { ...rig.env, ...env } }, { cwd: project.dir, prompt: 'Fix it. [tape:retry]', args: ['--approve'], sessionId: run.sessionId });
+    const retry = await runPiJson(
+      { ...rig, env: { ...rig.env, ...env } },
+      { cwd: project.dir, prompt: 'Fix it. [tape:retry]', args: ['--approve'], sessionId: run.sessionId },
+    );
     expect(retry.exitCode).toBe(0);
     const second = userTexts('retry', 0);
     expect(second.some((t) => t.includes('Build it.'))).toBe(true); // really the same session
     expect(count(second, brief)).toBe(1);
-    const stored = sessionLines(rig.sessionDir, run.sessionId).filter((l) => l.type === 'custom_message' && l.customType === 'factory-context');
+    const stored = sessionLines(rig.sessionDir, run.sessionId).filter(
+      (l) => l.type === 'custom_message' && l.customType === 'factory-context',
+    );
     expect(stored).toHaveLength(1);
   });
 
   it('prunes a big old tool result in the request while the session file keeps it whole', async () => {
-    const run = await runNode(rig, project, 'Run the tests. [tape:prune]', nodeEnv(project, { FACTORY_PRUNE_TURNS: '1', FACTORY_PRUNE_KB: '4' }));
+    const run = await runNode(
+      rig,
+      project,
+      'Run the tests. [tape:prune]',
+      nodeEnv(project, { FACTORY_PRUNE_TURNS: '1', FACTORY_PRUNE_KB: '4' }),
+    );
     expect(run.exitCode).toBe(0);
     const requests = rig.model.requestsFor('prune');
     expect(requests).toHaveLength(4);
-    const toolTexts = (i: number) => (requests[i]!.body.messages ?? []).filter((m) => m.role === 'tool').map((m) => contentText(m.content));
+    const toolTexts = (i: number) =>
+      (requests[i]!.body.messages ?? []).filter((m) => m.role === 'tool').map((m) => contentText(m.content));
     expect(toolTexts(1)[0]).toContain('line 250:'); // the latest turn: whole
     const pruned = toolTexts(3)[0]!;
     expect(pruned).toContain('[factory-context: tool result pruned');
     expect(pruned).not.toContain('line 250:');
     expect(pruned.length).toBeLessThan(1500);
-    const stored = sessionLines(rig.sessionDir, run.sessionId).filter((l) => l.type === 'message' && (l.message as { role?: string }).role === 'toolResult');
+    const stored = sessionLines(rig.sessionDir, run.sessionId).filter(
+      (l) => l.type === 'message' && (l.message as { role?: string }).role === 'toolResult',
+    );
     expect(contentText((stored[0]!.message as { content: unknown }).content)).toContain('line 250:');
   });
 });

@@ -8,7 +8,15 @@ import { readStream } from '../../src/pi/stream.js';
 import { verdict } from '../../src/pi/verdict.js';
 import { call, say } from '../../src/scripted/tape.js';
 import { lastAssistant, piUnderTest, startRig, type PiEvent, type Rig } from '../../test/helpers/rig.js';
-import { cacheWarmingDecision, freshState, guardStep, readLimits, type GuardEvent, type GuardState, type Limits } from '../extensions/factory-guard.js';
+import {
+  cacheWarmingDecision,
+  freshState,
+  guardStep,
+  readLimits,
+  type GuardEvent,
+  type GuardState,
+  type Limits,
+} from '../extensions/factory-guard.js';
 import {
   makeNodeProject,
   makePartialFactory,
@@ -53,19 +61,34 @@ describe('readLimits', () => {
 
 describe('guardStep', () => {
   it('never trips without limits', () => {
-    expect(run({}, [{ kind: 'turn' }, { kind: 'tool_call' }, { kind: 'cost', usd: 9 }]).actions).toEqual(['continue', 'continue', 'continue']);
+    expect(run({}, [{ kind: 'turn' }, { kind: 'tool_call' }, { kind: 'cost', usd: 9 }]).actions).toEqual([
+      'continue',
+      'continue',
+      'continue',
+    ]);
   });
 
   it('trips on the call that exceeds the limit, then blocks every later call', () => {
-    const { state, actions } = run({ maxToolCalls: 2 }, [{ kind: 'tool_call' }, { kind: 'tool_call' }, { kind: 'tool_call' }, { kind: 'turn' }, { kind: 'tool_call' }]);
+    const { state, actions } = run({ maxToolCalls: 2 }, [
+      { kind: 'tool_call' },
+      { kind: 'tool_call' },
+      { kind: 'tool_call' },
+      { kind: 'turn' },
+      { kind: 'tool_call' },
+    ]);
     expect(actions).toEqual(['continue', 'continue', 'trip', 'continue', 'blocked']);
-    expect(state.tripped).toBe('factory-guard tripped — tool call limit reached: 2 call(s) allowed (FACTORY_MAX_TOOL_CALLS); the agent is stopped');
+    expect(state.tripped).toBe(
+      'factory-guard tripped — tool call limit reached: 2 call(s) allowed (FACTORY_MAX_TOOL_CALLS); the agent is stopped',
+    );
     expect(state.toolCalls).toBe(3);
   });
 
   it('counts turns and cost', () => {
     expect(run({ maxTurns: 1 }, [{ kind: 'turn' }, { kind: 'turn' }]).actions).toEqual(['continue', 'trip']);
-    const costly = run({ maxCostUsd: 0.01 }, [{ kind: 'cost', usd: 0.006 }, { kind: 'cost', usd: 0.006 }]);
+    const costly = run({ maxCostUsd: 0.01 }, [
+      { kind: 'cost', usd: 0.006 },
+      { kind: 'cost', usd: 0.006 },
+    ]);
     expect(costly.actions).toEqual(['continue', 'trip']);
     expect(costly.state.tripped).toContain('cost limit reached: $0.0120 spent, $0.01 allowed');
     expect(run({ maxTurns: 0 }, [{ kind: 'turn' }]).actions).toEqual(['trip']);
@@ -78,7 +101,11 @@ describe('factory-guard in the real pi', () => {
 
   beforeAll(async () => {
     rig = await startNodeRig({
-      calls: [call('bash', { command: 'echo one' }), call('bash', { command: 'echo two > two.txt' }), say('never reached')],
+      calls: [
+        call('bash', { command: 'echo one' }),
+        call('bash', { command: 'echo two > two.txt' }),
+        say('never reached'),
+      ],
       turns: [call('bash', { command: 'echo one' }), call('bash', { command: 'echo two' }), say('never reached')],
       gated: [call('bash', { command: 'echo one' }), say('never reached')],
     });
@@ -102,7 +129,9 @@ describe('factory-guard in the real pi', () => {
     const result = await runNode(rig, project, 'work [tape:calls]', nodeEnv(project, { FACTORY_MAX_TOOL_CALLS: '1' }));
     const ends = toolEnds(result.events, 'bash');
     expect(ends.map((e) => e.isError)).toEqual([false, true]);
-    expect(resultText(ends[1])).toBe('factory-guard tripped — tool call limit reached: 1 call(s) allowed (FACTORY_MAX_TOOL_CALLS); the agent is stopped');
+    expect(resultText(ends[1])).toBe(
+      'factory-guard tripped — tool call limit reached: 1 call(s) allowed (FACTORY_MAX_TOOL_CALLS); the agent is stopped',
+    );
     expect(existsSync(path.join(project.dir, 'two.txt'))).toBe(false);
     expect(tripEntries(result.events).map((d) => d.reason)).toEqual([resultText(ends[1])]);
     const last = lastAssistant(result.events);
@@ -129,7 +158,7 @@ describe('factory-guard in the real pi', () => {
     expect(rig.model.requestsFor('turns')).toHaveLength(1);
   });
 
-  it('a batch stopped between a turn\'s reservation and its request: the request never leaves (the gate\'s go, asked at before_provider_request)', async () => {
+  it("a batch stopped between a turn's reservation and its request: the request never leaves (the gate's go, asked at before_provider_request)", async () => {
     // The cockpit's gate, played by hand: every reservation granted; the second turn's go refused, as the spend
     // watch refuses it once the batch stopped after the grant.
     const asked: string[] = [];
@@ -139,17 +168,31 @@ describe('factory-guard in the real pi', () => {
         const op = (request.url ?? '').split('/').at(-1)!;
         asked.push(op);
         const stopped = op === 'go' && asked.filter((a) => a === 'go').length === 2;
-        response.end(JSON.stringify(stopped ? { ok: false, reason: 'stopped: 1 arm already green (--stop-after-green 1)' } : { ok: true, id: `r${asked.length}` }));
+        response.end(
+          JSON.stringify(
+            stopped
+              ? { ok: false, reason: 'stopped: 1 arm already green (--stop-after-green 1)' }
+              : { ok: true, id: `r${asked.length}` },
+          ),
+        );
       });
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     try {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/token`;
-      const result = await runNode(rig, project, 'work [tape:gated]', nodeEnv(project, { FACTORY_BUDGET_URL: url, FACTORY_PHASE: 'arm_2' }));
+      const result = await runNode(
+        rig,
+        project,
+        'work [tape:gated]',
+        nodeEnv(project, { FACTORY_BUDGET_URL: url, FACTORY_PHASE: 'arm_2' }),
+      );
       expect(asked.filter((a) => a === 'go')).toHaveLength(2);
       expect(rig.model.requestsFor('gated')).toHaveLength(1); // the second turn's request was built, never sent
       // Aborted at the request (the provider client's words: "Request aborted"), not answered.
-      expect(lastAssistant(result.events)).toMatchObject({ stopReason: expect.stringMatching(/^(aborted|error)$/), errorMessage: expect.stringMatching(/abort/i) });
+      expect(lastAssistant(result.events)).toMatchObject({
+        stopReason: expect.stringMatching(/^(aborted|error)$/),
+        errorMessage: expect.stringMatching(/abort/i),
+      });
     } finally {
       await new Promise<void>((r) => server.close(() => r()));
     }
@@ -188,7 +231,9 @@ describe.runIf(warmingPi)('factory-guard stops prompt-cache warming in the real 
   beforeAll(async () => {
     rig = await startRig({
       tapes: { guarded: [say('idle now')], control: [say('idle now')] },
-      models: [{ id: 'cached', cost: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 2000 }, promptCache: { short: 11 } }],
+      models: [
+        { id: 'cached', cost: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 2000 }, promptCache: { short: 11 } },
+      ],
       settings: { cacheWarming: 'idle' },
     });
     project = makeNodeProject();
@@ -207,11 +252,13 @@ describe.runIf(warmingPi)('factory-guard stops prompt-cache warming in the real 
     const control = startRpcNode(rig, partialProject);
     try {
       await Promise.all([guarded.prompt('[tape:guarded] hello'), control.prompt('[tape:control] hello')]);
-      const billed = (node: typeof control) => node.lines.some((l) => l.type === 'entry_appended' && (l.entry as { type?: string }).type === 'usage');
+      const billed = (node: typeof control) =>
+        node.lines.some((l) => l.type === 'entry_appended' && (l.entry as { type?: string }).type === 'usage');
       // Until the control's refresh is billed: its request reaches the server before pi has read the answer and
       // written the usage line, so both are waited for (the deadline is a hang guard, not a measure of speed).
       const deadline = Date.now() + 120_000;
-      while (!(rig.model.requestsFor('control').length >= 2 && billed(control)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      while (!(rig.model.requestsFor('control').length >= 2 && billed(control)) && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 100));
       // The control refreshed (a one-token replay of its request, billed as a `usage` entry, not a message_end)…
       expect(rig.model.requestsFor('control').length).toBeGreaterThanOrEqual(2);
       expect(billed(control)).toBe(true);

@@ -3,17 +3,32 @@ import { say } from '../../src/scripted/tape.js';
 import type { PiEvent, Rig } from '../../test/helpers/rig.js';
 import { inventory, onBeforeAgentStart, onSessionStart, parseExpected } from '../extensions/factory-inventory.js';
 import { SOCLE_NAMES, joinSocle, resetSocleForTests, socleMembers } from '../lib/socle.js';
-import { inventories, makeNodeProject, makePartialFactory, runNode, startNodeRig, startRpcNode, type NodeProject } from './helpers/node-rig.js';
+import {
+  inventories,
+  makeNodeProject,
+  makePartialFactory,
+  runNode,
+  startNodeRig,
+  startRpcNode,
+  type NodeProject,
+} from './helpers/node-rig.js';
 
 describe('inventory helpers', () => {
   it('parses FACTORY_EXPECTED, defaulting to the five', () => {
-    expect(parseExpected(' factory-report, damage-control,,factory-report ')).toEqual(['factory-report', 'damage-control']);
+    expect(parseExpected(' factory-report, damage-control,,factory-report ')).toEqual([
+      'factory-report',
+      'damage-control',
+    ]);
     expect(parseExpected(undefined)).toEqual([...SOCLE_NAMES]);
     expect(parseExpected('  ')).toEqual([...SOCLE_NAMES]);
   });
 
   it('compares what loaded to what is expected', () => {
-    expect(inventory(['a', 'b', 'c'], ['c', 'a', 'x'], '1.2.3')).toEqual({ pi_version: '1.2.3', present: ['a', 'c', 'x'], missing: ['b'] });
+    expect(inventory(['a', 'b', 'c'], ['c', 'a', 'x'], '1.2.3')).toEqual({
+      pi_version: '1.2.3',
+      present: ['a', 'c', 'x'],
+      missing: ['b'],
+    });
     expect(inventory(['a'], ['a'], '1.2.3').missing).toEqual([]);
   });
 
@@ -65,7 +80,9 @@ describe('the inventory in the real pi stream', () => {
       { pi_version: rig.piVersion, present: expect.arrayContaining([...SOCLE_NAMES]), missing: [] },
     ]);
     const at = run.events.findIndex((e) => e.type === 'entry_appended');
-    const firstAnswer = run.events.findIndex((e) => e.type === 'message_end' && (e.message as { role?: string }).role === 'assistant');
+    const firstAnswer = run.events.findIndex(
+      (e) => e.type === 'message_end' && (e.message as { role?: string }).role === 'assistant',
+    );
     expect(at).toBeGreaterThanOrEqual(0);
     expect(at).toBeLessThan(firstAnswer);
   });
@@ -74,7 +91,9 @@ describe('the inventory in the real pi stream', () => {
     const run = await runNode(rig, partialProject, 'hello');
     const [found] = inventories(run.events);
     expect(found?.missing).toEqual(['damage-control']);
-    expect(found?.present).toEqual(expect.arrayContaining(['factory-guard', 'factory-inventory', 'factory-obs', 'factory-report']));
+    expect(found?.present).toEqual(
+      expect.arrayContaining(['factory-guard', 'factory-inventory', 'factory-obs', 'factory-report']),
+    );
     expect(found?.present).not.toContain('damage-control');
   });
 

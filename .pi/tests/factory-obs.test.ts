@@ -30,12 +30,22 @@ describe('trace helpers', () => {
   it('stamps every record with time, session and phase identity', () => {
     const identity = identityFrom({ FACTORY_PHASE: 'build', FACTORY_ADW_ID: 'ab12cd34' });
     const record = traceRecord('tool_end', 's1', identity, { tool_name: 'bash' }, new Date('2026-01-02T03:04:05Z'));
-    expect(record).toEqual({ ts: '2026-01-02T03:04:05.000Z', type: 'tool_end', session_id: 's1', phase: 'build', role: null, adw_id: 'ab12cd34', tool_name: 'bash' });
+    expect(record).toEqual({
+      ts: '2026-01-02T03:04:05.000Z',
+      type: 'tool_end',
+      session_id: 's1',
+      phase: 'build',
+      role: null,
+      adw_id: 'ab12cd34',
+      tool_name: 'bash',
+    });
   });
 
   it('keeps what matters of a message and cuts long arguments', () => {
     const usage = { input: 10, output: 2, totalTokens: 12, cost: { total: 0.01 } };
-    expect(messageFields({ role: 'assistant', provider: 'p', model: 'm', usage, stopReason: 'stop', content: [] })).toEqual({
+    expect(
+      messageFields({ role: 'assistant', provider: 'p', model: 'm', usage, stopReason: 'stop', content: [] }),
+    ).toEqual({
       message_role: 'assistant',
       usage,
       stop_reason: 'stop',
@@ -72,7 +82,10 @@ describe('secret masking', () => {
       // Quoted and exported: the cockpit's own parser reads it, so the node masks exactly what the cockpit would.
       writeFileSync(path.join(dir, '.env'), 'export DENIED_SECRET="den\\"ied-0123"\nPLAIN=plain-value-42\nSHORT=abc\n');
       expect(dotEnvValuesIn(dir)).toEqual({ DENIED_SECRET: 'den"ied-0123', PLAIN: 'plain-value-42', SHORT: 'abc' });
-      const redact = nodeRedactor({ OPENROUTER_API_KEY: 'sk-or-123456', HOME: '/root/home', LONG_SECRET: 'sk-or-123456-and-more' }, dir);
+      const redact = nodeRedactor(
+        { OPENROUTER_API_KEY: 'sk-or-123456', HOME: '/root/home', LONG_SECRET: 'sk-or-123456-and-more' },
+        dir,
+      );
       const record = traceRecord('tool_start', 's', identityFrom({}), {
         args: { command: 'echo sk-or-123456-and-more sk-or-123456 den"ied-0123 plain-value-42 abc /root/home' },
       });
@@ -92,11 +105,21 @@ describe('secret masking', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'factory-obs-env-'));
     try {
       writeFileSync(path.join(dir, '.env'), 'PIN_CODE=202601\n');
-      const record = traceRecord('message_end', 's', identityFrom({}), { usage: { input: 20260102 }, error_message: 'pin 202601 refused' }, new Date('2026-01-02T03:04:05Z'));
+      const record = traceRecord(
+        'message_end',
+        's',
+        identityFrom({}),
+        { usage: { input: 20260102 }, error_message: 'pin 202601 refused' },
+        new Date('2026-01-02T03:04:05Z'),
+      );
       const file = path.join(dir, 'trace.jsonl');
       appendTrace(file, record, nodeRedactor({}, dir));
       const parsed = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
-      expect(parsed).toMatchObject({ usage: { input: 20260102 }, error_message: 'pin «redacted:PIN_CODE» refused', ts: '2026-01-02T03:04:05.000Z' });
+      expect(parsed).toMatchObject({
+        usage: { input: 20260102 },
+        error_message: 'pin «redacted:PIN_CODE» refused',
+        ts: '2026-01-02T03:04:05.000Z',
+      });
       // No .env, no credential: nothing to mask, and no error.
       expect(dotEnvValuesIn(path.join(dir, 'missing'))).toEqual({});
     } finally {
@@ -129,7 +152,10 @@ describe('factory-obs in the real pi', () => {
   it('writes one line per session start, tool start/end, message end and shutdown, stamped with the phase', async () => {
     const run = await runNode(rig, project, 'trace me [tape:traced]');
     const file = path.join(project.dataDir, 'traces', 'harness', `${run.sessionId}.jsonl`);
-    const lines = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     // pi ≥ 0.86 opens the conversation with a `role: "system"` message (the prompt and tools): obs records its role
     // only, like any message. Which pi runs is known, so the line is required there and absent before.
     const systemMessage = compareVersions(rig.piVersion, '0.86.0') >= 0 ? ['message_end:system'] : [];
@@ -178,7 +204,12 @@ describe('factory-obs in the real pi', () => {
     // A regular file where the data folder should be: mkdir fails even for root.
     const blocker = path.join(project.dir, 'data-is-a-file');
     writeFileSync(blocker, '');
-    const run = await runNode(rig, project, 'trace me [tape:unwritable]', nodeEnv(project, { FACTORY_DATA_DIR: blocker }));
+    const run = await runNode(
+      rig,
+      project,
+      'trace me [tape:unwritable]',
+      nodeEnv(project, { FACTORY_DATA_DIR: blocker }),
+    );
     const bash = run.events.find((e) => e.type === 'tool_execution_end' && e.toolName === 'bash');
     expect(bash?.isError).toBe(false);
     expect(run.exitCode).toBe(0);

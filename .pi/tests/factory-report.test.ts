@@ -12,7 +12,16 @@ import {
   validateAgainstSchema,
   type JsonSchema,
 } from '../extensions/factory-report.js';
-import { ENVELOPE_SCHEMA, makeNodeProject, nodeEnv, resultText, runNode, startNodeRig, toolEnds, type NodeProject } from './helpers/node-rig.js';
+import {
+  ENVELOPE_SCHEMA,
+  makeNodeProject,
+  nodeEnv,
+  resultText,
+  runNode,
+  startNodeRig,
+  toolEnds,
+  type NodeProject,
+} from './helpers/node-rig.js';
 
 const schema = ENVELOPE_SCHEMA as JsonSchema;
 
@@ -36,7 +45,10 @@ describe('validateAgainstSchema', () => {
   it('refuses a non-object envelope and unexpected fields when the schema closes them', () => {
     expect(validateAgainstSchema(schema, ['status'])).toEqual(['envelope: object expected, array received']);
     const closed: JsonSchema = { type: 'object', properties: { a: { type: 'integer' } }, additionalProperties: false };
-    expect(validateAgainstSchema(closed, { a: 1.5, b: true })).toEqual(['a: integer expected, number received', 'b: unexpected field']);
+    expect(validateAgainstSchema(closed, { a: 1.5, b: true })).toEqual([
+      'a: integer expected, number received',
+      'b: unexpected field',
+    ]);
   });
 
   it('follows nullable unions and local $refs', () => {
@@ -46,7 +58,10 @@ describe('validateAgainstSchema', () => {
       $defs: { Item: { type: 'object', required: ['id'], properties: { id: { type: 'string' } } } },
     };
     expect(validateAgainstSchema(s, { note: null, item: { id: 'x' } })).toEqual([]);
-    expect(validateAgainstSchema(s, { note: 3, item: {} })).toEqual(['note: string or null expected, number received', 'item.id: required field missing']);
+    expect(validateAgainstSchema(s, { note: 3, item: {} })).toEqual([
+      'note: string or null expected, number received',
+      'item.id: required field missing',
+    ]);
   });
 
   it('words the refusal for the model', () => {
@@ -125,7 +140,12 @@ describe('report_phase in the real pi', () => {
   });
 
   it('an unreadable schema stops pi at load: exit 1, the reason on stderr, nothing on stdout', async () => {
-    const run = await runNode(rig, project, 'build it', nodeEnv(project, { FACTORY_ENVELOPE_SCHEMA: path.join(project.dir, 'missing.json') }));
+    const run = await runNode(
+      rig,
+      project,
+      'build it',
+      nodeEnv(project, { FACTORY_ENVELOPE_SCHEMA: path.join(project.dir, 'missing.json') }),
+    );
     expect(run.exitCode).toBe(1);
     expect(run.stderr).toContain('factory-report: cannot read envelope schema');
     expect(run.events).toEqual([]);

@@ -18,8 +18,10 @@ describe('the fence of an arm', () => {
     expect(fencedRoots({})).toEqual([]);
   });
 
-  it('refuses paths into the user tree or another arm, never the arm\'s own tree', () => {
-    expect(fenceReason(`${USER}/src/a.js`, OWN, FENCE)).toMatch(/^\/home\/u\/repo\/src\/a\.js is in another tree of this run .* \(intent fenced\)$/);
+  it("refuses paths into the user tree or another arm, never the arm's own tree", () => {
+    expect(fenceReason(`${USER}/src/a.js`, OWN, FENCE)).toMatch(
+      /^\/home\/u\/repo\/src\/a\.js is in another tree of this run .* \(intent fenced\)$/,
+    );
     expect(fenceReason(`${RUN}/arm_1/src/a.js`, OWN, FENCE)).toMatch(/intent fenced/);
     expect(fenceReason(`../prime/specs/x.md`, OWN, FENCE)).toMatch(/intent fenced/);
     expect(fenceReason(`@${USER}/README.md`, OWN, FENCE)).toMatch(/intent fenced/);
@@ -41,10 +43,17 @@ describe('the fence of an arm', () => {
     const rules = parseRules('bash:\n  deny: []\n  ask: []\npaths:\n  protected: []\n', 'rules.yaml');
     if (!rules.ok) throw new Error(rules.error);
     for (const tool of ['read', 'write', 'edit', 'grep', 'find', 'ls']) {
-      expect(decideToolCall(rules.rules, tool, { path: `${USER}/README.md` }, OWN, { fenced: FENCE })).toMatchObject({ action: 'deny', reason: expect.stringMatching(/intent fenced/) });
+      expect(decideToolCall(rules.rules, tool, { path: `${USER}/README.md` }, OWN, { fenced: FENCE })).toMatchObject({
+        action: 'deny',
+        reason: expect.stringMatching(/intent fenced/),
+      });
     }
-    expect(decideToolCall(rules.rules, 'bash', { command: `ls ${USER}` }, OWN, { fenced: FENCE })).toMatchObject({ action: 'deny' });
-    expect(decideToolCall(rules.rules, 'read', { path: 'README.md' }, OWN, { fenced: FENCE })).toEqual({ action: 'allow' });
+    expect(decideToolCall(rules.rules, 'bash', { command: `ls ${USER}` }, OWN, { fenced: FENCE })).toMatchObject({
+      action: 'deny',
+    });
+    expect(decideToolCall(rules.rules, 'read', { path: 'README.md' }, OWN, { fenced: FENCE })).toEqual({
+      action: 'allow',
+    });
     expect(decideToolCall(rules.rules, 'read', { path: `${USER}/README.md` }, OWN, {})).toEqual({ action: 'allow' });
   });
 });

@@ -15,7 +15,11 @@ const env = (value: unknown) => ({ FACTORY_LENS: typeof value === 'string' ? val
 
 describe('the lens of an arm', () => {
   it('is read from FACTORY_LENS: an absolute folder to show, an optional key; none for the primer itself', () => {
-    expect(lensOf(env({ shown: PRIME, key: 'primer-id' }), OWN)).toEqual({ shown: PRIME, real: [OWN], key: 'primer-id' });
+    expect(lensOf(env({ shown: PRIME, key: 'primer-id' }), OWN)).toEqual({
+      shown: PRIME,
+      real: [OWN],
+      key: 'primer-id',
+    });
     expect(lensOf(env({ shown: PRIME }), OWN)).toEqual({ shown: PRIME, real: [OWN] });
     expect(lensOf(env({ shown: PRIME }), PRIME)).toBeUndefined();
     expect(lensOf(env({ shown: 'relative/prime' }), OWN)).toBeUndefined();
@@ -28,13 +32,16 @@ describe('the lens of an arm', () => {
     try {
       fs.mkdirSync(path.join(base, 'real-arm'));
       fs.symlinkSync(path.join(base, 'real-arm'), path.join(base, 'arm'));
-      expect(lensOf(env({ shown: PRIME }), path.join(base, 'arm'))?.real).toEqual([path.join(base, 'arm'), path.join(base, 'real-arm')]);
+      expect(lensOf(env({ shown: PRIME }), path.join(base, 'arm'))?.real).toEqual([
+        path.join(base, 'arm'),
+        path.join(base, 'real-arm'),
+      ]);
     } finally {
       fs.rmSync(base, { recursive: true, force: true });
     }
   });
 
-  it('shows the model the primer\'s folder everywhere in the payload, and the primer\'s routing key', () => {
+  it("shows the model the primer's folder everywhere in the payload, and the primer's routing key", () => {
     const lens = lensOf(env({ shown: PRIME, key: 'k'.repeat(70) }), OWN)!;
     const payload = {
       model: 'alpha',
@@ -48,7 +55,9 @@ describe('the lens of an arm', () => {
     const shown = presentPayload(payload, lens) as typeof payload;
     expect(shown.messages[0]!.content).toBe(`Current working directory: ${PRIME}`);
     // A longer name that only begins like the arm's folder is another folder.
-    expect((shown.messages[1]!.content as { text: string }[])[0]!.text).toBe(`${PRIME}\n${PRIME}/src/a.js and ${OWN}_old and ${OWN}2/x`);
+    expect((shown.messages[1]!.content as { text: string }[])[0]!.text).toBe(
+      `${PRIME}\n${PRIME}/src/a.js and ${OWN}_old and ${OWN}2/x`,
+    );
     expect(shown.prompt_cache_key).toBe('k'.repeat(64)); // pi's own bound on the key
     expect(shown.stream).toBe(true);
     expect(payload.messages[0]!.content).toBe(`Current working directory: ${OWN}`); // a copy: pi's own messages are untouched
@@ -56,17 +65,25 @@ describe('the lens of an arm', () => {
     expect((presentPayload({ messages: [] }, lens) as Record<string, unknown>).prompt_cache_key).toBeUndefined();
   });
 
-  it('takes every path the model wrote under the shown folder back to the arm\'s, in place', () => {
+  it("takes every path the model wrote under the shown folder back to the arm's, in place", () => {
     const lens = lensOf(env({ shown: PRIME }), OWN)!;
-    const input: Record<string, unknown> = { path: `${PRIME}/src/a.js`, edits: [{ oldText: `see ${PRIME}/b`, newText: 'x' }], other: `${PRIME}-copy/z` };
+    const input: Record<string, unknown> = {
+      path: `${PRIME}/src/a.js`,
+      edits: [{ oldText: `see ${PRIME}/b`, newText: 'x' }],
+      other: `${PRIME}-copy/z`,
+    };
     realInput(input, lens);
-    expect(input).toEqual({ path: `${OWN}/src/a.js`, edits: [{ oldText: `see ${OWN}/b`, newText: 'x' }], other: `${PRIME}-copy/z` });
+    expect(input).toEqual({
+      path: `${OWN}/src/a.js`,
+      edits: [{ oldText: `see ${OWN}/b`, newText: 'x' }],
+      other: `${PRIME}-copy/z`,
+    });
     const bash: Record<string, unknown> = { command: `cd ${PRIME} && cat "${PRIME}/specs/x.md"`, timeout: 5 };
     realInput(bash, lens);
     expect(bash).toEqual({ command: `cd ${OWN} && cat "${OWN}/specs/x.md"`, timeout: 5 });
   });
 
-  it('so the fence lets a shown path through (the arm\'s own tree) and still refuses the others\'', () => {
+  it("so the fence lets a shown path through (the arm's own tree) and still refuses the others'", () => {
     const rules = parseRules('bash:\n  deny: []\npaths:\n  protected: []\n', 'rules');
     if (!rules.ok) throw new Error(rules.error);
     const lens = lensOf(env({ shown: PRIME }), OWN)!;

@@ -30,7 +30,11 @@ describe('mergePackages', () => {
   });
 
   it('replaces an entry with the same source in place, however it was written', () => {
-    const { packages, replaced } = mergePackages(['npm:a', '../../factory', 'npm:b', { source: '/w/factory/' }], entry, '/w/app/.pi');
+    const { packages, replaced } = mergePackages(
+      ['npm:a', '../../factory', 'npm:b', { source: '/w/factory/' }],
+      entry,
+      '/w/app/.pi',
+    );
     expect(packages).toEqual(['npm:a', entry, 'npm:b']);
     expect(replaced).toBe(true);
   });
@@ -45,11 +49,17 @@ describe('mergePackages', () => {
       const app = path.join(scratch, 'app/.pi');
       const oldEntry = nodePackageEntry(packageSource(app, old));
       const gone = nodePackageEntry('../../removed-prefix/lib/node_modules/factory-cockpit');
-      const { packages, replaced } = mergePackages(['npm:other', oldEntry, gone, { source: '../unrelated', extensions: ['x.ts'] }], entry, app);
+      const { packages, replaced } = mergePackages(
+        ['npm:other', oldEntry, gone, { source: '../unrelated', extensions: ['x.ts'] }],
+        entry,
+        app,
+      );
       expect(packages).toEqual(['npm:other', entry, { source: '../unrelated', extensions: ['x.ts'] }]);
       expect(replaced).toBe(true);
       expect(isFactoryPackage(oldEntry, app) && isFactoryPackage(gone, app)).toBe(true);
-      expect(isFactoryPackage('npm:other', app) || isFactoryPackage({ source: '../unrelated', extensions: ['x.ts'] }, app)).toBe(false);
+      expect(
+        isFactoryPackage('npm:other', app) || isFactoryPackage({ source: '../unrelated', extensions: ['x.ts'] }, app),
+      ).toBe(false);
     } finally {
       rmSync(scratch, { recursive: true, force: true });
     }
@@ -85,7 +95,10 @@ describe('installNode', () => {
   });
 
   it('merges into existing settings and never overwrites the target rules', () => {
-    writeFileSync(path.join(app, '.pi', 'settings.json'), JSON.stringify({ theme: 'light', packages: ['npm:kept', '../../factory'] }));
+    writeFileSync(
+      path.join(app, '.pi', 'settings.json'),
+      JSON.stringify({ theme: 'light', packages: ['npm:kept', '../../factory'] }),
+    );
     writeFileSync(path.join(app, '.pi', 'damage-control-rules.yaml'), 'paths: {}\n');
     const result = installNode(app, factory);
     const settings = JSON.parse(readFileSync(path.join(app, '.pi', 'settings.json'), 'utf8'));
@@ -126,7 +139,9 @@ describe('the node in the real pi', () => {
       expect(settings.packages[0].source).toBe(packageSource(path.join(project.dir, '.pi'), FACTORY_ROOT));
       const run = await runNode(rig, project, 'hello');
       // Later socle members (factory-compact, factory-context) may be present too: the five must be.
-      expect(inventories(run.events)).toEqual([{ pi_version: rig.piVersion, present: expect.arrayContaining(SOCLE_FILES), missing: [] }]);
+      expect(inventories(run.events)).toEqual([
+        { pi_version: rig.piVersion, present: expect.arrayContaining(SOCLE_FILES), missing: [] },
+      ]);
     } finally {
       project.cleanup();
     }
@@ -135,7 +150,10 @@ describe('the node in the real pi', () => {
   it('pi run inside the factory itself finds the same five by project auto-discovery', async () => {
     const project = makeNodeProject(); // only for its data dir and schema file
     try {
-      const run = await runPiJson({ ...rig, env: { ...rig.env, ...nodeEnv(project) } }, { cwd: FACTORY_ROOT, prompt: 'hello', args: ['--approve'] });
+      const run = await runPiJson(
+        { ...rig, env: { ...rig.env, ...nodeEnv(project) } },
+        { cwd: FACTORY_ROOT, prompt: 'hello', args: ['--approve'] },
+      );
       expect(inventories(run.events)[0]?.missing).toEqual([]);
     } finally {
       project.cleanup();

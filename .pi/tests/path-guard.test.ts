@@ -44,12 +44,23 @@ describe('the path guard on a real project', () => {
   });
   afterAll(() => rmSync(base, { recursive: true, force: true }));
 
-  const write = (p: string, env: NodeJS.ProcessEnv = {}, r: Rules = rules) => decideToolCall(r, 'write', { path: p, content: 'x' }, project, { env, home: HOME, scratch: [] });
-  const edit = (p: string, env: NodeJS.ProcessEnv = {}) => decideToolCall(rules, 'edit', { path: p, edits: [] }, project, { env, home: HOME, scratch: [] });
-  const bash = (command: string, env: NodeJS.ProcessEnv = {}) => decideToolCall(rules, 'bash', { command }, project, { env, home: HOME, scratch: [] });
+  const write = (p: string, env: NodeJS.ProcessEnv = {}, r: Rules = rules) =>
+    decideToolCall(r, 'write', { path: p, content: 'x' }, project, { env, home: HOME, scratch: [] });
+  const edit = (p: string, env: NodeJS.ProcessEnv = {}) =>
+    decideToolCall(rules, 'edit', { path: p, edits: [] }, project, { env, home: HOME, scratch: [] });
+  const bash = (command: string, env: NodeJS.ProcessEnv = {}) =>
+    decideToolCall(rules, 'bash', { command }, project, { env, home: HOME, scratch: [] });
 
   it('allows ordinary writes and edits inside the project', () => {
-    for (const p of ['src/a.ts', './src/new/deep/file.ts', '@src/a.ts', 'README.md', path.join(project, 'src/abs.ts'), 'alias/b.ts', `file://${project}/src/c.ts`]) {
+    for (const p of [
+      'src/a.ts',
+      './src/new/deep/file.ts',
+      '@src/a.ts',
+      'README.md',
+      path.join(project, 'src/abs.ts'),
+      'alias/b.ts',
+      `file://${project}/src/c.ts`,
+    ]) {
       expect(write(p), p).toEqual({ action: 'allow' });
     }
     expect(edit('src/a.ts')).toEqual({ action: 'allow' });
@@ -84,9 +95,15 @@ describe('the path guard on a real project', () => {
   });
 
   it('honours protected globs, also through a link into a protected folder, and the factory data', () => {
-    expect(write('hooks/pre-commit')).toEqual({ action: 'deny', reason: 'hooks/pre-commit is a protected path (rule ".git/**")' });
+    expect(write('hooks/pre-commit')).toEqual({
+      action: 'deny',
+      reason: 'hooks/pre-commit is a protected path (rule ".git/**")',
+    });
     expect(write('.git/hooks/pre-commit').action).toBe('deny');
-    expect(write('adws/adw_data/bon/a1/arm-1.patch')).toEqual({ action: 'deny', reason: 'adws/adw_data/bon/a1/arm-1.patch is a protected path (rule "adws/adw_data/**")' });
+    expect(write('adws/adw_data/bon/a1/arm-1.patch')).toEqual({
+      action: 'deny',
+      reason: 'adws/adw_data/bon/a1/arm-1.patch is a protected path (rule "adws/adw_data/**")',
+    });
     expect(edit('adws/adw_data/bon/a1/arm-1.patch').action).toBe('deny');
     expect(write('.pi/extensions/damage-control.ts').action).toBe('deny');
     expect(write('.pi/lib/path-guard.ts').action).toBe('deny');
@@ -94,7 +111,13 @@ describe('the path guard on a real project', () => {
   });
 
   it('keeps a floor when the rules file protects nothing, including a moved data folder', () => {
-    for (const p of ['.git/config', '.git', 'adws/adw_data/x', '.pi/damage-control-rules.yaml', '.pi/extensions/evil.ts']) {
+    for (const p of [
+      '.git/config',
+      '.git',
+      'adws/adw_data/x',
+      '.pi/damage-control-rules.yaml',
+      '.pi/extensions/evil.ts',
+    ]) {
       expect(write(p, {}, EMPTY_RULES).action, p).toBe('deny');
     }
     expect(write('.env', {}, EMPTY_RULES)).toEqual({ action: 'allow' }); // .env is the rules file's, not the floor's
@@ -104,12 +127,15 @@ describe('the path guard on a real project', () => {
     });
   });
 
-  it('enforces the role\'s writable folders for write, edit and bash redirections', () => {
+  it("enforces the role's writable folders for write, edit and bash redirections", () => {
     const env = { FACTORY_WRITABLE: 'src, test' };
     expect(write('src/a.ts', env)).toEqual({ action: 'allow' });
     expect(write('test/new/a.test.ts', env)).toEqual({ action: 'allow' });
     expect(write('alias/a.ts', env)).toEqual({ action: 'allow' }); // the link leads into src
-    expect(write('README.md', env)).toEqual({ action: 'deny', reason: 'README.md is outside the writable folders of this role (src, test) (intent not-writable)' });
+    expect(write('README.md', env)).toEqual({
+      action: 'deny',
+      reason: 'README.md is outside the writable folders of this role (src, test) (intent not-writable)',
+    });
     expect(edit('package.json', env).action).toBe('deny');
     expect(write('srcx/a.ts', env).action).toBe('deny'); // a sibling with the same prefix is not inside src
     expect(bash('echo x > src/out.txt', env)).toEqual({ action: 'allow' });
@@ -124,14 +150,24 @@ describe('the path guard on a real project', () => {
   });
 
   it('lets rm and mv take a link itself, but follows it for what a trailing slash or a glob reaches, and for truncate', () => {
-    const floorOf = (command: string) => decideToolCall(EMPTY_RULES, 'bash', { command }, project, { env: {}, home: HOME, scratch: [] });
+    const floorOf = (command: string) =>
+      decideToolCall(EMPTY_RULES, 'bash', { command }, project, { env: {}, home: HOME, scratch: [] });
     expect(floorOf('rm escape')).toEqual({ action: 'allow' }); // removes the link, not what it points at
     expect(floorOf('rm dangling loop-a')).toEqual({ action: 'allow' });
     expect(floorOf('mv secret-link old-link')).toEqual({ action: 'allow' });
     expect(floorOf('rm -rf escape')).toMatchObject({ action: 'ask' });
-    expect(floorOf('rm -rf escape/')).toMatchObject({ action: 'deny', reason: expect.stringContaining('(intent delete-outside)') });
-    expect(floorOf('rm -rf escape/*')).toMatchObject({ action: 'deny', reason: expect.stringContaining('(intent delete-outside)') });
-    expect(floorOf('truncate -s 0 secret-link')).toMatchObject({ action: 'deny', reason: expect.stringContaining('(intent delete-outside)') });
+    expect(floorOf('rm -rf escape/')).toMatchObject({
+      action: 'deny',
+      reason: expect.stringContaining('(intent delete-outside)'),
+    });
+    expect(floorOf('rm -rf escape/*')).toMatchObject({
+      action: 'deny',
+      reason: expect.stringContaining('(intent delete-outside)'),
+    });
+    expect(floorOf('truncate -s 0 secret-link')).toMatchObject({
+      action: 'deny',
+      reason: expect.stringContaining('(intent delete-outside)'),
+    });
     expect(floorOf('find escape/ -delete')).toMatchObject({ action: 'deny' });
   });
 
@@ -166,7 +202,13 @@ describe('path helpers', () => {
     expect(writableEntries(' src, test ,src,, ')).toEqual(['src', 'test']);
     expect(writablePaths({ FACTORY_WRITABLE: 'src,test' }, '/p')).toEqual(['src', 'test']);
     expect(writablePaths({}, '/p')).toEqual(['/p']);
-    expect(writableRoots({ FACTORY_WRITABLE: 'src,/abs,~/h' }, '/p', '/home/u')).toEqual(['/p/src', '/abs', '/home/u/h']);
-    expect(makeGuard('/p', [], { env: { FACTORY_WRITABLE: 'src' }, home: HOME, scratch: [] }).writableShown).toEqual(['src']);
+    expect(writableRoots({ FACTORY_WRITABLE: 'src,/abs,~/h' }, '/p', '/home/u')).toEqual([
+      '/p/src',
+      '/abs',
+      '/home/u/h',
+    ]);
+    expect(makeGuard('/p', [], { env: { FACTORY_WRITABLE: 'src' }, home: HOME, scratch: [] }).writableShown).toEqual([
+      'src',
+    ]);
   });
 });

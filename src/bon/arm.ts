@@ -81,7 +81,8 @@ export function primePhase(session: BonSession, placeOf: PrimerPlaceOf): Phase {
       run.sessions.prime = sessionId;
       const model = session.opts.builderModel ?? session.modelOf(1);
       // With --models the primer reads on the first of them (arm 1 then finds its cache warm): said on its line.
-      const modelFrom = session.opts.models.length > 0 && model === session.opts.models[0] ? 'the first of --models' : undefined;
+      const modelFrom =
+        session.opts.models.length > 0 && model === session.opts.models[0] ? 'the first of --models' : undefined;
       run.attemptStarted('prime', 1, 1, { sessionId, model, ...(modelFrom ? { modelFrom } : {}) });
       const place = placeOf(session, run);
       const agent = await place.open(sessionId);
@@ -90,7 +91,10 @@ export function primePhase(session: BonSession, placeOf: PrimerPlaceOf): Phase {
       const envelopes = loadEnvelopes();
       let result: AgentAnswer;
       try {
-        result = await agent.prompt(`${primerAsk(check.spec)}\n\n${card.contract}`, place.turn(primerTurn(session, model)));
+        result = await agent.prompt(
+          `${primerAsk(check.spec)}\n\n${card.contract}`,
+          place.turn(primerTurn(session, model)),
+        );
       } catch (error) {
         if (!(error instanceof HarnessError)) throw error;
         run.charge('prime', error.evidence.tokens ?? 0, error.evidence.cost ?? 0);
@@ -114,7 +118,10 @@ export function primePhase(session: BonSession, placeOf: PrimerPlaceOf): Phase {
       await place.fanOut();
       session.primerFile = await agent.sessionFile();
       // Every arm starts from this file: without it no arm could start from what the primer read.
-      if (!session.primerFile) throw new InfrastructureError(`the primer's session file is unknown (pi did not say where session ${sessionId} is kept): no arm can be ${place.verb} from it`);
+      if (!session.primerFile)
+        throw new InfrastructureError(
+          `the primer's session file is unknown (pi did not say where session ${sessionId} is kept): no arm can be ${place.verb} from it`,
+        );
       await place.primed(agent);
       await session.forecastFanOut(agent, result, `${armAsk(check.spec)}\n\n${card.contract}`);
       if (place.verb === 'forked') {
@@ -140,7 +147,11 @@ export function armSpecOf(session: BonSession, arm: number): ArmSpec {
   if (!primer) throw new InfrastructureError(`arm ${arm} has no primer session to start from`);
   const model = session.modelOf(arm);
   const cap = session.spend.capOf(arm);
-  const gates = session.opts.payloadCommands.map((g) => ({ run: g.run, cwd: path.relative(check.root, path.resolve(session.opts.cwd, g.cwd)), timeoutMs: g.timeoutMs }));
+  const gates = session.opts.payloadCommands.map((g) => ({
+    run: g.run,
+    cwd: path.relative(check.root, path.resolve(session.opts.cwd, g.cwd)),
+    timeoutMs: g.timeoutMs,
+  }));
   return armSpec({
     adwId: session.run.adwId,
     arm,
@@ -167,13 +178,25 @@ export function armPhase(session: BonSession, arm: number, dispatcher: ArmDispat
     kind: 'agent',
     optional: true,
     model: session.modelOf(arm),
-    ...(parallel ? { parallel: { group: 'arms', limit: session.concurrency(), why: session.opts.concurrency !== undefined ? '(--concurrency)' : `on this machine (2 per core, at most ${MAX_ARMS})` } } : {}),
+    ...(parallel
+      ? {
+          parallel: {
+            group: 'arms',
+            limit: session.concurrency(),
+            why:
+              session.opts.concurrency !== undefined
+                ? '(--concurrency)'
+                : `on this machine (2 per core, at most ${MAX_ARMS})`,
+          },
+        }
+      : {}),
     async action(run) {
       const spec = armSpecOf(session, arm);
       // Known from its start (the board steers and aborts a running arm), replaced by its outcome's at its end.
       session.arms.set(arm, unsettledRank(spec));
       const job = dispatcher.dispatch(spec, (event) => {
-        if (event.type === 'attempt_started' && event.phase === name && event.sessionId) run.sessions[name] = event.sessionId;
+        if (event.type === 'attempt_started' && event.phase === name && event.sessionId)
+          run.sessions[name] = event.sessionId;
         run.emit(event);
       });
       const { rank, failure } = await job.outcome;
@@ -192,7 +215,13 @@ export function armPhase(session: BonSession, arm: number, dispatcher: ArmDispat
  * its agent started from the primer, its turn, its end, its judgement, its harvest. Red or green, it resolves with
  * its outcome; only a failure of the batch (a clone that cannot be made) rejects.
  */
-export async function workArm(session: BonSession, run: RunEvents, spec: ArmSpec, placeOf: ArmPlaceOf, signal: AbortSignal): Promise<ArmOutcome> {
+export async function workArm(
+  session: BonSession,
+  run: RunEvents,
+  spec: ArmSpec,
+  placeOf: ArmPlaceOf,
+  signal: AbortSignal,
+): Promise<ArmOutcome> {
   const started = performance.now();
   const { arm, phase: name, model } = spec;
   const rank = unsettledRank(spec);
@@ -210,11 +239,24 @@ export async function workArm(session: BonSession, run: RunEvents, spec: ArmSpec
     agent = await place.open((sessionId) => run.attemptStarted(name, 1, 1, { sessionId, ...(model ? { model } : {}) }));
     const card = await envelopeCard('BuildEnvelope');
     const onAnswer = await place.ready(agent);
-    const result = await promptArm(session, run, arm, agent, `${armAsk(spec.spec)}\n\n${card.contract}`, { ...turnOptions(session, name, signal, model), signal, ...(onAnswer ? { onAnswer } : {}) });
+    const result = await promptArm(session, run, arm, agent, `${armAsk(spec.spec)}\n\n${card.contract}`, {
+      ...turnOptions(session, name, signal, model),
+      signal,
+      ...(onAnswer ? { onAnswer } : {}),
+    });
     ended = await place.endTurn(agent);
     // Its turn is over: a batch stop from now on does not cut its gates, it is judged on its work.
     const gates = place.gates();
-    ({ failure, kind: failureKind, detail } = await judgeAnswer(session, run, rank, { result, ended, signal: session.gateSignal(arm), ...(gates ? { gates } : {}) }));
+    ({
+      failure,
+      kind: failureKind,
+      detail,
+    } = await judgeAnswer(session, run, rank, {
+      result,
+      ended,
+      signal: session.gateSignal(arm),
+      ...(gates ? { gates } : {}),
+    }));
   } catch (error) {
     // A failed clone stops the batch (after the finally below); anything else makes this arm red only.
     if (error instanceof InfrastructureError) throw error;
@@ -237,9 +279,29 @@ export async function workArm(session: BonSession, run: RunEvents, spec: ArmSpec
     const { harvest, failure: lost } = await place.harvest();
     failure ??= lost;
     if (harvest) {
-      Object.assign(rank, { patchFile: harvest.patchFile, patchBytes: harvest.bytes, patchSha256: harvest.sha256, files: harvest.files, added: harvest.added, removed: harvest.removed });
+      Object.assign(rank, {
+        patchFile: harvest.patchFile,
+        patchBytes: harvest.bytes,
+        patchSha256: harvest.sha256,
+        files: harvest.files,
+        added: harvest.added,
+        removed: harvest.removed,
+      });
       session.sealed.set(arm, { file: harvest.patchFile, bytes: fs.readFileSync(harvest.patchFile) });
-      run.emit({ type: 'arm_patch', adwId: run.adwId, ts: Date.now(), phase: name, arm, patchFile: harvest.patchFile, bytes: harvest.bytes, sha256: harvest.sha256, files: harvest.files, added: harvest.added, removed: harvest.removed, ...(strays.length > 0 ? { strays: strays.length } : {}) });
+      run.emit({
+        type: 'arm_patch',
+        adwId: run.adwId,
+        ts: Date.now(),
+        phase: name,
+        arm,
+        patchFile: harvest.patchFile,
+        bytes: harvest.bytes,
+        sha256: harvest.sha256,
+        files: harvest.files,
+        added: harvest.added,
+        removed: harvest.removed,
+        ...(strays.length > 0 ? { strays: strays.length } : {}),
+      });
     }
     rank.seconds = (performance.now() - started) / 1000;
     for (const act of [...(ended?.refActs ?? []), ...(late.refActs ?? [])]) session.tried.add(name, act);

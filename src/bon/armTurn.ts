@@ -8,7 +8,8 @@ import type { RunEvents } from '../engine/runEvents.js';
 import type { BonSession } from './session.js';
 
 /** What an arm raised at its cap is told: the session holds its work so far. */
-export const GO_ON_ASK = 'Your budget was raised. Go on with the change from where you stopped (do not start over), get the payload\'s tests to pass, then report through report_phase.';
+export const GO_ON_ASK =
+  "Your budget was raised. Go on with the change from where you stopped (do not start over), get the payload's tests to pass, then report through report_phase.";
 
 export async function promptArm(
   session: BonSession,
@@ -46,7 +47,10 @@ export async function promptArm(
       return { ...result, tokens: base.tokens + result.tokens, cost: base.cost + result.cost };
     } catch (error) {
       if (!(error instanceof HarnessError)) throw error;
-      const spent = { tokens: base.tokens + (error.evidence.tokens ?? 0), cost: base.cost + (error.evidence.cost ?? 0) };
+      const spent = {
+        tokens: base.tokens + (error.evidence.tokens ?? 0),
+        cost: base.cost + (error.evidence.cost ?? 0),
+      };
       const total = new HarnessError(error.message, error.sessionId, { ...error.evidence, ...spent });
       // Only the arm's own cap pauses it: a run cap, a race or the user's abort end it.
       if (error.evidence.kind !== 'budget' || armSignal.aborted) throw total;
@@ -67,17 +71,44 @@ export async function promptArm(
  * The arm reached its cap. Watched (the TUI), it pauses until the board raises its cap (resolves the new cap) or
  * ends it (undefined); headless, it ends at once. The pause is an event: the board shows it, the bell rings.
  */
-async function pauseAtCap(session: BonSession, run: RunEvents, arm: number, signal: AbortSignal, spent: number, cap: number): Promise<number | undefined> {
+async function pauseAtCap(
+  session: BonSession,
+  run: RunEvents,
+  arm: number,
+  signal: AbortSignal,
+  spent: number,
+  cap: number,
+): Promise<number | undefined> {
   if (!session.watched || session.batchStop || run.interrupted) return undefined;
   const raised = new Promise<number | undefined>((resolve) => session.pauses.set(arm, resolve));
   const onAbort = () => session.pauses.get(arm)?.(undefined);
   signal.addEventListener('abort', onAbort, { once: true });
-  run.emit({ type: 'spend', adwId: run.adwId, ts: Date.now(), phase: `arm_${arm}`, arm, kind: 'paused', spent, cap, scope: 'arm' });
+  run.emit({
+    type: 'spend',
+    adwId: run.adwId,
+    ts: Date.now(),
+    phase: `arm_${arm}`,
+    arm,
+    kind: 'paused',
+    spent,
+    cap,
+    scope: 'arm',
+  });
   try {
     const cap2 = await raised;
     if (cap2 !== undefined) {
       session.spend.raise(arm, cap2);
-      run.emit({ type: 'spend', adwId: run.adwId, ts: Date.now(), phase: `arm_${arm}`, arm, kind: 'raised', spent, cap: cap2, scope: 'arm' });
+      run.emit({
+        type: 'spend',
+        adwId: run.adwId,
+        ts: Date.now(),
+        phase: `arm_${arm}`,
+        arm,
+        kind: 'raised',
+        spent,
+        cap: cap2,
+        scope: 'arm',
+      });
     }
     return cap2;
   } finally {

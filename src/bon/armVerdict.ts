@@ -17,7 +17,10 @@ import { stoppedBy } from './armTurn.js';
  * An arm stopped by its batch (a cap, a race policy) says so, whatever its turn or gate answered on the way out:
  * "aborted", or a gate cut short, is how the stop looked from inside, not why it happened.
  */
-export function stopVerdict(signal: AbortSignal, judged: { failure?: string; kind: FailureKind }): { failure?: string; kind: FailureKind } {
+export function stopVerdict(
+  signal: AbortSignal,
+  judged: { failure?: string; kind: FailureKind },
+): { failure?: string; kind: FailureKind } {
   const order = stoppedBy(signal);
   if (!order || judged.failure === undefined || judged.kind === 'budget' || judged.kind === 'race') return judged;
   return { failure: order.motif, kind: order.kind };
@@ -65,7 +68,8 @@ export async function judgeAnswer(
     if (!(error instanceof EnvelopeError)) throw error;
     failure = `envelope refused: ${error.message}`;
   }
-  if (envelope && envelope.status !== 'success') failure = `the arm reports a failure: ${JSON.stringify(envelope.summary)}`;
+  if (envelope && envelope.status !== 'success')
+    failure = `the arm reports a failure: ${JSON.stringify(envelope.summary)}`;
   // An arm that reached into .git (or rewrote another arm's patch) is red whatever its gates would say; they never run.
   failure = trespass(ended) ?? failure;
   if (!envelope || failure) return { failure, kind: 'verdict' };
@@ -85,7 +89,10 @@ export async function judgeAnswer(
 /** The declared-files check's gate name (../gates/judges.ts keeps it private): it checks the envelope, not the work. */
 const CHANGED_FILES_GATE = 'changed_files';
 
-export function nothingVerified(reports: ReadonlyArray<{ gate: string; ok: boolean }>, excused: readonly string[]): boolean {
+export function nothingVerified(
+  reports: ReadonlyArray<{ gate: string; ok: boolean }>,
+  excused: readonly string[],
+): boolean {
   const commands = reports.filter((r) => r.gate !== CHANGED_FILES_GATE);
   return commands.length > 0 && commands.every((r) => !r.ok && excused.includes(r.gate));
 }
@@ -96,7 +103,8 @@ export function harnessJudgement(rank: ArmRank, error: HarnessError): ArmJudgeme
   rank.cost = error.evidence.cost ?? 0;
   const kind = error.evidence.kind;
   // The prefix is for people reading the motif; the board reads the kind.
-  const failure = kind === 'aborted' ? `aborted: ${error.message}` : kind === 'crashed' ? `crashed: ${error.message}` : error.message;
+  const failure =
+    kind === 'aborted' ? `aborted: ${error.message}` : kind === 'crashed' ? `crashed: ${error.message}` : error.message;
   return { failure, kind: kind ?? 'error' };
 }
 
@@ -105,14 +113,23 @@ export function harnessJudgement(rank: ArmRank, error: HarnessError): ArmJudgeme
  * win, so it is verified against the run's base commit in the user's repository; a red arm's outcome carries its
  * one-line motif, which its phase throws for the runner.
  */
-export async function settleArm(session: BonSession, run: RunEvents, rank: ArmRank, judgement: ArmJudgement): Promise<ArmOutcome> {
+export async function settleArm(
+  session: BonSession,
+  run: RunEvents,
+  rank: ArmRank,
+  judgement: ArmJudgement,
+): Promise<ArmOutcome> {
   let failure = judgement.failure;
   if (!failure && rank.patchFile && rank.patchBytes > 0) {
     const { verifyPatch } = await import('./patch/apply.js');
     // Against the run's base commit, never the user's live tree: the user goes on working there while arms run,
     // and their edits are met at apply time, where the patch lands.
     const base = session.check?.head ?? 'HEAD';
-    const verdict = await verifyPatch(session.opts.cwd, rank.patchFile, { sha256: rank.patchSha256, git: { env: session.opts.gateEnv, runTag: run.adwId }, base });
+    const verdict = await verifyPatch(session.opts.cwd, rank.patchFile, {
+      sha256: rank.patchSha256,
+      git: { env: session.opts.gateEnv, runTag: run.adwId },
+      base,
+    });
     if (!verdict.ok) failure = `its patch could never be applied — ${verdict.motif}`;
   }
   if (failure) {
@@ -120,7 +137,14 @@ export async function settleArm(session: BonSession, run: RunEvents, rank: ArmRa
     rank.failure = judgement.kind;
     session.settled.add(rank.arm);
     session.spend.armSettled(rank.arm, false, rank.cost);
-    return { rank: { ...rank }, failure: { motif: rank.motif, kind: judgement.kind, ...(judgement.detail !== undefined ? { detail: judgement.detail } : {}) } };
+    return {
+      rank: { ...rank },
+      failure: {
+        motif: rank.motif,
+        kind: judgement.kind,
+        ...(judgement.detail !== undefined ? { detail: judgement.detail } : {}),
+      },
+    };
   }
   // An unverified arm ends its phase (its work is kept and ranked) but is not green: it counts for no race policy.
   rank.green = !rank.unverified;

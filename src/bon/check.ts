@@ -15,7 +15,8 @@ export const MAX_ARMS = 5;
 /** Why an arms count is refused, or undefined when it is a whole number from 2 to 5. Pure. */
 export function armsProblem(arms: unknown): string | undefined {
   const n = typeof arms === 'string' && arms.trim() !== '' ? Number(arms) : arms;
-  if (typeof n !== 'number' || !Number.isInteger(n)) return `--arms must be a whole number from ${MIN_ARMS} to ${MAX_ARMS} (got ${typeof arms === 'string' ? JSON.stringify(arms) : String(arms)})`;
+  if (typeof n !== 'number' || !Number.isInteger(n))
+    return `--arms must be a whole number from ${MIN_ARMS} to ${MAX_ARMS} (got ${typeof arms === 'string' ? JSON.stringify(arms) : String(arms)})`;
   if (n < MIN_ARMS) return `--arms ${n} is too few: best-of-N compares at least ${MIN_ARMS} arms`;
   if (n > MAX_ARMS) return `--arms ${n} is too many: at most ${MAX_ARMS} arms (each one is a full implementation)`;
   return undefined;
@@ -71,19 +72,30 @@ function dirtyMotif(dirty: string[], untracked: string[]): string {
 export async function checkBon(opts: CheckBonOptions): Promise<BonCheck> {
   const problem = armsProblem(opts.arms);
   if (problem) throw new PhaseFailure(problem, undefined, 'check');
-  if (!/^[A-Za-z0-9][A-Za-z0-9_-]*$/.test(opts.adwId)) throw new PhaseFailure(`not an adw id: ${JSON.stringify(opts.adwId)}`, undefined, 'check');
+  if (!/^[A-Za-z0-9][A-Za-z0-9_-]*$/.test(opts.adwId))
+    throw new PhaseFailure(`not an adw id: ${JSON.stringify(opts.adwId)}`, undefined, 'check');
 
   const { abs, bytes } = checkSpecFile(opts.cwd, opts.specPath);
 
   if (!(await isWorkTree(opts.cwd, opts.git))) {
-    throw new PhaseFailure(`${opts.cwd} is not a git work tree: best-of-N harvests each arm as a git patch`, undefined, 'check');
+    throw new PhaseFailure(
+      `${opts.cwd} is not a git work tree: best-of-N harvests each arm as a git patch`,
+      undefined,
+      'check',
+    );
   }
   const root = await topLevel(opts.cwd, opts.git);
   const tree = await treeState(root, opts.git);
-  if (!tree.head) throw new PhaseFailure(`${root} has no commit yet: best-of-N needs a HEAD every arm starts from`, undefined, 'check');
+  if (!tree.head)
+    throw new PhaseFailure(
+      `${root} has no commit yet: best-of-N needs a HEAD every arm starts from`,
+      undefined,
+      'check',
+    );
   // The factory's own runtime data (ledger, traces, caches) is not the user's change, ignored or not.
   const untracked = tree.untracked.filter((p) => !underSpecs(p) && !p.startsWith(`${DATA_DIR}/`) && p !== DATA_DIR);
-  if (tree.dirty.length > 0 || untracked.length > 0) throw new PhaseFailure(dirtyMotif(tree.dirty, untracked), undefined, 'check');
+  if (tree.dirty.length > 0 || untracked.length > 0)
+    throw new PhaseFailure(dirtyMotif(tree.dirty, untracked), undefined, 'check');
 
   const bonDir = path.join(opts.dataDir, 'bon', opts.adwId);
   fs.mkdirSync(bonDir, { recursive: true });

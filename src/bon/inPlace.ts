@@ -37,7 +37,11 @@ export function inPlacePrimer(session: BonSession, run: RunEvents): PrimerPlace 
       const touched = primerWrites(after.dirty, after.untracked);
       if (touched.length === 0) return;
       await putTreeBack(session, run);
-      throw new PhaseFailure(`the primer changed the tree (${listed(touched)}): it must only read; the tree was reset`, undefined, 'verdict');
+      throw new PhaseFailure(
+        `the primer changed the tree (${listed(touched)}): it must only read; the tree was reset`,
+        undefined,
+        'verdict',
+      );
     },
     primed: async () => undefined,
   };
@@ -54,7 +58,8 @@ export function inPlaceArm(session: BonSession, run: RunEvents, arm: number): Ar
       if (rpc.sessionId !== session.primer.sessionId) {
         const back = await rpc.switchSession(session.primerFile!);
         // Cloning anything but the primer would give the arm a session without the spec read: stop the batch.
-        if (back.sessionId !== session.primer.sessionId) throw new InfrastructureError(`could not return to the primer (landed on ${back.sessionId})`);
+        if (back.sessionId !== session.primer.sessionId)
+          throw new InfrastructureError(`could not return to the primer (landed on ${back.sessionId})`);
       }
       let cloned;
       try {
@@ -75,7 +80,12 @@ export function inPlaceArm(session: BonSession, run: RunEvents, arm: number): Ar
     release: async () => undefined,
     async harvest() {
       try {
-        return { harvest: await harvestPatch(session.opts.cwd, armPatchFile(check.bonDir, arm), { base: check.head, git: gitOf(session, run) }) };
+        return {
+          harvest: await harvestPatch(session.opts.cwd, armPatchFile(check.bonDir, arm), {
+            base: check.head,
+            git: gitOf(session, run),
+          }),
+        };
       } finally {
         // Reset even when the harvest failed: the next arm must never start on this arm's leftovers.
         try {

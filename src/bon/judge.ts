@@ -19,9 +19,16 @@ export const JUDGE_PATCH_MAX = 24 * 1024;
 
 export function judgeAsk(spec: string, arms: ReadonlyArray<{ rank: ArmRank; patch: string }>): string {
   const blocks = arms.map(({ rank, patch }) => {
-    const cut = patch.length > JUDGE_PATCH_MAX ? `${patch.slice(0, JUDGE_PATCH_MAX)}\n[… ${patch.length - JUDGE_PATCH_MAX} more bytes not shown]` : patch;
+    const cut =
+      patch.length > JUDGE_PATCH_MAX
+        ? `${patch.slice(0, JUDGE_PATCH_MAX)}\n[… ${patch.length - JUDGE_PATCH_MAX} more bytes not shown]`
+        : patch;
     const size = rank.added !== undefined ? `, +${rank.added} −${rank.removed ?? 0}` : '';
-    return [`<<<patch of arm ${rank.arm} (${rank.model ?? 'default model'}, ${formatCost(rank.cost)}${size})`, cut.trimEnd(), `>>>end of arm ${rank.arm}`].join('\n');
+    return [
+      `<<<patch of arm ${rank.arm} (${rank.model ?? 'default model'}, ${formatCost(rank.cost)}${size})`,
+      cut.trimEnd(),
+      `>>>end of arm ${rank.arm}`,
+    ].join('\n');
   });
   return [
     `You judge a best-of-N run. Several agents implemented the spec ${spec}; each patch below passed every gate (the tests).`,
@@ -38,9 +45,11 @@ export function judgeAsk(spec: string, arms: ReadonlyArray<{ rank: ArmRank; patc
 export function judgeRefusal(ranking: ReadonlyArray<{ arm: number }>, greens: readonly number[]): string | undefined {
   const named = ranking.map((r) => r.arm);
   const unknown = named.filter((arm) => !greens.includes(arm));
-  if (unknown.length > 0) return `ranking names arm ${unknown.join(', ')}, which you were not shown: rank only arms ${greens.join(', ')}`;
+  if (unknown.length > 0)
+    return `ranking names arm ${unknown.join(', ')}, which you were not shown: rank only arms ${greens.join(', ')}`;
   const twice = named.filter((arm, i) => named.indexOf(arm) !== i);
-  if (twice.length > 0) return `ranking names arm ${[...new Set(twice)].join(', ')} more than once: each arm exactly once`;
+  if (twice.length > 0)
+    return `ranking names arm ${[...new Set(twice)].join(', ')} more than once: each arm exactly once`;
   const missing = greens.filter((arm) => !named.includes(arm));
   if (missing.length > 0) return `ranking leaves out arm ${missing.join(', ')}: rank every arm you were shown`;
   return undefined;
@@ -64,9 +73,14 @@ export function judgePhase(session: BonSession, setup: JudgeSetup): Phase {
         run.activity('judge', { kind: 'note', text: "the run's cap stopped the batch: no judge, the code ranks" });
         return { status: 'success', summary: 'no judge after the cap', ranking: [] };
       }
-      const greens = [...session.arms.values()].filter((a) => a.green && a.patchFile && a.patchBytes > 0).sort((a, b) => a.arm - b.arm);
+      const greens = [...session.arms.values()]
+        .filter((a) => a.green && a.patchFile && a.patchBytes > 0)
+        .sort((a, b) => a.arm - b.arm);
       if (greens.length < 2) {
-        run.activity('judge', { kind: 'note', text: `${greens.length} green arm(s) with a patch: nothing to judge, the code ranks` });
+        run.activity('judge', {
+          kind: 'note',
+          text: `${greens.length} green arm(s) with a patch: nothing to judge, the code ranks`,
+        });
         return { status: 'success', summary: 'nothing to judge', ranking: [] };
       }
       const { agentPhase } = await import('../engine/agentPhase.js');
@@ -89,13 +103,25 @@ export function judgePhase(session: BonSession, setup: JudgeSetup): Phase {
         idleTimeoutMs: session.opts.idleTimeoutMs ?? 3 * 60_000,
         env: setup.env,
       });
-      const envelope = (await inner.action(run, ctx)) as { status: string; ranking: Array<{ arm: number; reason: string }> };
-      if (envelope.status !== 'success') throw new PhaseFailure('the judge reports a failure: the code ranks', undefined, 'verdict');
+      const envelope = (await inner.action(run, ctx)) as {
+        status: string;
+        ranking: Array<{ arm: number; reason: string }>;
+      };
+      if (envelope.status !== 'success')
+        throw new PhaseFailure('the judge reports a failure: the code ranks', undefined, 'verdict');
       // A wrong order goes back to the judge in its session (the correction names what is wrong), like a red gate.
-      const refused = judgeRefusal(envelope.ranking, greens.map((a) => a.arm));
+      const refused = judgeRefusal(
+        envelope.ranking,
+        greens.map((a) => a.arm),
+      );
       if (refused) throw new PhaseFailure(`envelope refused: ${refused}`);
       const figures = run.figuresOf('judge');
-      session.judge = { ranking: envelope.ranking.map((r) => ({ arm: r.arm, reason: r.reason })), tokens: figures.tokens, cost: figures.cost, ...(setup.model ? { model: setup.model } : {}) };
+      session.judge = {
+        ranking: envelope.ranking.map((r) => ({ arm: r.arm, reason: r.reason })),
+        tokens: figures.tokens,
+        cost: figures.cost,
+        ...(setup.model ? { model: setup.model } : {}),
+      };
       return envelope;
     },
   };

@@ -36,19 +36,37 @@ export function sessionMessageCount(file: string): number {
 }
 
 function isRank(value: unknown): value is ArmRank {
-  return !!value && typeof value === 'object' && typeof (value as ArmRank).arm === 'number' && typeof (value as ArmRank).phase === 'string';
+  return (
+    !!value &&
+    typeof value === 'object' &&
+    typeof (value as ArmRank).arm === 'number' &&
+    typeof (value as ArmRank).phase === 'string'
+  );
 }
 
 /** What the second life of run keeps, or a one-line motif why it cannot be resumed. */
-export function bonResumeState(events: readonly RunEvent[], carried: ReadonlyMap<string, CarriedResult>, sessionsDir: string): BonResume | { motif: string } {
+export function bonResumeState(
+  events: readonly RunEvent[],
+  carried: ReadonlyMap<string, CarriedResult>,
+  sessionsDir: string,
+): BonResume | { motif: string } {
   const checked = carried.get('check')?.result as { head?: unknown } | undefined;
   const head = typeof checked?.head === 'string' ? checked.head : undefined;
   const state: BonResume = { head, arms: [], preexisting: [] };
   const prime = carried.get('prime');
   if (prime?.sessionId) {
     const file = sessionFileOf(sessionsDir, prime.sessionId);
-    if (!file) return { motif: `its primer's session file (${prime.sessionId}) is gone from ${sessionsDir}: no arm can be forked from it; start a new bon` };
-    state.primer = { sessionId: prime.sessionId, file, messages: sessionMessageCount(file), tokens: prime.tokens, cost: prime.cost };
+    if (!file)
+      return {
+        motif: `its primer's session file (${prime.sessionId}) is gone from ${sessionsDir}: no arm can be forked from it; start a new bon`,
+      };
+    state.primer = {
+      sessionId: prime.sessionId,
+      file,
+      messages: sessionMessageCount(file),
+      tokens: prime.tokens,
+      cost: prime.cost,
+    };
   }
   const models = new Map<string, string>();
   const patches = new Map<number, Extract<RunEvent, { type: 'arm_patch' }>>();
@@ -57,7 +75,9 @@ export function bonResumeState(events: readonly RunEvent[], carried: ReadonlyMap
     if (e.type === 'arm_patch') patches.set(e.arm, e);
     if (e.type === 'baseline') {
       state.baselineKnown = true;
-      state.preexisting = e.gates.filter((g) => !g.ok && g.signature).map((g) => ({ gate: g.gate, ending: g.signature!.ending, lines: [...g.signature!.lines] }));
+      state.preexisting = e.gates
+        .filter((g) => !g.ok && g.signature)
+        .map((g) => ({ gate: g.gate, ending: g.signature!.ending, lines: [...g.signature!.lines] }));
     }
   }
   for (const [name, done] of carried) {
@@ -90,7 +110,8 @@ export function bonResumeState(events: readonly RunEvent[], carried: ReadonlyMap
  */
 export function preloadSession(session: BonSession, state: BonResume): void {
   session.resumedHead = state.head;
-  for (const gate of state.preexisting) session.baseline.preexisting.set(gate.gate, { ending: gate.ending, lines: new Set(gate.lines) });
+  for (const gate of state.preexisting)
+    session.baseline.preexisting.set(gate.gate, { ending: gate.ending, lines: new Set(gate.lines) });
   if (state.baselineKnown) session.baseline.known();
   if (state.primer) {
     session.primer = { tokens: state.primer.tokens, cost: state.primer.cost, sessionId: state.primer.sessionId };

@@ -27,7 +27,12 @@ export function gitOf(session: BonSession, run: RunEvents) {
 }
 
 /** What changed in an arm's (or the primer's) tree since the base, read through the factory's private git. */
-export async function treeOf(session: BonSession, run: RunEvents, tree: string, own: readonly string[]): Promise<TreeState> {
+export async function treeOf(
+  session: BonSession,
+  run: RunEvents,
+  tree: string,
+  own: readonly string[],
+): Promise<TreeState> {
   const check = session.check!;
   return withPrivateGit(check.root, tree, check.head, gitOf(session, run), (git) => treeState(tree, git), own);
 }
@@ -47,8 +52,17 @@ export function treeCommands(session: BonSession, tree: string): GateCommand[] {
 /** Makes a tree of the run (kept by the session until it closes); the spec comes along when git does not carry it. */
 export async function makeTree(session: BonSession, run: RunEvents, name: string): Promise<ArmTree> {
   const check = session.check!;
-  const gateFolders = session.opts.payloadCommands.map((c) => path.relative(check.root, path.resolve(check.root, c.cwd)));
-  const tree = await prepareArmTree(check.root, { run: run.adwId, name, commit: check.head, gateFolders, git: gitOf(session, run), env: session.opts.gateEnv });
+  const gateFolders = session.opts.payloadCommands.map((c) =>
+    path.relative(check.root, path.resolve(check.root, c.cwd)),
+  );
+  const tree = await prepareArmTree(check.root, {
+    run: run.adwId,
+    name,
+    commit: check.head,
+    gateFolders,
+    git: gitOf(session, run),
+    env: session.opts.gateEnv,
+  });
   session.trees.set(name, tree);
   const spec = path.resolve(session.opts.cwd, check.spec);
   const rel = path.relative(check.root, spec);
@@ -76,7 +90,14 @@ export function sandboxOf(session: BonSession, tree: ArmTree): SandboxSpec | und
   for (const dir of [ws.sessionsDir, ws.harnessTracesDir]) fs.mkdirSync(dir, { recursive: true });
   const agent = piAgentDir(session.opts.env ?? process.env);
   const readOnly = [ws.ledgerFile, ...(session.primerFile ? [session.primerFile] : []), ...agent.readOnly];
-  const spec = { sandbox, policy: { writable: [tree.dir, tree.scratch, ws.sessionsDir, ws.harnessTracesDir, ...agent.writable], readOnly, cwd: tree.dir } };
+  const spec = {
+    sandbox,
+    policy: {
+      writable: [tree.dir, tree.scratch, ws.sessionsDir, ws.harnessTracesDir, ...agent.writable],
+      readOnly,
+      cwd: tree.dir,
+    },
+  };
   specs.set(tree, spec);
   return spec;
 }
@@ -108,7 +129,9 @@ export function fencedEnv(session: BonSession, run: RunEvents, base: NodeJS.Proc
 export function lensEnv(session: BonSession): Record<string, string> {
   const shown = session.primerFile ? sessionHeader(session.primerFile)?.cwd : undefined;
   if (typeof shown !== 'string' || !path.isAbsolute(shown)) return {};
-  return { [LENS_ENV]: JSON.stringify({ shown, ...(session.primer.sessionId ? { key: session.primer.sessionId } : {}) }) };
+  return {
+    [LENS_ENV]: JSON.stringify({ shown, ...(session.primer.sessionId ? { key: session.primer.sessionId } : {}) }),
+  };
 }
 
 /** The run's gate on first requests (./spend/prefixGate.ts). */
@@ -121,7 +144,15 @@ export function prefixGate(session: BonSession): PrefixGate {
  * `payload.setup` in the arm's tree before the arm starts (an install), with the gates' environment: red, it makes
  * the arm red in one line at zero tokens, and the other arms go on.
  */
-export async function runSetup(session: BonSession, run: RunEvents, name: string, armTree: ArmTree, env: NodeJS.ProcessEnv, signal: AbortSignal, written: (files: string[]) => void = () => undefined): Promise<void> {
+export async function runSetup(
+  session: BonSession,
+  run: RunEvents,
+  name: string,
+  armTree: ArmTree,
+  env: NodeJS.ProcessEnv,
+  signal: AbortSignal,
+  written: (files: string[]) => void = () => undefined,
+): Promise<void> {
   const setup = session.opts.setup;
   if (!setup) return;
   const { dir: tree, own } = armTree;
@@ -129,7 +160,10 @@ export async function runSetup(session: BonSession, run: RunEvents, name: string
   run.activity(name, { kind: 'note', text: `setup: ${setup.run}` });
   const { commandGate } = await import('../gates/judges.js');
   const sandbox = sandboxOf(session, armTree);
-  const report = await commandGate({ ...setup, cwd }, { signal, env: boxedEnv(sandbox, armTree, env), runTag: run.adwId, ...(sandbox ? { sandbox } : {}) })();
+  const report = await commandGate(
+    { ...setup, cwd },
+    { signal, env: boxedEnv(sandbox, armTree, env), runTag: run.adwId, ...(sandbox ? { sandbox } : {}) },
+  )();
   // What the setup wrote (not ignored) is the tree's, not the arm's work: it stays out of the arm's patch, a red
   // setup's included (its arm is still harvested: what it left must not pass for work).
   const after = await treeOf(session, run, tree, own).catch((error: unknown) => {
@@ -137,5 +171,6 @@ export async function runSetup(session: BonSession, run: RunEvents, name: string
     return undefined;
   });
   written(after ? [...after.dirty, ...after.untracked] : []);
-  if (!report.ok) throw new PhaseFailure(`setup ${report.motif ?? `\`${setup.run}\` failed`}`, report.outputTail, 'gate');
+  if (!report.ok)
+    throw new PhaseFailure(`setup ${report.motif ?? `\`${setup.run}\` failed`}`, report.outputTail, 'gate');
 }

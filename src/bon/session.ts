@@ -80,7 +80,14 @@ export class BonSession {
     const { run } = this;
     // The run's cap, once every call in flight is in: its figure is the run's final one (the line exit 3 prints).
     if (note.kind === 'capped' && note.scope === 'run') run.budget = note.motif;
-    run.emit({ type: 'spend', adwId: run.adwId, ts: Date.now(), ...(note.arm !== undefined ? { phase: `arm_${note.arm}`, arm: note.arm } : {}), ...note, kind: note.kind });
+    run.emit({
+      type: 'spend',
+      adwId: run.adwId,
+      ts: Date.now(),
+      ...(note.arm !== undefined ? { phase: `arm_${note.arm}`, arm: note.arm } : {}),
+      ...note,
+      kind: note.kind,
+    });
   }
 
   /** A cap or a race policy ends the batch: the arms at work are aborted, the ones not started never start. */
@@ -90,7 +97,8 @@ export class BonSession {
     if (order.kind === 'budget') this.run.budget ??= order.motif;
     this.run.emit({ type: 'race_stop', adwId: this.run.adwId, ts: Date.now(), motif: order.motif, kind: order.kind });
     // A budget stop lets a call already paid for come in (its cost is counted, no tool follows it); a race cuts it.
-    const stop = (key: string, controller: AbortController) => (order.kind === 'budget' ? this.spend.stopAfterCall(key, () => controller.abort(order)) : controller.abort(order));
+    const stop = (key: string, controller: AbortController) =>
+      order.kind === 'budget' ? this.spend.stopAfterCall(key, () => controller.abort(order)) : controller.abort(order);
     stop('prime', this.primerAbort);
     for (const [arm, controller] of this.armAborts) stop(this.nodeKey(arm), controller);
     for (const resume of this.pauses.values()) resume(undefined);
@@ -115,12 +123,21 @@ export class BonSession {
    * the roster's threshold it waits for a yes: the board asks; headless, only `--yes` goes on (else exit 3).
    */
   async forecastFanOut(agent: AgentSession, primer: AgentAnswer, ask: string): Promise<void> {
-    const [{ forecastFanOut }, { pastArms }] = await Promise.all([import('./spend/forecast.js'), import('../trace/pastArms.js')]);
+    const [{ forecastFanOut }, { pastArms }] = await Promise.all([
+      import('./spend/forecast.js'),
+      import('../trace/pastArms.js'),
+    ]);
     const prices = await agent.prices().catch(() => new Map());
     const arms = Array.from({ length: this.armCount() }, (_, i) => ({ arm: i + 1, model: this.modelOf(i + 1) }));
     const forecast = forecastFanOut({
-      calls: primer.calls ?? [], primerCost: primer.cost, primerModel: this.opts.builderModel ?? this.modelOf(1), arms, prices,
-      askTokens: Math.ceil(ask.length / 4), history: pastArms(this.opts.workspace), testOutputTokens: this.baseline.testOutputTokens,
+      calls: primer.calls ?? [],
+      primerCost: primer.cost,
+      primerModel: this.opts.builderModel ?? this.modelOf(1),
+      arms,
+      prices,
+      askTokens: Math.ceil(ask.length / 4),
+      history: pastArms(this.opts.workspace),
+      testOutputTokens: this.baseline.testOutputTokens,
     });
     const { policy = {} } = this.opts;
     const threshold = policy.confirmAbove;
@@ -129,7 +146,15 @@ export class BonSession {
     const confirm = (cap !== undefined || (threshold !== undefined && forecast.total.mid > threshold)) && !policy.yes;
     this.forecast = forecast;
     this.spend.release('prime');
-    this.run.emit({ type: 'forecast', adwId: this.run.adwId, ts: Date.now(), forecast, ...(threshold !== undefined ? { threshold } : {}), ...(confirm ? { confirm } : {}), ...(cap !== undefined ? { cap } : {}) });
+    this.run.emit({
+      type: 'forecast',
+      adwId: this.run.adwId,
+      ts: Date.now(),
+      forecast,
+      ...(threshold !== undefined ? { threshold } : {}),
+      ...(confirm ? { confirm } : {}),
+      ...(cap !== undefined ? { cap } : {}),
+    });
     if (!confirm) return;
     const motif = `forecast ~${formatCost(forecast.total.mid)} is ${forecastAbove({ threshold, cap })}`;
     if (!this.watched) {
@@ -168,10 +193,15 @@ export class BonSession {
   steerArm(arm: number, text: string): string | undefined {
     const message = text.trim();
     if (message === '') return 'nothing to send: type a message first';
-    const agent = this.armAgents.get(arm) ?? (this.opts.inPlace && this.arms.has(arm) && !this.settled.has(arm) ? this.rpc : undefined);
+    const agent =
+      this.armAgents.get(arm) ??
+      (this.opts.inPlace && this.arms.has(arm) && !this.settled.has(arm) ? this.rpc : undefined);
     if (!agent?.alive || this.settled.has(arm)) return `arm ${arm} has no turn running: nothing to steer`;
     const note = (text: string) => this.run.activity(`arm_${arm}`, { kind: 'note', text });
-    agent.steer(message).then(() => note(`you: ${message}`), (error: unknown) => note(`the steer was refused: ${errorMessage(error)}`));
+    agent.steer(message).then(
+      () => note(`you: ${message}`),
+      (error: unknown) => note(`the steer was refused: ${errorMessage(error)}`),
+    );
     return undefined;
   }
 
@@ -219,7 +249,13 @@ export class BonSession {
   /** `c`: one more arm cloned from the primer, before the harvest (up to 5). Returns a motif when refused. */
   addArm(): string | undefined {
     const count = this.armCount();
-    const refused = this.harvested ? 'the harvest is done: no more arms' : !this.armPhase ? 'the batch is not planned yet: no arm to add' : count >= MAX_ARMS ? `already ${MAX_ARMS} arms: the most a batch takes` : undefined;
+    const refused = this.harvested
+      ? 'the harvest is done: no more arms'
+      : !this.armPhase
+        ? 'the batch is not planned yet: no arm to add'
+        : count >= MAX_ARMS
+          ? `already ${MAX_ARMS} arms: the most a batch takes`
+          : undefined;
     // Refused as an event, as an accepted one is planned as one: the board's count of clones asked is right at once.
     if (refused) this.run.emit({ type: 'clone_refused', adwId: this.run.adwId, ts: Date.now(), motif: refused });
     if (refused || !this.armPhase) return refused;
@@ -257,29 +293,43 @@ export class BonSession {
 
   /** A live session on `sessionId` (the builder's route, tools, envelope) in the user's tree, or in `where.cwd` as a
    *  fork of the primer for a worktree arm (with the arm's model and env). */
-  async open(sessionId: string, phase: string, where: { cwd?: string; model?: string; env?: NodeJS.ProcessEnv; fork?: SessionRequest['fork']; sandbox?: SessionRequest['sandbox'] } = {}): Promise<AgentSession> {
+  async open(
+    sessionId: string,
+    phase: string,
+    where: {
+      cwd?: string;
+      model?: string;
+      env?: NodeJS.ProcessEnv;
+      fork?: SessionRequest['fork'];
+      sandbox?: SessionRequest['sandbox'];
+    } = {},
+  ): Promise<AgentSession> {
     const { opts, run } = this;
     const card = await envelopeCard('BuildEnvelope');
-    this.gate ??= import('./spend/budgetServer.js').then((m) => m.startBudgetServer(this.spend)).catch((error: unknown) => {
-      throw new InfrastructureError(`the run's spend gate could not listen on the loopback: ${errorMessage(error)}`);
-    });
+    this.gate ??= import('./spend/budgetServer.js')
+      .then((m) => m.startBudgetServer(this.spend))
+      .catch((error: unknown) => {
+        throw new InfrastructureError(`the run's spend gate could not listen on the loopback: ${errorMessage(error)}`);
+      });
     const { BUDGET_URL_ENV } = await import('./spend/budgetServer.js');
     const env = { ...(where.env ?? opts.env ?? process.env), [BUDGET_URL_ENV]: (await this.gate).url };
     // One pi starts at a time: pi 1.6 waits 200 ms for its settings' lock and, missing it, goes on without them.
-    const started = this.starts.then(() => opts.harness.openSession({
-      sessionId,
-      cwd: where.cwd ?? opts.cwd,
-      workspace: opts.workspace,
-      model: where.model ?? opts.builderModel ?? this.modelOf(1),
-      thinking: opts.thinking,
-      tools: opts.tools ?? BON_TOOLS,
-      env,
-      identity: { adwId: run.adwId, phase, role: 'builder' },
-      envelopeSchema: { title: card.title, schema: card.schema },
-      limits: opts.limits,
-      ...(where.fork ? { fork: where.fork } : {}),
-      ...(where.sandbox ? { sandbox: where.sandbox } : {}),
-    }));
+    const started = this.starts.then(() =>
+      opts.harness.openSession({
+        sessionId,
+        cwd: where.cwd ?? opts.cwd,
+        workspace: opts.workspace,
+        model: where.model ?? opts.builderModel ?? this.modelOf(1),
+        thinking: opts.thinking,
+        tools: opts.tools ?? BON_TOOLS,
+        env,
+        identity: { adwId: run.adwId, phase, role: 'builder' },
+        envelopeSchema: { title: card.title, schema: card.schema },
+        limits: opts.limits,
+        ...(where.fork ? { fork: where.fork } : {}),
+        ...(where.sandbox ? { sandbox: where.sandbox } : {}),
+      }),
+    );
     this.starts = started.catch(() => undefined);
     try {
       return await started;

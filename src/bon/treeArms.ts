@@ -15,7 +15,19 @@ import { gateSignature } from '../gates/baseline.js';
 import type { BonSession } from './session.js';
 import { endTurn, NOTHING_ENDED, type TurnEnd } from './turn.js';
 import { listed, primerWrites, type ArmPlace, type PrimerPlace } from './arm.js';
-import { armEnv, boxedEnv, fencedEnv, gitOf, lensEnv, makeTree, prefixGate, runSetup, sandboxOf, treeCommands, treeOf } from './runTree.js';
+import {
+  armEnv,
+  boxedEnv,
+  fencedEnv,
+  gitOf,
+  lensEnv,
+  makeTree,
+  prefixGate,
+  runSetup,
+  sandboxOf,
+  treeCommands,
+  treeOf,
+} from './runTree.js';
 
 export { ARM_PORT_BASE } from './runTree.js';
 
@@ -54,21 +66,42 @@ export async function runBaseline(session: BonSession, run: RunEvents): Promise<
         baseline.testOutputTokens += Math.ceil(next / 4) - Math.ceil(printed / 4);
         printed = next;
       };
-      const report = await commandGate(cmd, { signal, runTag: run.adwId, env, onOutputBytes: count, ...(sandbox ? { sandbox } : {}) })();
+      const report = await commandGate(cmd, {
+        signal,
+        runTag: run.adwId,
+        env,
+        onOutputBytes: count,
+        ...(sandbox ? { sandbox } : {}),
+      })();
       const setup = report.outcome === 'setup';
       const signature = report.ok || setup ? undefined : gateSignature(report, tree.dir);
       if (signature) baseline.preexisting.set(report.gate, signature);
       if (setup) cannot ??= report.motif ?? `gate \`${report.gate}\` cannot run`;
       // The signature travels in the event: a resumed run judges its arms against the same baseline.
-      gates.push({ gate: report.gate, ok: report.ok, ...(report.motif ? { motif: report.motif } : {}), ...(signature ? { signature: { ending: signature.ending, lines: [...signature.lines] } } : {}), ...(setup ? { setup: true } : {}) });
+      gates.push({
+        gate: report.gate,
+        ok: report.ok,
+        ...(report.motif ? { motif: report.motif } : {}),
+        ...(signature ? { signature: { ending: signature.ending, lines: [...signature.lines] } } : {}),
+        ...(setup ? { setup: true } : {}),
+      });
     }
     // Stopped on the way (the primer given up, the run interrupted): a gate cut short says nothing of HEAD.
     if (signal.aborted) return undefined;
-    run.emit({ type: 'baseline', adwId: run.adwId, ts: Date.now(), gates, seconds: (performance.now() - started) / 1000 });
+    run.emit({
+      type: 'baseline',
+      adwId: run.adwId,
+      ts: Date.now(),
+      gates,
+      seconds: (performance.now() - started) / 1000,
+    });
     return cannot;
   } catch (error) {
     baseline.preexisting.clear();
-    run.activity('prime', { kind: 'note', text: `the gates could not run on HEAD (${errorMessage(error)}): every red gate counts against its arm` });
+    run.activity('prime', {
+      kind: 'note',
+      text: `the gates could not run on HEAD (${errorMessage(error)}): every red gate counts against its arm`,
+    });
   } finally {
     if (tree) {
       session.trees.delete('baseline');
@@ -96,22 +129,33 @@ export function treePrimer(session: BonSession, run: RunEvents): PrimerPlace {
       try {
         tree = await makeTree(session, run, 'prime');
       } catch (error) {
-        throw new InfrastructureError(`the primer has no worktree: ${errorMessage(error)} (--in-place runs the arms in your tree)`);
+        throw new InfrastructureError(
+          `the primer has no worktree: ${errorMessage(error)} (--in-place runs the arms in your tree)`,
+        );
       }
       void session.baseline.start(() => runBaseline(session, run), cannotRun);
       const sandbox = sandboxOf(session, tree);
-      const agent = await session.open(sessionId, 'prime', { cwd: tree.dir, env: boxedEnv(sandbox, tree, fencedEnv(session, run, session.opts.env)), ...(sandbox ? { sandbox } : {}) }).catch(async (error: unknown) => {
-        session.abandonPrimer();
-        await settled(); // a gate seen not to run is the better line
-        throw error;
-      });
+      const agent = await session
+        .open(sessionId, 'prime', {
+          cwd: tree.dir,
+          env: boxedEnv(sandbox, tree, fencedEnv(session, run, session.opts.env)),
+          ...(sandbox ? { sandbox } : {}),
+        })
+        .catch(async (error: unknown) => {
+          session.abandonPrimer();
+          await settled(); // a gate seen not to run is the better line
+          throw error;
+        });
       if (setupStop.signal.aborted) {
         session.rpc = agent;
         await settled(); // the baseline said so before the primer's first token
       }
       return agent;
     },
-    turn: (options) => ({ ...options, signal: options.signal ? AbortSignal.any([options.signal, setupStop.signal]) : setupStop.signal }),
+    turn: (options) => ({
+      ...options,
+      signal: options.signal ? AbortSignal.any([options.signal, setupStop.signal]) : setupStop.signal,
+    }),
     settled,
     async fanOut() {
       // Not waited for: known already to say no, it stops the run here; else the arms go and it goes on beside them.
@@ -121,7 +165,12 @@ export function treePrimer(session: BonSession, run: RunEvents): PrimerPlace {
     async refuseWrites() {
       const after = await treeOf(session, run, tree!.dir, tree!.own);
       const touched = primerWrites(after.dirty, after.untracked);
-      if (touched.length > 0) throw new PhaseFailure(`the primer changed its tree (${listed(touched)}): it must only read`, undefined, 'verdict');
+      if (touched.length > 0)
+        throw new PhaseFailure(
+          `the primer changed its tree (${listed(touched)}): it must only read`,
+          undefined,
+          'verdict',
+        );
     },
     async primed(agent) {
       session.primerMessages = await agent.messageCount();
@@ -144,7 +193,11 @@ export function treeArm(session: BonSession, run: RunEvents, arm: number, signal
         tree = await makeTree(session, run, name);
       } catch (error) {
         const motif = errorMessage(error);
-        throw new PhaseFailure(motif.startsWith(`no worktree for ${name}:`) ? motif : `no worktree for ${name}: ${motif}`, undefined, 'crashed');
+        throw new PhaseFailure(
+          motif.startsWith(`no worktree for ${name}:`) ? motif : `no worktree for ${name}: ${motif}`,
+          undefined,
+          'crashed',
+        );
       }
       // A resumed run whose first life never recorded the baseline runs it now (started once: the primer did).
       void session.baseline.start(() => runBaseline(session, run));
@@ -158,7 +211,13 @@ export function treeArm(session: BonSession, run: RunEvents, arm: number, signal
       started(sessionId);
       let agent: AgentSession;
       try {
-        agent = await session.open(sessionId, name, { cwd: tree!.dir, model, env: boxedEnv(sandbox, tree!, env), fork: { from: session.primerFile!, messageCount: session.primerMessages }, ...(sandbox ? { sandbox } : {}) });
+        agent = await session.open(sessionId, name, {
+          cwd: tree!.dir,
+          model,
+          env: boxedEnv(sandbox, tree!, env),
+          fork: { from: session.primerFile!, messageCount: session.primerMessages },
+          ...(sandbox ? { sandbox } : {}),
+        });
       } catch (error) {
         // Ctrl-C ends every pi of the run, the ones still starting included: that is the user's stop, not a failure.
         if (signal.aborted) throw new PhaseFailure('interrupted by the user', undefined, 'interrupted');
@@ -171,12 +230,28 @@ export function treeArm(session: BonSession, run: RunEvents, arm: number, signal
       const entered = prefixGate(session).enter(arm, model);
       ticket = entered;
       if (entered.after !== undefined) {
-        run.activity(name, { kind: 'note', text: `waits for arm ${entered.after}'s first token: its prompt is then cached on ${model ?? 'its model'}` });
-        await waitUnlessAborted(entered.ready, signal, () => new PhaseFailure(`aborted before its first request (it waited for arm ${entered.after})`, undefined, 'aborted'));
+        run.activity(name, {
+          kind: 'note',
+          text: `waits for arm ${entered.after}'s first token: its prompt is then cached on ${model ?? 'its model'}`,
+        });
+        await waitUnlessAborted(
+          entered.ready,
+          signal,
+          () =>
+            new PhaseFailure(
+              `aborted before its first request (it waited for arm ${entered.after})`,
+              undefined,
+              'aborted',
+            ),
+        );
       }
       return entered.open;
     },
-    endTurn: async (agent) => ({ ...(await endTurn(session, run, agent)), ownGitChanges: await tree!.ownActs(), refActs: tree!.refActs() }),
+    endTurn: async (agent) => ({
+      ...(await endTurn(session, run, agent)),
+      ownGitChanges: await tree!.ownActs(),
+      refActs: tree!.refActs(),
+    }),
     async lateEnd(agent, turnEnded) {
       // An arm that ends without a token (red, aborted) lets the arms waiting on it go all the same.
       ticket?.open();
@@ -187,7 +262,12 @@ export function treeArm(session: BonSession, run: RunEvents, arm: number, signal
       }
       return late;
     },
-    gates: () => ({ cwd: tree!.dir, commands: treeCommands(session, tree!.dir), env: boxedEnv(sandbox, tree!, armEnv(session.opts.gateEnv, arm)), ...(sandbox ? { sandbox } : {}) }),
+    gates: () => ({
+      cwd: tree!.dir,
+      commands: treeCommands(session, tree!.dir),
+      env: boxedEnv(sandbox, tree!, armEnv(session.opts.gateEnv, arm)),
+      ...(sandbox ? { sandbox } : {}),
+    }),
     async release(agent) {
       session.armAgents.delete(arm);
       await agent?.close().catch(() => undefined);
@@ -195,7 +275,14 @@ export function treeArm(session: BonSession, run: RunEvents, arm: number, signal
     async harvest() {
       if (!tree) return {};
       try {
-        return { harvest: await harvestPatch(tree.dir, armPatchFile(check.bonDir, arm), { base: check.head, git: gitOf(session, run), exclude: [...tree.own, ...setupOwn], privateFrom: check.root }) };
+        return {
+          harvest: await harvestPatch(tree.dir, armPatchFile(check.bonDir, arm), {
+            base: check.head,
+            git: gitOf(session, run),
+            exclude: [...tree.own, ...setupOwn],
+            privateFrom: check.root,
+          }),
+        };
       } catch (error) {
         return { failure: `its work could not be harvested: ${errorMessage(error)}` };
       } finally {

@@ -30,7 +30,8 @@ export async function primerEnvelope(payload: unknown, envelopes: Promise<typeof
   try {
     return parse(payload, Envelope);
   } catch (error) {
-    if (error instanceof EnvelopeError) throw new InfrastructureError(`the primer's envelope was refused: ${error.message}`);
+    if (error instanceof EnvelopeError)
+      throw new InfrastructureError(`the primer's envelope was refused: ${error.message}`);
     throw error;
   }
 }
@@ -40,7 +41,12 @@ export function armAsk(spec: string): string {
   return `The spec ${spec} and the files it names are already in this conversation: do not read them again. Make the change the spec describes, no more, and get the payload's tests to pass.`;
 }
 
-export function turnOptions(session: BonSession, phase: string, signal: AbortSignal, requestedModel?: string): TurnOptions {
+export function turnOptions(
+  session: BonSession,
+  phase: string,
+  signal: AbortSignal,
+  requestedModel?: string,
+): TurnOptions {
   const { run, opts } = session;
   session.gitWatch?.begin(phase);
   return {
@@ -52,7 +58,8 @@ export function turnOptions(session: BonSession, phase: string, signal: AbortSig
       // A call its guards refused (damage-control, the sandbox): kept on the arm's record (./harvest/tried.ts).
       session.tried.see(phase, activity);
       // Nothing happened (the sandbox refused it), so the arm is not red for it, but the attempt is its own: said.
-      if (activity.kind === 'tool_end' && activity.denied) run.activity(phase, { kind: 'note', text: `the sandbox refused a write outside its tree: ${activity.denied}` });
+      if (activity.kind === 'tool_end' && activity.denied)
+        run.activity(phase, { kind: 'note', text: `the sandbox refused a write outside its tree: ${activity.denied}` });
     },
     onUsage: ({ tokens, cost }: { tokens: number; cost: number }) => run.liveUsage(phase, tokens, cost),
     timeoutMs: opts.timeoutMs ?? 20 * 60_000,
@@ -81,12 +88,25 @@ export async function runGates(
   phase: string,
   changed: string[],
   signal: AbortSignal,
-  where: { cwd: string; commands: GateCommand[]; env?: NodeJS.ProcessEnv; sandbox?: SandboxSpec } = { cwd: session.opts.cwd, commands: session.opts.payloadCommands },
+  where: { cwd: string; commands: GateCommand[]; env?: NodeJS.ProcessEnv; sandbox?: SandboxSpec } = {
+    cwd: session.opts.cwd,
+    commands: session.opts.payloadCommands,
+  },
 ): Promise<GateListVerdict> {
   const { runGateList } = await import('../engine/payloadGates.js');
   // A gate red on HEAD the same way is not the arm's: judged once the baseline (beside the arms) is known.
   await session.baseline.settled();
-  return runGateList({ run, phase, cwd: where.cwd, changedFiles: changed, commands: where.commands, signal, env: where.env ?? session.opts.gateEnv, preexisting: session.baseline.preexisting, ...(where.sandbox ? { sandbox: where.sandbox } : {}) });
+  return runGateList({
+    run,
+    phase,
+    cwd: where.cwd,
+    changedFiles: changed,
+    commands: where.commands,
+    signal,
+    env: where.env ?? session.opts.gateEnv,
+    preexisting: session.baseline.preexisting,
+    ...(where.sandbox ? { sandbox: where.sandbox } : {}),
+  });
 }
 
 /**
@@ -108,7 +128,11 @@ export interface TurnEnd {
 export const NOTHING_ENDED: TurnEnd = { strays: [], gitChanges: [], patchChanges: [] };
 
 /** Ends the turn of `agent` (the session's live one by default). */
-export async function endTurn(session: BonSession, run: RunEvents, agent: AgentSession | undefined = session.rpc): Promise<TurnEnd> {
+export async function endTurn(
+  session: BonSession,
+  run: RunEvents,
+  agent: AgentSession | undefined = session.rpc,
+): Promise<TurnEnd> {
   const strays = (await agent?.endToolProcesses().catch(() => [])) ?? [];
   // Arms at once each end their own turn: the acts laid on this arm; one agent at a time takes every act found.
   const arm = [...session.armAgents].find(([, a]) => a === agent)?.[0];
@@ -121,7 +145,8 @@ export function trespass(end: TurnEnd): string | undefined {
   const parts: string[] = [];
   if (end.gitChanges.length > 0) parts.push(gitDirMotif(end.gitChanges));
   if (end.ownGitChanges && end.ownGitChanges.length > 0) parts.push(ownGitMotif(end.ownGitChanges));
-  if (end.patchChanges.length > 0) parts.push(`it rewrote earlier arms' sealed patches (${end.patchChanges.join(', ')}): an agent may not; put back`);
+  if (end.patchChanges.length > 0)
+    parts.push(`it rewrote earlier arms' sealed patches (${end.patchChanges.join(', ')}): an agent may not; put back`);
   return parts.length > 0 ? parts.join('; ') : undefined;
 }
 

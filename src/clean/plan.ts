@@ -33,14 +33,23 @@ export interface CleanPlan {
 export const DEFAULT_OLDER_THAN_MS = 14 * 24 * 3_600_000;
 export const DEFAULT_KEEP = 20;
 
-export function planClean(runs: readonly RunFacts[], opts: Pick<CleanOptions, 'olderThanMs' | 'keep'>, now: number): CleanPlan {
+export function planClean(
+  runs: readonly RunFacts[],
+  opts: Pick<CleanOptions, 'olderThanMs' | 'keep'>,
+  now: number,
+): CleanPlan {
   const newest = [...runs].sort((a, b) => b.startedAt - a.startedAt || (a.adwId < b.adwId ? -1 : 1));
   const lastHarvest = [...runs].filter((r) => r.harvestAt !== undefined).sort((a, b) => b.harvestAt! - a.harvestAt!)[0];
   const plan: CleanPlan = { remove: [], kept: [] };
   newest.forEach((run, index) => {
-    if (run.running) plan.kept.push({ ...run, kept: { why: 'running', ...(run.running.pid !== undefined ? { pid: run.running.pid } : {}) } });
+    if (run.running)
+      plan.kept.push({
+        ...run,
+        kept: { why: 'running', ...(run.running.pid !== undefined ? { pid: run.running.pid } : {}) },
+      });
     else if (run === lastHarvest && !run.applied) plan.kept.push({ ...run, kept: { why: 'unapplied-harvest' } });
-    else if (index < opts.keep || now - run.startedAt < opts.olderThanMs) plan.kept.push({ ...run, kept: { why: 'recent' } });
+    else if (index < opts.keep || now - run.startedAt < opts.olderThanMs)
+      plan.kept.push({ ...run, kept: { why: 'recent' } });
     else plan.remove.push(run);
   });
   return plan;

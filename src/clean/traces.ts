@@ -53,7 +53,12 @@ function ledgerSessions(paths: WorkspacePaths): Map<string, Set<string>> {
   const runsOf = new Map<string, Set<string>>();
   for (const line of readCompleteLines(paths.ledgerFile).lines) {
     const record = parseObjectLine(line);
-    if (typeof record?.adw_id !== 'string' || typeof record.session_id !== 'string' || !SESSION_ID.test(record.session_id)) continue;
+    if (
+      typeof record?.adw_id !== 'string' ||
+      typeof record.session_id !== 'string' ||
+      !SESSION_ID.test(record.session_id)
+    )
+      continue;
     const ids = out.get(record.adw_id) ?? new Set<string>();
     ids.add(record.session_id);
     out.set(record.adw_id, ids);
@@ -64,9 +69,16 @@ function ledgerSessions(paths: WorkspacePaths): Map<string, Set<string>> {
 }
 
 /** The refs under refs/factory/, by run, with the newest commit time of each run's refs (ms). */
-async function factoryRefs(root: string, env?: NodeJS.ProcessEnv): Promise<Map<string, { refs: string[]; at: number }>> {
+async function factoryRefs(
+  root: string,
+  env?: NodeJS.ProcessEnv,
+): Promise<Map<string, { refs: string[]; at: number }>> {
   // A workspace that is no git repository has no refs (and no best-of-N run).
-  const text = await gitxText(root, ['for-each-ref', '--format=%(refname) %(committerdate:unix)', 'refs/factory/'], env ? { env } : undefined).catch(() => '');
+  const text = await gitxText(
+    root,
+    ['for-each-ref', '--format=%(refname) %(committerdate:unix)', 'refs/factory/'],
+    env ? { env } : undefined,
+  ).catch(() => '');
   const out = new Map<string, { refs: string[]; at: number }>();
   for (const line of text.split('\n').filter(Boolean)) {
     const [ref, at] = line.split(' ') as [string, string | undefined];
@@ -81,14 +93,27 @@ async function factoryRefs(root: string, env?: NodeJS.ProcessEnv): Promise<Map<s
 }
 
 /** Every run the workspace holds anything of, with its leftovers and what decides whether it may go. */
-export async function runLeftovers(root: string, paths: WorkspacePaths, index: readonly RunRow[], env?: NodeJS.ProcessEnv): Promise<RunLeftovers[]> {
+export async function runLeftovers(
+  root: string,
+  paths: WorkspacePaths,
+  index: readonly RunRow[],
+  env?: NodeJS.ProcessEnv,
+): Promise<RunLeftovers[]> {
   const bonDir = path.join(paths.dataDir, 'bon');
   const reportsDir = path.join(paths.dataDir, 'reports');
   const refs = await factoryRefs(root, env);
   const folders = runFolders(root, env);
   const sessions = ledgerSessions(paths);
   const rows = new Map(index.map((row) => [row.adwId, row]));
-  const ids = new Set([...listRunLogs(paths), ...entries(bonDir), ...entries(reportsDir), ...refs.keys(), ...folders.leftover.keys(), ...folders.live.keys(), ...rows.keys()]);
+  const ids = new Set([
+    ...listRunLogs(paths),
+    ...entries(bonDir),
+    ...entries(reportsDir),
+    ...refs.keys(),
+    ...folders.leftover.keys(),
+    ...folders.live.keys(),
+    ...rows.keys(),
+  ]);
   const sessionEntries = entries(paths.sessionsDir);
   const out: RunLeftovers[] = [];
   for (const adwId of [...ids].filter((id) => RUN_ID.test(id)).sort()) {
@@ -97,14 +122,20 @@ export async function runLeftovers(root: string, paths: WorkspacePaths, index: r
     const sessionIds = [...(sessions.get(adwId) ?? [])];
     const files = [path.join(bonDir, adwId), path.join(reportsDir, adwId), runLog];
     for (const id of sessionIds) {
-      files.push(...sessionEntries.filter((name) => name.endsWith(`_${id}.jsonl`) || name === `${id}.jsonl` || name === `${id}.stderr.log`).map((name) => path.join(paths.sessionsDir, name)));
+      files.push(
+        ...sessionEntries
+          .filter((name) => name.endsWith(`_${id}.jsonl`) || name === `${id}.jsonl` || name === `${id}.stderr.log`)
+          .map((name) => path.join(paths.sessionsDir, name)),
+      );
       files.push(path.join(paths.harnessTracesDir, harnessFileName(id)));
     }
     const existing = files.filter((file) => fs.existsSync(file));
     const worktrees = folders.leftover.get(adwId) ?? folders.live.get(adwId);
     const row = rows.get(adwId);
     const started = events.find((e) => e.type === 'run_started')?.ts ?? row?.startedAt;
-    const times = [...existing, ...(worktrees ? [worktrees] : [])].map(mtimeOf).filter((t): t is number => t !== undefined);
+    const times = [...existing, ...(worktrees ? [worktrees] : [])]
+      .map(mtimeOf)
+      .filter((t): t is number => t !== undefined);
     const refTime = refs.get(adwId)?.at;
     const startedAt = started || Math.min(...times, refTime || Infinity);
     const finished = events.some((e) => e.type === 'run_finished') || (row !== undefined && row.status !== 'running');
@@ -112,7 +143,8 @@ export async function runLeftovers(root: string, paths: WorkspacePaths, index: r
     const indexLive = row !== undefined && row.status === 'running' && row.abandoned !== true;
     const treesLive = folders.live.has(adwId);
     const logOnly = row === undefined && events.length > 0 && !finished;
-    const running = indexLive || treesLive || logOnly ? { ...(row?.livePid !== undefined ? { pid: row.livePid } : {}) } : undefined;
+    const running =
+      indexLive || treesLive || logOnly ? { ...(row?.livePid !== undefined ? { pid: row.livePid } : {}) } : undefined;
     const harvestAt = mtimeOf(path.join(bonDir, adwId, 'harvest.json'));
     out.push({
       adwId,

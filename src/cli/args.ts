@@ -53,7 +53,11 @@ export type CliFlags = { [K in keyof Specs as HasDefault<Specs[K]> extends true 
 };
 
 const KNOWN_FLAGS: ReadonlySet<string> = new Set(Object.keys(FLAG_SPECS));
-const VALUED: ReadonlySet<string> = new Set(Object.entries(FLAG_SPECS).filter(([, s]) => s.type !== 'boolean').map(([n]) => n));
+const VALUED: ReadonlySet<string> = new Set(
+  Object.entries(FLAG_SPECS)
+    .filter(([, s]) => s.type !== 'boolean')
+    .map(([n]) => n),
+);
 
 /**
  * A flag that takes a value takes the next word whatever it looks like: `--arms -3` is the value -3 (for the
@@ -93,7 +97,10 @@ export function parseCli(raw: string[]): { input: string[]; flags: CliFlags } {
   const unknown = unknownFlag(argv);
   if (unknown) throw new UsageError(`unknown flag ${unknown} (see factory --help)`);
   const options = Object.fromEntries(
-    Object.entries(FLAG_SPECS).map(([name, spec]) => [name, { type: spec.type === 'boolean' ? ('boolean' as const) : ('string' as const) }]),
+    Object.entries(FLAG_SPECS).map(([name, spec]) => [
+      name,
+      { type: spec.type === 'boolean' ? ('boolean' as const) : ('string' as const) },
+    ]),
   );
   let parsed: ReturnType<typeof parseArgs>;
   try {

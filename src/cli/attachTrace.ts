@@ -32,7 +32,14 @@ export function attachTrace(run: Run, paths: WorkspacePaths, warn: (message: str
         warn(`trace store unavailable: ${errorMessage(error)} (the run log keeps everything)`);
       }));
   run.subscribe((event) => {
-    if (event.type === 'attempt_started' || event.type === 'activity' || event.type === 'phase_ok' || event.type === 'phase_failed' || event.type === 'run_finished') void openStore();
+    if (
+      event.type === 'attempt_started' ||
+      event.type === 'activity' ||
+      event.type === 'phase_ok' ||
+      event.type === 'phase_failed' ||
+      event.type === 'run_finished'
+    )
+      void openStore();
     store?.recordEvent(event);
   });
   return {

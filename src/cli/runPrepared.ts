@@ -58,8 +58,17 @@ export async function runPrepared(
  * The run's Markdown summary and JUnit XML, named on stderr. On GitHub Actions the summary is also appended to the
  * job's step summary. A report that cannot be written is said in one line: the run's exit stays the run's.
  */
-async function writeReport(request: ReportRequest, events: import('../contract/events.js').RunEvent[], prepared: PreparedRun, io: RunIo): Promise<void> {
-  const [{ collectReport, markdownReport, writeReports }, path, fs] = await Promise.all([import('../headless/ciReport.js'), import('node:path'), import('node:fs')]);
+async function writeReport(
+  request: ReportRequest,
+  events: import('../contract/events.js').RunEvent[],
+  prepared: PreparedRun,
+  io: RunIo,
+): Promise<void> {
+  const [{ collectReport, markdownReport, writeReports }, path, fs] = await Promise.all([
+    import('../headless/ciReport.js'),
+    import('node:path'),
+    import('node:fs'),
+  ]);
   const { run } = prepared;
   const dir = request.dir ?? path.join(prepared.workspace.paths.dataDir, 'reports', run.adwId);
   try {

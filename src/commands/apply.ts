@@ -35,7 +35,8 @@ export function applyArgs(args: string[], flags: { force?: boolean; yes?: boolea
   if (!ADW_ID.test(adwId)) throw new UsageError(`not an adw id: ${JSON.stringify(adwId)}`);
   const yes = flags.yes ? { yes: true } : {};
   if (armText === undefined) {
-    if (flags.force) throw new UsageError(`--force applies a red arm only when it is named: factory apply ${adwId} <arm> --force`);
+    if (flags.force)
+      throw new UsageError(`--force applies a red arm only when it is named: factory apply ${adwId} <arm> --force`);
     return { adwId, ...yes };
   }
   const arm = /^[1-9]\d?$/.test(armText) ? Number(armText) : NaN;
@@ -63,7 +64,9 @@ type HarvestArmEntry = Record<string, unknown>;
 
 function armEntry(arms: unknown, arm: unknown): HarvestArmEntry | undefined {
   const list = Array.isArray(arms) ? (arms as unknown[]) : [];
-  return list.find((a): a is HarvestArmEntry => a !== null && typeof a === 'object' && (a as { arm?: unknown }).arm === arm);
+  return list.find(
+    (a): a is HarvestArmEntry => a !== null && typeof a === 'object' && (a as { arm?: unknown }).arm === arm,
+  );
 }
 
 /** Without an arm named and no winner: why (an unverified best arm is named, with the command that applies it). */
@@ -82,7 +85,8 @@ function noWinner(adwId: string, arms: unknown): UsageError {
 /** The baseline harvest.json recorded (gates red on HEAD, with what they said), read defensively. */
 export function baselineOf(harvest: unknown): Map<string, GateSignature> {
   const out = new Map<string, GateSignature>();
-  const list = harvest !== null && typeof harvest === 'object' ? (harvest as { baseline?: unknown }).baseline : undefined;
+  const list =
+    harvest !== null && typeof harvest === 'object' ? (harvest as { baseline?: unknown }).baseline : undefined;
   for (const g of Array.isArray(list) ? (list as unknown[]) : []) {
     const { gate, ending, lines } = (g ?? {}) as { gate?: unknown; ending?: unknown; lines?: unknown };
     if (typeof gate !== 'string' || typeof ending !== 'string' || !Array.isArray(lines)) continue;
@@ -94,34 +98,55 @@ export function baselineOf(harvest: unknown): Map<string, GateSignature> {
 /** The arm to apply, as harvest.json seals it; a UsageError for anything missing, malformed or out of place. */
 export function sealedArm(bonDir: string, harvest: unknown, args: ApplyArgs): SealedArm {
   const file = harvestFile(bonDir);
-  if (harvest === null || typeof harvest !== 'object' || Array.isArray(harvest)) throw new UsageError(`${file} is not a harvest record`);
+  if (harvest === null || typeof harvest !== 'object' || Array.isArray(harvest))
+    throw new UsageError(`${file} is not a harvest record`);
   const record = harvest as { adw_id?: unknown; winner?: unknown; arms?: unknown };
-  if (record.adw_id !== args.adwId) throw new UsageError(`${file} belongs to another run (${JSON.stringify(record.adw_id)})`);
+  if (record.adw_id !== args.adwId)
+    throw new UsageError(`${file} belongs to another run (${JSON.stringify(record.adw_id)})`);
   // The harvest's one ranking decided the winner; without an arm named, only that one (never an unverified arm).
   const wanted = args.arm ?? record.winner;
   if (typeof wanted !== 'number') throw noWinner(args.adwId, record.arms);
   const entry = armEntry(record.arms, wanted);
   if (!entry) throw new UsageError(`run ${args.adwId} has no arm ${wanted}`);
-  if (typeof entry.patch_file !== 'string' || entry.patch_bytes === 0) throw new UsageError(`arm ${wanted} of run ${args.adwId} has no patch to apply`);
+  if (typeof entry.patch_file !== 'string' || entry.patch_bytes === 0)
+    throw new UsageError(`arm ${wanted} of run ${args.adwId} has no patch to apply`);
   // harvest.json is a file on disk: it may only point at the arm's own patch in the run's own folder.
   const expected = armPatchFile(bonDir, wanted);
-  if (path.resolve(entry.patch_file) !== path.resolve(expected)) throw new UsageError(`${file} names a patch outside the run's folder for arm ${wanted}: refused`);
+  if (path.resolve(entry.patch_file) !== path.resolve(expected))
+    throw new UsageError(`${file} names a patch outside the run's folder for arm ${wanted}: refused`);
   if (typeof entry.patch_sha256 !== 'string' || !SHA256.test(entry.patch_sha256)) {
-    throw new UsageError(`arm ${wanted} of run ${args.adwId} has no seal (sha256) in ${file}: it was harvested by an older factory; run the spec again`);
+    throw new UsageError(
+      `arm ${wanted} of run ${args.adwId} has no seal (sha256) in ${file}: it was harvested by an older factory; run the spec again`,
+    );
   }
   // A red arm (gates, an act its guards blocked, its cap…) is applied only on purpose; unverified is not red.
   const red = entry.verdict === 'red' || (entry.verdict === undefined && entry.green !== true);
   if (red && !args.force) {
-    throw new UsageError(`arm ${wanted} of run ${args.adwId} is red (${redReason(entry)}): not applied — apply it anyway with ${applyCommand(args.adwId, wanted)} --force`);
+    throw new UsageError(
+      `arm ${wanted} of run ${args.adwId} is red (${redReason(entry)}): not applied — apply it anyway with ${applyCommand(args.adwId, wanted)} --force`,
+    );
   }
   // An arm its guards had to refuse something of, or whose files go beyond the spec: applied on a yes only.
-  const strings = (list: unknown) => (Array.isArray(list) ? list.filter((t): t is string => typeof t === 'string') : []);
+  const strings = (list: unknown) =>
+    Array.isArray(list) ? list.filter((t): t is string => typeof t === 'string') : [];
   const tried = strings(entry.tried);
-  const caution = cautionOf({ tried, triedCount: typeof entry.tried_count === 'number' ? entry.tried_count : tried.length, beyond: strings(entry.beyond_spec) });
+  const caution = cautionOf({
+    tried,
+    triedCount: typeof entry.tried_count === 'number' ? entry.tried_count : tried.length,
+    beyond: strings(entry.beyond_spec),
+  });
   if (caution !== undefined && !args.yes && !args.force) {
-    throw new UsageError(`arm ${wanted} of run ${args.adwId}: ${caution} — not applied without a yes: ${applyCommand(args.adwId, wanted)} --yes`);
+    throw new UsageError(
+      `arm ${wanted} of run ${args.adwId}: ${caution} — not applied without a yes: ${applyCommand(args.adwId, wanted)} --yes`,
+    );
   }
-  return { arm: wanted, green: entry.green === true, unverified: entry.verdict === 'unverified', patchFile: expected, sha256: entry.patch_sha256 };
+  return {
+    arm: wanted,
+    green: entry.green === true,
+    unverified: entry.verdict === 'unverified',
+    patchFile: expected,
+    sha256: entry.patch_sha256,
+  };
 }
 
 function readHarvest(bonDir: string, adwId: string): unknown {
@@ -130,7 +155,9 @@ function readHarvest(bonDir: string, adwId: string): unknown {
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch {
-    throw new UsageError(`no harvest for run ${adwId} (${file} is missing): factory apply takes the id of a finished factory bon run`);
+    throw new UsageError(
+      `no harvest for run ${adwId} (${file} is missing): factory apply takes the id of a finished factory bon run`,
+    );
   }
   try {
     return JSON.parse(text) as unknown;
@@ -145,11 +172,18 @@ function recordApply(ws: Workspace, adwId: string, event: RunEvent): void {
   if (fs.existsSync(file)) fs.appendFileSync(file, `${JSON.stringify(event)}\n`);
 }
 
-export async function applyOutput(ws: Workspace, args: ApplyArgs, json = false): Promise<{ stdout: string; exit: number }> {
+export async function applyOutput(
+  ws: Workspace,
+  args: ApplyArgs,
+  json = false,
+): Promise<{ stdout: string; exit: number }> {
   const bonDir = path.join(ws.paths.dataDir, 'bon', args.adwId);
   const harvest = readHarvest(bonDir, args.adwId);
   const chosen = sealedArm(bonDir, harvest, args);
-  const [{ applyLine, applyVerified }, { availableSandbox }] = await Promise.all([import('../bon/patch/apply.js'), import('../sandbox/detect.js')]);
+  const [{ applyLine, applyVerified }, { availableSandbox }] = await Promise.all([
+    import('../bon/patch/apply.js'),
+    import('../sandbox/detect.js'),
+  ]);
   const sandbox = await availableSandbox(ws.real);
   const outcome = await applyVerified({
     ...(sandbox ? { sandbox } : {}),
@@ -162,9 +196,26 @@ export async function applyOutput(ws: Workspace, args: ApplyArgs, json = false):
     excuse: baselineOf(harvest),
   });
   // A gate's motif may quote what a test printed: through the workspace's redactor like every line shown or kept.
-  const line = ws.redact(applyLine(chosen.arm, chosen.patchFile, ws.invokedIn, outcome, chosen.unverified ? unverifiedReason({ excused: outcome.excused }) : undefined));
-  recordApply(ws, args.adwId, { type: 'apply', adwId: args.adwId, ts: Date.now(), arm: chosen.arm, applied: outcome.applied, line });
-  const stdout = json ? `${JSON.stringify(redactDeep(ws.redact, { adw_id: args.adwId, arm: chosen.arm, applied: outcome.applied, line, gates: outcome.gates }))}\n` : `${line}\n`;
+  const line = ws.redact(
+    applyLine(
+      chosen.arm,
+      chosen.patchFile,
+      ws.invokedIn,
+      outcome,
+      chosen.unverified ? unverifiedReason({ excused: outcome.excused }) : undefined,
+    ),
+  );
+  recordApply(ws, args.adwId, {
+    type: 'apply',
+    adwId: args.adwId,
+    ts: Date.now(),
+    arm: chosen.arm,
+    applied: outcome.applied,
+    line,
+  });
+  const stdout = json
+    ? `${JSON.stringify(redactDeep(ws.redact, { adw_id: args.adwId, arm: chosen.arm, applied: outcome.applied, line, gates: outcome.gates }))}\n`
+    : `${line}\n`;
   // A gate that could not run (its program missing, not executable) says nothing of the patch: the machine's
   // failure, exit 2 as bon and build give it before any token, not the red of a patch its gates refused.
   const setup = !outcome.applied && outcome.gates?.some((g) => g.outcome === 'setup');

@@ -21,25 +21,58 @@ export type { BonArgs } from '../../adws/registry.js';
 
 export function bonArgs(
   spec: string | undefined,
-  flags: CommandFlags & { arms?: number; models?: string; apply?: boolean; 'in-place'?: boolean; unsandboxed?: boolean; concurrency?: number; 'max-cost'?: string; 'stop-after-green'?: number; deadline?: string; yes?: boolean; judge?: boolean },
+  flags: CommandFlags & {
+    arms?: number;
+    models?: string;
+    apply?: boolean;
+    'in-place'?: boolean;
+    unsandboxed?: boolean;
+    concurrency?: number;
+    'max-cost'?: string;
+    'stop-after-green'?: number;
+    deadline?: string;
+    yes?: boolean;
+    judge?: boolean;
+  },
 ): BonArgs {
   if (!spec || !spec.trim()) throw new UsageError('missing spec: factory bon <spec.md> [--arms 3] [--models a,b,c]');
-  const models = (flags.models ?? '').split(',').map((m) => m.trim()).filter(Boolean);
+  const models = (flags.models ?? '')
+    .split(',')
+    .map((m) => m.trim())
+    .filter(Boolean);
   const arms = validateArms(flags.arms ?? (models.length > 1 ? models.length : 3));
   const inPlace = Boolean(flags['in-place']);
   const concurrency = flags.concurrency;
   if (concurrency !== undefined) {
     if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > MAX_ARMS) {
-      throw new UsageError(`--concurrency must be a whole number from 1 to ${MAX_ARMS} (got ${Number.isNaN(concurrency) ? 'not a number' : String(concurrency)})`);
+      throw new UsageError(
+        `--concurrency must be a whole number from 1 to ${MAX_ARMS} (got ${Number.isNaN(concurrency) ? 'not a number' : String(concurrency)})`,
+      );
     }
-    if (inPlace) throw new UsageError('--concurrency and --in-place do not go together: in place, the arms run one after another');
+    if (inPlace)
+      throw new UsageError('--concurrency and --in-place do not go together: in place, the arms run one after another');
   }
-  if (inPlace && flags.unsandboxed) throw new UsageError('--unsandboxed and --in-place do not go together: in place, the arms work in your tree, with no sandbox');
-  return { spec, arms, models, apply: Boolean(flags.apply), ...(inPlace ? { inPlace } : {}), ...(flags.unsandboxed ? { unsandboxed: true } : {}), ...(concurrency !== undefined ? { concurrency } : {}), ...policyArgs(flags, arms) };
+  if (inPlace && flags.unsandboxed)
+    throw new UsageError(
+      '--unsandboxed and --in-place do not go together: in place, the arms work in your tree, with no sandbox',
+    );
+  return {
+    spec,
+    arms,
+    models,
+    apply: Boolean(flags.apply),
+    ...(inPlace ? { inPlace } : {}),
+    ...(flags.unsandboxed ? { unsandboxed: true } : {}),
+    ...(concurrency !== undefined ? { concurrency } : {}),
+    ...policyArgs(flags, arms),
+  };
 }
 
 /** `--max-cost`, `--stop-after-green`, `--deadline`, `--yes`: each checked before anything runs (zero tokens). */
-function policyArgs(flags: { 'max-cost'?: string; 'stop-after-green'?: number; deadline?: string; yes?: boolean; judge?: boolean }, arms: number): Partial<BonArgs> {
+function policyArgs(
+  flags: { 'max-cost'?: string; 'stop-after-green'?: number; deadline?: string; yes?: boolean; judge?: boolean },
+  arms: number,
+): Partial<BonArgs> {
   const out: Partial<BonArgs> = {};
   if (flags['max-cost'] !== undefined) {
     const usd = parseUsd('--max-cost', flags['max-cost']);
@@ -49,13 +82,18 @@ function policyArgs(flags: { 'max-cost'?: string; 'stop-after-green'?: number; d
   const k = flags['stop-after-green'];
   if (k !== undefined) {
     if (!Number.isInteger(k) || k < 1 || k > arms) {
-      throw new UsageError(`--stop-after-green takes a whole number of arms from 1 to ${arms} (got ${Number.isNaN(k) ? 'not a number' : String(k)})`);
+      throw new UsageError(
+        `--stop-after-green takes a whole number of arms from 1 to ${arms} (got ${Number.isNaN(k) ? 'not a number' : String(k)})`,
+      );
     }
     out.stopAfterGreen = k;
   }
   if (flags.deadline !== undefined) {
     const ms = parseDuration(flags.deadline);
-    if (ms === undefined) throw new UsageError(`--deadline takes a duration such as 90s, 20m or 1h30m (got ${JSON.stringify(flags.deadline)})`);
+    if (ms === undefined)
+      throw new UsageError(
+        `--deadline takes a duration such as 90s, 20m or 1h30m (got ${JSON.stringify(flags.deadline)})`,
+      );
     out.deadlineMs = ms;
   }
   if (flags.yes) out.yes = true;
@@ -89,10 +127,17 @@ async function armSandbox(args: BonArgs, env: NodeJS.ProcessEnv): Promise<Sandbo
   const probe = await detectSandbox(env);
   if (probe.ok) return args.unsandboxed ? undefined : probe.sandbox;
   if (args.unsandboxed) return undefined;
-  throw new UsageError(`the arms run in worktrees inside an OS sandbox, and there is none here: ${probe.motif}; fix: ${probe.fix} — or --unsandboxed to run them without it, or --in-place`);
+  throw new UsageError(
+    `the arms run in worktrees inside an OS sandbox, and there is none here: ${probe.motif}; fix: ${probe.fix} — or --unsandboxed to run them without it, or --in-place`,
+  );
 }
 
-export async function prepareBonRun(ws: Workspace, args: BonArgs, flags: CommandFlags, run = new Run(ADW_NAME, ws.root)): Promise<PreparedBon> {
+export async function prepareBonRun(
+  ws: Workspace,
+  args: BonArgs,
+  flags: CommandFlags,
+  run = new Run(ADW_NAME, ws.root),
+): Promise<PreparedBon> {
   if (ws.harnessName !== 'pi') throw new UsageError('factory bon needs the pi harness (clones are a pi RPC feature)');
   const setup = agentSetup(ws, 'builder', flags);
   const direct = roleConfig(ws.roster, 'builder')?.auth?.direct ?? false;
@@ -106,7 +151,8 @@ export async function prepareBonRun(ws: Workspace, args: BonArgs, flags: Command
   const pi = await runPi(ws);
   const site = { root: ws.root, env: ws.real, dotenv: ws.dotenv, pi };
   await assertModelsOffered(site, models, '--models');
-  if (flags.model !== undefined && setup.profile.route) await assertModelsOffered(site, [setup.profile.route], '--model');
+  if (flags.model !== undefined && setup.profile.route)
+    await assertModelsOffered(site, [setup.profile.route], '--model');
   run.args = { ...args };
   const sandbox = args.inPlace ? undefined : await armSandbox(args, ws.real);
   const opts: BonAdwOptions = {
@@ -160,7 +206,12 @@ export async function prepareBonRun(ws: Workspace, args: BonArgs, flags: Command
 }
 
 /** The judge's role (`agents.judge` in the roster: its model, tools, limits), on the builder's model by default. */
-function judgeSetup(ws: Workspace, flags: CommandFlags, pi: Parameters<typeof createPiHarness>[0], builderRoute: string | undefined): JudgeSetup {
+function judgeSetup(
+  ws: Workspace,
+  flags: CommandFlags,
+  pi: Parameters<typeof createPiHarness>[0],
+  builderRoute: string | undefined,
+): JudgeSetup {
   // --model names the builder's route: the judge keeps its own (or the builder's).
   const judge = agentSetup(ws, 'judge', { ...flags, model: undefined });
   return {
@@ -186,10 +237,22 @@ const appliedIn = new WeakSet<BonSession>();
  * `consent`: the user said yes to an arm its guards had to refuse something of (`--yes`, or `p` twice on the
  * board); without it such an arm is not applied and `needsConsent` says a yes would apply it.
  */
-export async function applyWinner(session: BonSession, ws: Workspace, arm?: number, consent = false): Promise<{ applied: boolean; line: string; needsConsent?: boolean }> {
+export async function applyWinner(
+  session: BonSession,
+  ws: Workspace,
+  arm?: number,
+  consent = false,
+): Promise<{ applied: boolean; line: string; needsConsent?: boolean }> {
   const outcome = await verifyAndApply(session, ws, arm, consent);
   if (outcome.applied) appliedIn.add(session);
-  session.run.emit({ type: 'apply', adwId: session.run.adwId, ts: Date.now(), ...(outcome.arm !== undefined ? { arm: outcome.arm } : {}), applied: outcome.applied, line: outcome.line });
+  session.run.emit({
+    type: 'apply',
+    adwId: session.run.adwId,
+    ts: Date.now(),
+    ...(outcome.arm !== undefined ? { arm: outcome.arm } : {}),
+    applied: outcome.applied,
+    line: outcome.line,
+  });
   return { applied: outcome.applied, line: outcome.line, ...(outcome.needsConsent ? { needsConsent: true } : {}) };
 }
 
@@ -197,30 +260,72 @@ export async function applyWinner(session: BonSession, ws: Workspace, arm?: numb
  * Without an arm named, the harvest's winner (its one ranking: the judge's order and the baseline's credit
  * included), and nothing when there is none: an unverified arm is applied only when the user names it.
  */
-async function verifyAndApply(session: BonSession, ws: Workspace, arm: number | undefined, consent: boolean): Promise<{ applied: boolean; line: string; arm?: number; needsConsent?: boolean }> {
+async function verifyAndApply(
+  session: BonSession,
+  ws: Workspace,
+  arm: number | undefined,
+  consent: boolean,
+): Promise<{ applied: boolean; line: string; arm?: number; needsConsent?: boolean }> {
   const { applyLine, applyVerified } = await import('../bon/patch/apply.js');
   const { applyCommand, cautionOf, unverifiedReason } = await import('../bon/harvest/rank.js');
   const ranking = session.ranking;
   const chosen = arm !== undefined ? session.arms.get(arm) : ranking?.winner;
   if (arm === undefined && chosen === undefined) {
     const best = ranking?.arms[0];
-    if (best?.unverified) return { applied: false, line: `no verified arm to apply: arm ${best.arm} is unverified (${unverifiedReason(best)}) — name it to apply it anyway` };
+    if (best?.unverified)
+      return {
+        applied: false,
+        line: `no verified arm to apply: arm ${best.arm} is unverified (${unverifiedReason(best)}) — name it to apply it anyway`,
+      };
     return { applied: false, line: ranking ? 'no green arm to apply' : 'apply waits for the harvest' };
   }
-  if (!chosen?.patchFile) return { applied: false, arm, line: arm !== undefined ? `arm ${arm} has no patch to apply` : 'no green arm to apply' };
+  if (!chosen?.patchFile)
+    return {
+      applied: false,
+      arm,
+      line: arm !== undefined ? `arm ${arm} has no patch to apply` : 'no green arm to apply',
+    };
   // A red arm (its gates, an act its guards blocked, its cap…) is not applied from the board: the command says how.
   if (!chosen.green && !chosen.unverified) {
     const reason = [chosen.failure, chosen.motif].filter((part) => part !== undefined).join(': ') || 'red';
-    return { applied: false, arm: chosen.arm, line: `arm ${chosen.arm} is red (${reason}): not applied — apply it anyway with ${applyCommand(session.run.adwId, chosen.arm)} --force` };
+    return {
+      applied: false,
+      arm: chosen.arm,
+      line: `arm ${chosen.arm} is red (${reason}): not applied — apply it anyway with ${applyCommand(session.run.adwId, chosen.arm)} --force`,
+    };
   }
   const caution = cautionOf(chosen);
   if (caution !== undefined && !consent) {
-    return { applied: false, arm: chosen.arm, needsConsent: true, line: `arm ${chosen.arm}: ${caution} — not applied without a yes: ${applyCommand(session.run.adwId, chosen.arm)} --yes` };
+    return {
+      applied: false,
+      arm: chosen.arm,
+      needsConsent: true,
+      line: `arm ${chosen.arm}: ${caution} — not applied without a yes: ${applyCommand(session.run.adwId, chosen.arm)} --yes`,
+    };
   }
   const { availableSandbox } = await import('../sandbox/detect.js');
   const sandbox = await availableSandbox(ws.real);
-  const outcome = await applyVerified({ ...(sandbox ? { sandbox } : {}), cwd: ws.root, patchFile: chosen.patchFile, sha256: chosen.patchSha256, gates: gateCommands(ws.root, ws.roster), env: gateEnv(ws), runTag: session.run.adwId, excuse: session.baseline.preexisting });
-  return { applied: outcome.applied, arm: chosen.arm, line: applyLine(chosen.arm, chosen.patchFile, ws.invokedIn, outcome, chosen.unverified ? unverifiedReason(chosen) : undefined) };
+  const outcome = await applyVerified({
+    ...(sandbox ? { sandbox } : {}),
+    cwd: ws.root,
+    patchFile: chosen.patchFile,
+    sha256: chosen.patchSha256,
+    gates: gateCommands(ws.root, ws.roster),
+    env: gateEnv(ws),
+    runTag: session.run.adwId,
+    excuse: session.baseline.preexisting,
+  });
+  return {
+    applied: outcome.applied,
+    arm: chosen.arm,
+    line: applyLine(
+      chosen.arm,
+      chosen.patchFile,
+      ws.invokedIn,
+      outcome,
+      chosen.unverified ? unverifiedReason(chosen) : undefined,
+    ),
+  };
 }
 
 export function readArmPatch(session: BonSession, arm: number): string {

@@ -5,7 +5,15 @@ import { UsageError } from '../contract/errors.js';
 import { gateCommands } from '../config/roster.js';
 import { Run } from '../engine/runner.js';
 import { preparedRun, type PreparedRun } from './prepared.js';
-import { agentPhaseOptions, agentSetup, gateEnv, parseRetries, specFromInvocation, type CommandFlags, type Workspace } from './workspace.js';
+import {
+  agentPhaseOptions,
+  agentSetup,
+  gateEnv,
+  parseRetries,
+  specFromInvocation,
+  type CommandFlags,
+  type Workspace,
+} from './workspace.js';
 
 export type { BuildArgs } from '../../adws/registry.js';
 
@@ -14,7 +22,12 @@ export function buildArgs(spec: string | undefined, flags: CommandFlags): BuildA
   return { spec, model: flags.model, retries: parseRetries(flags.retries), harness: flags.harness };
 }
 
-export async function prepareBuildRun(ws: Workspace, args: BuildArgs, flags: CommandFlags, run = new Run(ADW_NAME, ws.root)): Promise<PreparedRun> {
+export async function prepareBuildRun(
+  ws: Workspace,
+  args: BuildArgs,
+  flags: CommandFlags,
+  run = new Run(ADW_NAME, ws.root),
+): Promise<PreparedRun> {
   const setup = agentSetup(ws, 'builder', { ...flags, model: args.model });
   // --model checked against `pi --list-models` before any token: pi bills an unknown id as its default model.
   if (args.model !== undefined) await (await import('./workspace.js')).assertModelFlagOffered(ws, setup.profile.route);

@@ -6,7 +6,14 @@ import fs from 'node:fs';
 import { UsageError } from '../contract/errors.js';
 import { gitxOk } from '../bon/git/command.js';
 import { runFolders, sweepWorktrees } from '../bon/tree/worktrees.js';
-import { DEFAULT_KEEP, DEFAULT_OLDER_THAN_MS, parseAge, planClean, type CleanOptions, type KeptWhy } from '../clean/plan.js';
+import {
+  DEFAULT_KEEP,
+  DEFAULT_OLDER_THAN_MS,
+  parseAge,
+  planClean,
+  type CleanOptions,
+  type KeptWhy,
+} from '../clean/plan.js';
 import { runLeftovers, type RunLeftovers } from '../clean/traces.js';
 import { openSyncedStore } from './runs.js';
 import type { CommandFlags, Workspace } from './workspace.js';
@@ -21,9 +28,13 @@ export interface CleanFlags {
 export function cleanArgs(args: readonly string[], flags: CleanFlags): CleanOptions {
   if (args.length > 0) throw new UsageError('usage: factory clean [--older-than 14d] [--keep 20] [--dry-run] [--json]');
   const olderThanMs = flags['older-than'] === undefined ? DEFAULT_OLDER_THAN_MS : parseAge(flags['older-than']);
-  if (olderThanMs === undefined) throw new UsageError(`--older-than must be an age such as 14d, 2w, 12h or 0 (got ${JSON.stringify(flags['older-than'])})`);
+  if (olderThanMs === undefined)
+    throw new UsageError(
+      `--older-than must be an age such as 14d, 2w, 12h or 0 (got ${JSON.stringify(flags['older-than'])})`,
+    );
   const keep = flags.keep ?? DEFAULT_KEEP;
-  if (!Number.isInteger(keep) || keep < 0) throw new UsageError(`--keep must be a whole number of runs, 0 or more (got ${String(keep)})`);
+  if (!Number.isInteger(keep) || keep < 0)
+    throw new UsageError(`--keep must be a whole number of runs, 0 or more (got ${String(keep)})`);
   return { olderThanMs, keep, dryRun: flags['dry-run'] === true };
 }
 
@@ -63,7 +74,13 @@ export async function clean(ws: Workspace, opts: CleanOptions, now = Date.now())
         files: run.files,
         ...(run.worktrees ? { worktrees: run.worktrees } : {}),
       })),
-      kept: plan.kept.filter((run) => run.kept.why !== 'recent').map((run) => ({ adwId: run.adwId, why: run.kept.why, ...('pid' in run.kept && run.kept.pid !== undefined ? { pid: run.kept.pid } : {}) })),
+      kept: plan.kept
+        .filter((run) => run.kept.why !== 'recent')
+        .map((run) => ({
+          adwId: run.adwId,
+          why: run.kept.why,
+          ...('pid' in run.kept && run.kept.pid !== undefined ? { pid: run.kept.pid } : {}),
+        })),
       worktrees: leftover,
     };
   } finally {
@@ -92,7 +109,8 @@ export function formatClean(report: CleanReport, opts: CleanOptions): string {
     for (const file of run.files) lines.push(`  ${file}`);
   }
   const owned = new Set(report.removed.flatMap((run) => (run.worktrees ? [run.worktrees] : [])));
-  for (const folder of report.worktrees.filter((f) => !owned.has(f))) lines.push(`${verb} the worktrees a dead run left: ${folder}`);
+  for (const folder of report.worktrees.filter((f) => !owned.has(f)))
+    lines.push(`${verb} the worktrees a dead run left: ${folder}`);
   for (const run of report.kept) {
     lines.push(
       run.why === 'running'
@@ -103,11 +121,19 @@ export function formatClean(report: CleanReport, opts: CleanOptions): string {
   const age = opts.olderThanMs === 0 ? 'any age' : `older than ${ageText(opts.olderThanMs)}`;
   const total = report.removed.length;
   const scope = `runs of ${age}, beyond the newest ${opts.keep}`;
-  lines.push(total === 0 && report.worktrees.length === 0 ? `nothing to clean (${scope})` : `${report.dryRun ? 'dry run: ' : ''}${verb} ${count(total, 'run')} (${scope})`);
+  lines.push(
+    total === 0 && report.worktrees.length === 0
+      ? `nothing to clean (${scope})`
+      : `${report.dryRun ? 'dry run: ' : ''}${verb} ${count(total, 'run')} (${scope})`,
+  );
   return `${lines.join('\n')}\n`;
 }
 
-export async function cleanOutput(ws: Workspace, args: readonly string[], flags: CommandFlags & CleanFlags): Promise<string> {
+export async function cleanOutput(
+  ws: Workspace,
+  args: readonly string[],
+  flags: CommandFlags & CleanFlags,
+): Promise<string> {
   const opts = cleanArgs(args, flags);
   const report = await clean(ws, opts);
   return flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatClean(report, opts);

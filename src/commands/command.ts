@@ -20,7 +20,12 @@ export type Prepared =
 const WORKSPACE_COMMANDS = new Set(['prompt', 'build', 'bon', 'apply', 'resume', 'runs', 'show', 'clean']);
 
 // Each command's modules are imported when it runs: start-up pays only for the command at hand.
-export async function prepareCommand(command: string | undefined, args: string[], flags: CommandFlags, interactive = false): Promise<Prepared> {
+export async function prepareCommand(
+  command: string | undefined,
+  args: string[],
+  flags: CommandFlags,
+  interactive = false,
+): Promise<Prepared> {
   if (command !== undefined && WORKSPACE_COMMANDS.has(command)) {
     // git finds the top-level while the command's modules load (see prefetchWorkspaceRoot).
     const { prefetchWorkspaceRoot } = await import('../config/paths.js');
@@ -79,7 +84,11 @@ export async function prepareCommand(command: string | undefined, args: string[]
     case 'clean': {
       const { cleanArgs, cleanOutput } = await import('./clean.js');
       cleanArgs(args, flags); // bad input before the workspace opens
-      return { kind: 'print', stdout: await cleanOutput(await openWorkspace(flags, { rosterOptional: true }), args, flags), exit: EXIT.green };
+      return {
+        kind: 'print',
+        stdout: await cleanOutput(await openWorkspace(flags, { rosterOptional: true }), args, flags),
+        exit: EXIT.green,
+      };
     }
     case 'init': {
       if (args.length > 0) throw new UsageError('usage: factory init [--into <repo>] [--json]');
@@ -88,14 +97,16 @@ export async function prepareCommand(command: string | undefined, args: string[]
     }
     case 'doctor': {
       const { doctorHeadless, prescriptionOutput } = await import('./doctor.js');
-      if (flags.layer !== undefined || flags.into !== undefined) return { kind: 'print', stdout: prescriptionOutput(flags), exit: EXIT.green };
+      if (flags.layer !== undefined || flags.into !== undefined)
+        return { kind: 'print', stdout: prescriptionOutput(flags), exit: EXIT.green };
       // In a terminal the checklist resolves live on screen; elsewhere it never waits on a key.
       if (interactive) return { kind: 'doctor', ids: args };
       const done = await doctorHeadless(args, flags);
       return { kind: 'print', stdout: done.stdout, exit: done.exit };
     }
     case 'demo': {
-      if (args.length > 1 || (args[0] !== undefined && args[0] !== 'prompt' && args[0] !== 'bon')) throw new UsageError('usage: factory demo [bon|prompt] [--dir <path>]');
+      if (args.length > 1 || (args[0] !== undefined && args[0] !== 'prompt' && args[0] !== 'bon'))
+        throw new UsageError('usage: factory demo [bon|prompt] [--dir <path>]');
       const { prepareDemo } = await import('./demo.js');
       return { kind: 'run', prepared: await prepareDemo(flags, args[0] === 'prompt' ? 'prompt' : 'bon') };
     }

@@ -22,7 +22,7 @@ const MARKER = '.factory-demo';
 export const DEMO_FILES: Record<string, string> = {
   'README.md': '# greet\n\nA tiny library that greets people, used by the factory demo.\n',
   'package.json': `${JSON.stringify({ name: 'greet', version: '1.0.0', type: 'module', scripts: { test: 'node --test' } }, null, 2)}\n`,
-  'src/greet.js': "export function greet(name) {\n  return `Hello, ${name}!`;\n}\n",
+  'src/greet.js': 'export function greet(name) {\n  return `Hello, ${name}!`;\n}\n',
   'test/greet.test.js':
     "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { greet } from '../src/greet.js';\n\ntest('greets by name', () => {\n  assert.equal(greet('Ada'), 'Hello, Ada!');\n});\n",
   '.gitignore': 'node_modules/\nadws/adw_data/\n',
@@ -41,21 +41,41 @@ const write = (content: string) => ({ path: 'src/farewell.js', content });
 
 /** The scripted best-of-3: the primer reads on alpha, then each arm answers on its own model's tape. */
 export function bonTapes(thinkMs = 500): Tapes {
-  const built = (summary: string) => ({ status: 'success', summary, artifacts: [], notes_for_next_agent: '', changed_files: ['src/farewell.js'] });
+  const built = (summary: string) => ({
+    status: 'success',
+    summary,
+    artifacts: [],
+    notes_for_next_agent: '',
+    changed_files: ['src/farewell.js'],
+  });
   return {
     'model:alpha': [
       call('read', { path: 'specs/farewell.md' }, { thinkMs }),
-      report({ status: 'success', summary: 'Plan: add src/farewell.js with farewell(name); run node --test.', changed_files: [] }, undefined, { thinkMs }),
-      call('write', write("export function farewell(name) {\n  return `Bye, ${name}.`;\n}\n"), { thinkMs }),
+      report(
+        {
+          status: 'success',
+          summary: 'Plan: add src/farewell.js with farewell(name); run node --test.',
+          changed_files: [],
+        },
+        undefined,
+        { thinkMs },
+      ),
+      call('write', write('export function farewell(name) {\n  return `Bye, ${name}.`;\n}\n'), { thinkMs }),
       report(built('farewell added'), undefined, { thinkMs }),
     ],
     'model:beta': [
-      call('write', write("export function farewell(name) {\n  return `Goodbye, ${name}!`;\n}\n"), { thinkMs }),
+      call('write', write('export function farewell(name) {\n  return `Goodbye, ${name}!`;\n}\n'), { thinkMs }),
       report(built('farewell added, tested'), undefined, { thinkMs }),
     ],
     'model:gamma': [
       call('bash', { command: 'node --test 2>&1 | tail -3' }, { thinkMs }),
-      call('write', write("/** Says goodbye. */\nexport function farewell(name) {\n  const who = String(name);\n  return `Goodbye, ${who}!`;\n}\n"), { thinkMs }),
+      call(
+        'write',
+        write(
+          '/** Says goodbye. */\nexport function farewell(name) {\n  const who = String(name);\n  return `Goodbye, ${who}!`;\n}\n',
+        ),
+        { thinkMs },
+      ),
       report(built('farewell added with a doc comment'), undefined, { thinkMs }),
     ],
   };
@@ -67,12 +87,17 @@ export function demoTapes(thinkMs = 600): Tapes {
     default: [
       call('bash', { command: 'git ls-files' }, { thinkMs }),
       call('read', { path: 'README.md' }, { thinkMs }),
-      report({
-        status: 'success',
-        summary: 'Five tracked files: a README, package.json, .gitignore, src/greet.js (the library) and test/greet.test.js (its node:test suite).',
-        artifacts: ['README.md', 'package.json', '.gitignore', 'src/greet.js', 'test/greet.test.js'],
-        notes_for_next_agent: 'Run the tests with `npm test` (node --test).',
-      }, undefined, { thinkMs }),
+      report(
+        {
+          status: 'success',
+          summary:
+            'Five tracked files: a README, package.json, .gitignore, src/greet.js (the library) and test/greet.test.js (its node:test suite).',
+          artifacts: ['README.md', 'package.json', '.gitignore', 'src/greet.js', 'test/greet.test.js'],
+          notes_for_next_agent: 'Run the tests with `npm test` (node --test).',
+        },
+        undefined,
+        { thinkMs },
+      ),
     ],
   };
 }
@@ -133,18 +158,48 @@ export async function prepareDemo(flags: CommandFlags, variant: 'bon' | 'prompt'
     const demoFlags = { ...flags, model: agent.route, config: undefined };
     const ws = await openWorkspace(demoFlags, { env: { ...process.env, ...agent.env }, cwd: repo });
     if (variant === 'prompt') {
-      const prepared = await preparePromptRun(ws, { ask: DEMO_ASK, model: agent.route, retries: flags.retries }, demoFlags);
-      return { ...prepared, close: async () => { await prepared.close(); await close(); } };
+      const prepared = await preparePromptRun(
+        ws,
+        { ask: DEMO_ASK, model: agent.route, retries: flags.retries },
+        demoFlags,
+      );
+      return {
+        ...prepared,
+        close: async () => {
+          await prepared.close();
+          await close();
+        },
+      };
     }
     const { prepareBonRun } = await import('./bon.js');
     // The demo's repo is a temporary one of its own: on a machine with no OS sandbox its arms run without one, said once.
     const { detectSandbox } = await import('../sandbox/detect.js');
     const probe = await detectSandbox();
-    if (!probe.ok) process.stderr.write(`factory demo: no OS sandbox here (${probe.motif}): the demo's arms run without one, in its temporary repo; for your own repos: ${probe.fix}\n`);
-    const prepared = await prepareBonRun(ws, { spec: 'specs/farewell.md', arms: 3, models: DEMO_MODELS, apply: false, ...(probe.ok ? {} : { unsandboxed: true }) }, { ...demoFlags, model: undefined });
+    if (!probe.ok)
+      process.stderr.write(
+        `factory demo: no OS sandbox here (${probe.motif}): the demo's arms run without one, in its temporary repo; for your own repos: ${probe.fix}\n`,
+      );
+    const prepared = await prepareBonRun(
+      ws,
+      {
+        spec: 'specs/farewell.md',
+        arms: 3,
+        models: DEMO_MODELS,
+        apply: false,
+        ...(probe.ok ? {} : { unsandboxed: true }),
+      },
+      { ...demoFlags, model: undefined },
+    );
     // A temporary demo repo is gone when the command ends: a `git apply` proposal for it would be a dead end.
     const output = keep ? prepared.output : () => undefined;
-    return { ...prepared, output, close: async () => { await prepared.close(); await close(); } };
+    return {
+      ...prepared,
+      output,
+      close: async () => {
+        await prepared.close();
+        await close();
+      },
+    };
   } catch (error) {
     await close();
     throw error;

@@ -16,14 +16,22 @@ export interface DoctorFlags extends CommandFlags {
 }
 
 export function prescriptionOutput(flags: DoctorFlags): string {
-  if (flags.layer === undefined || flags.into === undefined) throw new UsageError('the prescription needs both --layer node|station and --into <repo>');
-  const result = prescribe({ layer: parseLayer(flags.layer), into: path.resolve(flags.into), factoryRoot: factoryRoot() });
+  if (flags.layer === undefined || flags.into === undefined)
+    throw new UsageError('the prescription needs both --layer node|station and --into <repo>');
+  const result = prescribe({
+    layer: parseLayer(flags.layer),
+    into: path.resolve(flags.into),
+    factoryRoot: factoryRoot(),
+  });
   return `${describePrescription(result)}\n`;
 }
 
 /** Headless doctor: the checklist is the command's output, on stdout (rows, or one JSON document with --json). */
 export async function doctorHeadless(ids: string[], flags: DoctorFlags): Promise<{ stdout: string; exit: number }> {
-  const [session, { formatDoctorRows, doctorJson }] = await Promise.all([doctorSession(ids, flags), import('../doctor/report.js')]);
+  const [session, { formatDoctorRows, doctorJson }] = await Promise.all([
+    doctorSession(ids, flags),
+    import('../doctor/report.js'),
+  ]);
   const results = await session.pass();
   const exit = session.exit(results);
   if (flags.json) return { stdout: `${JSON.stringify(doctorJson(results))}\n`, exit };
@@ -45,14 +53,21 @@ export async function doctorSession(ids: string[], flags: DoctorFlags, env: Node
     import('../doctor/checks.js'),
     import('../doctor/run.js'),
   ]);
-  const ctx = { ...(await createDoctorContext({ cwd: flags.cwd ?? process.cwd(), env, config: flags.config })), ...(flags.gates ? { runGates: true } : {}) };
+  const ctx = {
+    ...(await createDoctorContext({ cwd: flags.cwd ?? process.cwd(), env, config: flags.config })),
+    ...(flags.gates ? { runGates: true } : {}),
+  };
   const checks = doctorChecks(ctx);
   const unknown = run.unknownSelectors(checks, ids);
-  if (unknown.length > 0) throw new UsageError(`unknown check ${unknown.map((u) => JSON.stringify(u)).join(', ')} (see factory doctor --json for the ids)`);
+  if (unknown.length > 0)
+    throw new UsageError(
+      `unknown check ${unknown.map((u) => JSON.stringify(u)).join(', ')} (see factory doctor --json for the ids)`,
+    );
   const only = ids.length > 0 ? ids : undefined;
   return {
     planned: checks.filter((c) => run.selects(only, c.id)),
-    pass: (hooks: Pick<import('../doctor/run.js').RunDoctorOptions, 'onStart' | 'onUpdate'> = {}) => run.runDoctor(ctx, { only, quick: flags.quick, ...hooks }),
+    pass: (hooks: Pick<import('../doctor/run.js').RunDoctorOptions, 'onStart' | 'onUpdate'> = {}) =>
+      run.runDoctor(ctx, { only, quick: flags.quick, ...hooks }),
     exit: (results: import('../doctor/types.js').DoctorResult[]) => run.doctorExit(results, { strict: flags.strict }),
   };
 }

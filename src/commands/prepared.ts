@@ -31,7 +31,13 @@ export interface PreparedBon extends PreparedBase {
 
 export type PreparedRun = PreparedFlow | PreparedBon;
 
-export function preparedRun(ws: Workspace, run: Run, phases: Phase[], output: () => unknown, close: () => Promise<void> = async () => {}): PreparedFlow {
+export function preparedRun(
+  ws: Workspace,
+  run: Run,
+  phases: Phase[],
+  output: () => unknown,
+  close: () => Promise<void> = async () => {},
+): PreparedFlow {
   // Every event is masked before the screen, the logs, --json or the trace see it (Run.filter uses run.redact),
   // and so is every artefact the run writes through run.redact (harness traces and harvest.json at the close).
   run.redact = (value) => redactDeep(ws.redact, value);

@@ -25,7 +25,10 @@ export async function askFrom(words: string[], input?: NodeJS.ReadableStream & {
   for await (const chunk of stdin()) {
     const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
     size += buffer.length;
-    if (size > MAX_STDIN_ASK) throw new UsageError(`the ask on stdin is longer than ${MAX_STDIN_ASK / 1024} KB: put it in a spec file (factory build <spec.md>)`);
+    if (size > MAX_STDIN_ASK)
+      throw new UsageError(
+        `the ask on stdin is longer than ${MAX_STDIN_ASK / 1024} KB: put it in a spec file (factory build <spec.md>)`,
+      );
     chunks.push(buffer);
   }
   return Buffer.concat(chunks).toString('utf8');
@@ -36,7 +39,12 @@ export function promptArgs(ask: string, flags: CommandFlags): PromptArgs {
   return { ask, model: flags.model, retries: parseRetries(flags.retries), harness: flags.harness };
 }
 
-export async function preparePromptRun(ws: Workspace, args: PromptArgs, flags: CommandFlags, run = new Run(ADW_NAME, ws.root)): Promise<PreparedRun> {
+export async function preparePromptRun(
+  ws: Workspace,
+  args: PromptArgs,
+  flags: CommandFlags,
+  run = new Run(ADW_NAME, ws.root),
+): Promise<PreparedRun> {
   const setup = agentSetup(ws, 'prompter', { ...flags, model: args.model });
   // --model checked against `pi --list-models` before any token: pi bills an unknown id as its default model.
   if (args.model !== undefined) await (await import('./workspace.js')).assertModelFlagOffered(ws, setup.profile.route);

@@ -34,7 +34,11 @@ async function refuseLiveRun(ws: Workspace, adwId: string): Promise<void> {
       return false;
     }
   };
-  const owner = tagged.map(parentOf).find((ppid) => ppid !== undefined && ppid > 1 && !tagged.includes(ppid) && ppid !== process.pid && isCockpit(ppid));
+  const owner = tagged
+    .map(parentOf)
+    .find(
+      (ppid) => ppid !== undefined && ppid > 1 && !tagged.includes(ppid) && ppid !== process.pid && isCockpit(ppid),
+    );
   let livePid = owner;
   if (livePid === undefined) {
     try {
@@ -49,26 +53,38 @@ async function refuseLiveRun(ws: Workspace, adwId: string): Promise<void> {
       // no trace store: the process check above is all there is
     }
   }
-  if (livePid !== undefined) throw new UsageError(`run ${adwId} is still running (cockpit pid ${livePid}): stop it first, then resume`);
+  if (livePid !== undefined)
+    throw new UsageError(`run ${adwId} is still running (cockpit pid ${livePid}): stop it first, then resume`);
 }
 
 /**
  * `factory resume <id>` of a green best-of-N run whose asked apply never happened: the winner applied now, exactly
  * once (its outcome joins the run's log), re-verified on HEAD as `factory apply` does. Undefined when none is owed.
  */
-export async function resumeApply(ws: Workspace, adwId: string | undefined, json: boolean): Promise<{ stdout: string; exit: number } | undefined> {
+export async function resumeApply(
+  ws: Workspace,
+  adwId: string | undefined,
+  json: boolean,
+): Promise<{ stdout: string; exit: number } | undefined> {
   if (!adwId || !/^[0-9a-f]{8}$/.test(adwId)) return undefined;
   const events = readRunLog(runLogPath(ws.paths, adwId));
   const pending = pendingApply(events);
   if (!pending) return undefined;
   await refuseLiveRun(ws, adwId);
   const { applyOutput } = await import('./apply.js');
-  process.stderr.write(`factory: run ${adwId} is green, but the apply it asked for (--apply) never happened: applying its winner now\n`);
+  process.stderr.write(
+    `factory: run ${adwId} is green, but the apply it asked for (--apply) never happened: applying its winner now\n`,
+  );
   return applyOutput(ws, { adwId, ...(pending.yes ? { yes: true } : {}) }, json);
 }
 
-export async function prepareResumeRun(ws: Workspace, adwId: string | undefined, flags: CommandFlags): Promise<PreparedRun> {
-  if (!adwId || !/^[0-9a-f]{8}$/.test(adwId)) throw new UsageError(`factory resume needs a run id of 8 hex characters (got ${JSON.stringify(adwId ?? '')})`);
+export async function prepareResumeRun(
+  ws: Workspace,
+  adwId: string | undefined,
+  flags: CommandFlags,
+): Promise<PreparedRun> {
+  if (!adwId || !/^[0-9a-f]{8}$/.test(adwId))
+    throw new UsageError(`factory resume needs a run id of 8 hex characters (got ${JSON.stringify(adwId ?? '')})`);
   const events = readRunLog(runLogPath(ws.paths, adwId));
   if (events.length === 0) throw new UsageError(`no run ${adwId} recorded in ${ws.paths.dataDir}`);
   const decision = planResume(adwId, events, readLedger(ws.paths.ledgerFile));
@@ -83,13 +99,17 @@ export async function prepareResumeRun(ws: Workspace, adwId: string | undefined,
   const harness = 'harness' in recorded.args ? recorded.args.harness : undefined;
   if (harness !== undefined && harness !== ws.harnessName) {
     // Its sessions belong to that harness: continuing them on another would silently start over.
-    if (flags.harness !== undefined) throw new UsageError(`run ${adwId} ran on ${harness}; it cannot be resumed on ${flags.harness}`);
+    if (flags.harness !== undefined)
+      throw new UsageError(`run ${adwId} ran on ${harness}; it cannot be resumed on ${flags.harness}`);
     ws.harnessName = harness as Workspace['harnessName'];
   }
   await refuseLiveRun(ws, adwId);
   const { endTagged } = await import('../process/supervisor.js');
   const leftovers = await endTagged(adwId);
-  if (leftovers > 0) process.stderr.write(`factory: ended ${leftovers} process(es) left running by the stopped cockpit of run ${adwId}\n`);
+  if (leftovers > 0)
+    process.stderr.write(
+      `factory: ended ${leftovers} process(es) left running by the stopped cockpit of run ${adwId}\n`,
+    );
   const run = new Run(plan.adwName, ws.root, adwId);
   // What the stopped phase already cost stays on the run's bill.
   run.charge(plan.phase, plan.spent.tokens, plan.spent.cost);
@@ -109,8 +129,18 @@ export async function prepareResumeRun(ws: Workspace, adwId: string | undefined,
  * arms still to run fork its session file again), every finished arm keeps its verdict and sealed patch, the others
  * run, then the harvest ranks them all. An in-place run cannot: its arms were clones inside one pi process.
  */
-async function resumeBon(ws: Workspace, args: BonArgs, flags: CommandFlags, run: Run, plan: ResumePlan, events: RunEvent[]): Promise<PreparedRun> {
-  if (args.inPlace) throw new UsageError(`run ${run.adwId} ran --in-place: its arms were clones inside one pi process that is gone; start it again`);
+async function resumeBon(
+  ws: Workspace,
+  args: BonArgs,
+  flags: CommandFlags,
+  run: Run,
+  plan: ResumePlan,
+  events: RunEvent[],
+): Promise<PreparedRun> {
+  if (args.inPlace)
+    throw new UsageError(
+      `run ${run.adwId} ran --in-place: its arms were clones inside one pi process that is gone; start it again`,
+    );
   const { bonResumeState, preloadSession } = await import('../bon/resumeBon.js');
   const state = bonResumeState(events, plan.carried, ws.paths.sessionsDir);
   if ('motif' in state) throw new UsageError(`run ${run.adwId} cannot be resumed: ${state.motif}`);

@@ -18,7 +18,10 @@ export function readerRedactor(paths: WorkspacePaths, real: NodeJS.ProcessEnv = 
   return createRedactor(secretEntries(real, loadDotEnv(paths.root, real)));
 }
 
-export async function openSyncedStore(paths: WorkspacePaths, redact: Redactor = readerRedactor(paths)): Promise<TraceStore> {
+export async function openSyncedStore(
+  paths: WorkspacePaths,
+  redact: Redactor = readerRedactor(paths),
+): Promise<TraceStore> {
   const { openTraceStore } = await import('../trace/store.js');
   const store = openTraceStore(paths, { onWarning: (m) => process.stderr.write(`factory: ${m}\n`), redact });
   store.syncAll();
@@ -41,7 +44,10 @@ export function outcomeLines(events: readonly RunEvent[]): string[] {
     else if (e.type === 'apply') lines.push(`${e.applied ? 'applied' : 'not applied'}: ${e.line}`);
   }
   // Asked for (--apply) and not done: the cockpit stopped between the harvest and the apply.
-  if (pendingApply(events)) lines.push(`apply asked (--apply) and not done: the run stopped before it — factory resume ${events[0]?.adwId ?? '<id>'} applies the winner`);
+  if (pendingApply(events))
+    lines.push(
+      `apply asked (--apply) and not done: the run stopped before it — factory resume ${events[0]?.adwId ?? '<id>'} applies the winner`,
+    );
   return lines;
 }
 
@@ -76,8 +82,13 @@ export function attemptLines(events: readonly RunEvent[]): string[] {
       const n = (started.get(e.phase) ?? 0) + 1;
       started.set(e.phase, n);
       // Within one life the runner's own count; across lives, this attempt's place in the whole history.
-      const number = lives > 1 || n !== e.attempt ? `attempt ${n}${lives > 1 ? ` (life ${lives})` : ''}` : `attempt ${e.attempt}/${e.attempts}`;
-      const block = [`${e.phase} ${number}${e.model ? ` on ${e.model}` : ''}${e.sessionId ? ` (session ${e.sessionId})` : ''}`];
+      const number =
+        lives > 1 || n !== e.attempt
+          ? `attempt ${n}${lives > 1 ? ` (life ${lives})` : ''}`
+          : `attempt ${e.attempt}/${e.attempts}`;
+      const block = [
+        `${e.phase} ${number}${e.model ? ` on ${e.model}` : ''}${e.sessionId ? ` (session ${e.sessionId})` : ''}`,
+      ];
       blocks.push(block);
       current.set(e.phase, block);
       open.add(block);
@@ -89,7 +100,9 @@ export function attemptLines(events: readonly RunEvent[]): string[] {
       end(e.phase);
     } else if ((e.type === 'phase_ok' || e.type === 'phase_failed') && agent.has(e.phase)) end(e.phase);
     else if (e.type === 'gate_result') {
-      (current.get(e.phase) ?? latest)?.push(`  ${e.ok ? '✓' : '✗'} ${e.gate} (${e.seconds.toFixed(1)} s)${!e.ok && e.motif ? ` — ${e.motif}` : ''}`);
+      (current.get(e.phase) ?? latest)?.push(
+        `  ${e.ok ? '✓' : '✗'} ${e.gate} (${e.seconds.toFixed(1)} s)${!e.ok && e.motif ? ` — ${e.motif}` : ''}`,
+      );
     }
   }
   return blocks.flat();
@@ -118,7 +131,9 @@ export function formatShow(
   ]);
   lines.push(printTable([['phase', 'kind', 'status', 'attempts', 'time', 'tokens', 'cost', 'session'], ...rows]));
   // A motif its attempt block below already says is not said twice.
-  for (const p of phases) if (p.motif && !attempts.some((a) => a === `  ✗ ${p.motif}` || a.endsWith(` — ${p.motif}`))) lines.push(`  ${p.name}: ${p.motif}`);
+  for (const p of phases)
+    if (p.motif && !attempts.some((a) => a === `  ✗ ${p.motif}` || a.endsWith(` — ${p.motif}`)))
+      lines.push(`  ${p.name}: ${p.motif}`);
   if (attempts.length > 0) lines.push('', 'attempts:', ...attempts.map((a) => `  ${a}`));
   if (sessions.length > 0) {
     // The ledger declares a session at every start (each attempt, a fallback): one line per session here.
@@ -130,13 +145,21 @@ export function formatShow(
       seen.set(s.sessionId, row);
     }
     lines.push('', 'sessions (ledger):');
-    for (const s of seen.values()) lines.push(`  ${s.sessionId}  ${s.phase ?? '?'}  ${s.model ?? ''}${s.reasons.length > 0 ? `  (${s.reasons.join(', ')})` : ''}`);
+    for (const s of seen.values())
+      lines.push(
+        `  ${s.sessionId}  ${s.phase ?? '?'}  ${s.model ?? ''}${s.reasons.length > 0 ? `  (${s.reasons.join(', ')})` : ''}`,
+      );
   }
   if (outcomes.length > 0) lines.push('', 'outcomes:', ...outcomes.map((o) => `  ${o}`));
   return `${lines.join('\n')}\n`;
 }
 
-export async function runsOutput(paths: WorkspacePaths, json: boolean, limit = 20, redact: Redactor = readerRedactor(paths)): Promise<string> {
+export async function runsOutput(
+  paths: WorkspacePaths,
+  json: boolean,
+  limit = 20,
+  redact: Redactor = readerRedactor(paths),
+): Promise<string> {
   const store = await openSyncedStore(paths, redact);
   try {
     const rows = redactDeep(redact, store.listRuns(limit));
@@ -146,8 +169,14 @@ export async function runsOutput(paths: WorkspacePaths, json: boolean, limit = 2
   }
 }
 
-export async function showOutput(paths: WorkspacePaths, adwId: string | undefined, json: boolean, redact: Redactor = readerRedactor(paths)): Promise<string> {
-  if (!adwId || !/^[0-9a-f]{8}$/.test(adwId)) throw new UsageError(`factory show needs a run id of 8 hex characters (got ${JSON.stringify(adwId ?? '')})`);
+export async function showOutput(
+  paths: WorkspacePaths,
+  adwId: string | undefined,
+  json: boolean,
+  redact: Redactor = readerRedactor(paths),
+): Promise<string> {
+  if (!adwId || !/^[0-9a-f]{8}$/.test(adwId))
+    throw new UsageError(`factory show needs a run id of 8 hex characters (got ${JSON.stringify(adwId ?? '')})`);
   const store = await openSyncedStore(paths, redact);
   try {
     const found = store.listRuns(100_000).find((r) => r.adwId === adwId);
@@ -158,7 +187,9 @@ export async function showOutput(paths: WorkspacePaths, adwId: string | undefine
     const events = store.runEvents(adwId);
     const outcomes = redactDeep(redact, outcomeLines(events));
     const attempts = redactDeep(redact, attemptLines(events));
-    return json ? `${JSON.stringify({ run, phases, sessions, outcomes, attempts })}\n` : formatShow(run, phases, sessions, outcomes, attempts);
+    return json
+      ? `${JSON.stringify({ run, phases, sessions, outcomes, attempts })}\n`
+      : formatShow(run, phases, sessions, outcomes, attempts);
   } finally {
     store.close();
   }

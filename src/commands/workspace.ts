@@ -12,7 +12,17 @@ import { resolveWorkspaceRoot, workspacePaths, type WorkspacePaths } from '../co
 import { readProjectSettings } from '../pi/node.js';
 import { factoryRoot, PiUnavailableError, resolvePi, type PiCommand } from '../pi/resolve.js';
 import { createRedactor, type Redactor } from '../contract/redact.js';
-import { agentFor, briefFor, defaultRoster, RosterError, effectiveFallback, loadRosterIfPresent, roleConfig, type AgentProfile, type Roster } from '../config/roster.js';
+import {
+  agentFor,
+  briefFor,
+  defaultRoster,
+  RosterError,
+  effectiveFallback,
+  loadRosterIfPresent,
+  roleConfig,
+  type AgentProfile,
+  type Roster,
+} from '../config/roster.js';
 import { routeModelFlag } from '../config/routes.js';
 
 export interface CommandFlags {
@@ -103,7 +113,8 @@ export function assertWritable(dir: string, what: string): void {
 }
 
 export function parseRetries(value: number): number {
-  if (!Number.isInteger(value) || value < 0 || value > 10) throw new UsageError(`--retries must be an integer from 0 to 10 (got ${value})`);
+  if (!Number.isInteger(value) || value < 0 || value > 10)
+    throw new UsageError(`--retries must be an integer from 0 to 10 (got ${value})`);
   return value;
 }
 
@@ -111,7 +122,10 @@ export function parseRetries(value: number): number {
  * `rosterOptional`: the command reads only the run store and the data folder (clean, runs, show), so a roster that
  * does not load (an unknown role, a typo) must not stop it: it goes on with the default roster and says so once.
  */
-export async function openWorkspace(flags: CommandFlags, extra: { cwd?: string; env?: NodeJS.ProcessEnv; rosterOptional?: boolean } = {}): Promise<Workspace> {
+export async function openWorkspace(
+  flags: CommandFlags,
+  extra: { cwd?: string; env?: NodeJS.ProcessEnv; rosterOptional?: boolean } = {},
+): Promise<Workspace> {
   const harnessFlag = flags.harness;
   if (harnessFlag !== undefined && !HARNESSES.includes(harnessFlag)) {
     throw new UsageError(`unknown harness ${JSON.stringify(harnessFlag)} (available: ${HARNESSES.join(', ')})`);
@@ -132,9 +146,25 @@ export async function openWorkspace(flags: CommandFlags, extra: { cwd?: string; 
   const real = extra.env ?? process.env;
   const dotenv = loadDotEnv(root, real);
   for (const warning of dotenv.warnings) process.stderr.write(`factory: ${warning}\n`);
-  const profiles = Object.keys(roster.agents).map((role) => agentFor(roster, role).auth).filter((a) => a !== undefined);
-  const secrets = secretEntries(real, dotenv, profiles.length > 0 ? { keys: profiles.flatMap((p) => p.keys) } : undefined);
-  return { root, invokedIn: cwd, paths, roster, ...(rosterFile ? { rosterFile } : {}), dotenv, real, redact: createRedactor(secrets), harnessName: (harnessFlag ?? roster.harness) as 'pi' | 'claude' };
+  const profiles = Object.keys(roster.agents)
+    .map((role) => agentFor(roster, role).auth)
+    .filter((a) => a !== undefined);
+  const secrets = secretEntries(
+    real,
+    dotenv,
+    profiles.length > 0 ? { keys: profiles.flatMap((p) => p.keys) } : undefined,
+  );
+  return {
+    root,
+    invokedIn: cwd,
+    paths,
+    roster,
+    ...(rosterFile ? { rosterFile } : {}),
+    dotenv,
+    real,
+    redact: createRedactor(secrets),
+    harnessName: (harnessFlag ?? roster.harness) as 'pi' | 'claude',
+  };
 }
 
 /**
@@ -157,7 +187,10 @@ export function specFromInvocation(ws: Pick<Workspace, 'root' | 'invokedIn'>, sp
 export function assertProjectSettings(ws: Pick<Workspace, 'root' | 'harnessName'>): void {
   if (ws.harnessName !== 'pi') return;
   const { problem } = readProjectSettings(path.join(ws.root, '.pi', 'settings.json'));
-  if (problem !== undefined) throw new UsageError(`${problem}: pi would skip it and run without the project's settings — correct it (factory doctor node.settings)`);
+  if (problem !== undefined)
+    throw new UsageError(
+      `${problem}: pi would skip it and run without the project's settings — correct it (factory doctor node.settings)`,
+    );
 }
 
 export function agentSetup(ws: Workspace, role: string, flags: CommandFlags): AgentSetup {

@@ -56,36 +56,118 @@ export function emptyDotEnv(root = '.'): DotEnv {
 }
 
 const ALLOWED_NAMES = new Set([
-  'PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'LANG', 'LANGUAGE', 'TERM', 'COLORTERM', 'TMPDIR', 'TZ',
-  'NO_COLOR', 'FORCE_COLOR', 'CI', 'SSH_AUTH_SOCK',
+  'PATH',
+  'HOME',
+  'USER',
+  'LOGNAME',
+  'SHELL',
+  'LANG',
+  'LANGUAGE',
+  'TERM',
+  'COLORTERM',
+  'TMPDIR',
+  'TZ',
+  'NO_COLOR',
+  'FORCE_COLOR',
+  'CI',
+  'SSH_AUTH_SOCK',
   // Variables a test suite's outcome can hang on (a colour library asserting escape codes, a toolchain found
   // through its home): a gate must see them as the user's shell has them (issue 23, point 1). None is a secret.
-  'NODE_DISABLE_COLORS', 'CLICOLOR', 'CLICOLOR_FORCE', 'PY_COLORS', 'COLORFGBG',
+  'NODE_DISABLE_COLORS',
+  'CLICOLOR',
+  'CLICOLOR_FORCE',
+  'PY_COLORS',
+  'COLORFGBG',
   // The terminal's name as the shell has it (supports-color reads TERM_PROGRAM for the colour level) and the tmux
   // it runs in: TERM=tmux-* without TMUX sends a child's tmux probe (pi runs one) to the default server instead.
-  'TERM_PROGRAM', 'TERM_PROGRAM_VERSION', 'TMUX', 'TMUX_PANE',
-  'VIRTUAL_ENV', 'PYENV_ROOT', 'PYENV_VERSION', 'CONDA_PREFIX', 'JAVA_HOME', 'GOPATH', 'GOROOT', 'CARGO_HOME',
-  'RUSTUP_HOME', 'NVM_DIR', 'VOLTA_HOME', 'PNPM_HOME', 'BUN_INSTALL', 'DENO_DIR',
-  'XDG_CONFIG_HOME', 'XDG_CACHE_HOME', 'XDG_DATA_HOME', 'XDG_STATE_HOME', 'XDG_RUNTIME_DIR',
+  'TERM_PROGRAM',
+  'TERM_PROGRAM_VERSION',
+  'TMUX',
+  'TMUX_PANE',
+  'VIRTUAL_ENV',
+  'PYENV_ROOT',
+  'PYENV_VERSION',
+  'CONDA_PREFIX',
+  'JAVA_HOME',
+  'GOPATH',
+  'GOROOT',
+  'CARGO_HOME',
+  'RUSTUP_HOME',
+  'NVM_DIR',
+  'VOLTA_HOME',
+  'PNPM_HOME',
+  'BUN_INSTALL',
+  'DENO_DIR',
+  'XDG_CONFIG_HOME',
+  'XDG_CACHE_HOME',
+  'XDG_DATA_HOME',
+  'XDG_STATE_HOME',
+  'XDG_RUNTIME_DIR',
   // Network plumbing a provider call may need behind a corporate proxy or a private CA.
-  'HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY', 'ALL_PROXY', 'http_proxy', 'https_proxy', 'no_proxy', 'all_proxy',
-  'NODE_EXTRA_CA_CERTS', 'SSL_CERT_FILE', 'SSL_CERT_DIR',
+  'HTTP_PROXY',
+  'HTTPS_PROXY',
+  'NO_PROXY',
+  'ALL_PROXY',
+  'http_proxy',
+  'https_proxy',
+  'no_proxy',
+  'all_proxy',
+  'NODE_EXTRA_CA_CERTS',
+  'SSL_CERT_FILE',
+  'SSL_CERT_DIR',
   // Windows equivalents, so the same rule holds there.
-  'SYSTEMROOT', 'SystemRoot', 'COMSPEC', 'PATHEXT', 'USERPROFILE', 'APPDATA', 'LOCALAPPDATA', 'TEMP', 'TMP',
-  'PI_CODING_AGENT_DIR', 'PI_OFFLINE', 'PI_SKIP_VERSION_CHECK', 'PI_TELEMETRY',
+  'SYSTEMROOT',
+  'SystemRoot',
+  'COMSPEC',
+  'PATHEXT',
+  'USERPROFILE',
+  'APPDATA',
+  'LOCALAPPDATA',
+  'TEMP',
+  'TMP',
+  'PI_CODING_AGENT_DIR',
+  'PI_OFFLINE',
+  'PI_SKIP_VERSION_CHECK',
+  'PI_TELEMETRY',
   // The user's prompt-cache lifetime: with `long`, pi sends the cache-routing key the arms share (issue 12).
   'PI_CACHE_RETENTION',
 ]);
 
 /** GIT_* that can carry or fetch a credential (askpass, injected config such as http.extraHeader), or that
  * would bind the child's git to the cockpit's repository instead of its own folder. */
-const GIT_EXCLUDED = /^GIT_(ASKPASS|CONFIG_PARAMETERS|CONFIG_COUNT|CONFIG_KEY_\d+|CONFIG_VALUE_\d+|DIR|WORK_TREE|INDEX_FILE|COMMON_DIR|OBJECT_DIRECTORY|ALTERNATE_OBJECT_DIRECTORIES|NAMESPACE)$/;
+const GIT_EXCLUDED =
+  /^GIT_(ASKPASS|CONFIG_PARAMETERS|CONFIG_COUNT|CONFIG_KEY_\d+|CONFIG_VALUE_\d+|DIR|WORK_TREE|INDEX_FILE|COMMON_DIR|OBJECT_DIRECTORY|ALTERNATE_OBJECT_DIRECTORIES|NAMESPACE)$/;
 
 /** Provider configuration that travels with its key when the vault is open (region, account, endpoint …). */
 const PROVIDER_PREFIXES = [
-  'ANTHROPIC_', 'OPENAI_', 'OPENROUTER_', 'AZURE_', 'AWS_', 'GOOGLE_', 'GEMINI_', 'VERTEX_', 'MISTRAL_', 'GROQ_',
-  'CEREBRAS_', 'XAI_', 'DEEPSEEK_', 'CLOUDFLARE_', 'ZAI_', 'MINIMAX_', 'KIMI_', 'MOONSHOT_', 'FIREWORKS_',
-  'TOGETHER_', 'HF_', 'NVIDIA_', 'OPENCODE_', 'QWEN_', 'XIAOMI_', 'BASETEN_', 'AI_GATEWAY_', 'CLAUDE_CODE_',
+  'ANTHROPIC_',
+  'OPENAI_',
+  'OPENROUTER_',
+  'AZURE_',
+  'AWS_',
+  'GOOGLE_',
+  'GEMINI_',
+  'VERTEX_',
+  'MISTRAL_',
+  'GROQ_',
+  'CEREBRAS_',
+  'XAI_',
+  'DEEPSEEK_',
+  'CLOUDFLARE_',
+  'ZAI_',
+  'MINIMAX_',
+  'KIMI_',
+  'MOONSHOT_',
+  'FIREWORKS_',
+  'TOGETHER_',
+  'HF_',
+  'NVIDIA_',
+  'OPENCODE_',
+  'QWEN_',
+  'XIAOMI_',
+  'BASETEN_',
+  'AI_GATEWAY_',
+  'CLAUDE_CODE_',
 ];
 
 function isAllowlisted(name: string): boolean {
@@ -135,7 +217,9 @@ export function childEnv(opts: ChildEnvOptions): Record<string, string> {
 
 /** Profile keys found neither in the real environment nor in `.env` (worth a warning before a run). */
 export function missingProfileKeys(profile: AuthProfileKeys, real: NodeJS.ProcessEnv, dotenv: DotEnv): string[] {
-  return profile.keys.filter((key) => real[key] === undefined && !(dotenv.fromFile.has(key) && dotenv.values[key] !== undefined));
+  return profile.keys.filter(
+    (key) => real[key] === undefined && !(dotenv.fromFile.has(key) && dotenv.values[key] !== undefined),
+  );
 }
 
 /**
@@ -143,7 +227,11 @@ export function missingProfileKeys(profile: AuthProfileKeys, real: NodeJS.Proces
  * looks like a key/token/secret/password, and the profile's keys whatever their names. Feed `createRedactor`.
  */
 export function secretEntries(real: NodeJS.ProcessEnv, dotenv: DotEnv, profile?: AuthProfileKeys): SecretEntry[] {
-  return secretsOf(dotenv.values, real, (profile?.keys ?? []).map((key) => ({ name: key, value: real[key] ?? dotenv.values[key] })));
+  return secretsOf(
+    dotenv.values,
+    real,
+    (profile?.keys ?? []).map((key) => ({ name: key, value: real[key] ?? dotenv.values[key] })),
+  );
 }
 
 /** `secretEntries` as bare values. */

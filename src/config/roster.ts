@@ -28,12 +28,15 @@ const DEFAULT_AGENT_TIMEOUT_SECONDS = 600;
 const READ_ONLY_TOOLS: ToolName[] = ['read', 'grep', 'find', 'ls', 'bash'];
 
 /** What a role gets when the roster says nothing about it: the prompter explores, the builder edits, the judge reads. */
-const ROLE_DEFAULTS: Record<string, { tools: ToolName[]; timeoutSeconds: number }> = Object.assign(Object.create(null), {
-  prompter: { tools: READ_ONLY_TOOLS, timeoutSeconds: 600 },
-  builder: { tools: [...KNOWN_TOOLS], timeoutSeconds: 1800 },
-  // A best-of-N judge compares patches it is handed: it reads, it runs nothing.
-  judge: { tools: ['read', 'grep', 'find', 'ls'], timeoutSeconds: 600 },
-});
+const ROLE_DEFAULTS: Record<string, { tools: ToolName[]; timeoutSeconds: number }> = Object.assign(
+  Object.create(null),
+  {
+    prompter: { tools: READ_ONLY_TOOLS, timeoutSeconds: 600 },
+    builder: { tools: [...KNOWN_TOOLS], timeoutSeconds: 1800 },
+    // A best-of-N judge compares patches it is handed: it reads, it runs nothing.
+    judge: { tools: ['read', 'grep', 'find', 'ls'], timeoutSeconds: 600 },
+  },
+);
 
 export interface PayloadCommand {
   run: string;
@@ -68,7 +71,14 @@ export interface Roster {
   /** factory-context's pruning of old, big tool results (for the model call only). */
   context: { pruneTurns?: number; pruneKb?: number };
   /** Best-of-N spend caps and race policies (dollars, milliseconds): the defaults the flags override. */
-  bon?: { maxCost?: number; armMaxCost?: number; confirmAbove?: number; stopAfterGreen?: number; deadlineMs?: number; judge?: boolean };
+  bon?: {
+    maxCost?: number;
+    armMaxCost?: number;
+    confirmAbove?: number;
+    stopAfterGreen?: number;
+    deadlineMs?: number;
+    judge?: boolean;
+  };
   agents: Record<string, AgentConfig>;
 }
 
@@ -130,12 +140,19 @@ function readRosterText(abs: string): string {
       if (n === 0) break;
       chunks.push(chunk.subarray(0, n));
       total += n;
-      if (total > MAX_ROSTER_BYTES) throw new RosterError(`${named(abs)}: larger than ${MAX_ROSTER_BYTES / 1024} KB, which no roster needs: is this the roster file?`);
+      if (total > MAX_ROSTER_BYTES)
+        throw new RosterError(
+          `${named(abs)}: larger than ${MAX_ROSTER_BYTES / 1024} KB, which no roster needs: is this the roster file?`,
+        );
     }
   } catch (error) {
     if (error instanceof RosterError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
-    throw new RosterError(code === 'ENOENT' ? `roster not found: ${named(abs)}` : `${named(abs)}: unreadable (${code ?? firstLine(errorMessage(error))})`);
+    throw new RosterError(
+      code === 'ENOENT'
+        ? `roster not found: ${named(abs)}`
+        : `${named(abs)}: unreadable (${code ?? firstLine(errorMessage(error))})`,
+    );
   } finally {
     if (fd !== undefined) fs.closeSync(fd);
   }
@@ -151,7 +168,9 @@ function rosterCacheKey(abs: string, text: string): string {
   let build = '';
   try {
     // The validator is the YAML reader (bounds, key checks), the schema, the role check and the roster's words they check against.
-    build = ['./rosterYaml.js', './rosterSchema.js', './rosterRoles.js', './rosterVocabulary.js'].map((f) => fs.statSync(new URL(f, import.meta.url)).mtimeMs).join(':');
+    build = ['./rosterYaml.js', './rosterSchema.js', './rosterRoles.js', './rosterVocabulary.js']
+      .map((f) => fs.statSync(new URL(f, import.meta.url)).mtimeMs)
+      .join(':');
   } catch {
     build = 'source'; // running from src/ (tests): the key still covers path and text
   }
@@ -164,7 +183,8 @@ async function loadRosterCached(abs: string, cacheFile: string): Promise<Roster>
   try {
     const cached = JSON.parse(fs.readFileSync(cacheFile, 'utf8')) as { key?: string; roster?: Roster };
     // JSON.parse builds ordinary objects: the agents map gets its null prototype back.
-    if (cached.key === key && cached.roster) return { ...cached.roster, agents: Object.assign(Object.create(null), cached.roster.agents) };
+    if (cached.key === key && cached.roster)
+      return { ...cached.roster, agents: Object.assign(Object.create(null), cached.roster.agents) };
   } catch {
     // no cache yet, or an unreadable one: validate
   }
@@ -185,7 +205,11 @@ async function loadRosterCached(abs: string, cacheFile: string): Promise<Roster>
  * a raw TypeError or RangeError). Synchronous, so that the fuzz suite drives thousands of texts in little time.
  */
 export async function rosterParser(): Promise<(abs: string, text: string) => Roster> {
-  const [{ readRosterYaml }, { validateRoster }, { unknownRoleMotif }] = await Promise.all([import('./rosterYaml.js'), import('./rosterSchema.js'), import('./rosterRoles.js')]);
+  const [{ readRosterYaml }, { validateRoster }, { unknownRoleMotif }] = await Promise.all([
+    import('./rosterYaml.js'),
+    import('./rosterSchema.js'),
+    import('./rosterRoles.js'),
+  ]);
   return (abs, text) => {
     const read = readRosterYaml(text);
     if (!read.ok) throw new RosterError(`${named(abs)}: ${read.motif}`);
@@ -222,8 +246,18 @@ function toRoster(abs: string, raw: RawRoster): Roster {
     fallbackModel: raw.fallback_model,
     payload: {
       dir: raw.payload?.dir ?? '.',
-      commands: (raw.payload?.commands ?? []).map((c) => ({ run: c.run, timeoutSeconds: c.timeout ?? DEFAULT_COMMAND_TIMEOUT_SECONDS })),
-      ...(raw.payload?.setup ? { setup: { run: raw.payload.setup.run, timeoutSeconds: raw.payload.setup.timeout ?? DEFAULT_COMMAND_TIMEOUT_SECONDS } } : {}),
+      commands: (raw.payload?.commands ?? []).map((c) => ({
+        run: c.run,
+        timeoutSeconds: c.timeout ?? DEFAULT_COMMAND_TIMEOUT_SECONDS,
+      })),
+      ...(raw.payload?.setup
+        ? {
+            setup: {
+              run: raw.payload.setup.run,
+              timeoutSeconds: raw.payload.setup.timeout ?? DEFAULT_COMMAND_TIMEOUT_SECONDS,
+            },
+          }
+        : {}),
     },
     context: { pruneTurns: raw.context?.prune_turns, pruneKb: raw.context?.prune_kb },
     ...(raw.bon
@@ -259,7 +293,10 @@ export async function loadRosterIfPresent(root: string, override?: string): Prom
  */
 export function agentFor(roster: Roster, role: string, overrides: { model?: string } = {}): AgentProfile {
   const written = roleConfig(roster, role) ?? {};
-  const defaults = (Object.hasOwn(ROLE_DEFAULTS, role) ? ROLE_DEFAULTS[role] : undefined) ?? { tools: READ_ONLY_TOOLS, timeoutSeconds: DEFAULT_AGENT_TIMEOUT_SECONDS };
+  const defaults = (Object.hasOwn(ROLE_DEFAULTS, role) ? ROLE_DEFAULTS[role] : undefined) ?? {
+    tools: READ_ONLY_TOOLS,
+    timeoutSeconds: DEFAULT_AGENT_TIMEOUT_SECONDS,
+  };
   const direct = written.auth?.direct ?? false;
   const model = overrides.model ?? written.model;
   return {
@@ -286,10 +323,16 @@ export function fallbackRoute(roster: Roster): string | undefined {
  * of `.env` (where the reference keeps it, beside the key) — for every agent, a closed vault included — routed
  * through the roster's gateway like every model id.
  */
-export function effectiveFallback(roster: Roster, real: NodeJS.ProcessEnv, dotenvValues: Readonly<Record<string, string>>): string | undefined {
+export function effectiveFallback(
+  roster: Roster,
+  real: NodeJS.ProcessEnv,
+  dotenvValues: Readonly<Record<string, string>>,
+): string | undefined {
   const fromRoster = fallbackRoute(roster);
   if (fromRoster) return fromRoster;
-  const value = real.FACTORY_FALLBACK_MODEL ?? (Object.hasOwn(dotenvValues, 'FACTORY_FALLBACK_MODEL') ? dotenvValues.FACTORY_FALLBACK_MODEL : undefined);
+  const value =
+    real.FACTORY_FALLBACK_MODEL ??
+    (Object.hasOwn(dotenvValues, 'FACTORY_FALLBACK_MODEL') ? dotenvValues.FACTORY_FALLBACK_MODEL : undefined);
   return value && value.trim() ? route(value.trim(), { gateway: roster.gateway }) : undefined;
 }
 
@@ -325,9 +368,16 @@ export interface BriefSource {
  * `factoryRoot`'s templates (never the factory's own house rules, which are written for its own code).
  * Undefined when there is none or it is blank. factory-context in the node resolves the same two places.
  */
-export function briefSource(root: string, role: string, factoryRoot?: string, opts: { defaultOnly?: boolean } = {}): BriefSource | undefined {
+export function briefSource(
+  root: string,
+  role: string,
+  factoryRoot?: string,
+  opts: { defaultOnly?: boolean } = {},
+): BriefSource | undefined {
   if (!ROLE_PATTERN.test(role)) return undefined; // a role never walks out of the briefs folder
-  const places: Array<[string, BriefSource['origin']]> = opts.defaultOnly ? [] : [[path.join(root, BRIEFS_DIR, `${role}.md`), 'repo']];
+  const places: Array<[string, BriefSource['origin']]> = opts.defaultOnly
+    ? []
+    : [[path.join(root, BRIEFS_DIR, `${role}.md`), 'repo']];
   if (factoryRoot) places.push([path.join(factoryRoot, DEFAULT_BRIEFS_DIR, `${role}.md`), 'default']);
   for (const [file, origin] of places) {
     let text: string;

@@ -8,14 +8,17 @@ import { KNOWN_ROLES } from './rosterVocabulary.js';
  * one (`bulider` → `builder` is one swap, which plain Levenshtein counts as two).
  */
 export function editDistance(a: string, b: string): number {
-  const rows: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  const rows: number[][] = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
   for (let i = 1; i <= a.length; i += 1) {
     for (let j = 1; j <= b.length; j += 1) {
       const row = rows[i]!;
       const above = rows[i - 1]!;
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
       row[j] = Math.min(above[j]! + 1, row[j - 1]! + 1, above[j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) row[j] = Math.min(row[j]!, rows[i - 2]![j - 2]! + 1);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        row[j] = Math.min(row[j]!, rows[i - 2]![j - 2]! + 1);
     }
   }
   return rows[a.length]![b.length]!;
@@ -29,7 +32,11 @@ export function nearestName(name: string, candidates: readonly string[]): string
   let best: { name: string; distance: number } | undefined;
   for (const candidate of candidates) {
     const distance = editDistance(name, candidate);
-    if (distance <= Math.max(1, Math.floor(Math.max(name.length, candidate.length) / 3)) && (!best || distance < best.distance)) best = { name: candidate, distance };
+    if (
+      distance <= Math.max(1, Math.floor(Math.max(name.length, candidate.length) / 3)) &&
+      (!best || distance < best.distance)
+    )
+      best = { name: candidate, distance };
   }
   return best?.name;
 }
@@ -49,7 +56,10 @@ export function unknownRoleMotif(roles: readonly string[], file: string): string
   const unknown = roles.filter((role) => !KNOWN_ROLE_NAMES.includes(role));
   const first = unknown[0];
   if (first === undefined) return undefined;
-  const more = unknown.length > 1 ? ` (and ${unknown.length - 1} more unknown role${unknown.length > 2 ? 's' : ''}: ${unknown.slice(1).join(', ')})` : '';
+  const more =
+    unknown.length > 1
+      ? ` (and ${unknown.length - 1} more unknown role${unknown.length > 2 ? 's' : ''}: ${unknown.slice(1).join(', ')})`
+      : '';
   const meant = nearestName(first, KNOWN_ROLE_NAMES);
   if (meant === undefined) return `unknown role ${first} in ${file}: the roles are ${rolesLine()}${more}`;
   const runBy = KNOWN_ROLES.find((r) => r.role === meant)!.runBy;

@@ -5,12 +5,28 @@ import { REPORT_TOOL } from '../contract/typedGate.js';
 import { formatPath, kindOf, lookup, quote, shown } from '../contract/zodIssues.js';
 import { isModelId } from './routes.js';
 import { parseDuration } from '../contract/duration.js';
-import { AGENT_KEYS, AUTH_KEYS, BON_KEYS, COMMAND_KEYS, CONTEXT_KEYS, KNOWN_TOOLS, LIMIT_KEYS, PAYLOAD_KEYS, RESERVED_NAMES, ROLE_PATTERN, ROSTER_KEYS, THINKING_LEVELS } from './rosterVocabulary.js';
+import {
+  AGENT_KEYS,
+  AUTH_KEYS,
+  BON_KEYS,
+  COMMAND_KEYS,
+  CONTEXT_KEYS,
+  KNOWN_TOOLS,
+  LIMIT_KEYS,
+  PAYLOAD_KEYS,
+  RESERVED_NAMES,
+  ROLE_PATTERN,
+  ROSTER_KEYS,
+  THINKING_LEVELS,
+} from './rosterVocabulary.js';
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const GATEWAY = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
-const seconds = z.number().positive().max(7 * 24 * 3600);
+const seconds = z
+  .number()
+  .positive()
+  .max(7 * 24 * 3600);
 const positiveInt = z.number().int().positive();
 const modelId = z.string().refine(isModelId, { message: 'model id must be provider/id (e.g. z-ai/glm-5.3)' });
 
@@ -41,30 +57,58 @@ const agent = z.strictObject({
   tools: z.array(z.enum(KNOWN_TOOLS)).optional(),
   timeout: seconds.optional(),
   limits: z
-    .strictObject({ max_turns: positiveInt.optional(), max_tool_calls: positiveInt.optional(), max_cost_usd: z.number().positive().optional() })
+    .strictObject({
+      max_turns: positiveInt.optional(),
+      max_tool_calls: positiveInt.optional(),
+      max_cost_usd: z.number().positive().optional(),
+    })
     .optional(),
   // Key names index the environment (`env[name]`): one an object inherits would read a member, not a variable.
-  auth: z.strictObject({ keys: z.array(z.string().regex(ENV_NAME).refine((s) => !RESERVED_NAMES.has(s))).optional(), direct: z.boolean().optional() }).optional(),
-  writable: z.array(z.string().refine((s) => s.trim() !== '' && !s.includes(','), { message: 'a path (no comma) expected' })).optional(),
+  auth: z
+    .strictObject({
+      keys: z
+        .array(
+          z
+            .string()
+            .regex(ENV_NAME)
+            .refine((s) => !RESERVED_NAMES.has(s)),
+        )
+        .optional(),
+      direct: z.boolean().optional(),
+    })
+    .optional(),
+  writable: z
+    .array(z.string().refine((s) => s.trim() !== '' && !s.includes(','), { message: 'a path (no comma) expected' }))
+    .optional(),
 });
 
 const RosterSchema = z.strictObject({
   gateway: z
     .string()
-    .refine((s) => s === '' || GATEWAY.test(s), { message: 'a provider name expected (e.g. openrouter), or "" for none' })
+    .refine((s) => s === '' || GATEWAY.test(s), {
+      message: 'a provider name expected (e.g. openrouter), or "" for none',
+    })
     .optional(),
   harness: z.enum(['pi', 'claude']).optional(),
-  pi: z.string().refine((s) => s.trim() !== '' && !/[\r\n]/.test(s), { message: 'a pi executable (path or name) expected' }).optional(),
+  pi: z
+    .string()
+    .refine((s) => s.trim() !== '' && !/[\r\n]/.test(s), { message: 'a pi executable (path or name) expected' })
+    .optional(),
   fallback_model: modelId.optional(),
   payload: z
     .strictObject({
-      dir: z.string().refine(insideWorkspace, { message: 'a folder inside the workspace (relative to its root) expected' }).optional(),
+      dir: z
+        .string()
+        .refine(insideWorkspace, { message: 'a folder inside the workspace (relative to its root) expected' })
+        .optional(),
       commands: z.array(command).optional(),
       // Run in each best-of-N worktree before its arm starts (an install): a string or {run, timeout}.
       setup: command.optional(),
     })
     .optional(),
-  context: z.strictObject({ prune_turns: positiveInt.optional(), prune_kb: z.number().positive().optional() }).optional(),
+  context: z
+    .strictObject({ prune_turns: positiveInt.optional(), prune_kb: z.number().positive().optional() })
+    .optional(),
   // Best-of-N spend and race defaults (dollars; a duration such as "20m"); the command line's flags win.
   bon: z
     .strictObject({
@@ -72,7 +116,10 @@ const RosterSchema = z.strictObject({
       arm_max_cost: z.number().positive().optional(),
       confirm_above: z.number().positive().optional(),
       stop_after_green: positiveInt.optional(),
-      deadline: z.string().refine((s) => parseDuration(s) !== undefined, { message: 'a duration expected (e.g. 90s, 20m, 1h30m)' }).optional(),
+      deadline: z
+        .string()
+        .refine((s) => parseDuration(s) !== undefined, { message: 'a duration expected (e.g. 90s, 20m, 1h30m)' })
+        .optional(),
       judge: z.boolean().optional(),
     })
     .optional(),
@@ -128,14 +175,17 @@ function describeIssue(issue: z.core.$ZodIssue, data: unknown): string {
     return `${where}: one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')} expected, ${shown(value)} received`;
   }
   if (issue.code === 'invalid_type') {
-    if (path[0] === 'payload' && parent === 'commands') return `${where}: a command string or {run, timeout} expected, ${kindOf(value)} received`;
+    if (path[0] === 'payload' && parent === 'commands')
+      return `${where}: a command string or {run, timeout} expected, ${kindOf(value)} received`;
     // zod 4 says `int` for a fraction where a whole number belongs: said as people say it, with the value.
-    if (issue.expected === 'int' && typeof value === 'number') return `${where}: a whole number expected, got ${shown(value)}`;
+    if (issue.expected === 'int' && typeof value === 'number')
+      return `${where}: a whole number expected, got ${shown(value)}`;
     const expected = issue.expected === 'record' || issue.expected === 'object' ? 'mapping' : issue.expected;
     return `${where}: ${expected} expected, ${kindOf(value)} received`;
   }
   if (issue.code === 'too_small' || issue.code === 'too_big') {
-    if (issue.code === 'too_small' && Number(issue.minimum) === 0) return `${where}: a positive number expected, got ${shown(value)}`;
+    if (issue.code === 'too_small' && Number(issue.minimum) === 0)
+      return `${where}: a positive number expected, got ${shown(value)}`;
     return `${where}: ${issue.message.replace(/^Too (small|big): expected number to be /, 'must be ')}, got ${shown(value)}`;
   }
   if (issue.code === 'custom') return `${where}: ${issue.message}, got ${shown(value)}`;

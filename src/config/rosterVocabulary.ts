@@ -16,7 +16,16 @@ export const KNOWN_ROLES = [
 ] as const;
 
 // The keys each level of the YAML accepts (named in the motif of an unknown key).
-export const ROSTER_KEYS = ['gateway', 'harness', 'pi', 'fallback_model', 'payload', 'context', 'bon', 'agents'] as const;
+export const ROSTER_KEYS = [
+  'gateway',
+  'harness',
+  'pi',
+  'fallback_model',
+  'payload',
+  'context',
+  'bon',
+  'agents',
+] as const;
 export const BON_KEYS = ['max_cost', 'arm_max_cost', 'confirm_above', 'stop_after_green', 'deadline', 'judge'] as const;
 export const CONTEXT_KEYS = ['prune_turns', 'prune_kb'] as const;
 export const PAYLOAD_KEYS = ['dir', 'commands', 'setup'] as const;
@@ -34,8 +43,19 @@ export type ToolName = (typeof KNOWN_TOOLS)[number];
  * object), so they are refused as role names and as any key.
  */
 export const RESERVED_NAMES: ReadonlySet<string> = new Set([
-  '__proto__', 'constructor', 'prototype', 'hasOwnProperty', 'isPrototypeOf', 'propertyIsEnumerable', 'toString',
-  'toLocaleString', 'valueOf', '__defineGetter__', '__defineSetter__', '__lookupGetter__', '__lookupSetter__',
+  '__proto__',
+  'constructor',
+  'prototype',
+  'hasOwnProperty',
+  'isPrototypeOf',
+  'propertyIsEnumerable',
+  'toString',
+  'toLocaleString',
+  'valueOf',
+  '__defineGetter__',
+  '__defineSetter__',
+  '__lookupGetter__',
+  '__lookupSetter__',
 ]);
 
 // Bounds checked before the YAML parser sees the text. A real roster is ~2 KB, 5 levels deep, ~100 values.

@@ -3,7 +3,13 @@
 // are checked (no reserved name, no control character), so no lookup can reach an inherited member.
 // Imported lazily by roster.ts, like the `yaml` package it loads (see the top of roster.ts).
 import { Composer, Lexer, LineCounter, Parser, type Document, type YAMLError } from 'yaml';
-import { MAX_ROSTER_ALIASES, MAX_ROSTER_BYTES, MAX_ROSTER_DEPTH, MAX_ROSTER_NODES, RESERVED_NAMES } from './rosterVocabulary.js';
+import {
+  MAX_ROSTER_ALIASES,
+  MAX_ROSTER_BYTES,
+  MAX_ROSTER_DEPTH,
+  MAX_ROSTER_NODES,
+  RESERVED_NAMES,
+} from './rosterVocabulary.js';
 import { UNSAFE_CHARS, formatPath, kindOf, shown } from '../contract/zodIssues.js';
 import { FactoryError } from '../contract/errors.js';
 
@@ -154,16 +160,25 @@ function tooDeepAt(text: string, max: number, lexemes: string[]): number {
 /** Own, checked keys into null-prototype objects; depth and count bounded (an alias may point into itself). */
 function toPlain(value: unknown, path: Array<string | number>, budget: { nodes: number }): unknown {
   budget.nodes += 1;
-  if (budget.nodes > MAX_ROSTER_NODES) throw new Refusal(`more than ${MAX_ROSTER_NODES} values once aliases are expanded`);
-  if (path.length > MAX_ROSTER_DEPTH) throw new Refusal(`${formatPath(path.slice(0, 8), 'roster')}…: nested deeper than ${MAX_ROSTER_DEPTH} levels (or an alias inside its own anchor)`);
+  if (budget.nodes > MAX_ROSTER_NODES)
+    throw new Refusal(`more than ${MAX_ROSTER_NODES} values once aliases are expanded`);
+  if (path.length > MAX_ROSTER_DEPTH)
+    throw new Refusal(
+      `${formatPath(path.slice(0, 8), 'roster')}…: nested deeper than ${MAX_ROSTER_DEPTH} levels (or an alias inside its own anchor)`,
+    );
   if (value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.map((item, i) => toPlain(item, [...path, i], budget));
-  if (!(value instanceof Map)) throw new Refusal(`${formatPath(path, 'roster')}: a tagged YAML value (!!set, !!binary, !!timestamp…) is not a roster value`);
+  if (!(value instanceof Map))
+    throw new Refusal(
+      `${formatPath(path, 'roster')}: a tagged YAML value (!!set, !!binary, !!timestamp…) is not a roster value`,
+    );
   const out: Record<string, unknown> = Object.create(null);
   for (const [key, item] of value) {
-    if (typeof key !== 'string') throw new Refusal(`${formatPath(path, 'roster')}: a key must be a plain string, ${kindOf(key)} found`);
+    if (typeof key !== 'string')
+      throw new Refusal(`${formatPath(path, 'roster')}: a key must be a plain string, ${kindOf(key)} found`);
     const named = path.length ? `${formatPath(path, 'roster')}.${shown(key)}` : shown(key);
-    if (UNSAFE_CHARS.test(key)) throw new Refusal(`${named}: a key with a control or line-break character (shown escaped): rename it`);
+    if (UNSAFE_CHARS.test(key))
+      throw new Refusal(`${named}: a key with a control or line-break character (shown escaped): rename it`);
     if (RESERVED_NAMES.has(key)) {
       const fix = path.length === 1 && path[0] === 'agents' ? 'rename the role' : 'rename or remove the key';
       throw new Refusal(`${named} is a reserved name (it collides with JavaScript object internals): ${fix}`);
@@ -177,7 +192,11 @@ function toPlain(value: unknown, path: Array<string | number>, budget: { nodes: 
  * yaml's own parseDocument, fed the lexemes the pre-scan cut. Also returns where a second document starts:
  * parseDocument makes that an error, so does the caller.
  */
-function compose(lexemes: readonly string[], length: number, lines: LineCounter): { doc: Document.Parsed; second?: number } {
+function compose(
+  lexemes: readonly string[],
+  length: number,
+  lines: LineCounter,
+): { doc: Document.Parsed; second?: number } {
   const parser = new Parser(lines.addNewLine);
   function* tokens() {
     lines.addNewLine(0);
@@ -195,10 +214,18 @@ function compose(lexemes: readonly string[], length: number, lines: LineCounter)
 /** A roster's text as plain data, or the one-line motif of why not (without the file: the caller adds it). */
 export function readRosterYaml(text: string): YamlRead {
   const bytes = text.length > MAX_ROSTER_BYTES ? text.length : Buffer.byteLength(text, 'utf8');
-  if (bytes > MAX_ROSTER_BYTES) return { ok: false, motif: `larger than ${MAX_ROSTER_BYTES / 1024} KB, which no roster needs: is this the roster file?` };
+  if (bytes > MAX_ROSTER_BYTES)
+    return {
+      ok: false,
+      motif: `larger than ${MAX_ROSTER_BYTES / 1024} KB, which no roster needs: is this the roster file?`,
+    };
   const lexemes: string[] = [];
   const deepAt = tooDeepAt(text, MAX_ROSTER_DEPTH, lexemes);
-  if (deepAt) return { ok: false, motif: `nested too deeply at line ${deepAt} (more than ${MAX_ROSTER_DEPTH} levels): a roster needs a handful` };
+  if (deepAt)
+    return {
+      ok: false,
+      motif: `nested too deeply at line ${deepAt} (more than ${MAX_ROSTER_DEPTH} levels): a roster needs a handful`,
+    };
   try {
     const lines = new LineCounter();
     const { doc, second } = compose(lexemes, text.length, lines);
@@ -211,8 +238,13 @@ export function readRosterYaml(text: string): YamlRead {
     if (error instanceof Refusal) return { ok: false, motif: error.message };
     // toJS throws ReferenceError for aliases (with the alias's name in the message, not repeated here).
     const message = error instanceof Error ? error.message : '';
-    if (/alias count/i.test(message)) return { ok: false, motif: `YAML aliases expand too much (more than ${MAX_ROSTER_ALIASES} references): write the values out` };
-    if (/unresolved alias/i.test(message)) return { ok: false, motif: 'YAML syntax error: an alias names no anchor set before it' };
+    if (/alias count/i.test(message))
+      return {
+        ok: false,
+        motif: `YAML aliases expand too much (more than ${MAX_ROSTER_ALIASES} references): write the values out`,
+      };
+    if (/unresolved alias/i.test(message))
+      return { ok: false, motif: 'YAML syntax error: an alias names no anchor set before it' };
     return { ok: false, motif: `YAML could not be read (${error instanceof Error ? error.name : 'error'})` };
   }
 }

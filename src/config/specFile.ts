@@ -19,6 +19,7 @@ export function checkSpecFile(cwd: string, specPath: string): SpecFile {
     throw new PhaseFailure(`spec not found: ${specPath} (looked for ${abs})`, undefined, 'check');
   }
   if (!stat.isFile()) throw new PhaseFailure(`spec is not a file: ${specPath}`, undefined, 'check');
-  if (fs.readFileSync(abs, 'utf8').trim() === '') throw new PhaseFailure(`spec is empty: ${specPath} (nothing to build)`, undefined, 'check');
+  if (fs.readFileSync(abs, 'utf8').trim() === '')
+    throw new PhaseFailure(`spec is empty: ${specPath} (nothing to build)`, undefined, 'check');
   return { abs, bytes: stat.size };
 }

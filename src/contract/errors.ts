@@ -15,13 +15,48 @@ import { EXIT, type ExitCode, type ExitKind } from './exit.js';
  * - anything else: `error`.
  */
 export type FailureKind =
-  | 'verdict' | 'gate' | 'check' | 'empty'
-  | 'interrupted' | 'aborted' | 'stalled' | 'timeout' | 'guard' | 'budget' | 'race'
-  | 'crashed' | 'exit' | 'handled' | 'model_error' | 'protocol' | 'refused' | 'busy' | 'clone' | 'fork' | 'switch' | 'model'
-  | 'socle' | 'version' | 'model_mismatch' | 'resume' | 'spawn' | 'auth' | 'infrastructure' | 'usage'
+  | 'verdict'
+  | 'gate'
+  | 'check'
+  | 'empty'
+  | 'interrupted'
+  | 'aborted'
+  | 'stalled'
+  | 'timeout'
+  | 'guard'
+  | 'budget'
+  | 'race'
+  | 'crashed'
+  | 'exit'
+  | 'handled'
+  | 'model_error'
+  | 'protocol'
+  | 'refused'
+  | 'busy'
+  | 'clone'
+  | 'fork'
+  | 'switch'
+  | 'model'
+  | 'socle'
+  | 'version'
+  | 'model_mismatch'
+  | 'resume'
+  | 'spawn'
+  | 'auth'
+  | 'infrastructure'
+  | 'usage'
   | 'error';
 
-const INFRASTRUCTURE: ReadonlySet<FailureKind> = new Set(['socle', 'version', 'model_mismatch', 'resume', 'spawn', 'auth', 'infrastructure', 'usage']);
+const INFRASTRUCTURE: ReadonlySet<FailureKind> = new Set([
+  'socle',
+  'version',
+  'model_mismatch',
+  'resume',
+  'spawn',
+  'auth',
+  'infrastructure',
+  'usage',
+]);
 /** Failures another attempt cannot mend: the installation's, a tripped breaker (a retry would get a fresh budget). */
 const FINAL: ReadonlySet<FailureKind> = new Set([...INFRASTRUCTURE, 'guard', 'budget', 'race']);
 
@@ -118,7 +153,8 @@ export function clip(text: string, max: number): string {
     if (count === max - 1) keep = at;
     if (count === max) return `${text.slice(0, keep)}…`;
     const unit = text.charCodeAt(at);
-    const pair = unit >= 0xd800 && unit <= 0xdbff && at + 1 < text.length && (text.charCodeAt(at + 1) & 0xfc00) === 0xdc00;
+    const pair =
+      unit >= 0xd800 && unit <= 0xdbff && at + 1 < text.length && (text.charCodeAt(at + 1) & 0xfc00) === 0xdc00;
     at += pair ? 2 : 1;
   }
   return text;
@@ -161,5 +197,7 @@ export interface StopOrder {
 export function stopOrderOf(reason: unknown): StopOrder | undefined {
   if (typeof reason !== 'object' || reason === null) return undefined;
   const { motif, kind } = reason as Partial<StopOrder>;
-  return typeof motif === 'string' && (kind === 'aborted' || kind === 'budget' || kind === 'race') ? { motif, kind } : undefined;
+  return typeof motif === 'string' && (kind === 'aborted' || kind === 'budget' || kind === 'race')
+    ? { motif, kind }
+    : undefined;
 }

@@ -8,8 +8,20 @@ export type PhaseKind = 'agent' | 'code';
 
 /** One line of live activity inside an agent phase, distilled from pi's event stream. */
 export type Activity =
-  | { kind: 'tool_start'; tool: string; detail: string; /** pi's toolCallId: pairs the end with its start. */ callId?: string }
-  | { kind: 'tool_end'; tool: string; isError: boolean; detail: string; /** A line of its output where the OS sandbox refused a write. */ denied?: string; callId?: string }
+  | {
+      kind: 'tool_start';
+      tool: string;
+      detail: string /** pi's toolCallId: pairs the end with its start. */;
+      callId?: string;
+    }
+  | {
+      kind: 'tool_end';
+      tool: string;
+      isError: boolean;
+      detail: string /** A line of its output where the OS sandbox refused a write. */;
+      denied?: string;
+      callId?: string;
+    }
   | { kind: 'text'; text: string }
   | { kind: 'retry'; attempt: number; message: string }
   | { kind: 'note'; text: string };
@@ -101,31 +113,115 @@ export type RunEvent =
   | (Base & { type: 'run_started'; adwName: string; phases: PhasePlan[]; cwd: string; args?: Record<string, unknown> })
   | (Base & { type: 'phase_started'; phase: string; kind: PhaseKind })
   /** `modelFrom`: where its model comes from when that is not plain (best-of-N's primer: `the first of --models`). */
-  | (Base & { type: 'attempt_started'; phase: string; attempt: number; attempts: number; sessionId?: string; model?: string; modelFrom?: string })
+  | (Base & {
+      type: 'attempt_started';
+      phase: string;
+      attempt: number;
+      attempts: number;
+      sessionId?: string;
+      model?: string;
+      modelFrom?: string;
+    })
   | (Base & { type: 'activity'; phase: string; activity: Activity })
   /** Running figures of the attempt in flight (after each assistant message); earlier attempts are settled. */
   | (Base & { type: 'usage'; phase: string; tokens: number; cost: number })
-  | (Base & { type: 'attempt_failed'; phase: string; attempt: number; attempts: number; motif: string; failure?: FailureKind; willRetry: boolean })
+  | (Base & {
+      type: 'attempt_failed';
+      phase: string;
+      attempt: number;
+      attempts: number;
+      motif: string;
+      failure?: FailureKind;
+      willRetry: boolean;
+    })
   /** `result`: what the phase handed to the next ones (an envelope, a gate report): the trace keeps it for resume. */
-  | (Base & { type: 'phase_ok'; phase: string; kind: PhaseKind; attempt: number; attempts: number; seconds: number; tokens: number; cost: number; sessionId?: string; result?: unknown })
+  | (Base & {
+      type: 'phase_ok';
+      phase: string;
+      kind: PhaseKind;
+      attempt: number;
+      attempts: number;
+      seconds: number;
+      tokens: number;
+      cost: number;
+      sessionId?: string;
+      result?: unknown;
+    })
   /** One zero-token gate of a code phase (changed files exist, a payload command exits 0). */
   /** `preexisting`: the gate was red on HEAD already (the baseline): not held against the arm. */
-  | (Base & { type: 'gate_result'; phase: string; gate: string; ok: boolean; motif?: string; seconds: number; preexisting?: boolean })
-  | (Base & { type: 'phase_failed'; phase: string; kind: PhaseKind; attempts: number; motif: string; failure?: FailureKind; seconds: number; tokens: number; cost: number; sessionId?: string })
+  | (Base & {
+      type: 'gate_result';
+      phase: string;
+      gate: string;
+      ok: boolean;
+      motif?: string;
+      seconds: number;
+      preexisting?: boolean;
+    })
+  | (Base & {
+      type: 'phase_failed';
+      phase: string;
+      kind: PhaseKind;
+      attempts: number;
+      motif: string;
+      failure?: FailureKind;
+      seconds: number;
+      tokens: number;
+      cost: number;
+      sessionId?: string;
+    })
   /** A phase of a group that runs at once (best-of-N arms) waits for a slot: `limit` at once, `why` that many. */
   | (Base & { type: 'phase_waiting'; phase: string; limit: number; why?: string })
   /** A phase added while the run goes (best-of-N: one more arm cloned from the primer), placed before `before`. */
   | (Base & { type: 'phase_planned'; phase: PhasePlan; before?: string })
   /** Best-of-N: an arm's patch, harvested from the work tree (then reset) whatever the arm's verdict. */
-  | (Base & { type: 'arm_patch'; phase: string; arm: number; patchFile: string; bytes: number; sha256?: string; files: string[]; strays?: number; added?: number; removed?: number })
+  | (Base & {
+      type: 'arm_patch';
+      phase: string;
+      arm: number;
+      patchFile: string;
+      bytes: number;
+      sha256?: string;
+      files: string[];
+      strays?: number;
+      added?: number;
+      removed?: number;
+    })
   /** Best-of-N: the ranking (green first, then cheapest, then fastest), the primer paid once, the proposal. */
   /** `judge`: the judge's order of the green arms, which the ranking follows (its cost is its own, in no arm's). */
   /** `why`: the ranking's one line on why #1 is first (absent from the logs of runs before it was carried). */
-  | (Base & { type: 'harvest'; ranking: ArmRank[]; winner?: number; why?: string; primer: { tokens: number; cost: number; sessionId?: string }; harvestFile: string; applyCommand?: string; judge?: JudgeOrder })
+  | (Base & {
+      type: 'harvest';
+      ranking: ArmRank[];
+      winner?: number;
+      why?: string;
+      primer: { tokens: number; cost: number; sessionId?: string };
+      harvestFile: string;
+      applyCommand?: string;
+      judge?: JudgeOrder;
+    })
   /** `budget`: the spend cap that stopped the run (it exits 3). */
-  | (Base & { type: 'run_finished'; exit: number; seconds: number; tokens: number; cost: number; failedPhase?: string; interrupted?: boolean; budget?: string })
+  | (Base & {
+      type: 'run_finished';
+      exit: number;
+      seconds: number;
+      tokens: number;
+      cost: number;
+      failedPhase?: string;
+      interrupted?: boolean;
+      budget?: string;
+    })
   /** Best-of-N spend: an arm or the run near its cap (`wrap_up`: the agent was steered), at it, paused, raised. */
-  | (Base & { type: 'spend'; phase?: string; arm?: number; kind: 'wrap_up' | 'capped' | 'paused' | 'raised'; spent: number; cap: number; scope: 'arm' | 'run'; motif?: string })
+  | (Base & {
+      type: 'spend';
+      phase?: string;
+      arm?: number;
+      kind: 'wrap_up' | 'capped' | 'paused' | 'raised';
+      spent: number;
+      cap: number;
+      scope: 'arm' | 'run';
+      motif?: string;
+    })
   /** Best-of-N: one more arm asked for (`c` on the board) and refused, with why: no `phase_planned` will follow. */
   | (Base & { type: 'clone_refused'; motif: string })
   /** Best-of-N: a cap or a race policy ended the batch; the arms still at work stop, the harvest ranks what exists. */
@@ -135,7 +231,17 @@ export type RunEvent =
   | (Base & { type: 'forecast'; forecast: SpendForecast; threshold?: number; confirm?: boolean; cap?: number })
   /** Best-of-N: the gates on HEAD before the fan-out; a red one is pre-existing and not held against the arms. */
   /** `setup`: the gate could not run on HEAD (its program missing): no test result, the run stops on it (exit 2). */
-  | (Base & { type: 'baseline'; gates: Array<{ gate: string; ok: boolean; motif?: string; signature?: { ending: string; lines: string[] }; setup?: boolean }>; seconds: number })
+  | (Base & {
+      type: 'baseline';
+      gates: Array<{
+        gate: string;
+        ok: boolean;
+        motif?: string;
+        signature?: { ending: string; lines: string[] };
+        setup?: boolean;
+      }>;
+      seconds: number;
+    })
   /** The provider was down: the attempt is relaunched on `to` in the same session. */
   | (Base & { type: 'fallback'; phase: string; from: string; to: string; reason: string })
   /** The run's result, as printed on stdout (already masked): the disposed envelope. */

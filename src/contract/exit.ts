@@ -20,7 +20,8 @@ export const EXIT_MEANING: Readonly<Record<ExitKind, string>> = {
   failed: 'the workflow failed (a phase failed for good)',
   infrastructure:
     'infrastructure or usage (pi missing, bad flags, invalid roster, a broken node, a missing or rejected key, a check refused: dirty tree, missing spec; an apply refused: a red arm without `--force`, an arm that tried something or went beyond the spec without `--yes`)',
-  budget: 'budget: a spend cap stopped the run (or no arm was green because caps ended them), or a forecast above the run\'s cap or `bon.confirm_above` without `--yes`',
+  budget:
+    "budget: a spend cap stopped the run (or no arm was green because caps ended them), or a forecast above the run's cap or `bon.confirm_above` without `--yes`",
   interrupted: 'interrupted',
 };
 

@@ -52,13 +52,21 @@ const ADW_MAX = 20;
 /** In display order; `width` is the width on a screen. */
 const COLUMNS: readonly ColumnSpec[] = [
   { key: 'id', title: 'id', align: 'left', width: 8, text: (row) => row.adwId },
-  { key: 'adw', title: 'adw', screenTitle: 'ADW', align: 'left', width: ADW_MIN, text: (row, _now, style) => (style === 'print' ? row.adwName || '?' : row.adwName) },
+  {
+    key: 'adw',
+    title: 'adw',
+    screenTitle: 'ADW',
+    align: 'left',
+    width: ADW_MIN,
+    text: (row, _now, style) => (style === 'print' ? row.adwName || '?' : row.adwName),
+  },
   {
     key: 'status',
     title: 'status',
     align: 'left',
     width: 16, // '! infrastructure'
-    text: (row, _now, style) => (style === 'screen' ? `${RUN_STATUS_MARK[row.status] ?? '?'} ${row.status}` : row.status),
+    text: (row, _now, style) =>
+      style === 'screen' ? `${RUN_STATUS_MARK[row.status] ?? '?'} ${row.status}` : row.status,
   },
   { key: 'phases', title: 'phases', align: 'left', width: 6, text: (row) => row.phases },
   { key: 'tokens', title: 'tokens', align: 'right', width: 6, text: (row) => formatTokens(row.tokens) },
@@ -84,29 +92,48 @@ export interface ScreenLayout {
 }
 
 function rowWidth(columns: readonly RunsColumn[], layout: ScreenLayout): number {
-  return layout.marker + columns.reduce((sum, column) => sum + column.width, 0) + layout.gap * Math.max(0, columns.length - 1);
+  return (
+    layout.marker +
+    columns.reduce((sum, column) => sum + column.width, 0) +
+    layout.gap * Math.max(0, columns.length - 1)
+  );
 }
 
 /** The columns a screen `width` columns wide shows, in display order, the ADW column widened into the room left. */
 export function screenColumns(width: number, layout: ScreenLayout = { marker: 2, gap: 2 }): RunsColumn[] {
-  let kept: RunsColumn[] = COLUMNS.map(({ key, screenTitle, title, align, width: w }) => ({ key, title: screenTitle ?? title, align, width: w }));
+  let kept: RunsColumn[] = COLUMNS.map(({ key, screenTitle, title, align, width: w }) => ({
+    key,
+    title: screenTitle ?? title,
+    align,
+    width: w,
+  }));
   for (const key of DROP_ORDER) {
     if (rowWidth(kept, layout) <= width) break;
     kept = kept.filter((column) => column.key !== key);
   }
   const room = width - rowWidth(kept, layout);
-  return kept.map((column) => (column.key === 'adw' ? { ...column, width: Math.min(ADW_MAX, ADW_MIN + Math.max(0, room)) } : column));
+  return kept.map((column) =>
+    column.key === 'adw' ? { ...column, width: Math.min(ADW_MAX, ADW_MIN + Math.max(0, room)) } : column,
+  );
 }
 
 /** The printed table as cells: the titles, then one line of cells per run (every column, plain words). */
 export function printedCells(rows: readonly RunsTableRow[], now: number): string[][] {
-  return [COLUMNS.map((column) => column.title), ...rows.map((row) => COLUMNS.map((column) => column.text(row, now, 'print')))];
+  return [
+    COLUMNS.map((column) => column.title),
+    ...rows.map((row) => COLUMNS.map((column) => column.text(row, now, 'print'))),
+  ];
 }
 
 /** Cells laid out in columns as wide as their widest cell, two spaces apart, left-aligned; no trailing blanks. */
 export function printTable(cells: readonly (readonly string[])[]): string {
   const widths = cells[0]!.map((_, i) => Math.max(...cells.map((r) => displayWidth(r[i]!))));
   return cells
-    .map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : pad(cell, widths[i]!))).join('  ').trimEnd())
+    .map((r) =>
+      r
+        .map((cell, i) => (i === r.length - 1 ? cell : pad(cell, widths[i]!)))
+        .join('  ')
+        .trimEnd(),
+    )
     .join('\n');
 }

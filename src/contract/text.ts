@@ -88,6 +88,9 @@ export function flatLine(text: string, columns?: number): string {
 
 /** The last non-blank line of `text`, trimmed and fitted (evidence short enough for a one-line motif). */
 export function lastLine(text: string, columns: number, opts: FitOptions = {}): string {
-  const lines = text.split('\n').map((l) => l.trim()).filter(Boolean);
+  const lines = text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
   return fit(lines.at(-1) ?? '', columns, opts);
 }

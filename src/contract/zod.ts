@@ -4,5 +4,18 @@
 // (scripts/bundle-zod.js). zod's own entry is ~80 modules, its 50 locales among them (1.6 MB of JavaScript,
 // ~60 ms of CPU), which a `factory prompt` would load while pi starts on the same two cores; the bundle, ~15 ms.
 // Same code, same behaviour: only the files it is read from change. Tests run the re-export.
-export { array, boolean, enum, globalRegistry, looseObject, number, object, preprocess, record, strictObject, string, toJSONSchema } from 'zod';
+export {
+  array,
+  boolean,
+  enum,
+  globalRegistry,
+  looseObject,
+  number,
+  object,
+  preprocess,
+  record,
+  strictObject,
+  string,
+  toJSONSchema,
+} from 'zod';
 export type { core, infer, output, ZodObject, ZodRawShape, ZodType } from 'zod';

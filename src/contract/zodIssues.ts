@@ -22,7 +22,8 @@ export function quote(text: string): string {
 }
 
 // What a pasted credential looks like: a provider's key prefix, or a long run mixing letters and digits.
-const KEY_PREFIX = /(?:^|[^A-Za-z0-9])(?:(?:sk|pk|rk)-|gh[pousr]_|github_pat_|glpat-|xox[abprs]-|hf_|AKIA[0-9A-Z]{8}|AIza[0-9A-Za-z_-]{8})/;
+const KEY_PREFIX =
+  /(?:^|[^A-Za-z0-9])(?:(?:sk|pk|rk)-|gh[pousr]_|github_pat_|glpat-|xox[abprs]-|hf_|AKIA[0-9A-Z]{8}|AIza[0-9A-Za-z_-]{8})/;
 const MIXED_RUN = /[A-Za-z0-9]{16,}/g;
 const LONG_RUN = /[A-Za-z0-9+=]{40,}/;
 
@@ -68,7 +69,8 @@ export function formatPath(path: readonly PropertyKey[], root: string): string {
 export function lookup(data: unknown, path: readonly PropertyKey[]): { found: boolean; value: unknown } {
   let current: unknown = data;
   for (const key of path) {
-    if (current === null || typeof current !== 'object' || !Object.hasOwn(current, key)) return { found: false, value: undefined };
+    if (current === null || typeof current !== 'object' || !Object.hasOwn(current, key))
+      return { found: false, value: undefined };
     current = (current as Record<PropertyKey, unknown>)[key];
   }
   return { found: true, value: current };

@@ -14,17 +14,29 @@ export function batteryCheck(): DoctorCheck {
     title: 'node battery (real pi, scripted model)',
     slow: true,
     async run(ctx: DoctorContext): Promise<CheckResult> {
-      if (ctx.pi instanceof Error) return { status: 'fail', detail: `no pi to run the node with: ${ctx.pi.message}`, fix: 'see tools.pi' };
+      if (ctx.pi instanceof Error)
+        return { status: 'fail', detail: `no pi to run the node with: ${ctx.pi.message}`, fix: 'see tools.pi' };
       const timeoutMs = ctx.batteryTimeoutMs ?? DEFAULT_BATTERY_TIMEOUT_MS;
       const outcome = await runNodeBattery({ pi: ctx.pi, factoryRoot: ctx.factoryRoot, env: ctx.env, timeoutMs });
       const seconds = (outcome.ms / 1000).toFixed(1);
       if (outcome.timedOut) {
-        return { status: 'fail', detail: `the battery did not finish within ${Math.round(timeoutMs / 1000)} s (its pi processes were ended)`, fix: `check that \`${ctx.pi.display} --version\` starts quickly, then \`factory doctor tests.battery\`` };
+        return {
+          status: 'fail',
+          detail: `the battery did not finish within ${Math.round(timeoutMs / 1000)} s (its pi processes were ended)`,
+          fix: `check that \`${ctx.pi.display} --version\` starts quickly, then \`factory doctor tests.battery\``,
+        };
       }
       const red = outcome.probes.filter((p) => !p.ok);
       const on = `pi ${outcome.piVersion ?? '?'}`;
-      if (red.length === 0) return { status: 'ok', detail: `${outcome.probes.length} probes green on ${on} in ${seconds} s` };
-      const more = red.length > 1 ? ` (and ${red.length - 1} more: ${red.slice(1).map((p) => p.name).join(', ')})` : '';
+      if (red.length === 0)
+        return { status: 'ok', detail: `${outcome.probes.length} probes green on ${on} in ${seconds} s` };
+      const more =
+        red.length > 1
+          ? ` (and ${red.length - 1} more: ${red
+              .slice(1)
+              .map((p) => p.name)
+              .join(', ')})`
+          : '';
       return {
         status: 'fail',
         detail: `${red[0]!.name}: ${red[0]!.detail}${more}`,

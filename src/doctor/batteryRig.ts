@@ -86,9 +86,20 @@ export function spawnPi(opts: BatteryOptions, project: Project, argv: string[], 
   return { child, stdout: () => out, done };
 }
 
-export async function jsonRun(opts: BatteryOptions, project: Project, prompt: string, extra: Record<string, string> = {}) {
+export async function jsonRun(
+  opts: BatteryOptions,
+  project: Project,
+  prompt: string,
+  extra: Record<string, string> = {},
+) {
   const sessionId = randomUUID();
-  const argv = jsonModeArgs({ sessionId, sessionDir: project.sessionDir, model: project.route, noMcp: piAcceptsNoMcp(opts.pi), extensions: nodeExtensionFiles(project.dir, opts.factoryRoot) });
+  const argv = jsonModeArgs({
+    sessionId,
+    sessionDir: project.sessionDir,
+    model: project.route,
+    noMcp: piAcceptsNoMcp(opts.pi),
+    extensions: nodeExtensionFiles(project.dir, opts.factoryRoot),
+  });
   const run = spawnPi(opts, project, argv, { ...project.env, ...extra });
   run.child.child.stdin.end(prompt);
   const code = await run.done;
@@ -97,7 +108,13 @@ export async function jsonRun(opts: BatteryOptions, project: Project, prompt: st
 
 /** Two turns of a long-lived pi, then a manual compaction: its response carries the stored summary. */
 export async function compactOnce(opts: BatteryOptions, project: Project): Promise<Line | Error> {
-  const argv = rpcModeArgs({ sessionId: randomUUID(), sessionDir: project.sessionDir, model: project.route, noMcp: piAcceptsNoMcp(opts.pi), extensions: nodeExtensionFiles(project.dir, opts.factoryRoot) });
+  const argv = rpcModeArgs({
+    sessionId: randomUUID(),
+    sessionDir: project.sessionDir,
+    model: project.route,
+    noMcp: piAcceptsNoMcp(opts.pi),
+    extensions: nodeExtensionFiles(project.dir, opts.factoryRoot),
+  });
   const run = spawnPi(opts, project, argv, project.env);
   let ended = false; // by exit code or by signal (a kill leaves exitCode null)
   void run.done.then(() => (ended = true));
@@ -145,7 +162,13 @@ export interface Project {
   env: NodeJS.ProcessEnv;
 }
 
-export async function makeProject(scratch: string, opts: BatteryOptions, model: ScriptedModel, expected: string[], live: Live): Promise<Project> {
+export async function makeProject(
+  scratch: string,
+  opts: BatteryOptions,
+  model: ScriptedModel,
+  expected: string[],
+  live: Live,
+): Promise<Project> {
   const dir = path.join(scratch, 'project');
   fs.mkdirSync(path.join(dir, 'adws', 'adw_config', 'briefs'), { recursive: true });
   seedNode(dir, opts.factoryRoot); // as `factory init` does: the node is given to pi at each start (-e)
@@ -157,7 +180,11 @@ export async function makeProject(scratch: string, opts: BatteryOptions, model: 
   const sessionDir = path.join(dataDir, 'sessions');
   fs.mkdirSync(sessionDir, { recursive: true });
   // A short session has something to compact only when pi keeps few recent tokens (its default is 20k).
-  const agent = makeAgentDir({ baseUrl: model.baseUrl, dir: path.join(scratch, 'agent'), settings: { compaction: { enabled: true, keepRecentTokens: 10 } } });
+  const agent = makeAgentDir({
+    baseUrl: model.baseUrl,
+    dir: path.join(scratch, 'agent'),
+    settings: { compaction: { enabled: true, keepRecentTokens: 10 } },
+  });
   // The cockpit's allowlist with the vault closed (no key at all: the model is scripted), then the private agent dir.
   const env: NodeJS.ProcessEnv = { ...childEnv({ real: opts.env, dotenv: emptyDotEnv(dir), profile: { keys: [] } }) };
   Object.assign(env, agent.env, {

@@ -42,7 +42,11 @@ function gitCheck(): DoctorCheck {
     async run(ctx) {
       const probe = await toolVersion(ctx, 'git');
       if ('version' in probe) return { status: 'ok', detail: `git ${probe.version}` };
-      return { status: 'fail', detail: probe.error, fix: 'install git (e.g. `sudo apt-get install git`) and put it on PATH' };
+      return {
+        status: 'fail',
+        detail: probe.error,
+        fix: 'install git (e.g. `sudo apt-get install git`) and put it on PATH',
+      };
     },
   };
 }
@@ -56,7 +60,8 @@ function piToolCheck(ctx: DoctorContext): DoctorCheck {
     title: 'pi',
     async run(c) {
       const probe = await piVersion(c);
-      if ('version' in probe) return { status: 'ok', detail: `pi ${probe.version} (${c.pi instanceof Error ? '' : c.pi.display})` };
+      if ('version' in probe)
+        return { status: 'ok', detail: `pi ${probe.version} (${c.pi instanceof Error ? '' : c.pi.display})` };
       return { status: required ? 'fail' : 'warn', detail: probe.error, fix: PI_INSTALL };
     },
   };
@@ -89,7 +94,11 @@ function sqliteCheck(): DoctorCheck {
     async run(ctx) {
       const probe = await toolVersion(ctx, 'sqlite3');
       if ('version' in probe) return { status: 'ok', detail: `sqlite3 ${probe.version}` };
-      return { status: 'warn', detail: `${probe.error}; factory.db still works, only hand inspection needs it`, fix: 'sudo apt-get install sqlite3 (or brew install sqlite)' };
+      return {
+        status: 'warn',
+        detail: `${probe.error}; factory.db still works, only hand inspection needs it`,
+        fix: 'sudo apt-get install sqlite3 (or brew install sqlite)',
+      };
     },
   };
 }
@@ -104,8 +113,16 @@ function sandboxCheck(): DoctorCheck {
     async run(ctx) {
       const { detectSandbox } = await import('../sandbox/detect.js');
       const probe = await detectSandbox(ctx.env);
-      if (probe.ok) return { status: 'ok', detail: `${probe.sandbox.version ?? probe.sandbox.kind}: each arm writes only its own tree` };
-      return { status: 'warn', detail: `${probe.motif}: \`factory bon\` in worktrees refuses to run without --unsandboxed`, fix: probe.fix };
+      if (probe.ok)
+        return {
+          status: 'ok',
+          detail: `${probe.sandbox.version ?? probe.sandbox.kind}: each arm writes only its own tree`,
+        };
+      return {
+        status: 'warn',
+        detail: `${probe.motif}: \`factory bon\` in worktrees refuses to run without --unsandboxed`,
+        fix: probe.fix,
+      };
     },
   };
 }
@@ -133,7 +150,11 @@ const majorMinor = (v: string) => v.trim().replace(/^v/i, '').split(/[.+-]/).sli
  */
 export function piVersionVerdict(version: string): CheckResult {
   if (compareVersions(version, PI_MIN_VERSION) < 0) {
-    return { status: 'fail', detail: `pi ${version} is older than ${PI_MIN_VERSION}`, fix: 'pi update (or npm i -g @earendil-works/pi-coding-agent@latest)' };
+    return {
+      status: 'fail',
+      detail: `pi ${version} is older than ${PI_MIN_VERSION}`,
+      fix: 'pi update (or npm i -g @earendil-works/pi-coding-agent@latest)',
+    };
   }
   if (compareVersions(majorMinor(version), PI_MAX_TESTED) > 0) {
     return {
@@ -185,7 +206,9 @@ function sdkCheck(): DoctorCheck {
  * each required — a missing one is a failing row, never a row that disappears.
  */
 export function extensionNames(): Array<{ name: string; required: boolean }> {
-  return [...NODE_EXTENSIONS, ...SOCLE.filter((n) => !(NODE_EXTENSIONS as readonly string[]).includes(n))].map((name) => ({ name, required: true }));
+  return [...NODE_EXTENSIONS, ...SOCLE.filter((n) => !(NODE_EXTENSIONS as readonly string[]).includes(n))].map(
+    (name) => ({ name, required: true }),
+  );
 }
 
 function extensionCheck(name: string, required: boolean): DoctorCheck {
@@ -198,11 +221,18 @@ function extensionCheck(name: string, required: boolean): DoctorCheck {
       const file = path.join(ctx.factoryRoot, '.pi', 'extensions', `${name}.ts`);
       try {
         // factory-obs is where masking is read about: say plainly what the factory does not mask.
-        const note = name === 'factory-obs' ? "; it masks the harness traces, but pi's own session files (adws/adw_data/sessions/<time>_<id>.jsonl) are pi's: not masked" : '';
+        const note =
+          name === 'factory-obs'
+            ? "; it masks the harness traces, but pi's own session files (adws/adw_data/sessions/<time>_<id>.jsonl) are pi's: not masked"
+            : '';
         return { status: 'ok', detail: `.pi/extensions/${name}.ts sha256 ${shortHash(file)}${note}` };
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
-        return { status: required ? 'fail' : 'warn', detail: `${file}: ${code === 'ENOENT' ? 'missing' : code}`, fix: `git -C ${ctx.factoryRoot} checkout -- .pi/extensions/${name}.ts` };
+        return {
+          status: required ? 'fail' : 'warn',
+          detail: `${file}: ${code === 'ENOENT' ? 'missing' : code}`,
+          fix: `git -C ${ctx.factoryRoot} checkout -- .pi/extensions/${name}.ts`,
+        };
       }
     },
   };

@@ -18,9 +18,21 @@ export interface DoctorContextOptions {
 export async function createDoctorContext(opts: DoctorContextOptions): Promise<DoctorContext> {
   const root = await resolveWorkspaceRoot(opts.cwd);
   const factoryRoot = opts.factoryRoot ?? findFactoryRoot();
-  const roster = await loadRosterIfPresent(root, opts.config).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
+  const roster = await loadRosterIfPresent(root, opts.config).catch((error: unknown) =>
+    error instanceof Error ? error : new Error(String(error)),
+  );
   // The roster may name its pi, like FACTORY_PI (an explicit FACTORY_PI still wins).
   const piName = opts.env.FACTORY_PI ?? (roster instanceof Error ? undefined : roster.pi);
-  const pi = await resolvePi({ env: { ...opts.env, FACTORY_PI: piName }, factoryRoot }).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
-  return { root, paths: workspacePaths(root), factoryRoot, env: opts.env, dotenv: loadDotEnv(root, opts.env), roster, pi };
+  const pi = await resolvePi({ env: { ...opts.env, FACTORY_PI: piName }, factoryRoot }).catch((error: unknown) =>
+    error instanceof Error ? error : new Error(String(error)),
+  );
+  return {
+    root,
+    paths: workspacePaths(root),
+    factoryRoot,
+    env: opts.env,
+    dotenv: loadDotEnv(root, opts.env),
+    roster,
+    pi,
+  };
 }

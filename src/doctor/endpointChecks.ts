@@ -35,7 +35,9 @@ export function providerEndpoints(modelsJsonText: string): Map<string, string> {
 export function rosterProviders(roster: Roster, ctx: Pick<DoctorContext, 'env' | 'dotenv'>): string[] {
   const routes = Object.keys(roster.agents).map((role) => agentFor(roster, role).route);
   routes.push(effectiveFallback(roster, ctx.env, ctx.dotenv.values));
-  const providers = routes.filter((r): r is string => typeof r === 'string' && r.includes('/')).map((r) => r.split('/')[0]!);
+  const providers = routes
+    .filter((r): r is string => typeof r === 'string' && r.includes('/'))
+    .map((r) => r.split('/')[0]!);
   return [...new Set(providers)].sort();
 }
 
@@ -45,11 +47,19 @@ export function modelsUrl(baseUrl: string): string {
 }
 
 /** One GET, bounded: ok on any 2xx, a warning on another HTTP answer (reached, but not as pi will ask), else a failure. */
-export async function probeEndpoint(provider: string, baseUrl: string, modelsFile: string, timeoutMs = ENDPOINT_TIMEOUT_MS): Promise<CheckResult> {
+export async function probeEndpoint(
+  provider: string,
+  baseUrl: string,
+  modelsFile: string,
+  timeoutMs = ENDPOINT_TIMEOUT_MS,
+): Promise<CheckResult> {
   const url = modelsUrl(baseUrl);
   const fix = `start the model server that answers ${baseUrl} (e.g. \`llama-server -m <model>.gguf --port 8080\`), or correct providers.${provider}.baseUrl in ${modelsFile}`;
   try {
-    const response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), headers: { accept: 'application/json' } });
+    const response = await fetch(url, {
+      signal: AbortSignal.timeout(timeoutMs),
+      headers: { accept: 'application/json' },
+    });
     const body = await response.text();
     if (!response.ok) return { status: 'warn', detail: `${url} answered HTTP ${response.status}`, fix };
     let count: number | undefined;
@@ -59,11 +69,17 @@ export async function probeEndpoint(provider: string, baseUrl: string, modelsFil
     } catch {
       // a server that answers but not in JSON is reached all the same
     }
-    return { status: 'ok', detail: `${url} answers${count === undefined ? '' : ` (${count} model${count === 1 ? '' : 's'})`}` };
+    return {
+      status: 'ok',
+      detail: `${url} answers${count === undefined ? '' : ` (${count} model${count === 1 ? '' : 's'})`}`,
+    };
   } catch (error) {
     // fetch says "fetch failed"; the reason (ECONNREFUSED, ENOTFOUND, a port fetch refuses to use…) is its cause.
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    const why = (error as Error).name === 'TimeoutError' ? `no answer within ${Math.round(timeoutMs / 1000)} s` : (cause?.code ?? cause?.message ?? (error as Error).message);
+    const why =
+      (error as Error).name === 'TimeoutError'
+        ? `no answer within ${Math.round(timeoutMs / 1000)} s`
+        : (cause?.code ?? cause?.message ?? (error as Error).message);
     return { status: 'fail', detail: `${url} cannot be reached: ${why}`, fix };
   }
 }

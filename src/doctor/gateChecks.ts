@@ -20,13 +20,28 @@ function gatesEnv(ctx: DoctorContext): NodeJS.ProcessEnv {
  * The first gate (or `payload.setup`) of the roster whose program cannot start here, as a failed row with the fix;
  * undefined when each can (or what it runs is only known when it runs).
  */
-export async function unrunnableGate(ctx: DoctorContext, roster: Roster, rosterName: string): Promise<CheckResult | undefined> {
+export async function unrunnableGate(
+  ctx: DoctorContext,
+  roster: Roster,
+  rosterName: string,
+): Promise<CheckResult | undefined> {
   const env = gatesEnv(ctx);
   const setup = setupCommand(ctx.root, roster);
-  const all = [...(setup ? [{ cmd: setup, where: `payload.setup in ${rosterName}` }] : []), ...gateCommands(ctx.root, roster).map((cmd, i) => ({ cmd, where: gateWhere(i).replace(/ in .*$/, ` in ${rosterName}`) }))];
+  const all = [
+    ...(setup ? [{ cmd: setup, where: `payload.setup in ${rosterName}` }] : []),
+    ...gateCommands(ctx.root, roster).map((cmd, i) => ({
+      cmd,
+      where: gateWhere(i).replace(/ in .*$/, ` in ${rosterName}`),
+    })),
+  ];
   for (const { cmd, where } of all) {
     const problem = missingProgram(cmd.run, { cwd: cmd.cwd, env }, where);
-    if (problem) return { status: 'fail', detail: `\`${cmd.run}\`: ${problem.program} ${problem.problem} — the gate cannot run, so it would verify nothing`, fix: problem.fix };
+    if (problem)
+      return {
+        status: 'fail',
+        detail: `\`${cmd.run}\`: ${problem.program} ${problem.problem} — the gate cannot run, so it would verify nothing`,
+        fix: problem.fix,
+      };
     const missing = await missingPythonModule(cmd, env, ctx.probeTimeoutMs ?? 10_000);
     if (missing) {
       return {
@@ -40,11 +55,19 @@ export async function unrunnableGate(ctx: DoctorContext, roster: Roster, rosterN
 }
 
 /** `python3 -m pytest` whose interpreter cannot find the module (asked of that interpreter, in the gate's folder). */
-async function missingPythonModule(cmd: { run: string; cwd: string }, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<{ python: string; module: string } | undefined> {
+async function missingPythonModule(
+  cmd: { run: string; cwd: string },
+  env: NodeJS.ProcessEnv,
+  timeoutMs: number,
+): Promise<{ python: string; module: string } | undefined> {
   const words = simpleCommands(cmd.run).find((w) => /(^|\/)python[\d.]*$/.test(w[0] ?? '') && w[1] === '-m' && w[2]);
   if (!words) return undefined;
   const [python, , module] = words as [string, string, string];
-  const asked = await runToEnd(python, ['-c', 'import importlib.util, sys; sys.exit(0 if importlib.util.find_spec(sys.argv[1]) else 3)', module], { cwd: cmd.cwd, env, timeoutMs, keepOutput: false });
+  const asked = await runToEnd(
+    python,
+    ['-c', 'import importlib.util, sys; sys.exit(0 if importlib.util.find_spec(sys.argv[1]) else 3)', module],
+    { cwd: cmd.cwd, env, timeoutMs, keepOutput: false },
+  );
   return asked.code === 3 ? { python: path.basename(python), module } : undefined;
 }
 
@@ -65,18 +88,37 @@ export function headGatesCheck(): DoctorCheck {
       const commands = gateCommands(ctx.root, roster);
       if (commands.length === 0) return { status: 'skipped', detail: 'payload.commands is empty' };
       const env = gatesEnv(ctx);
-      const [{ commandGate }, { prepareArmTree }] = await Promise.all([import('../gates/judges.js'), import('../bon/tree/armTree.js')]);
+      const [{ commandGate }, { prepareArmTree }] = await Promise.all([
+        import('../gates/judges.js'),
+        import('../bon/tree/armTree.js'),
+      ]);
       const runTag = `doctor-${randomUUID().slice(0, 8)}`;
-      const head = await treeState(ctx.root, { env, runTag }).then((s) => s.head).catch(() => undefined);
+      const head = await treeState(ctx.root, { env, runTag })
+        .then((s) => s.head)
+        .catch(() => undefined);
       const gateFolders = commands.map((c) => path.relative(ctx.root, c.cwd));
-      const tree = head ? await prepareArmTree(ctx.root, { run: runTag, name: 'gates', commit: head, gateFolders, git: { env, runTag }, env }) : undefined;
+      const tree = head
+        ? await prepareArmTree(ctx.root, {
+            run: runTag,
+            name: 'gates',
+            commit: head,
+            gateFolders,
+            git: { env, runTag },
+            env,
+          })
+        : undefined;
       const where = tree ? `HEAD ${head!.slice(0, 8)}` : 'the tree as it is (no commit yet)';
       try {
         const verdicts: string[] = [];
         for (const cmd of commands) {
           const cwd = tree ? path.join(tree.dir, path.relative(ctx.root, cmd.cwd)) : cmd.cwd;
           const report = await commandGate({ ...cmd, cwd }, { env, runTag })();
-          if (report.outcome === 'setup') return { status: 'fail', detail: `on ${where}: ${report.motif}`, fix: report.fix ?? `correct \`${cmd.run}\` in the roster` };
+          if (report.outcome === 'setup')
+            return {
+              status: 'fail',
+              detail: `on ${where}: ${report.motif}`,
+              fix: report.fix ?? `correct \`${cmd.run}\` in the roster`,
+            };
           if (!report.ok) {
             return {
               status: 'fail',

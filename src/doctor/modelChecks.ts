@@ -20,7 +20,13 @@ export function listModelsCommand(ctx: Pick<DoctorContext, 'pi'>, provider: stri
   return `${pi} --list-models ${provider}`;
 }
 
-function routeCheck(id: string, title: string, routeOf: string, where: string, keys: readonly string[] = []): DoctorCheck {
+function routeCheck(
+  id: string,
+  title: string,
+  routeOf: string,
+  where: string,
+  keys: readonly string[] = [],
+): DoctorCheck {
   return {
     id,
     category: 'models',
@@ -28,18 +34,30 @@ function routeCheck(id: string, title: string, routeOf: string, where: string, k
     title,
     async run(ctx): Promise<CheckResult> {
       const listing = await listModels(ctx);
-      if ('error' in listing) return { status: 'fail', detail: `cannot list pi's models: ${listing.error}`, fix: 'pi --list-models (it must run and list models)' };
+      if ('error' in listing)
+        return {
+          status: 'fail',
+          detail: `cannot list pi's models: ${listing.error}`,
+          fix: 'pi --list-models (it must run and list models)',
+        };
       if (listing.routes.has(routeOf)) return { status: 'ok', detail: `${routeOf} listed by pi` };
       const provider = routeOf.split('/')[0] ?? '';
       const providerListed = [...listing.routes].some((r) => r.startsWith(`${provider}/`));
       // A provider pi lists nothing of while the role's key is missing: the key's own row says it, once for every role.
       const missing = missingProfileKeys({ keys: [...keys] }, ctx.env, ctx.dotenv);
-      if (!providerListed && missing.length > 0) return { status: 'skipped', detail: `not checked: ${missing.join(', ')} is missing (its own row)` };
+      if (!providerListed && missing.length > 0)
+        return { status: 'skipped', detail: `not checked: ${missing.join(', ')} is missing (its own row)` };
       const why = providerListed
         ? `${routeOf} is not among pi's ${provider} models (pi would bill its default model instead)`
         : `no ${provider} model is listed by pi (its key is not set, or the provider is unknown)`;
       const list = listModelsCommand(ctx, provider);
-      return { status: 'fail', detail: why, fix: providerListed ? `correct ${where} — \`${list}\` lists the ids` : `set ${provider}'s API key in .env, then \`${list}\`` };
+      return {
+        status: 'fail',
+        detail: why,
+        fix: providerListed
+          ? `correct ${where} — \`${list}\` lists the ids`
+          : `set ${provider}'s API key in .env, then \`${list}\``,
+      };
     },
   };
 }
@@ -54,7 +72,11 @@ function keyCheck(key: string, roles: readonly string[]): DoctorCheck {
     title: `${key} ${needs}`,
     async run(ctx): Promise<CheckResult> {
       if (missingProfileKeys({ keys: [key] }, ctx.env, ctx.dotenv).length > 0) {
-        return { status: 'fail', detail: `missing: ${key}, needed ${needs}`, fix: `add ${key}=… to ${ctx.dotenv.file} (git-ignored) or export it` };
+        return {
+          status: 'fail',
+          detail: `missing: ${key}, needed ${needs}`,
+          fix: `add ${key}=… to ${ctx.dotenv.file} (git-ignored) or export it`,
+        };
       }
       return { status: 'ok', detail: `${key} (${ctx.env[key] !== undefined ? 'env' : '.env'}) ${needs}` };
     },
@@ -70,7 +92,11 @@ export function modelChecks(ctx: DoctorContext): DoctorCheck[] {
         category: 'models',
         severity: 'required',
         title: 'roster',
-        run: async () => ({ status: 'fail', detail: roster.message, fix: `correct the roster (${ROSTER_FILE}) at the path the message names` }),
+        run: async () => ({
+          status: 'fail',
+          detail: roster.message,
+          fix: `correct the roster (${ROSTER_FILE}) at the path the message names`,
+        }),
       },
     ];
   }
@@ -87,7 +113,16 @@ export function modelChecks(ctx: DoctorContext): DoctorCheck[] {
   } else {
     for (const role of Object.keys(roster.agents).sort()) {
       const profile = agentFor(roster, role);
-      if (profile.route) checks.push(routeCheck(`models.route.${role}`, `route of ${role}`, profile.route, where(`agents.${role}.model`), profile.auth?.keys));
+      if (profile.route)
+        checks.push(
+          routeCheck(
+            `models.route.${role}`,
+            `route of ${role}`,
+            profile.route,
+            where(`agents.${role}.model`),
+            profile.auth?.keys,
+          ),
+        );
     }
     // A roster that routes some roles but lacks one the workflows run leaves that role on pi's default model,
     // which is rarely what was meant (a role dropped, or renamed by a typo since): named, with the fix.
@@ -98,12 +133,20 @@ export function modelChecks(ctx: DoctorContext): DoctorCheck[] {
           category: 'models',
           severity: 'optional',
           title: `route of ${role}`,
-          run: async () => ({ status: 'warn', detail: `the roster has no ${role}: ${runBy} would run on pi's default model`, fix: `add agents.${role}.model in ${rosterFile(ctx, roster)}` }),
+          run: async () => ({
+            status: 'warn',
+            detail: `the roster has no ${role}: ${runBy} would run on pi's default model`,
+            fix: `add agents.${role}.model in ${rosterFile(ctx, roster)}`,
+          }),
         });
       }
     }
     const fallback = effectiveFallback(roster, ctx.env, ctx.dotenv.values);
-    const origin = fallbackRoute(roster) ? where('fallback_model') : ctx.env.FACTORY_FALLBACK_MODEL !== undefined ? 'FACTORY_FALLBACK_MODEL (env)' : `FACTORY_FALLBACK_MODEL (${ctx.dotenv.file})`;
+    const origin = fallbackRoute(roster)
+      ? where('fallback_model')
+      : ctx.env.FACTORY_FALLBACK_MODEL !== undefined
+        ? 'FACTORY_FALLBACK_MODEL (env)'
+        : `FACTORY_FALLBACK_MODEL (${ctx.dotenv.file})`;
     if (fallback) checks.push(routeCheck('models.route.fallback', 'fallback route', fallback, origin));
     if (checks.length === 0) {
       checks.push({
@@ -117,7 +160,8 @@ export function modelChecks(ctx: DoctorContext): DoctorCheck[] {
   }
   const rolesOfKey = new Map<string, string[]>();
   for (const role of Object.keys(roster.agents).sort()) {
-    for (const key of roster.agents[role]?.auth?.keys ?? []) rolesOfKey.set(key, [...(rolesOfKey.get(key) ?? []), role]);
+    for (const key of roster.agents[role]?.auth?.keys ?? [])
+      rolesOfKey.set(key, [...(rolesOfKey.get(key) ?? []), role]);
   }
   for (const [key, roles] of [...rolesOfKey].sort(([a], [b]) => a.localeCompare(b))) checks.push(keyCheck(key, roles));
   return checks;

@@ -5,7 +5,13 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { globToRegExp } from '../../.pi/lib/path-guard.js';
-import { isFactoryPackage, loadsFactoryHere, NODE_EXTENSIONS, readProjectSettings, RULES_FILE_NAME } from '../pi/node.js';
+import {
+  isFactoryPackage,
+  loadsFactoryHere,
+  NODE_EXTENSIONS,
+  readProjectSettings,
+  RULES_FILE_NAME,
+} from '../pi/node.js';
 import type { CheckResult, DoctorCheck, DoctorContext } from './types.js';
 
 function prescription(ctx: DoctorContext): string {
@@ -47,7 +53,9 @@ export function droppedByFilter(entry: unknown): string[] {
   if (!Array.isArray(filter) || filter.some((p) => typeof p !== 'string')) return files;
   const patterns = filter as string[];
   const plain = patterns.filter((p) => !/^[!+-]/.test(p));
-  const matches = (p: string, file: string) => globToRegExp(p.replace(/^\.\//, '')).test(file) || globToRegExp(`${p.replace(/^\.\//, '').replace(/\/$/, '')}/**`).test(file);
+  const matches = (p: string, file: string) =>
+    globToRegExp(p.replace(/^\.\//, '')).test(file) ||
+    globToRegExp(`${p.replace(/^\.\//, '').replace(/\/$/, '')}/**`).test(file);
   return files.filter((file) => {
     // `[]` loads none; only exclusions narrow everything; patterns select.
     let kept = patterns.length === 0 ? false : plain.length === 0 ? true : plain.some((p) => matches(p, file));
@@ -76,29 +84,48 @@ export function settingsCheck(): DoctorCheck {
       if (read.settings === undefined) return { status: 'ok', detail: `none (${atSpawn})` };
       const parsed = read.settings;
       // The factory's own repo loads its extensions directly; any other repo gets the node at spawn time.
-      if (path.resolve(ctx.root) === path.resolve(ctx.factoryRoot)) return { status: 'ok', detail: 'parseable (the factory itself)' };
+      if (path.resolve(ctx.root) === path.resolve(ctx.factoryRoot))
+        return { status: 'ok', detail: 'parseable (the factory itself)' };
       const packages = (parsed as { packages?: unknown }).packages;
       const list = Array.isArray(packages) ? packages : [];
       const factoryEntries = list.filter((p) => isFactoryPackage(p, piDir) || loadsFactoryHere(p, piDir));
       if (factoryEntries.length === 0) return { status: 'ok', detail: `parseable, no machine path (${atSpawn})` };
-      const sources = factoryEntries.map((p) => JSON.stringify(typeof p === 'string' ? p : (p as { source?: unknown }).source)).join(', ');
+      const sources = factoryEntries
+        .map((p) => JSON.stringify(typeof p === 'string' ? p : (p as { source?: unknown }).source))
+        .join(', ');
       // The doctor proposes; removing a committed entry is the user's commit (or `factory init`'s explicit run).
       const remove = `remove ${sources} from "packages" in ${file} and commit it (\`factory init\` does the removal)`;
       // Two installs of the factory: pi would load every node extension twice and not start.
       if (factoryEntries.length > 1) {
-        return { status: 'fail', detail: `${file} loads the factory ${factoryEntries.length} times (${sources}): pi would load the node twice and refuse to start`, fix: remove };
+        return {
+          status: 'fail',
+          detail: `${file} loads the factory ${factoryEntries.length} times (${sources}): pi would load the node twice and refuse to start`,
+          fix: remove,
+        };
       }
       const entry = factoryEntries[0];
       if (!loadsFactoryHere(entry, piDir)) {
-        return { status: 'warn', detail: `${file} names a factory folder that is not on this machine (${sources}): pi skips it, ${atSpawn}`, fix: remove };
+        return {
+          status: 'warn',
+          detail: `${file} names a factory folder that is not on this machine (${sources}): pi skips it, ${atSpawn}`,
+          fix: remove,
+        };
       }
       // A filter that drops one of the node's extensions makes every run fail "socle incomplete": say it here.
       const dropped = droppedByFilter(entry);
       if (dropped.length > 0) {
-        return { status: 'fail', detail: `the packages entry ${sources} does not load ${dropped.join(', ')} (its extensions filter)`, fix: remove };
+        return {
+          status: 'fail',
+          detail: `the packages entry ${sources} does not load ${dropped.join(', ')} (its extensions filter)`,
+          fix: remove,
+        };
       }
       // `factory doctor --layer node` writes this form on purpose: fine here, but a path on this machine only.
-      if (factoryEntry(list, piDir, ctx.factoryRoot) !== undefined) return { status: 'ok', detail: `parseable, loads the node from ${ctx.factoryRoot} (a path on this machine: \`factory init\` drops it for the node given at each start)` };
+      if (factoryEntry(list, piDir, ctx.factoryRoot) !== undefined)
+        return {
+          status: 'ok',
+          detail: `parseable, loads the node from ${ctx.factoryRoot} (a path on this machine: \`factory init\` drops it for the node given at each start)`,
+        };
       return {
         status: 'warn',
         detail: `pi loads the node from ${sources}, another install than this cockpit (${ctx.factoryRoot}): a machine path, which a teammate's clone or another npm prefix does not have`,
@@ -115,7 +142,10 @@ export function rulesProblem(doc: unknown): string | undefined {
   const unknown = Object.keys(root).filter((key) => key !== 'bash' && key !== 'paths');
   if (unknown.length > 0) return `unknown key(s) ${unknown.join(', ')}`;
   const lists: Array<[string, unknown, boolean]> = [];
-  for (const [name, keys, regex] of [['bash', ['deny', 'ask'], true], ['paths', ['protected'], false]] as const) {
+  for (const [name, keys, regex] of [
+    ['bash', ['deny', 'ask'], true],
+    ['paths', ['protected'], false],
+  ] as const) {
     const section = root[name];
     if (section === undefined || section === null) continue;
     if (typeof section !== 'object' || Array.isArray(section)) return `${name} must be a mapping`;
@@ -123,7 +153,8 @@ export function rulesProblem(doc: unknown): string | undefined {
   }
   for (const [where, value, regex] of lists) {
     if (value === undefined || value === null) continue;
-    if (!Array.isArray(value) || value.some((item) => typeof item !== 'string')) return `${where} must be a list of strings`;
+    if (!Array.isArray(value) || value.some((item) => typeof item !== 'string'))
+      return `${where} must be a list of strings`;
     if (!regex) continue;
     for (const source of value as string[]) {
       try {
@@ -145,19 +176,36 @@ export function rulesCheck(): DoctorCheck {
     async run(ctx): Promise<CheckResult> {
       const file = path.join(ctx.root, '.pi', RULES_FILE_NAME);
       const read = readText(file);
-      if ('error' in read) return { status: 'fail', detail: `${file}: ${read.error} (damage-control then refuses every bash/write/edit)`, fix: prescription(ctx) };
+      if ('error' in read)
+        return {
+          status: 'fail',
+          detail: `${file}: ${read.error} (damage-control then refuses every bash/write/edit)`,
+          fix: prescription(ctx),
+        };
       const { parse } = await import('yaml'); // only when a rules file is really there to read
       let doc: unknown;
       try {
         doc = parse(read.text);
       } catch (error) {
-        return { status: 'fail', detail: `${file}: YAML syntax error: ${(error as Error).message.split('\n')[0]}`, fix: `correct the YAML in ${file}` };
+        return {
+          status: 'fail',
+          detail: `${file}: YAML syntax error: ${(error as Error).message.split('\n')[0]}`,
+          fix: `correct the YAML in ${file}`,
+        };
       }
       const problem = rulesProblem(doc);
-      if (problem) return { status: 'fail', detail: `${file}: ${problem}`, fix: `correct ${file} (keys: bash.deny, bash.ask, paths.protected)` };
+      if (problem)
+        return {
+          status: 'fail',
+          detail: `${file}: ${problem}`,
+          fix: `correct ${file} (keys: bash.deny, bash.ask, paths.protected)`,
+        };
       const d = doc as { bash?: { deny?: unknown[]; ask?: unknown[] }; paths?: { protected?: unknown[] } };
       const count = (list?: unknown[]) => list?.length ?? 0;
-      return { status: 'ok', detail: `${count(d.bash?.deny)} deny, ${count(d.bash?.ask)} ask, ${count(d.paths?.protected)} protected` };
+      return {
+        status: 'ok',
+        detail: `${count(d.bash?.deny)} deny, ${count(d.bash?.ask)} ask, ${count(d.paths?.protected)} protected`,
+      };
     },
   };
 }

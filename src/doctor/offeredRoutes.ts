@@ -30,9 +30,18 @@ function stamp(file: string): string {
 export function listingKey(pi: PiCommand, root: string, env: Record<string, string | undefined>): string {
   const agent = piAgentDir(env);
   const program = [pi.command, ...pi.prefixArgs];
-  const files = [...program.filter((p) => path.isAbsolute(p)), ...['models.json', 'auth.json', 'settings.json'].map((f) => path.join(agent, f)), path.join(root, '.pi', 'settings.json')];
-  const vars = Object.keys(env).filter((k) => !VOLATILE.has(k) && env[k] !== undefined).sort().map((k) => [k, env[k]]);
-  return createHash('sha256').update(JSON.stringify({ program, files: files.map((f) => [f, stamp(f)]), vars })).digest('hex');
+  const files = [
+    ...program.filter((p) => path.isAbsolute(p)),
+    ...['models.json', 'auth.json', 'settings.json'].map((f) => path.join(agent, f)),
+    path.join(root, '.pi', 'settings.json'),
+  ];
+  const vars = Object.keys(env)
+    .filter((k) => !VOLATILE.has(k) && env[k] !== undefined)
+    .sort()
+    .map((k) => [k, env[k]]);
+  return createHash('sha256')
+    .update(JSON.stringify({ program, files: files.map((f) => [f, stamp(f)]), vars }))
+    .digest('hex');
 }
 
 interface Remembered {
@@ -45,7 +54,14 @@ interface Remembered {
 export function rememberedRoutes(file: string, key: string, now = Date.now()): Set<string> | undefined {
   try {
     const held = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<Remembered>;
-    if (held.key !== key || typeof held.at !== 'number' || now - held.at > DAY_MS || now < held.at || !Array.isArray(held.routes)) return undefined;
+    if (
+      held.key !== key ||
+      typeof held.at !== 'number' ||
+      now - held.at > DAY_MS ||
+      now < held.at ||
+      !Array.isArray(held.routes)
+    )
+      return undefined;
     return new Set(held.routes.filter((r): r is string => typeof r === 'string'));
   } catch {
     return undefined;
@@ -57,7 +73,10 @@ export function rememberRoutes(file: string, key: string, routes: ReadonlySet<st
   try {
     fs.mkdirSync(path.dirname(file), { recursive: true });
     const temporary = `${file}.${process.pid}.tmp`;
-    fs.writeFileSync(temporary, `${JSON.stringify({ key, at: now, routes: [...routes].sort() } satisfies Remembered)}\n`);
+    fs.writeFileSync(
+      temporary,
+      `${JSON.stringify({ key, at: now, routes: [...routes].sort() } satisfies Remembered)}\n`,
+    );
     fs.renameSync(temporary, file);
   } catch {
     // a read-only data folder: the next command lists again
@@ -69,7 +88,11 @@ export function rememberRoutes(file: string, key: string, routes: ReadonlySet<st
  * unknown `--model` as a synthetic clone of the provider's default, and an arm on it fails after the primer was
  * paid. A provider none of whose models is listed is told as the key it needs. Throws a UsageError (exit 2).
  */
-export async function assertModelsOffered(site: ProbeSite, routes: readonly string[], flag: '--model' | '--models'): Promise<void> {
+export async function assertModelsOffered(
+  site: ProbeSite,
+  routes: readonly string[],
+  flag: '--model' | '--models',
+): Promise<void> {
   if (routes.length === 0) return;
   // What pi listed last time, under the same pi, agent folder and environment, answers a yes without starting pi.
   const pi = site.pi instanceof Error ? undefined : site.pi;
@@ -89,5 +112,6 @@ export async function assertModelsOffered(site: ProbeSite, routes: readonly stri
   const listedProviders = new Set([...listing.routes].map((r) => r.split('/')[0]));
   const keyless = unknown.map((m) => m.split('/')[0]!).find((p) => !listedProviders.has(p));
   if (keyless) throw new UsageError(missingKeyMotif(keyless));
-  if (unknown.length > 0) throw new UsageError(`${flag}: pi does not offer ${[...new Set(unknown)].join(', ')} (see pi --list-models)`);
+  if (unknown.length > 0)
+    throw new UsageError(`${flag}: pi does not offer ${[...new Set(unknown)].join(', ')} (see pi --list-models)`);
 }

@@ -42,7 +42,8 @@ export class PrescriptionError extends UsageError {}
 
 /** Reads a `--layer` value; anything else is refused in one line. */
 export function parseLayer(value: unknown): PrescriptionLayer {
-  if (typeof value === 'string' && (PRESCRIPTION_LAYERS as readonly string[]).includes(value)) return value as PrescriptionLayer;
+  if (typeof value === 'string' && (PRESCRIPTION_LAYERS as readonly string[]).includes(value))
+    return value as PrescriptionLayer;
   const shown = value === undefined || value === '' ? 'nothing' : JSON.stringify(value);
   throw new PrescriptionError(`--layer must be node or station, got ${shown}`);
 }
@@ -61,7 +62,8 @@ function gitWorkTreeOf(dir: string): string | undefined {
 function realFolder(dir: string, what: string): string {
   const absolute = path.resolve(dir);
   if (!existsSync(absolute)) throw new PrescriptionError(`${what} ${absolute} does not exist; nothing was written`);
-  if (!statSync(absolute).isDirectory()) throw new PrescriptionError(`${what} ${absolute} is not a folder; nothing was written`);
+  if (!statSync(absolute).isDirectory())
+    throw new PrescriptionError(`${what} ${absolute} is not a folder; nothing was written`);
   return realpathSync(absolute);
 }
 
@@ -75,13 +77,16 @@ export function prescribe(opts: PrescribeOptions): Prescription {
   if (!existsSync(path.join(factory, '.pi', 'extensions'))) {
     throw new PrescriptionError(`${factory} is not a factory folder (no .pi/extensions); nothing was written`);
   }
-  if (!gitWorkTreeOf(into)) throw new PrescriptionError(`target ${into} is not inside a git repository; nothing was written`);
+  if (!gitWorkTreeOf(into))
+    throw new PrescriptionError(`target ${into} is not inside a git repository; nothing was written`);
   const realFactory = realpathSync(factory);
   // The same work tree is the factory's own checkout — unless the factory is installed in the target's
   // node_modules (a dev dependency), which is a repo of the user's like any other.
   const installedInTarget = realFactory.split(path.sep).includes('node_modules');
   if (realFactory === into || (!installedInTarget && gitWorkTreeOf(into) === gitWorkTreeOf(realFactory))) {
-    throw new PrescriptionError(`target ${into} is the factory itself: pi already finds its node there; nothing was written`);
+    throw new PrescriptionError(
+      `target ${into} is the factory itself: pi already finds its node there; nothing was written`,
+    );
   }
   try {
     const result = layer === 'node' ? installNode(into, factory) : installStation(into, factory);

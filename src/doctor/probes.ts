@@ -42,7 +42,13 @@ async function runProbe(ctx: ProbeSite, command: string, args: string[]): Promis
     maxOutputBytes: OUTPUT_CAP,
   });
   const spawnError = out.spawnError && (out.spawnError.code ?? out.spawnError.message);
-  return { code: out.code, stdout: out.stdout.toString('utf8'), stderr: out.stderr.toString('utf8'), timedOut: out.timedOut, spawnError };
+  return {
+    code: out.code,
+    stdout: out.stdout.toString('utf8'),
+    stderr: out.stderr.toString('utf8'),
+    timedOut: out.timedOut,
+    spawnError,
+  };
 }
 
 /** Per-run memo of a shared probe (see the header). */
@@ -107,19 +113,31 @@ export function listModels(ctx: ProbeSite): Promise<ModelListing> {
     const pi: PiCommand = ctx.pi;
     const out = await runProbe(ctx, pi.command, [...pi.prefixArgs, '--list-models']);
     if (out.spawnError) return { error: `pi could not start (${out.spawnError}): ${pi.display}` };
-    if (out.timedOut) return { error: `pi --list-models gave no answer within ${Math.round(probeTimeout(ctx) / 1000)} s` };
-    if (out.code !== 0) return { error: `pi --list-models failed (exit ${out.code ?? 'signal'}): ${lastErrorLine(out.stderr || out.stdout)}` };
+    if (out.timedOut)
+      return { error: `pi --list-models gave no answer within ${Math.round(probeTimeout(ctx) / 1000)} s` };
+    if (out.code !== 0)
+      return {
+        error: `pi --list-models failed (exit ${out.code ?? 'signal'}): ${lastErrorLine(out.stderr || out.stdout)}`,
+      };
     const models = parseModelList(out.stdout);
     return { routes: new Set(models.map((m) => `${m.provider}/${m.model}`)), count: models.length };
   });
 }
 
 /** `<program> --version` found on the allowed PATH: the first version-looking token of its answer. */
-export async function toolVersion(ctx: DoctorContext, command: string): Promise<{ version: string } | { error: string; missing: boolean }> {
+export async function toolVersion(
+  ctx: DoctorContext,
+  command: string,
+): Promise<{ version: string } | { error: string; missing: boolean }> {
   const out = await runProbe(ctx, command, ['--version']);
-  if (out.spawnError) return { error: `${command} not found (${out.spawnError})`, missing: out.spawnError === 'ENOENT' };
+  if (out.spawnError)
+    return { error: `${command} not found (${out.spawnError})`, missing: out.spawnError === 'ENOENT' };
   if (out.timedOut) return { error: `${command} --version gave no answer`, missing: false };
-  if (out.code !== 0) return { error: `${command} --version failed (exit ${out.code ?? 'signal'}): ${lastErrorLine(out.stderr || out.stdout)}`, missing: false };
+  if (out.code !== 0)
+    return {
+      error: `${command} --version failed (exit ${out.code ?? 'signal'}): ${lastErrorLine(out.stderr || out.stdout)}`,
+      missing: false,
+    };
   const version = /\d+\.\d+(?:\.\d+)?/.exec(out.stdout)?.[0];
   return version ? { version } : { error: `${command} --version printed no version`, missing: false };
 }

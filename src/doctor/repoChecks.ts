@@ -23,12 +23,26 @@ function gatesCheck(): DoctorCheck {
     async run(ctx): Promise<CheckResult> {
       const roster = rosterOf(ctx);
       if (!roster) return { status: 'skipped', detail: 'the roster is invalid (see models.roster)' };
-      if (!roster.file) return { status: 'warn', detail: 'no roster: build and bon have no gate command to judge with', fix: 'factory init (writes a roster whose gate is your test command)' };
+      if (!roster.file)
+        return {
+          status: 'warn',
+          detail: 'no roster: build and bon have no gate command to judge with',
+          fix: 'factory init (writes a roster whose gate is your test command)',
+        };
       const commands = roster.payload.commands;
-      if (commands.length === 0) return { status: 'warn', detail: 'payload.commands is empty: only the declared files are checked', fix: `add your test command under payload.commands in ${rosterName(ctx, roster)}` };
+      if (commands.length === 0)
+        return {
+          status: 'warn',
+          detail: 'payload.commands is empty: only the declared files are checked',
+          fix: `add your test command under payload.commands in ${rosterName(ctx, roster)}`,
+        };
       const placeholder = commands.findIndex((c) => c.run.includes(PLACEHOLDER_MARK));
       if (placeholder >= 0) {
-        return { status: 'fail', detail: `payload.commands[${placeholder}] is factory init's placeholder (it always fails)`, fix: `set payload.commands[${placeholder}].run to your test command in ${rosterName(ctx, roster)}` };
+        return {
+          status: 'fail',
+          detail: `payload.commands[${placeholder}] is factory init's placeholder (it always fails)`,
+          fix: `set payload.commands[${placeholder}].run to your test command in ${rosterName(ctx, roster)}`,
+        };
       }
       const unrunnable = await unrunnableGate(ctx, roster, rosterName(ctx, roster));
       if (unrunnable) return unrunnable;
@@ -47,13 +61,19 @@ function briefCheck(role: string): DoctorCheck {
     async run(ctx): Promise<CheckResult> {
       const source = briefSource(ctx.root, role, ctx.factoryRoot);
       const own = path.join('adws', 'adw_config', 'briefs', `${role}.md`);
-      if (!source) return { status: 'warn', detail: `no brief at all for ${role}`, fix: `factory init (writes ${own})` };
+      if (!source)
+        return { status: 'warn', detail: `no brief at all for ${role}`, fix: `factory init (writes ${own})` };
       if (source.origin === 'default') {
-        return { status: 'warn', detail: `the repository has none: ${role} gets the factory's neutral default`, fix: `factory init (writes ${own} for you to edit)` };
+        return {
+          status: 'warn',
+          detail: `the repository has none: ${role} gets the factory's neutral default`,
+          fix: `factory init (writes ${own} for you to edit)`,
+        };
       }
       const shown = path.relative(ctx.root, source.file);
       const neutral = briefSource(ctx.factoryRoot, role, ctx.factoryRoot, { defaultOnly: true });
-      if (neutral && neutral.text === source.text) return { status: 'ok', detail: `${shown}: neutral brief from factory init, not edited yet` };
+      if (neutral && neutral.text === source.text)
+        return { status: 'ok', detail: `${shown}: neutral brief from factory init, not edited yet` };
       return { status: 'ok', detail: `${shown} (${source.text.length} characters)` };
     },
   };

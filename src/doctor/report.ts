@@ -24,8 +24,13 @@ export function doctorSummary(results: DoctorResult[]): string {
 }
 
 /** Results grouped by category in display order, each group in the given order. */
-function groupByCategory(results: DoctorResult[]): Array<{ category: DoctorResult['category']; results: DoctorResult[] }> {
-  return DOCTOR_CATEGORIES.map((category) => ({ category, results: results.filter((r) => r.category === category) })).filter((g) => g.results.length > 0);
+function groupByCategory(
+  results: DoctorResult[],
+): Array<{ category: DoctorResult['category']; results: DoctorResult[] }> {
+  return DOCTOR_CATEGORIES.map((category) => ({
+    category,
+    results: results.filter((r) => r.category === category),
+  })).filter((g) => g.results.length > 0);
 }
 
 /**
@@ -48,12 +53,26 @@ export function formatDoctorRows(results: DoctorResult[]): string[] {
 }
 
 export interface DoctorJson {
-  checks: Array<{ id: string; category: string; severity: string; status: DoctorStatus; detail: string; fix: string | null }>;
+  checks: Array<{
+    id: string;
+    category: string;
+    severity: string;
+    status: DoctorStatus;
+    detail: string;
+    fix: string | null;
+  }>;
 }
 
 /** The `--json` document (`fix` is null when there is nothing to fix). */
 export function doctorJson(results: DoctorResult[]): DoctorJson {
   return {
-    checks: results.map((r) => ({ id: r.id, category: r.category, severity: r.severity, status: r.status, detail: r.detail, fix: r.fix ?? null })),
+    checks: results.map((r) => ({
+      id: r.id,
+      category: r.category,
+      severity: r.severity,
+      status: r.status,
+      detail: r.detail,
+      fix: r.fix ?? null,
+    })),
   };
 }

@@ -29,7 +29,15 @@ export function unknownSelectors(checks: DoctorCheck[], only: string[]): string[
 }
 
 function finish(check: DoctorCheck, outcome: CheckResult, ms: number): DoctorResult {
-  const result: DoctorResult = { id: check.id, category: check.category, severity: check.severity, title: check.title, status: outcome.status, detail: flatLine(outcome.detail), ms };
+  const result: DoctorResult = {
+    id: check.id,
+    category: check.category,
+    severity: check.severity,
+    title: check.title,
+    status: outcome.status,
+    detail: flatLine(outcome.detail),
+    ms,
+  };
   if (outcome.fix && outcome.status !== 'ok' && outcome.status !== 'skipped') result.fix = flatLine(outcome.fix);
   return result;
 }
@@ -50,7 +58,11 @@ export async function runDoctor(ctx: DoctorContext, opts: RunDoctorOptions = {})
         try {
           outcome = await check.run(runCtx);
         } catch (error) {
-          outcome = { status: 'fail', detail: `the check itself failed: ${error instanceof Error ? error.message : String(error)}`, fix: `factory doctor ${check.id} (report it if it repeats)` };
+          outcome = {
+            status: 'fail',
+            detail: `the check itself failed: ${error instanceof Error ? error.message : String(error)}`,
+            fix: `factory doctor ${check.id} (report it if it repeats)`,
+          };
         }
       }
       const result = finish(check, outcome, performance.now() - started);

@@ -54,7 +54,11 @@ export interface AgentWorkflowOptions {
 
 /** The budget of the one relaunch after a tripped breaker: enough to report, not to start the work again. */
 export function wrapUpLimits(limits: Limits | undefined): Limits {
-  return { maxTurns: 3, maxToolCalls: 2, ...(limits?.maxCostUsd !== undefined ? { maxCostUsd: limits.maxCostUsd / 4 } : {}) };
+  return {
+    maxTurns: 3,
+    maxToolCalls: 2,
+    ...(limits?.maxCostUsd !== undefined ? { maxCostUsd: limits.maxCostUsd / 4 } : {}),
+  };
 }
 
 /** The ask of that relaunch: the limit named, the mission kept (it is in the session), a report now. */
@@ -123,10 +127,14 @@ export function agentPhase(spec: AgentPhaseSpec): Phase {
           result = await call(prompt, spec.limits);
         } catch (error) {
           // A tripped breaker gets one motivated relaunch in the same session, on a wrap-up budget.
-          if (!(error instanceof HarnessError) || error.evidence.kind !== 'guard' || relaunched.has(run.adwId)) throw error;
+          if (!(error instanceof HarnessError) || error.evidence.kind !== 'guard' || relaunched.has(run.adwId))
+            throw error;
           relaunched.add(run.adwId);
           run.charge(spec.name, error.evidence.tokens ?? 0, error.evidence.cost ?? 0);
-          run.activity(spec.name, { kind: 'note', text: `circuit breaker: ${error.message} — one relaunch in the same session to report` });
+          run.activity(spec.name, {
+            kind: 'note',
+            text: `circuit breaker: ${error.message} — one relaunch in the same session to report`,
+          });
           result = await call(wrapUpAsk(error.message, card.contract), wrapUpLimits(spec.limits));
         }
       } catch (error) {

@@ -2,7 +2,14 @@
 // then every gate command runs (even after a red one: the screen shows each verdict) until the run is interrupted.
 // Each verdict is an event the moment it is known. Loaded by the gate phases when they run, not at start-up: the
 // gates measure motifs by display width, and string-width costs tens of milliseconds to load.
-import { changedFilesExist, commandGate, correctionDetail, motif, type GateCommand, type GateReport } from '../gates/judges.js';
+import {
+  changedFilesExist,
+  commandGate,
+  correctionDetail,
+  motif,
+  type GateCommand,
+  type GateReport,
+} from '../gates/judges.js';
 import type { RunEvents } from './runEvents.js';
 import type { SandboxSpec } from '../sandbox/wrap.js';
 import { gateSignature, sameFailure, type GateSignature } from '../gates/baseline.js';
@@ -45,21 +52,52 @@ export async function runGateList(opts: GateListOptions): Promise<GateListVerdic
   const excusedGate = (report: GateReport): boolean => {
     const head = before.get(report.gate);
     // A gate that could not run (its program missing) proves nothing either way: no baseline excuses it.
-    return !report.ok && report.outcome !== 'setup' && head !== undefined && sameFailure(head, gateSignature(report, opts.cwd));
+    return (
+      !report.ok &&
+      report.outcome !== 'setup' &&
+      head !== undefined &&
+      sameFailure(head, gateSignature(report, opts.cwd))
+    );
   };
   const record = (report: GateReport): GateReport => {
     const preexisting = excusedGate(report) ? { preexisting: true } : {};
-    run.emit({ type: 'gate_result', adwId: run.adwId, ts: Date.now(), phase, gate: report.gate, ok: report.ok, motif: report.motif, seconds: report.seconds, ...preexisting });
+    run.emit({
+      type: 'gate_result',
+      adwId: run.adwId,
+      ts: Date.now(),
+      phase,
+      gate: report.gate,
+      ok: report.ok,
+      motif: report.motif,
+      seconds: report.seconds,
+      ...preexisting,
+    });
     return report;
   };
   const reports = [record(changedFilesExist({ changed_files: opts.changedFiles }, opts.cwd))];
   for (const cmd of opts.commands) {
     if (opts.signal.aborted) break;
-    reports.push(record(await commandGate(cmd, { signal: opts.signal, runTag: run.adwId, env: opts.env, ...(opts.sandbox ? { sandbox: opts.sandbox } : {}) })({ changed_files: opts.changedFiles })));
+    reports.push(
+      record(
+        await commandGate(cmd, {
+          signal: opts.signal,
+          runTag: run.adwId,
+          env: opts.env,
+          ...(opts.sandbox ? { sandbox: opts.sandbox } : {}),
+        })({ changed_files: opts.changedFiles }),
+      ),
+    );
   }
   const excused = reports.filter(excusedGate).map((r) => r.gate);
   const held = reports.filter((r) => !excusedGate(r));
   const fixed = reports.filter((r) => r.ok && before.has(r.gate)).map((r) => r.gate);
   const setup = reports.find((r) => r.outcome === 'setup');
-  return { reports, fixed, excused, motif: motif(held) || undefined, detail: correctionDetail(held), ...(setup ? { setup } : {}) };
+  return {
+    reports,
+    fixed,
+    excused,
+    motif: motif(held) || undefined,
+    detail: correctionDetail(held),
+    ...(setup ? { setup } : {}),
+  };
 }

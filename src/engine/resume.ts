@@ -38,7 +38,8 @@ export function planResume(adwId: string, events: RunEvent[], ledger: LedgerEntr
   // The latest life of the run: its start or its end (outcome events such as the envelope or an apply come after
   // the end and say nothing of it).
   const last = events.findLast((e) => e.type === 'run_started' || e.type === 'run_finished');
-  if (last?.type === 'run_finished' && last.exit === EXIT.green) return { ok: false, motif: `run ${adwId} is green: nothing to resume` };
+  if (last?.type === 'run_finished' && last.exit === EXIT.green)
+    return { ok: false, motif: `run ${adwId} is green: nothing to resume` };
   const carried = new Map<string, CarriedPhase>();
   // Best-of-N arms: an arm that ended red is finished too (its verdict stands), unlike a red phase of a workflow.
   const arms = new Set(first.phases.filter((p) => p.arm !== undefined).map((p) => p.name));
@@ -65,14 +66,33 @@ export function planResume(adwId: string, events: RunEvent[], ledger: LedgerEntr
       if (e.sessionId) sessions.set(e.phase, e.sessionId);
       used.set(e.phase, Math.max(used.get(e.phase) ?? 0, e.attempt));
     } else if (e.type === 'phase_ok') {
-      carried.set(e.phase, { seconds: e.seconds, tokens: e.tokens, cost: e.cost, attempt: e.attempt, attempts: e.attempts, sessionId: e.sessionId, result: e.result });
+      carried.set(e.phase, {
+        seconds: e.seconds,
+        tokens: e.tokens,
+        cost: e.cost,
+        attempt: e.attempt,
+        attempts: e.attempts,
+        sessionId: e.sessionId,
+        result: e.result,
+      });
     } else if (e.type === 'phase_planned') {
       planned.push(e.phase);
       if (e.phase.arm !== undefined) arms.add(e.phase.name);
     } else if (e.type === 'phase_failed') {
       carried.delete(e.phase);
       if (arms.has(e.phase) && e.failure !== 'interrupted' && !e.motif.startsWith('interrupted')) {
-        carried.set(e.phase, { status: 'failed', motif: e.motif, failure: e.failure, seconds: e.seconds, tokens: e.tokens, cost: e.cost, attempt: e.attempts, attempts: e.attempts, sessionId: e.sessionId, result: undefined });
+        carried.set(e.phase, {
+          status: 'failed',
+          motif: e.motif,
+          failure: e.failure,
+          seconds: e.seconds,
+          tokens: e.tokens,
+          cost: e.cost,
+          attempt: e.attempts,
+          attempts: e.attempts,
+          sessionId: e.sessionId,
+          result: undefined,
+        });
       }
       live.delete(e.phase);
       spent.set(e.phase, { tokens: e.tokens, cost: e.cost });
@@ -94,7 +114,11 @@ export function planResume(adwId: string, events: RunEvent[], ledger: LedgerEntr
       adwName: first.adwName,
       cwd: first.cwd,
       args: first.args,
-      carried: new Map([...carried].filter(([name]) => first.phases.some((p) => p.name === name) || planned.some((p) => p.name === name))),
+      carried: new Map(
+        [...carried].filter(
+          ([name]) => first.phases.some((p) => p.name === name) || planned.some((p) => p.name === name),
+        ),
+      ),
       phase: phase.name,
       sessionId: sessions.get(phase.name),
       used: attemptsUsed,
@@ -105,7 +129,8 @@ export function planResume(adwId: string, events: RunEvent[], ledger: LedgerEntr
 }
 
 /** The first ask of a resumed phase whose session already holds the mission. */
-export const CONTINUE_ASK = 'The factory stopped while you were working on this mission (a crash or an interrupt). Continue the same mission from where it stopped; do not start over.';
+export const CONTINUE_ASK =
+  'The factory stopped while you were working on this mission (a crash or an interrupt). Continue the same mission from where it stopped; do not start over.';
 
 /**
  * The apply a green best-of-N run asked for (`--apply`) and never recorded: killed between its harvest and its apply.
@@ -113,7 +138,9 @@ export const CONTINUE_ASK = 'The factory stopped while you were working on this 
  */
 export function pendingApply(events: readonly RunEvent[]): { yes: boolean } | undefined {
   const start = events.find((e) => e.type === 'run_started');
-  const args = (start?.type === 'run_started' ? start.args : undefined) as { apply?: unknown; yes?: unknown } | undefined;
+  const args = (start?.type === 'run_started' ? start.args : undefined) as
+    | { apply?: unknown; yes?: unknown }
+    | undefined;
   if (start?.type !== 'run_started' || start.adwName !== 'adw_bon' || args?.apply !== true) return undefined;
   const end = events.findLastIndex((e) => e.type === 'run_started' || e.type === 'run_finished');
   const last = events[end];

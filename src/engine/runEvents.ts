@@ -11,14 +11,26 @@ export abstract class RunEvents {
 
   /** Live figures of the attempt in flight (not yet charged); consumers add them to the phase's settled figures. */
   liveUsage(phase: string, tokens: number, cost: number): void {
-    this.emit({ type: 'usage', adwId: this.adwId, ts: Date.now(), phase, tokens: finiteCount(tokens), cost: finiteCost(cost) });
+    this.emit({
+      type: 'usage',
+      adwId: this.adwId,
+      ts: Date.now(),
+      phase,
+      tokens: finiteCount(tokens),
+      cost: finiteCost(cost),
+    });
   }
 
   activity(phase: string, activity: Activity): void {
     this.emit({ type: 'activity', adwId: this.adwId, ts: Date.now(), phase, activity });
   }
 
-  attemptStarted(phase: string, attempt: number, attempts: number, extra: { sessionId?: string; model?: string; modelFrom?: string } = {}): void {
+  attemptStarted(
+    phase: string,
+    attempt: number,
+    attempts: number,
+    extra: { sessionId?: string; model?: string; modelFrom?: string } = {},
+  ): void {
     this.emit({ type: 'attempt_started', adwId: this.adwId, ts: Date.now(), phase, attempt, attempts, ...extra });
   }
 }

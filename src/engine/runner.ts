@@ -1,7 +1,15 @@
 // The runner: executes an ADW's phases in order, measures them, retries agent phases in the same live
 // session, and stops at the first phase that fails for good. It knows nothing about pi or the screen: it
 // emits typed events and returns an exit code.
-import { errorMessage, HarnessError, InfrastructureError, isRetryable, firstLine, PhaseFailure, type FailureKind } from '../contract/errors.js';
+import {
+  errorMessage,
+  HarnessError,
+  InfrastructureError,
+  isRetryable,
+  firstLine,
+  PhaseFailure,
+  type FailureKind,
+} from '../contract/errors.js';
 import type { PhaseKind, PhasePlan } from '../contract/events.js';
 import { runGroup } from './phaseGroup.js';
 import { Run, type Phase } from './run.js';
@@ -20,7 +28,13 @@ export function failureKindOf(error: unknown): FailureKind {
 
 /** What the events say of a phase before it runs. */
 export function planOf(p: Phase): PhasePlan {
-  return { name: p.name, kind: p.kind, attempts: attemptsOf(p), ...(p.model ? { model: p.model } : {}), ...(p.arm !== undefined ? { arm: p.arm } : {}) };
+  return {
+    name: p.name,
+    kind: p.kind,
+    attempts: attemptsOf(p),
+    ...(p.model ? { model: p.model } : {}),
+    ...(p.arm !== undefined ? { arm: p.arm } : {}),
+  };
 }
 
 function attemptsOf(phase: Phase): number {
@@ -52,17 +66,43 @@ export async function execute(run: Run, phases: Phase[], resume?: ResumeOptions)
     return exit;
   };
   const plan = phases.map(planOf);
-  run.emit({ type: 'run_started', adwId: run.adwId, ts: Date.now(), adwName: run.adwName, phases: plan, cwd: run.cwd, args: run.args });
+  run.emit({
+    type: 'run_started',
+    adwId: run.adwId,
+    ts: Date.now(),
+    adwName: run.adwName,
+    phases: plan,
+    cwd: run.cwd,
+    args: run.args,
+  });
   // A plan that cannot run is refused before any phase starts, as the failure of the phase at fault.
   const refuse = (phase: string, kind: PhaseKind, motif: string): number => {
-    run.emit({ type: 'phase_failed', adwId: run.adwId, ts: Date.now(), phase, kind, attempts: 0, motif, seconds: 0, tokens: 0, cost: 0 });
+    run.emit({
+      type: 'phase_failed',
+      adwId: run.adwId,
+      ts: Date.now(),
+      phase,
+      kind,
+      attempts: 0,
+      motif,
+      seconds: 0,
+      tokens: 0,
+      cost: 0,
+    });
     return finish(EXIT.failed, phase);
   };
   if (phases.length === 0) return refuse('(none)', 'code', 'no phases declared: an empty ADW is not an ADW');
   const unknown = phases.find((p) => p.kind !== 'agent' && p.kind !== 'code');
   if (unknown) return refuse(unknown.name, 'code', `unknown phase kind ${JSON.stringify(unknown.kind)}`);
-  const misplaced = phases.find((p, i) => p.judges !== undefined && !phases.slice(0, i).some((q) => q.name === p.judges && q.kind === 'agent'));
-  if (misplaced) return refuse(misplaced.name, misplaced.kind, `judges ${JSON.stringify(misplaced.judges)}, which is not an earlier agent phase`);
+  const misplaced = phases.find(
+    (p, i) => p.judges !== undefined && !phases.slice(0, i).some((q) => q.name === p.judges && q.kind === 'agent'),
+  );
+  if (misplaced)
+    return refuse(
+      misplaced.name,
+      misplaced.kind,
+      `judges ${JSON.stringify(misplaced.judges)}, which is not an earlier agent phase`,
+    );
   const progress = new Map<string, PhaseProgress>();
   let i = 0;
   while (i < phases.length) {
@@ -73,7 +113,12 @@ export async function execute(run: Run, phases: Phase[], resume?: ResumeOptions)
       progress.set(phase.name, state);
     }
     const carried = resume?.carried.get(phase.name);
-    if (carried && !state.continuation && state.used === 0 && (resume!.anywhere || i < phases.findIndex((p) => p.name === resume!.phase))) {
+    if (
+      carried &&
+      !state.continuation &&
+      state.used === 0 &&
+      (resume!.anywhere || i < phases.findIndex((p) => p.name === resume!.phase))
+    ) {
       state.used = carried.attempt;
       replayCarried(run, phase, carried);
       i += 1;
@@ -103,10 +148,21 @@ export async function execute(run: Run, phases: Phase[], resume?: ResumeOptions)
           // Its time will not include the wait, nor be compared with those who ran meanwhile (../bon/harvest/rank.ts).
           run.waited.add(member.name);
           const { limit, why } = member.parallel!;
-          run.emit({ type: 'phase_waiting', adwId: run.adwId, ts: Date.now(), phase: member.name, limit, ...(why ? { why } : {}) });
+          run.emit({
+            type: 'phase_waiting',
+            adwId: run.adwId,
+            ts: Date.now(),
+            phase: member.name,
+            limit,
+            ...(why ? { why } : {}),
+          });
         },
       ).finally(off);
-      if (group.stop) return finish(run.interrupted ? EXIT.interrupted : group.stop === 'infrastructure' ? EXIT.infrastructure : EXIT.failed, group.failedPhase);
+      if (group.stop)
+        return finish(
+          run.interrupted ? EXIT.interrupted : group.stop === 'infrastructure' ? EXIT.infrastructure : EXIT.failed,
+          group.failedPhase,
+        );
       i = group.next;
       continue;
     }
@@ -126,7 +182,10 @@ export async function execute(run: Run, phases: Phase[], resume?: ResumeOptions)
       i += 1;
       continue;
     }
-    return finish(run.interrupted ? EXIT.interrupted : outcome.status === 'infrastructure' ? EXIT.infrastructure : EXIT.failed, phase.name);
+    return finish(
+      run.interrupted ? EXIT.interrupted : outcome.status === 'infrastructure' ? EXIT.infrastructure : EXIT.failed,
+      phase.name,
+    );
   }
   return finish(EXIT.green);
 }
@@ -138,7 +197,20 @@ function replayCarried(run: Run, phase: Phase, carried: CarriedResult): void {
   run.emit({ type: 'phase_started', adwId: run.adwId, ts: Date.now(), phase: phase.name, kind: phase.kind });
   if (carried.status === 'failed') {
     const { seconds, tokens, cost, sessionId, attempts } = carried;
-    run.emit({ type: 'phase_failed', adwId: run.adwId, ts: Date.now(), phase: phase.name, kind: phase.kind, attempts, motif: carried.motif ?? 'failed', failure: carried.failure, seconds, tokens, cost, sessionId });
+    run.emit({
+      type: 'phase_failed',
+      adwId: run.adwId,
+      ts: Date.now(),
+      phase: phase.name,
+      kind: phase.kind,
+      attempts,
+      motif: carried.motif ?? 'failed',
+      failure: carried.failure,
+      seconds,
+      tokens,
+      cost,
+      sessionId,
+    });
     return;
   }
   run.results[phase.name] = carried.result;
@@ -167,7 +239,10 @@ interface PhaseProgress {
   nextMotif?: string;
 }
 
-export type PhaseOutcome = { status: 'ok' } | { status: 'failed' | 'infrastructure' } | { status: 'sent-back'; motif: string };
+export type PhaseOutcome =
+  | { status: 'ok' }
+  | { status: 'failed' | 'infrastructure' }
+  | { status: 'sent-back'; motif: string };
 
 /** Whether the agent phase judged by `phase` still has an attempt to spend. */
 function canSendBack(phase: Phase, phases: Phase[], progress: Map<string, PhaseProgress>): boolean {
@@ -196,7 +271,13 @@ async function runPhase(run: Run, phase: Phase, progress: PhaseProgress, sendBac
     if (phase.kind === 'code') run.attemptStarted(phase.name, attempt + 1, attempts);
     try {
       if (run.interrupted) throw new PhaseFailure('interrupted by the user', undefined, 'interrupted');
-      const result = await phase.action(run, { attempt, attempts, lastMotif, signal: run.signal, continuation: attempt === first ? continuation : undefined });
+      const result = await phase.action(run, {
+        attempt,
+        attempts,
+        lastMotif,
+        signal: run.signal,
+        continuation: attempt === first ? continuation : undefined,
+      });
       run.results[phase.name] = result;
       const f = run.figuresOf(phase.name);
       run.emit({
@@ -226,7 +307,17 @@ async function runPhase(run: Run, phase: Phase, progress: PhaseProgress, sendBac
     }
     const sentBack = retryable && sendBack && !run.interrupted;
     const willRetry = sentBack || (retryable && !run.interrupted && attempt + 1 < attempts);
-    run.emit({ type: 'attempt_failed', adwId: run.adwId, ts: Date.now(), phase: phase.name, attempt: attempt + 1, attempts, motif: shown, failure, willRetry });
+    run.emit({
+      type: 'attempt_failed',
+      adwId: run.adwId,
+      ts: Date.now(),
+      phase: phase.name,
+      attempt: attempt + 1,
+      attempts,
+      motif: shown,
+      failure,
+      willRetry,
+    });
     if (sentBack) return { status: 'sent-back', motif: lastMotif };
     if (!willRetry) break;
   }
@@ -238,7 +329,7 @@ async function runPhase(run: Run, phase: Phase, progress: PhaseProgress, sendBac
     phase: phase.name,
     kind: phase.kind,
     attempts,
-    motif: run.interrupted ? 'interrupted by the user' : shown ?? 'failed',
+    motif: run.interrupted ? 'interrupted by the user' : (shown ?? 'failed'),
     failure: run.interrupted ? 'interrupted' : failure,
     seconds: f.seconds ?? (performance.now() - clock) / 1000,
     tokens: f.tokens,

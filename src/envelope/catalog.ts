@@ -17,7 +17,10 @@ let catalog: Record<string, EnvelopeCard> | null | undefined;
 function readCatalog(): Record<string, EnvelopeCard> | null {
   if (catalog !== undefined) return catalog;
   try {
-    catalog = JSON.parse(fs.readFileSync(new URL(`./${CATALOG_FILE}`, import.meta.url), 'utf8')) as Record<string, EnvelopeCard>;
+    catalog = JSON.parse(fs.readFileSync(new URL(`./${CATALOG_FILE}`, import.meta.url), 'utf8')) as Record<
+      string,
+      EnvelopeCard
+    >;
   } catch {
     catalog = null;
   }
@@ -33,7 +36,8 @@ export function loadEnvelopes(): Promise<typeof import('./envelopes.js')> {
 export async function computeCatalog(): Promise<Record<string, EnvelopeCard>> {
   const { ENVELOPE_TYPES, schema, contract } = await loadEnvelopes();
   const out: Record<string, EnvelopeCard> = {};
-  for (const [title, type] of Object.entries(ENVELOPE_TYPES)) out[title] = { title, schema: schema(type), contract: contract(type) };
+  for (const [title, type] of Object.entries(ENVELOPE_TYPES))
+    out[title] = { title, schema: schema(type), contract: contract(type) };
   return out;
 }
 

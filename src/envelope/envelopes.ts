@@ -87,7 +87,9 @@ export function extendEnvelope<T, S extends z.ZodRawShape>(
   shape: S,
   invariant?: (value: T & LooseOutput<S>) => string | undefined,
 ): EnvelopeType<T & LooseOutput<S>> {
-  const zod = z.looseObject({ ...base.zod.shape, ...shape }).meta({ title }) as unknown as EnvelopeType<T & LooseOutput<S>>['zod'];
+  const zod = z.looseObject({ ...base.zod.shape, ...shape }).meta({ title }) as unknown as EnvelopeType<
+    T & LooseOutput<S>
+  >['zod'];
   const chained = (value: T & LooseOutput<S>): string | undefined => base.invariant?.(value) ?? invariant?.(value);
   return { title, zod, invariant: chained };
 }
@@ -95,7 +97,10 @@ export function extendEnvelope<T, S extends z.ZodRawShape>(
 export const Envelope = defineEnvelope('Envelope', {
   status: z.enum(['success', 'fail']).describe("'success' when the phase reached its goal, else 'fail'"),
   summary: z.string().default('').describe('what this phase did or found, in a sentence'),
-  artifacts: z.array(z.string()).default([]).describe('files you produced for the phases after this one (paths), or []'),
+  artifacts: z
+    .array(z.string())
+    .default([])
+    .describe('files you produced for the phases after this one (paths), or []'),
   notes_for_next_agent: z.string().default('').describe("anything the agent after you needs to know, or ''"),
 });
 export type Envelope = EnvelopeOf<typeof Envelope>;
@@ -131,16 +136,26 @@ export const JudgeEnvelope = extendEnvelope(
       .default([])
       .describe('every green arm you were shown exactly once, the best first'),
   },
-  (value) => (value.status === 'success' && value.ranking.length === 0 ? 'ranking: a successful judgement must rank the arms it was shown' : undefined),
+  (value) =>
+    value.status === 'success' && value.ranking.length === 0
+      ? 'ranking: a successful judgement must rank the arms it was shown'
+      : undefined,
 );
 export type JudgeEnvelope = EnvelopeOf<typeof JudgeEnvelope>;
 
 /** Every envelope type by title: ADWs name their envelope, the catalog and the parser look it up here. */
-export const ENVELOPE_TYPES: Record<string, EnvelopeType<unknown>> = { Envelope, BuildEnvelope, JudgeEnvelope } as Record<string, EnvelopeType<unknown>>;
+export const ENVELOPE_TYPES: Record<string, EnvelopeType<unknown>> = {
+  Envelope,
+  BuildEnvelope,
+  JudgeEnvelope,
+} as Record<string, EnvelopeType<unknown>>;
 
 export function envelopeType(title: string): EnvelopeType<unknown> {
   const type = ENVELOPE_TYPES[title];
-  if (!type) throw new Error(`unknown envelope type ${JSON.stringify(title)} (known: ${Object.keys(ENVELOPE_TYPES).join(', ')})`);
+  if (!type)
+    throw new Error(
+      `unknown envelope type ${JSON.stringify(title)} (known: ${Object.keys(ENVELOPE_TYPES).join(', ')})`,
+    );
   return type;
 }
 
@@ -158,7 +173,8 @@ export function schema(type: EnvelopeType<unknown>): Record<string, unknown> {
 
 function asks(type: EnvelopeType<unknown>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, field] of Object.entries(type.zod.shape)) out[name] = z.globalRegistry.get(field)?.description ?? '';
+  for (const [name, field] of Object.entries(type.zod.shape))
+    out[name] = z.globalRegistry.get(field)?.description ?? '';
   return out;
 }
 
@@ -191,7 +207,8 @@ export function handoff(previous: Record<string, unknown>): string {
 function handoffJson(previous: Record<string, unknown>): string {
   try {
     const depth = depthOf(previous, ENVELOPE_MAX_DEPTH);
-    if (depth > ENVELOPE_MAX_DEPTH) return `(not shown: the previous envelope is nested deeper than ${ENVELOPE_MAX_DEPTH} levels)`;
+    if (depth > ENVELOPE_MAX_DEPTH)
+      return `(not shown: the previous envelope is nested deeper than ${ENVELOPE_MAX_DEPTH} levels)`;
     const compact = JSON.stringify(previous) as string | undefined;
     if (compact === undefined) return '(not shown: the previous envelope is not JSON)';
     if (compact.length * (2 * depth + 2) > 4 * HANDOFF_MAX_CHARS) return compact;
@@ -218,7 +235,10 @@ const SHOWN_MAX = 80;
 /** The value as JSON, clipped; JSON.stringify leaves NEL and U+2028/9 raw, so they are escaped to keep one line. */
 function shown(value: unknown): string {
   const json = JSON.stringify(value) ?? kindOf(value);
-  return clip(json.replace(/[\u0085\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`), SHOWN_MAX);
+  return clip(
+    json.replace(/[\u0085\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`),
+    SHOWN_MAX,
+  );
 }
 
 function describeIssue(issue: z.core.$ZodIssue, data: unknown): string {
@@ -255,7 +275,8 @@ function validate<T>(payload: unknown, type: EnvelopeType<T>): T {
   // JSON.stringify, the handoff).
   if (depthOf(data, ENVELOPE_MAX_DEPTH) > ENVELOPE_MAX_DEPTH) throw new EnvelopeError(TOO_DEEP);
   const result = type.zod.safeParse(data);
-  if (!result.success) throw new EnvelopeError(result.error.issues.map((issue) => describeIssue(issue, data)).join('; '));
+  if (!result.success)
+    throw new EnvelopeError(result.error.issues.map((issue) => describeIssue(issue, data)).join('; '));
   const broken = type.invariant?.(result.data);
   if (broken) throw new EnvelopeError(broken);
   return result.data;
@@ -263,7 +284,10 @@ function validate<T>(payload: unknown, type: EnvelopeType<T>): T {
 
 function thrownMotif(error: unknown): string {
   try {
-    return firstLine(error instanceof Error ? `${error.name}: ${error.message}` : String(error), SHOWN_MAX) || 'unknown error';
+    return (
+      firstLine(error instanceof Error ? `${error.name}: ${error.message}` : String(error), SHOWN_MAX) ||
+      'unknown error'
+    );
   } catch {
     return 'unknown error';
   }
@@ -297,13 +321,19 @@ export function extractEnvelopeObject(text: string): Record<string, unknown> {
     const value = tryParse(window.slice(start, end + 1));
     if (value !== undefined) return value;
   }
-  throw new EnvelopeError(cut ? `no JSON object in the last ${ENVELOPE_SCAN_MAX_CHARS} characters of the answer` : 'no JSON object in the answer');
+  throw new EnvelopeError(
+    cut
+      ? `no JSON object in the last ${ENVELOPE_SCAN_MAX_CHARS} characters of the answer`
+      : 'no JSON object in the answer',
+  );
 }
 
 function tryParse(candidate: string): Record<string, unknown> | undefined {
   try {
     const value: unknown = JSON.parse(candidate);
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+    return value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }

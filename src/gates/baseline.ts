@@ -27,7 +27,12 @@ export function gateSignature(report: GateReport, tree: string): GateSignature {
   const output = report.outputTail ?? '';
   let lines = failureLines(output);
   // A runner that names no failure: its last lines stand for it.
-  if (lines.length === 0) lines = output.split('\n').map((l) => l.trim()).filter(Boolean).slice(-3);
+  if (lines.length === 0)
+    lines = output
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean)
+      .slice(-3);
   return { ending, lines: new Set(lines.map((l) => normalise(l, tree))) };
 }
 

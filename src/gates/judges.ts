@@ -131,14 +131,24 @@ export function changedFilesExist(envelope: ChangedFilesCarrier, cwd: string): G
   try {
     realRoot = fs.realpathSync(root);
   } catch {
-    return { gate: CHANGED_FILES_GATE, ok: false, motif: `changed_files: the work tree ${root} does not exist`, seconds: elapsed(start) };
+    return {
+      gate: CHANGED_FILES_GATE,
+      ok: false,
+      motif: `changed_files: the work tree ${root} does not exist`,
+      seconds: elapsed(start),
+    };
   }
   const declared = envelope.changed_files ?? [];
   const refused = declared.map((p) => refusal(root, realRoot, p)).filter((r): r is string => r !== undefined);
   if (refused.length === 0) return { gate: CHANGED_FILES_GATE, ok: true, seconds: elapsed(start) };
   const more = refused.length > 1 ? ` (and ${refused.length - 1} more)` : '';
   // The paths are the agent's words: they may carry control bytes.
-  return { gate: CHANGED_FILES_GATE, ok: false, motif: fit(plainText(`changed_files: ${refused[0]}${more}`), MOTIF_MAX), seconds: elapsed(start) };
+  return {
+    gate: CHANGED_FILES_GATE,
+    ok: false,
+    motif: fit(plainText(`changed_files: ${refused[0]}${more}`), MOTIF_MAX),
+    seconds: elapsed(start),
+  };
 }
 
 /** How much raw output is kept for the tail: escape sequences can outweigh the text they paint. */
@@ -212,16 +222,33 @@ function seconds(ms: number): string {
 
 function setupReport(run: string, what: string, fix: string, output: string, start: number): GateReport {
   const motif = `${describeCommand(run)} cannot run: ${what} — ${fix}`;
-  return { gate: run, ok: false, outcome: 'setup', fix, motif: fit(plainText(motif).replace(/\s*\n\s*/g, ' '), MOTIF_MAX), seconds: elapsed(start), outputTail: output };
+  return {
+    gate: run,
+    ok: false,
+    outcome: 'setup',
+    fix,
+    motif: fit(plainText(motif).replace(/\s*\n\s*/g, ' '), MOTIF_MAX),
+    seconds: elapsed(start),
+    outputTail: output,
+  };
 }
 
 /** A gate that runs one payload command with `bash -c` in its folder: green when it exits 0 in time. */
-export function commandGate(cmd: GateCommand, opts: CommandGateOptions = {}): (envelope?: unknown) => Promise<GateReport> {
+export function commandGate(
+  cmd: GateCommand,
+  opts: CommandGateOptions = {},
+): (envelope?: unknown) => Promise<GateReport> {
   return async () => {
     const start = performance.now();
     const gate = cmd.run;
     const cwd = path.resolve(cmd.cwd);
-    const red = (motif: string, outputTail?: string): GateReport => ({ gate, ok: false, motif: fit(plainText(motif), MOTIF_MAX), seconds: elapsed(start), outputTail });
+    const red = (motif: string, outputTail?: string): GateReport => ({
+      gate,
+      ok: false,
+      motif: fit(plainText(motif), MOTIF_MAX),
+      seconds: elapsed(start),
+      outputTail,
+    });
     if (opts.signal?.aborted) return red(`${describeCommand(cmd.run)} not run: interrupted by the user`);
     let isDir = false;
     try {
@@ -236,7 +263,9 @@ export function commandGate(cmd: GateCommand, opts: CommandGateOptions = {}): (e
     // is unset (the "started by rshd" rule); a gate must run the same in every environment.
     const tail = new OutputTail();
     const bash = ['--norc', '--noprofile', '-c', cmd.run];
-    const line = opts.sandbox ? wrapCommand({ ...opts.sandbox, policy: { ...opts.sandbox.policy, cwd } }, 'bash', bash) : { command: 'bash', args: bash };
+    const line = opts.sandbox
+      ? wrapCommand({ ...opts.sandbox, policy: { ...opts.sandbox.policy, cwd } }, 'bash', bash)
+      : { command: 'bash', args: bash };
     const out = await runToEnd(line.command, line.args, {
       cwd,
       // The user's environment as it is: a variable that quiets colour (NO_COLOR, FORCE_COLOR=0…) changes what a
@@ -255,13 +284,25 @@ export function commandGate(cmd: GateCommand, opts: CommandGateOptions = {}): (e
     });
     const output = tail.value();
     const lookup = { cwd, env: opts.env ?? process.env };
-    if (out.spawnError) return setupReport(cmd.run, `could not start bash: ${out.spawnError.message}`, 'install bash, or put it on PATH', output, start);
+    if (out.spawnError)
+      return setupReport(
+        cmd.run,
+        `could not start bash: ${out.spawnError.message}`,
+        'install bash, or put it on PATH',
+        output,
+        start,
+      );
     if (!out.timedOut && !out.aborted && out.code !== 0) {
       const setup = setupFailure(cmd.run, out.code, output, lookup);
       if (setup) return setupReport(cmd.run, setup.what, setup.fix, output, start);
     }
-    if (out.timedOut) return red(commandMotif(cmd.run, `timed out after ${seconds(cmd.timeoutMs)} (its process group was ended)`, output), output);
-    if (out.aborted) return red(`${describeCommand(cmd.run)} interrupted by the user (its process group was ended)`, output);
+    if (out.timedOut)
+      return red(
+        commandMotif(cmd.run, `timed out after ${seconds(cmd.timeoutMs)} (its process group was ended)`, output),
+        output,
+      );
+    if (out.aborted)
+      return red(`${describeCommand(cmd.run)} interrupted by the user (its process group was ended)`, output);
     if (out.code === 0) return { gate, ok: true, seconds: elapsed(start), outputTail: output, outputBytes: tail.bytes };
     const how = out.code !== null ? `exited ${out.code}` : `was killed by ${out.signal ?? 'a signal'}`;
     return { ...red(commandMotif(cmd.run, how, output), output), outputBytes: tail.bytes };

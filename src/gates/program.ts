@@ -9,9 +9,13 @@ import path from 'node:path';
 const ROSTER_FILE = path.join('adws', 'adw_config', 'factory.config.yaml');
 
 /** bash's reserved words (`compgen -k`) and builtins (`compgen -b`): nothing to look up on PATH. */
-const KEYWORDS = new Set('if then else elif fi case esac for select while until do done in function time { } ! [[ ]] coproc'.split(' '));
+const KEYWORDS = new Set(
+  'if then else elif fi case esac for select while until do done in function time { } ! [[ ]] coproc'.split(' '),
+);
 const BUILTINS = new Set(
-  '. : [ alias bg bind break builtin caller cd command compgen complete compopt continue declare dirs disown echo enable eval exec exit export false fc fg getopts hash help history jobs kill let local logout mapfile popd printf pushd pwd read readarray readonly return set shift shopt source suspend test times trap true type typeset ulimit umask unalias unset wait'.split(' '),
+  '. : [ alias bg bind break builtin caller cd command compgen complete compopt continue declare dirs disown echo enable eval exec exit export false fc fg getopts hash help history jobs kill let local logout mapfile popd printf pushd pwd read readarray readonly return set shift shopt source suspend test times trap true type typeset ulimit umask unalias unset wait'.split(
+    ' ',
+  ),
 );
 /** Words that run the next word as a program (their own options skipped): both are looked up. */
 const WRAPPERS = new Set(['env', 'exec', 'command', 'nice', 'nohup', 'time', 'timeout', 'stdbuf']);
@@ -47,7 +51,8 @@ export function simpleCommands(run: string): string[][] {
       quote = c;
       inWord = true;
     } else if (c === '\\' && i + 1 < run.length) {
-      if (run[i + 1] === '\n') i += 1; // a continued line
+      if (run[i + 1] === '\n')
+        i += 1; // a continued line
       else {
         word += run[(i += 1)]!;
         inWord = true;
@@ -71,7 +76,25 @@ export function simpleCommands(run: string): string[][] {
  * Builtins after which the lookup is no longer the gate's: another folder (`cd`), another PATH (`export PATH=…`),
  * functions or aliases defined, a file sourced, a command built at run time. What follows is known only when it runs.
  */
-const CHANGES_LOOKUP = new Set(['cd', 'pushd', 'popd', 'source', '.', 'eval', 'export', 'declare', 'typeset', 'local', 'readonly', 'hash', 'alias', 'set', 'shopt', 'enable', 'builtin']);
+const CHANGES_LOOKUP = new Set([
+  'cd',
+  'pushd',
+  'popd',
+  'source',
+  '.',
+  'eval',
+  'export',
+  'declare',
+  'typeset',
+  'local',
+  'readonly',
+  'hash',
+  'alias',
+  'set',
+  'shopt',
+  'enable',
+  'builtin',
+]);
 /** A shell function defined in the command line (`f() { …; }`, `function f`): its calls are no program. */
 const DEFINES_FUNCTION = /(^|[\s;&|(])(function\s+[\w-]+|[\w-]+\s*\(\s*\))/;
 
@@ -85,7 +108,8 @@ export function gatePrograms(run: string): string[] {
   for (const words of simpleCommands(run)) {
     let i = 0;
     let ownPath = false;
-    if (words.every((w) => /^[A-Za-z_][A-Za-z0-9_]*=/.test(w)) && words.some((w) => w.startsWith('PATH='))) return programs;
+    if (words.every((w) => /^[A-Za-z_][A-Za-z0-9_]*=/.test(w)) && words.some((w) => w.startsWith('PATH=')))
+      return programs;
     while (i < words.length) {
       const w = words[i]!;
       if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(w) || /^[<>0-9&]*[<>]/.test(w)) {
@@ -106,7 +130,14 @@ export function gatePrograms(run: string): string[] {
       if (w === 'env' && words.slice(i + 1).some((x) => x.startsWith('PATH=') || x === '-i' || x === '-u')) break; // env's own PATH
       i += 1;
       // The wrapper's options and arguments before the program: `env -i A=1 prog`, `timeout 60 prog`, `nice -n 5 prog`.
-      while (i < words.length && (/^-/.test(words[i]!) || /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i]!) || (w === 'timeout' && /^\d/.test(words[i]!)) || (w === 'nice' && words[i - 1] === '-n'))) i += 1;
+      while (
+        i < words.length &&
+        (/^-/.test(words[i]!) ||
+          /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i]!) ||
+          (w === 'timeout' && /^\d/.test(words[i]!)) ||
+          (w === 'nice' && words[i - 1] === '-n'))
+      )
+        i += 1;
     }
   }
   return programs;
@@ -118,7 +149,11 @@ export interface ProgramLookup {
   env: NodeJS.ProcessEnv;
 }
 
-export type Resolution = { found: 'builtin' } | { found: 'file'; file: string } | { found: 'missing' } | { found: 'not-executable'; file: string };
+export type Resolution =
+  | { found: 'builtin' }
+  | { found: 'file'; file: string }
+  | { found: 'missing' }
+  | { found: 'not-executable'; file: string };
 
 function executable(file: string): boolean {
   try {
@@ -164,7 +199,8 @@ function distance(a: string, b: string, bound: number): number {
   let row = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i += 1) {
     const next = [i];
-    for (let j = 1; j <= b.length; j += 1) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    for (let j = 1; j <= b.length; j += 1)
+      next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
     if (Math.min(...next) > bound) return Infinity;
     row = next;
   }
@@ -185,7 +221,9 @@ export function nearestPrograms(program: string, lookup: ProgramLookup): string[
     for (const name of entries) if (!names.has(name) && executable(path.join(dir, name))) names.add(name);
   }
   // python → python3 (the machine has only the versioned name) comes first: it is the usual case.
-  const versioned = [...names].filter((n) => n.startsWith(program) && /^\d+(\.\d+)?$/.test(n.slice(program.length))).sort();
+  const versioned = [...names]
+    .filter((n) => n.startsWith(program) && /^\d+(\.\d+)?$/.test(n.slice(program.length)))
+    .sort();
   const near = [...names]
     .map((name) => ({ name, d: distance(program, name, 2) }))
     .filter((c) => c.d < Infinity && !versioned.includes(c.name))
@@ -225,8 +263,18 @@ export function setupFix(run: string, program: string, lookup: ProgramLookup, wh
 export function missingProgram(run: string, lookup: ProgramLookup, where = gateWhere()): SetupProblem | undefined {
   for (const program of gatePrograms(run)) {
     const found = resolveProgram(program, lookup);
-    if (found.found === 'missing') return { program, problem: program.includes('/') ? `not found (${path.resolve(lookup.cwd, program)})` : 'not found on PATH', fix: setupFix(run, program, lookup, where) };
-    if (found.found === 'not-executable') return { program, problem: `is not executable (${found.file})`, fix: `chmod +x ${found.file}, or run it through its interpreter in ${where}` };
+    if (found.found === 'missing')
+      return {
+        program,
+        problem: program.includes('/') ? `not found (${path.resolve(lookup.cwd, program)})` : 'not found on PATH',
+        fix: setupFix(run, program, lookup, where),
+      };
+    if (found.found === 'not-executable')
+      return {
+        program,
+        problem: `is not executable (${found.file})`,
+        fix: `chmod +x ${found.file}, or run it through its interpreter in ${where}`,
+      };
   }
   return undefined;
 }
@@ -241,8 +289,15 @@ export function setupLine(run: string, problem: SetupProblem): string {
  * its one line; undefined when each can. Read statically: a program that a script runs further in (npm's scripts,
  * make's recipes) is caught when the gate runs (on HEAD first, by best-of-N's baseline).
  */
-export function gatePreflight(commands: readonly { run: string; cwd: string }[], env: NodeJS.ProcessEnv, setup?: { run: string; cwd: string }): string | undefined {
-  const all = [...(setup ? [{ cmd: setup, where: `payload.setup in ${ROSTER_FILE}` }] : []), ...commands.map((cmd, i) => ({ cmd, where: gateWhere(i) }))];
+export function gatePreflight(
+  commands: readonly { run: string; cwd: string }[],
+  env: NodeJS.ProcessEnv,
+  setup?: { run: string; cwd: string },
+): string | undefined {
+  const all = [
+    ...(setup ? [{ cmd: setup, where: `payload.setup in ${ROSTER_FILE}` }] : []),
+    ...commands.map((cmd, i) => ({ cmd, where: gateWhere(i) })),
+  ];
   for (const { cmd, where } of all) {
     const problem = missingProgram(cmd.run, { cwd: path.resolve(cmd.cwd), env }, where);
     if (problem) return setupLine(cmd.run, problem);
@@ -255,25 +310,41 @@ export function gatePreflight(commands: readonly { run: string; cwd: string }[],
  * (`sh: 1: mocha: not found`), `Permission denied` of a file that is no program, make's recipe (`make: pythn: No such
  * file or directory`); Python's `-m` of a module it does not have (`/usr/bin/python3: No module named pytest`).
  */
-const CANNOT_RUN = /^(?:\S*\/)?(?:ba|da|k|z)?sh: (?:line \d+: |\d+: )?(\S+): (command not found|not found|Permission denied)$|^make(?:\[\d+\])?: (\S+): (No such file or directory)$/m;
+const CANNOT_RUN =
+  /^(?:\S*\/)?(?:ba|da|k|z)?sh: (?:line \d+: |\d+: )?(\S+): (command not found|not found|Permission denied)$|^make(?:\[\d+\])?: (\S+): (No such file or directory)$/m;
 const NO_MODULE = /^(\S*python[\d.]*): No module named (\S+)$/m;
 
 /** Why a red run of `run` is a setup failure (its program could not run), with the fix; undefined when it is a test result. */
-export function setupFailure(run: string, code: number | null, output: string, lookup: ProgramLookup): { what: string; fix: string } | undefined {
+export function setupFailure(
+  run: string,
+  code: number | null,
+  output: string,
+  lookup: ProgramLookup,
+): { what: string; fix: string } | undefined {
   const said = CANNOT_RUN.exec(output);
   if (said) {
     const program = (said[1] ?? said[3])!;
     const how = (said[2] ?? said[4])!;
-    const fix = how === 'Permission denied' ? `make ${program} executable (chmod +x), or run it through its interpreter` : setupFix(run, program, lookup);
+    const fix =
+      how === 'Permission denied'
+        ? `make ${program} executable (chmod +x), or run it through its interpreter`
+        : setupFix(run, program, lookup);
     return { what: `${program}: ${how}`, fix };
   }
   const module = NO_MODULE.exec(output);
   if (module) {
     const python = path.basename(module[1]!);
-    return { what: `${python} has no module ${module[2]}`, fix: `install ${module[2]} for ${python} (${python} -m pip install ${module[2]}), or run the tests in the project's environment (uv run, poetry run, a virtualenv's python)` };
+    return {
+      what: `${python} has no module ${module[2]}`,
+      fix: `install ${module[2]} for ${python} (${python} -m pip install ${module[2]}), or run the tests in the project's environment (uv run, poetry run, a virtualenv's python)`,
+    };
   }
   if (code !== 127 && code !== 126) return undefined;
   const missing = missingProgram(run, lookup);
   if (missing) return { what: `${missing.program} ${missing.problem}`, fix: missing.fix };
-  return { what: code === 127 ? 'a program it runs was not found (exit 127)' : 'a program it runs is not executable (exit 126)', fix: 'install what it runs, or correct the command' };
+  return {
+    what:
+      code === 127 ? 'a program it runs was not found (exit 127)' : 'a program it runs is not executable (exit 126)',
+    fix: 'install what it runs, or correct the command',
+  };
 }

@@ -10,7 +10,8 @@ import { displayWidth, fit, fitStart } from '../contract/text.js';
  * errors and assertion lines, pytest's `E   ` and `FAILED x::y`, unittest's `FAIL: test`, go's `--- FAIL:`, cargo's
  * `thread '…' panicked at`.
  */
-const FAILURE_LINE = /^(not ok\b|✖|×|✕|✗|●(?! Console\b)|\d+\) \S|FAIL\b|FAILED\b|ERROR\b|Error\b|\w*Error:|AssertionError|assert|expected|actual|E\s{2,}|--- FAIL:|thread '[^']*'(?: \(\d+\))? panicked at\b)/i;
+const FAILURE_LINE =
+  /^(not ok\b|✖|×|✕|✗|●(?! Console\b)|\d+\) \S|FAIL\b|FAILED\b|ERROR\b|Error\b|\w*Error:|AssertionError|assert|expected|actual|E\s{2,}|--- FAIL:|thread '[^']*'(?: \(\d+\))? panicked at\b)/i;
 
 /** Lines that frame rather than say: TAP's YAML fences and plans, rules drawn between sections, go's lone `FAIL`. */
 const DECORATION = /^(---|\.\.\.|FAIL)$|^[─━═⎯]{3,}|^[=-]{10,}$|^\d+\.\.\d+$/;
@@ -47,7 +48,8 @@ function countsIn(line: string): string | undefined {
 /** A line of a printed diff: `++x`/`--x` (uvu), `+ x`/`- x` (jest, node:assert). */
 const DIFF_LINE = /^(\+\+|--)(?![+-])\S|^[+-]\s\S/; // not TAP's `---` nor a `+++` header
 
-const isFailure = (line: string): boolean => FAILURE_LINE.test(line) && !DECORATION.test(line) && countsIn(line) === undefined;
+const isFailure = (line: string): boolean =>
+  FAILURE_LINE.test(line) && !DECORATION.test(line) && countsIn(line) === undefined;
 
 /** The lines of a plain-text output that say what failed (empty when it names no failure). */
 export function failureLinesOf(plain: string): string[] {
@@ -75,7 +77,8 @@ function failuresWithReasons(lines: readonly string[]): string[] {
     if (!picked.includes(line)) picked.push(line);
     const rest = lines.slice(i + 1).filter((l) => l !== '');
     const next = rest[0];
-    if (!next || isFailure(next) || DECORATION.test(next) || countsIn(next) !== undefined || picked.includes(next)) return;
+    if (!next || isFailure(next) || DECORATION.test(next) || countsIn(next) !== undefined || picked.includes(next))
+      return;
     picked.push(next);
     // A diff (uvu's `++expected` / `--actual`, jest's `- Expected` / `+ Received`) reads only whole: its other side
     // comes along, a few lines at most.

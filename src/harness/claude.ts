@@ -35,7 +35,10 @@ export interface ClaudeHarnessOptions {
 
 export function createClaudeHarness(opts: ClaudeHarnessOptions = {}): Harness {
   const command = opts.command ?? process.env.FACTORY_CLAUDE ?? 'claude';
-  return { name: 'claude', run: (request) => withFallback(request, (r, reason) => runClaudeAttempt(command, r, reason)) };
+  return {
+    name: 'claude',
+    run: (request) => withFallback(request, (r, reason) => runClaudeAttempt(command, r, reason)),
+  };
 }
 
 /** Environment of the call: identity for hooks and traces, and the thinking budget (off removes it). */
@@ -63,7 +66,11 @@ function fileSize(file: string | undefined): number {
 }
 
 /** One claude process. `reason` names why this start exists beyond the first (e.g. "fallback"), for the ledger. */
-export async function runClaudeAttempt(command: string, request: HarnessRequest, reason?: string): Promise<HarnessResult> {
+export async function runClaudeAttempt(
+  command: string,
+  request: HarnessRequest,
+  reason?: string,
+): Promise<HarnessResult> {
   const paths = request.workspace;
   const sessionId = request.sessionId ?? randomUUID();
   const cwd = path.resolve(request.cwd);
@@ -120,7 +127,10 @@ export async function runClaudeAttempt(command: string, request: HarnessRequest,
       transcriptMoved = true;
       lastProgress = performance.now();
     } else if (performance.now() - lastProgress > request.idleTimeoutMs) {
-      stop(`no progress from claude for ${idleSeconds} s (no output, session transcript silent) — watchdog ended it`, 'stalled');
+      stop(
+        `no progress from claude for ${idleSeconds} s (no output, session transcript silent) — watchdog ended it`,
+        'stalled',
+      );
     }
   }, pollMs);
   const guard = guardAttempt(request, stop);
@@ -132,7 +142,10 @@ export async function runClaudeAttempt(command: string, request: HarnessRequest,
     lastProgress = performance.now();
     stdoutBytes += chunk.length;
     if (stdoutBytes > STDOUT_LIMIT_BYTES) {
-      stop(`claude printed more than ${STDOUT_LIMIT_BYTES / 1024 / 1024} MB on stdout — not the single JSON result expected`, 'protocol');
+      stop(
+        `claude printed more than ${STDOUT_LIMIT_BYTES / 1024 / 1024} MB on stdout — not the single JSON result expected`,
+        'protocol',
+      );
       return;
     }
     stdout.push(chunk);
@@ -154,7 +167,10 @@ export async function runClaudeAttempt(command: string, request: HarnessRequest,
   const seconds = (performance.now() - started) / 1000;
 
   if (spawnError) {
-    throw new HarnessError(`claude could not start (${command}): ${spawnError.message}`, sessionId, { stderrTail, kind: 'spawn' });
+    throw new HarnessError(`claude could not start (${command}): ${spawnError.message}`, sessionId, {
+      stderrTail,
+      kind: 'spawn',
+    });
   }
   // A stopped call printed no result: its figures are unknown (Claude Code reports them only at the end).
   if (stopped) throw new HarnessError(stopped.motif, sessionId, { tokens: 0, cost: 0, stderrTail, kind: stopped.kind });

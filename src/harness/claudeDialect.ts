@@ -43,7 +43,8 @@ export function claudeTools(tools: readonly string[]): string[] {
   for (const tool of tools) {
     if (tool === REPORT_TOOL) continue;
     const mapped = CLAUDE_TOOLS[tool];
-    if (!mapped) throw new Error(`tool "${tool}" has no Claude Code equivalent (known: ${Object.keys(CLAUDE_TOOLS).join(', ')})`);
+    if (!mapped)
+      throw new Error(`tool "${tool}" has no Claude Code equivalent (known: ${Object.keys(CLAUDE_TOOLS).join(', ')})`);
     if (!out.includes(mapped)) out.push(mapped);
   }
   return out;
@@ -138,7 +139,9 @@ export interface ClaudeResultMessage {
 }
 
 function asObject(value: unknown): Record<string, unknown> | undefined {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
 }
 
 function asResult(value: unknown): ClaudeResultMessage | undefined {
@@ -160,7 +163,11 @@ function tryJson(text: string): unknown {
  */
 export function readClaudeOutput(stdout: string): ClaudeResultMessage | undefined {
   const whole = tryJson(stdout.trim());
-  if (Array.isArray(whole)) return whole.map(asResult).filter((r) => r !== undefined).at(-1);
+  if (Array.isArray(whole))
+    return whole
+      .map(asResult)
+      .filter((r) => r !== undefined)
+      .at(-1);
   const direct = asResult(whole);
   if (direct) return direct;
   const lines = stdout.split('\n');
@@ -175,7 +182,10 @@ export function readClaudeOutput(stdout: string): ClaudeResultMessage | undefine
 export function claudeFigures(message: ClaudeResultMessage | undefined): { tokens: number; cost: number } {
   const usage = message?.usage ?? {};
   // Clamped sums: four huge figures must not add up to Infinity.
-  const tokens = addCounts(addCounts(usage.input_tokens, usage.output_tokens), addCounts(usage.cache_creation_input_tokens, usage.cache_read_input_tokens));
+  const tokens = addCounts(
+    addCounts(usage.input_tokens, usage.output_tokens),
+    addCounts(usage.cache_creation_input_tokens, usage.cache_read_input_tokens),
+  );
   return { tokens, cost: finiteCost(message?.total_cost_usd) };
 }
 
@@ -191,7 +201,8 @@ export function stdoutEvidence(value: unknown): string {
   const object = asObject(value);
   if (!object) return '';
   if (typeof object.result === 'string' && object.result.trim()) return firstLine(object.result);
-  if (Array.isArray(object.errors) && object.errors.length > 0) return firstLine(object.errors.map(errorText).join('; '));
+  if (Array.isArray(object.errors) && object.errors.length > 0)
+    return firstLine(object.errors.map(errorText).join('; '));
   for (const key of ['error', 'message']) {
     const text = errorText(object[key]).trim();
     if (text) return firstLine(text);
@@ -243,10 +254,13 @@ export function judgeClaude(outcome: ClaudeOutcome): ClaudeVerdict {
     const evidence = stdoutEvidence(message) || message.subtype || 'no reason given';
     const fail = (kind: FailureKind, motif: string): ClaudeVerdict => ({ ok: false, kind, motif, message });
     if (SESSION_TROUBLE.test(evidence)) return fail('resume', `claude cannot continue the session: ${evidence}`);
-    if (message.subtype === 'error_max_turns') return fail('guard', `claude stopped at its turn limit (${message.num_turns ?? '?'} turns)`);
-    if (message.subtype === 'error_max_budget_usd') return fail('guard', `claude stopped at its budget limit: ${evidence}`);
+    if (message.subtype === 'error_max_turns')
+      return fail('guard', `claude stopped at its turn limit (${message.num_turns ?? '?'} turns)`);
+    if (message.subtype === 'error_max_budget_usd')
+      return fail('guard', `claude stopped at its budget limit: ${evidence}`);
     if (message.subtype === 'success' && message.is_error) return fail('model_error', `model error: ${evidence}`);
-    if (message.subtype !== 'success' || message.is_error) return fail('exit', `claude failed (${message.subtype}): ${evidence}`);
+    if (message.subtype !== 'success' || message.is_error)
+      return fail('exit', `claude failed (${message.subtype}): ${evidence}`);
     if (outcome.exitCode !== 0) return fail('exit', `claude ended with ${how} after a successful result`);
     const text = typeof message.result === 'string' ? message.result : '';
     if (text.trim() === '') return fail('empty', 'the agent answered with neither an envelope nor any text');
@@ -262,5 +276,9 @@ export function judgeClaude(outcome: ClaudeOutcome): ClaudeVerdict {
     };
   }
   if (outcome.started) return { ok: false, kind: 'exit', motif: `claude died (${how}): ${why || 'no error message'}` };
-  return { ok: false, kind: 'spawn', motif: `claude did not start (${outcome.display}, ${how}): ${why || 'no error message'}` };
+  return {
+    ok: false,
+    kind: 'spawn',
+    motif: `claude did not start (${outcome.display}, ${how}): ${why || 'no error message'}`,
+  };
 }

@@ -5,7 +5,8 @@ import { HarnessError } from '../contract/errors.js';
 import { addCosts, addCounts } from '../contract/numbers.js';
 import type { HarnessRequest, HarnessResult } from './types.js';
 
-const OUTAGE = /\b(429|500|502|503|504)\b|rate.?limit|too many requests|overloaded|capacity|unavailable|no endpoints|internal server error/i;
+const OUTAGE =
+  /\b(429|500|502|503|504)\b|rate.?limit|too many requests|overloaded|capacity|unavailable|no endpoints|internal server error/i;
 const BAD_KEY = /\b(401|403)\b|invalid api key|unauthori[sz]ed|forbidden/i;
 
 /** The outage reason when `error` is a provider outage the fallback may answer, else undefined. */
@@ -35,7 +36,10 @@ export async function withFallback(
     const fallback = request.fallbackModel;
     if (reason === undefined || !fallback || fallback === request.model || request.signal?.aborted) throw error;
     const first = error as HarnessError;
-    request.onActivity?.({ kind: 'note', text: `provider down (${reason}) — relaunching on ${fallback} in the same session` });
+    request.onActivity?.({
+      kind: 'note',
+      text: `provider down (${reason}) — relaunching on ${fallback} in the same session`,
+    });
     request.onFallback?.({ from: request.model ?? '(default)', to: fallback, reason });
     const relay = { ...request, sessionId: first.sessionId, model: fallback, prompt: fallbackAsk(reason) };
     try {
@@ -48,11 +52,15 @@ export async function withFallback(
       };
     } catch (second) {
       if (second instanceof HarnessError) {
-        throw new HarnessError(`${second.message} (after a fallback from ${request.model ?? 'the default model'}: ${reason})`, second.sessionId, {
-          ...second.evidence,
-          tokens: addCounts(second.evidence.tokens, first.evidence.tokens),
-          cost: addCosts(second.evidence.cost, first.evidence.cost),
-        });
+        throw new HarnessError(
+          `${second.message} (after a fallback from ${request.model ?? 'the default model'}: ${reason})`,
+          second.sessionId,
+          {
+            ...second.evidence,
+            tokens: addCounts(second.evidence.tokens, first.evidence.tokens),
+            cost: addCosts(second.evidence.cost, first.evidence.cost),
+          },
+        );
       }
       throw second;
     }

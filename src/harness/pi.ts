@@ -14,7 +14,13 @@ import { withFallback } from './fallback.js';
 import { SOCLE, type HarnessRequest, type HarnessResult, type LiveHarness } from './types.js';
 
 function lastLine(text: string): string {
-  return text.split('\n').map((l) => l.trim()).filter(Boolean).at(-1) ?? '';
+  return (
+    text
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean)
+      .at(-1) ?? ''
+  );
 }
 
 export function createPiHarness(pi: PiCommand): LiveHarness {
@@ -39,7 +45,13 @@ export async function runPiAttempt(pi: PiCommand, request: HarnessRequest, reaso
     cwd,
     reason,
     runTag: request.identity.adwId,
-    flags: { sessionId, sessionDir: paths.sessionsDir, model: request.model, thinking: request.thinking, tools: request.tools },
+    flags: {
+      sessionId,
+      sessionDir: paths.sessionsDir,
+      model: request.model,
+      thinking: request.thinking,
+      tools: request.tools,
+    },
   });
 
   const splitter = new LineSplitter();
@@ -58,7 +70,10 @@ export async function runPiAttempt(pi: PiCommand, request: HarnessRequest, reaso
     for (const line of lines) observer.take(line);
   };
 
-  const guard = guardAttempt({ ...request, idle: { ms: request.idleTimeoutMs, motif: idleMotif(request.idleTimeoutMs, 'it') } }, stop);
+  const guard = guardAttempt(
+    { ...request, idle: { ms: request.idleTimeoutMs, motif: idleMotif(request.idleTimeoutMs, 'it') } },
+    stop,
+  );
 
   proc.child.on('error', (error) => {
     spawnError = error;
@@ -82,7 +97,10 @@ export async function runPiAttempt(pi: PiCommand, request: HarnessRequest, reaso
   const seconds = (performance.now() - started) / 1000;
   const evidence = { tokens: summary.tokens, cost: summary.cost, stderrTail: stderr.text };
   if (spawnError) {
-    throw new HarnessError(`pi could not start (${pi.display}): ${spawnError.message}`, sessionId, { ...evidence, kind: 'spawn' });
+    throw new HarnessError(`pi could not start (${pi.display}): ${spawnError.message}`, sessionId, {
+      ...evidence,
+      kind: 'spawn',
+    });
   }
   if (stopped) throw new HarnessError(stopped.motif, sessionId, { ...evidence, kind: stopped.kind });
   if (summary.lines - summary.nonJson === 0 && exit.code !== 0) {

@@ -13,7 +13,8 @@ export function pricesOf(data: unknown): Map<string, ModelPrices> {
   if (!Array.isArray(models)) return out;
   const price = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined);
   for (const m of models as Array<{ provider?: unknown; id?: unknown; cost?: Record<string, unknown> }>) {
-    if (typeof m?.provider !== 'string' || typeof m.id !== 'string' || typeof m.cost !== 'object' || m.cost === null) continue;
+    if (typeof m?.provider !== 'string' || typeof m.id !== 'string' || typeof m.cost !== 'object' || m.cost === null)
+      continue;
     const input = price(m.cost.input);
     const output = price(m.cost.output);
     if (input === undefined || output === undefined) continue;
@@ -43,7 +44,15 @@ export async function openPiSession(pi: PiCommand, request: SessionRequest): Pro
       ...(request.fork ? { fork: request.fork.from } : {}),
     },
     ...(request.fork
-      ? { reason: 'fork', verifyOpen: (state: RpcState) => forkRefusal(state, { cwd: request.cwd, sessionId: request.sessionId, messageCount: request.fork!.messageCount }) }
+      ? {
+          reason: 'fork',
+          verifyOpen: (state: RpcState) =>
+            forkRefusal(state, {
+              cwd: request.cwd,
+              sessionId: request.sessionId,
+              messageCount: request.fork!.messageCount,
+            }),
+        }
       : {}),
     env: request.env,
     identity: request.identity,

@@ -61,7 +61,10 @@ export interface Harness {
 export type LiveHarness = Harness & Required<Pick<Harness, 'openSession'>>;
 
 /** What opening a live session takes: a request's launch fields, the first session's id chosen by the caller. */
-export type SessionRequest = Pick<HarnessRequest, 'cwd' | 'workspace' | 'model' | 'thinking' | 'tools' | 'envelopeSchema' | 'identity' | 'limits' | 'env'> & {
+export type SessionRequest = Pick<
+  HarnessRequest,
+  'cwd' | 'workspace' | 'model' | 'thinking' | 'tools' | 'envelopeSchema' | 'identity' | 'limits' | 'env'
+> & {
   /** Declared in the ledger before the process starts. */
   sessionId: string;
   /**

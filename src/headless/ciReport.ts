@@ -6,12 +6,32 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { cautionOf, unverifiedReason, whyOf } from '../bon/harvest/rank.js';
 import type { ArmRank, PhasePlan, RunEvent } from '../contract/events.js';
-import { junitReport, markdownReport, type ArmReport, type BonReport, type CiReport, type GateGroup, type GateRow, type PhaseReport, type Verdict } from './ciReportFormat.js';
+import {
+  junitReport,
+  markdownReport,
+  type ArmReport,
+  type BonReport,
+  type CiReport,
+  type GateGroup,
+  type GateRow,
+  type PhaseReport,
+  type Verdict,
+} from './ciReportFormat.js';
 import { finiteCost, finiteCount } from '../contract/numbers.js';
 import { EXIT } from '../contract/exit.js';
 
 export { junitReport, markdownReport } from './ciReportFormat.js';
-export type { ArmReport, ArmStatus, BonReport, CiReport, GateGroup, GateRow, PhaseReport, PhaseStatus, Verdict } from './ciReportFormat.js';
+export type {
+  ArmReport,
+  ArmStatus,
+  BonReport,
+  CiReport,
+  GateGroup,
+  GateRow,
+  PhaseReport,
+  PhaseStatus,
+  Verdict,
+} from './ciReportFormat.js';
 
 export type ReportKind = 'md' | 'junit';
 
@@ -221,14 +241,26 @@ function armFromPhase(p: PhaseReport, patch: Of<'arm_patch'> | undefined): ArmRe
   };
 }
 
-function armFromRank(rank: ArmRank, i: number, p: PhaseReport | undefined, patch: Of<'arm_patch'> | undefined, winner: number | undefined): ArmReport {
+function armFromRank(
+  rank: ArmRank,
+  i: number,
+  p: PhaseReport | undefined,
+  patch: Of<'arm_patch'> | undefined,
+  winner: number | undefined,
+): ArmReport {
   // The harvest's verdict stands (it may turn a green arm red: a patch changed after it was judged); the failure
   // kind says whether a red arm was stopped rather than judged: the rank's own (newer cores put it there, and the
   // files too: read as plain data when present), else its phase's.
   const own = rank as { failure?: unknown; files?: unknown };
   const failure = typeof own.failure === 'string' ? own.failure : p?.failure;
   const files = Array.isArray(own.files) ? own.files.map(String) : [...(patch?.files ?? [])];
-  const status = rank.green ? 'green' : rank.unverified ? 'unverified' : failure === 'interrupted' || failure === 'race' ? 'interrupted' : 'red';
+  const status = rank.green
+    ? 'green'
+    : rank.unverified
+      ? 'unverified'
+      : failure === 'interrupted' || failure === 'race'
+        ? 'interrupted'
+        : 'red';
   return {
     arm: rank.arm,
     phase: rank.phase,
@@ -258,7 +290,9 @@ function bonOf(
   if (armPhases.length === 0 && !harvest && patches.size === 0) return undefined;
   const byName = new Map(phases.map((p) => [p.name, p]));
   const ranking = harvest?.ranking ?? [];
-  const arms = ranking.map((rank, i) => armFromRank(rank, i, byName.get(rank.phase), patches.get(rank.arm), harvest?.winner));
+  const arms = ranking.map((rank, i) =>
+    armFromRank(rank, i, byName.get(rank.phase), patches.get(rank.arm), harvest?.winner),
+  );
   // Arms the harvest did not rank (never started, or no harvest at all) follow, in plan order; an arm_patch
   // names its phase as an arm (see the fold), so an arm known only by its patch is among them.
   for (const p of armPhases) if (!arms.some((a) => a.arm === p.arm)) arms.push(armFromPhase(p, patches.get(p.arm!)));
@@ -294,7 +328,8 @@ const KINDS: readonly ReportKind[] = ['md', 'junit'];
 export function parseReportKinds(value: string): ReportKind[] | { motif: string } {
   const kinds: ReportKind[] = [];
   for (const part of value.split(',').map((s) => s.trim())) {
-    if (!(KINDS as readonly string[]).includes(part)) return { motif: `--report takes md, junit or both (got ${JSON.stringify(part === '' ? value : part)})` };
+    if (!(KINDS as readonly string[]).includes(part))
+      return { motif: `--report takes md, junit or both (got ${JSON.stringify(part === '' ? value : part)})` };
     if (!kinds.includes(part as ReportKind)) kinds.push(part as ReportKind);
   }
   return kinds;

@@ -112,7 +112,9 @@ const NOT_TEXT = /[^\t\n\r\u0020-\u007e\u00a0-\ud7ff\ue000-\ufffd\u{10000}-\u{10
 
 /** Text with escape sequences and characters no reader can take removed; cut to `max` code points. */
 export function plainText(text: unknown, max = 2000): string {
-  const clean = String(text ?? '').replace(ANSI, '').replace(NOT_TEXT, '');
+  const clean = String(text ?? '')
+    .replace(ANSI, '')
+    .replace(NOT_TEXT, '');
   const points = Array.from(clean);
   return points.length > max ? `${points.slice(0, max - 1).join('')}…` : clean;
 }
@@ -133,7 +135,11 @@ export function mdText(text: unknown, max = 300): string {
 }
 
 function mdTable(head: string[], rows: string[][]): string[] {
-  return [`| ${head.join(' | ')} |`, `|${head.map(() => ' --- ').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)];
+  return [
+    `| ${head.join(' | ')} |`,
+    `|${head.map(() => ' --- ').join('|')}|`,
+    ...rows.map((r) => `| ${r.join(' | ')} |`),
+  ];
 }
 
 /** A fence longer than any backtick run in the text, so the text cannot close it. */
@@ -213,7 +219,8 @@ export function markdownReport(r: CiReport): string {
       row.ok ? '' : mdText(row.motif ?? ''),
     ]),
   );
-  if (gateRows.length > 0) lines.push('### Gates', '', ...mdTable(['phase', 'gate', 'verdict', 'time', 'runs', 'motif'], gateRows));
+  if (gateRows.length > 0)
+    lines.push('### Gates', '', ...mdTable(['phase', 'gate', 'verdict', 'time', 'runs', 'motif'], gateRows));
   return `${lines.join('\n').trimEnd()}\n`;
 }
 
@@ -230,10 +237,19 @@ function bonSection(bon: BonReport): string[] {
     String(a.patchBytes),
     files(a.files),
   ]);
-  lines.push(...mdTable(['rank', 'arm', 'model', 'verdict', 'cost', 'tokens', 'time', 'patch bytes', 'files'], rows), '');
+  lines.push(
+    ...mdTable(['rank', 'arm', 'model', 'verdict', 'cost', 'tokens', 'time', 'patch bytes', 'files'], rows),
+    '',
+  );
   if (bon.why) lines.push(mdText(bon.why), '');
   if (bon.primer) lines.push(mdText(primerLine(bon.primer, bon.arms.length)), '');
-  if (bon.applyCommand) lines.push(`Apply the winner${bon.winner !== undefined ? ` (arm ${bon.winner})` : ''} with:`, '', ...mdCode(bon.applyCommand, 'sh'), '');
+  if (bon.applyCommand)
+    lines.push(
+      `Apply the winner${bon.winner !== undefined ? ` (arm ${bon.winner})` : ''} with:`,
+      '',
+      ...mdCode(bon.applyCommand, 'sh'),
+      '',
+    );
   for (const a of bon.applies) lines.push(`- ${a.applied ? 'applied' : 'not applied'}: ${mdText(a.line)}`);
   if (bon.applies.length > 0) lines.push('');
   return lines;
@@ -241,7 +257,16 @@ function bonSection(bon: BonReport): string[] {
 
 // -- JUnit --------------------------------------------------------------------------------------------------
 
-const XML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;', '\t': '&#9;', '\n': '&#10;', '\r': '&#13;' };
+const XML_ESCAPES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&apos;',
+  '\t': '&#9;',
+  '\n': '&#10;',
+  '\r': '&#13;',
+};
 
 /** An attribute value: quotes escaped, and \t \n \r as references (a parser would fold them into spaces). */
 export function xmlAttr(text: unknown, max = 1000): string {
@@ -264,7 +289,8 @@ interface TestCase {
 
 function testCase(c: TestCase): string {
   const open = `    <testcase name="${xmlAttr(c.name)}" classname="${xmlAttr(c.classname)}" time="${c.seconds.toFixed(3)}"`;
-  if (!c.outcome && c.systemOut) return `${open}>\n      <system-out>${xmlText(c.systemOut)}</system-out>\n    </testcase>`;
+  if (!c.outcome && c.systemOut)
+    return `${open}>\n      <system-out>${xmlText(c.systemOut)}</system-out>\n    </testcase>`;
   if (!c.outcome) return `${open}/>`;
   const { tag, message, type } = c.outcome;
   const attrs = `message="${xmlAttr(message)}"${type ? ` type="${xmlAttr(type)}"` : ''}`;
@@ -282,7 +308,13 @@ interface Counts {
 
 function countsOf(cases: readonly TestCase[]): Counts {
   const count = (tag: string) => cases.filter((c) => c.outcome?.tag === tag).length;
-  return { tests: cases.length, failures: count('failure'), errors: count('error'), skipped: count('skipped'), seconds: cases.reduce((s, c) => s + c.seconds, 0) };
+  return {
+    tests: cases.length,
+    failures: count('failure'),
+    errors: count('error'),
+    skipped: count('skipped'),
+    seconds: cases.reduce((s, c) => s + c.seconds, 0),
+  };
 }
 
 function counted(c: Counts, seconds = c.seconds): string {
@@ -292,7 +324,8 @@ function counted(c: Counts, seconds = c.seconds): string {
 function phaseCase(p: PhaseReport, classname: string): TestCase {
   const base = { name: p.name, classname, seconds: p.seconds };
   if (p.status === 'ok') return base;
-  if (p.status === 'skipped') return { ...base, outcome: { tag: 'skipped', message: p.motif ?? 'not run: the run stopped before it' } };
+  if (p.status === 'skipped')
+    return { ...base, outcome: { tag: 'skipped', message: p.motif ?? 'not run: the run stopped before it' } };
   // The installation's failure (pi missing, a bad version) is an error of the run, not a verdict on the change.
   const tag = p.failure && isInfrastructure(p.failure as FailureKind) ? 'error' : 'failure';
   return { ...base, outcome: { tag, message: p.motif ?? 'failed', ...(p.failure ? { type: p.failure } : {}) } };
@@ -301,9 +334,17 @@ function phaseCase(p: PhaseReport, classname: string): TestCase {
 function armCase(a: ArmReport, classname: string): TestCase {
   const base = { name: a.model ? `arm_${a.arm} (${a.model})` : `arm_${a.arm}`, classname, seconds: a.seconds };
   if (a.status === 'green') return a.tried ? { ...base, systemOut: a.tried } : base;
-  if (a.status === 'red') return { ...base, outcome: { tag: 'failure', message: a.motif ?? 'red', ...(a.failure ? { type: a.failure } : {}) } };
-  if (a.status === 'unverified') return { ...base, outcome: { tag: 'failure', message: a.motif ?? 'unverified', type: 'unverified' } };
-  return { ...base, outcome: { tag: 'skipped', message: a.status === 'not-run' ? 'not run' : a.motif ?? 'interrupted' } };
+  if (a.status === 'red')
+    return {
+      ...base,
+      outcome: { tag: 'failure', message: a.motif ?? 'red', ...(a.failure ? { type: a.failure } : {}) },
+    };
+  if (a.status === 'unverified')
+    return { ...base, outcome: { tag: 'failure', message: a.motif ?? 'unverified', type: 'unverified' } };
+  return {
+    ...base,
+    outcome: { tag: 'skipped', message: a.status === 'not-run' ? 'not run' : (a.motif ?? 'interrupted') },
+  };
 }
 
 function gateCase(phase: string, g: GateRow, classname: string): TestCase {
@@ -322,10 +363,16 @@ export function junitReport(r: CiReport): string {
   const prefix = r.adwName || 'run';
   const armPhases = new Set(r.bon?.arms.map((a) => a.phase));
   const suites: { name: string; cases: TestCase[] }[] = [
-    { name: 'phases', cases: r.phases.filter((p) => !armPhases.has(p.name)).map((p) => phaseCase(p, `${prefix}.phases`)) },
+    {
+      name: 'phases',
+      cases: r.phases.filter((p) => !armPhases.has(p.name)).map((p) => phaseCase(p, `${prefix}.phases`)),
+    },
   ];
   if (r.bon) suites.push({ name: 'arms', cases: r.bon.arms.map((a) => armCase(a, `${prefix}.arms`)) });
-  suites.push({ name: 'gates', cases: r.gates.flatMap((g) => g.gates.map((row) => gateCase(g.phase, row, `${prefix}.gates`))) });
+  suites.push({
+    name: 'gates',
+    cases: r.gates.flatMap((g) => g.gates.map((row) => gateCase(g.phase, row, `${prefix}.gates`))),
+  });
 
   const all = countsOf(suites.flatMap((s) => s.cases));
   const out = [

@@ -20,19 +20,24 @@ export function createLogFormatter(): (event: RunEvent) => string | undefined {
           ? `${tag} ${event.phase}: session ${event.sessionId}${event.model ? ` on ${event.model}` : ''}${event.modelFrom ? ` (${event.modelFrom})` : ''}`
           : undefined;
       case 'activity':
-        if (event.activity.kind === 'retry') return `${tag} ${event.phase}: provider retry ${event.activity.attempt} — ${event.activity.message}`;
+        if (event.activity.kind === 'retry')
+          return `${tag} ${event.phase}: provider retry ${event.activity.attempt} — ${event.activity.message}`;
         // A code phase's note is the factory's own word (a swept worktree…); an agent's notes stay on the board.
-        return event.activity.kind === 'note' && kinds.get(event.phase) === 'code' ? `${tag} ${event.phase}: ${event.activity.text}` : undefined;
+        return event.activity.kind === 'note' && kinds.get(event.phase) === 'code'
+          ? `${tag} ${event.phase}: ${event.activity.text}`
+          : undefined;
       case 'attempt_failed':
         return `${tag} ${event.phase} (${kinds.get(event.phase) ?? 'agent'}, attempt ${event.attempt}/${event.attempts}): failed — ${event.motif}`;
       case 'phase_ok': {
         // An arm whose every gate was red on HEAD the same way ended, but nothing verified it: not "OK".
         const arm = event.result as { unverified?: unknown; excused?: string[] } | undefined;
-        if (arm?.unverified === true) return `${tag} ${event.phase} (${event.kind}, attempt ${event.attempt}/${event.attempts}): unverified in ${event.seconds.toFixed(1)} s — ${unverifiedReason(arm)}`;
+        if (arm?.unverified === true)
+          return `${tag} ${event.phase} (${event.kind}, attempt ${event.attempt}/${event.attempts}): unverified in ${event.seconds.toFixed(1)} s — ${unverifiedReason(arm)}`;
         return `${tag} ${event.phase} (${event.kind}, attempt ${event.attempt}/${event.attempts}): OK in ${event.seconds.toFixed(1)} s`;
       }
       case 'gate_result':
-        if (!event.ok && event.preexisting) return `${tag} ${event.phase}: ✗ ${event.gate} (${event.seconds.toFixed(1)} s) — red on HEAD the same way: not held against it`;
+        if (!event.ok && event.preexisting)
+          return `${tag} ${event.phase}: ✗ ${event.gate} (${event.seconds.toFixed(1)} s) — red on HEAD the same way: not held against it`;
         return `${tag} ${event.phase}: ${event.ok ? '✓' : '✗'} ${event.gate} (${event.seconds.toFixed(1)} s)${event.ok || !event.motif ? '' : ` — ${event.motif}`}`;
       case 'forecast':
       case 'spend':
@@ -57,8 +62,10 @@ export function createLogFormatter(): (event: RunEvent) => string | undefined {
       case 'fallback':
         return `${tag} ${event.phase}: fell back from ${event.from} to ${event.to}: ${event.reason} (same session)`;
       case 'run_finished':
-        if (event.budget) return `${tag} BUDGET — ${event.budget} (cost ~${formatCost(event.cost)}); exit ${event.exit}`;
-        if (event.interrupted) return `${tag} interrupted at phase ${event.failedPhase ?? '?'} — run stopped (cost so far ~${formatCost(event.cost)})`;
+        if (event.budget)
+          return `${tag} BUDGET — ${event.budget} (cost ~${formatCost(event.cost)}); exit ${event.exit}`;
+        if (event.interrupted)
+          return `${tag} interrupted at phase ${event.failedPhase ?? '?'} — run stopped (cost so far ~${formatCost(event.cost)})`;
         if (event.exit === EXIT.green) return `${tag} run green — total cost ~${formatCost(event.cost)}`;
         return `${tag} FAILED at phase ${event.failedPhase ?? '?'} — run stopped`;
       default:
@@ -79,7 +86,8 @@ export interface HeadlessSink {
 
 /** Wire a run's events to the headless outputs; each `--json` line names the event schema it follows. */
 export function headlessListener(sink: HeadlessSink, json: boolean): (event: RunEvent) => void {
-  if (json) return (event) => sink.stdout.write(`${JSON.stringify({ schemaVersion: EVENT_SCHEMA_VERSION, ...event })}\n`);
+  if (json)
+    return (event) => sink.stdout.write(`${JSON.stringify({ schemaVersion: EVENT_SCHEMA_VERSION, ...event })}\n`);
   const format = createLogFormatter();
   return (event) => {
     const line = format(event);

@@ -46,7 +46,9 @@ export function readManifest(root: string): Record<string, unknown> | undefined 
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (error) {
-    throw new UsageError(`${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'unreadable'}); nothing was written`);
+    throw new UsageError(
+      `${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'unreadable'}); nothing was written`,
+    );
   }
   let parsed: unknown;
   try {
@@ -54,7 +56,8 @@ export function readManifest(root: string): Record<string, unknown> | undefined 
   } catch (error) {
     throw new UsageError(`${file} is not valid JSON (${(error as Error).message.split('\n')[0]}); nothing was written`);
   }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new UsageError(`${file} must hold a JSON object; nothing was written`);
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw new UsageError(`${file} must hold a JSON object; nothing was written`);
   return parsed as Record<string, unknown>;
 }
 
@@ -96,7 +99,10 @@ function isPython(root: string): boolean {
 
 /** hatch's own test script (`[tool.hatch.envs.default.scripts]` or hatch.toml's `[envs.default.scripts]` with `test =`). */
 function hatchTestScript(root: string): boolean {
-  for (const [file, table] of [['pyproject.toml', 'tool.hatch.envs.default.scripts'], ['hatch.toml', 'envs.default.scripts']] as const) {
+  for (const [file, table] of [
+    ['pyproject.toml', 'tool.hatch.envs.default.scripts'],
+    ['hatch.toml', 'envs.default.scripts'],
+  ] as const) {
     const text = readText(root, file);
     const at = text.indexOf(`[${table}]`);
     if (at < 0) continue;
@@ -113,24 +119,48 @@ function hatchTestScript(root: string): boolean {
  * `python`, whichever is here).
  */
 function pythonGate(root: string, env: NodeJS.ProcessEnv): GateGuess {
-  if (exists(root, 'uv.lock')) return runsHere('uv run pytest', 'uv.lock: pytest in the project\'s uv environment', root, env);
-  if (exists(root, 'poetry.lock')) return runsHere('poetry run pytest', 'poetry.lock: pytest in the project\'s poetry environment', root, env);
+  if (exists(root, 'uv.lock'))
+    return runsHere('uv run pytest', "uv.lock: pytest in the project's uv environment", root, env);
+  if (exists(root, 'poetry.lock'))
+    return runsHere('poetry run pytest', "poetry.lock: pytest in the project's poetry environment", root, env);
   if (exists(root, 'hatch.toml') || /^\[tool\.hatch[\].]/m.test(readText(root, 'pyproject.toml'))) {
-    return hatchTestScript(root) ? runsHere('hatch run test', "hatch's config: its default environment's test script", root, env) : runsHere('hatch test', "hatch's config: hatch's own test environment", root, env);
+    return hatchTestScript(root)
+      ? runsHere('hatch run test', "hatch's config: its default environment's test script", root, env)
+      : runsHere('hatch test', "hatch's config: hatch's own test environment", root, env);
   }
-  if (exists(root, 'Pipfile.lock')) return runsHere('pipenv run pytest', 'Pipfile.lock: pytest in the project\'s pipenv environment', root, env);
+  if (exists(root, 'Pipfile.lock'))
+    return runsHere('pipenv run pytest', "Pipfile.lock: pytest in the project's pipenv environment", root, env);
   for (const venv of ['.venv', 'venv']) {
-    if (fs.existsSync(path.join(root, venv, 'bin', 'python'))) return runsHere(`${venv}/bin/python -m pytest`, `the Python project files, with the repository's ${venv}`, root, env);
+    if (fs.existsSync(path.join(root, venv, 'bin', 'python')))
+      return runsHere(
+        `${venv}/bin/python -m pytest`,
+        `the Python project files, with the repository's ${venv}`,
+        root,
+        env,
+      );
   }
-  if (onPath('python3', env)) return { run: 'python3 -m pytest', from: 'the Python project files; python3 is on PATH', placeholder: false };
-  if (onPath('python', env)) return { run: 'python -m pytest', from: 'the Python project files; python is on PATH (no python3)', placeholder: false };
-  return { run: 'python3 -m pytest', from: 'the Python project files; no python3 (nor python) on PATH here: install it', placeholder: false };
+  if (onPath('python3', env))
+    return { run: 'python3 -m pytest', from: 'the Python project files; python3 is on PATH', placeholder: false };
+  if (onPath('python', env))
+    return {
+      run: 'python -m pytest',
+      from: 'the Python project files; python is on PATH (no python3)',
+      placeholder: false,
+    };
+  return {
+    run: 'python3 -m pytest',
+    from: 'the Python project files; no python3 (nor python) on PATH here: install it',
+    placeholder: false,
+  };
 }
 
 /** The lock file that named the package manager, for init's one line. */
 function lockOf(root: string, pm: string, manifest: { packageManager?: unknown }): string {
-  if (typeof manifest.packageManager === 'string' && manifest.packageManager.startsWith(`${pm}@`)) return `package.json packageManager`;
-  const lock = { pnpm: ['pnpm-lock.yaml'], yarn: ['yarn.lock'], bun: ['bun.lock', 'bun.lockb'], npm: ['package-lock.json'] }[pm] ?? [];
+  if (typeof manifest.packageManager === 'string' && manifest.packageManager.startsWith(`${pm}@`))
+    return `package.json packageManager`;
+  const lock =
+    { pnpm: ['pnpm-lock.yaml'], yarn: ['yarn.lock'], bun: ['bun.lock', 'bun.lockb'], npm: ['package-lock.json'] }[pm] ??
+    [];
   return lock.find((name) => exists(root, name)) ?? 'no other lock file';
 }
 
@@ -138,13 +168,21 @@ function lockOf(root: string, pm: string, manifest: { packageManager?: unknown }
  * The repository's own test command, run the way this machine can (`env`'s PATH decides `python3` or `python`), with
  * why it was chosen (init says it in one line, the roster keeps it as a comment); the placeholder when none says.
  */
-export function guessGate(root: string, manifest: Record<string, unknown> | undefined, env: NodeJS.ProcessEnv = process.env): GateGuess {
+export function guessGate(
+  root: string,
+  manifest: Record<string, unknown> | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): GateGuess {
   const scripts = manifest?.scripts;
   const test = scripts && typeof scripts === 'object' ? (scripts as Record<string, unknown>).test : undefined;
   if (typeof test === 'string' && test.trim() !== '' && !NPM_DEFAULT_TEST.test(test)) {
     const pm = packageManager(root, manifest as { packageManager?: unknown });
-    const why = pm === 'npm' ? 'package.json scripts.test' : `package.json scripts.test, with ${pm} (${lockOf(root, pm, manifest as { packageManager?: unknown })})`;
-    if (pm !== 'npm' && !onPath(pm, env) && onPath('npm', env)) return npmInstead(pm, test, scripts as Record<string, unknown>, why, root, env);
+    const why =
+      pm === 'npm'
+        ? 'package.json scripts.test'
+        : `package.json scripts.test, with ${pm} (${lockOf(root, pm, manifest as { packageManager?: unknown })})`;
+    if (pm !== 'npm' && !onPath(pm, env) && onPath('npm', env))
+      return npmInstead(pm, test, scripts as Record<string, unknown>, why, root, env);
     return runsHere(pm === 'bun' ? 'bun run test' : `${pm} test`, why, root, env);
   }
   if (exists(root, 'Cargo.toml')) return runsHere('cargo test', 'Cargo.toml', root, env);
@@ -160,10 +198,20 @@ export function guessGate(root: string, manifest: Record<string, unknown> | unde
  * test:unit…) — and the why says what was chosen and what installing the manager would run. None: the manager's
  * way, with the warning.
  */
-function npmInstead(pm: string, test: string, scripts: Record<string, unknown>, why: string, root: string, env: NodeJS.ProcessEnv): GateGuess {
+function npmInstead(
+  pm: string,
+  test: string,
+  scripts: Record<string, unknown>,
+  why: string,
+  root: string,
+  env: NodeJS.ProcessEnv,
+): GateGuess {
   const callsPm = (body: string) => new RegExp(`(^|[\\s;&|(])${pm}(\\s|$)`).test(body);
-  if (!callsPm(test)) return { run: 'npm test', from: `${why}; ${pm} is not on PATH here: npm runs the same script`, placeholder: false };
-  const named = Object.entries(scripts).filter((e): e is [string, string] => /^test[:-]/.test(e[0]) && typeof e[1] === 'string' && !callsPm(e[1]));
+  if (!callsPm(test))
+    return { run: 'npm test', from: `${why}; ${pm} is not on PATH here: npm runs the same script`, placeholder: false };
+  const named = Object.entries(scripts).filter(
+    (e): e is [string, string] => /^test[:-]/.test(e[0]) && typeof e[1] === 'string' && !callsPm(e[1]),
+  );
   const preferred = ['test:spec', 'test:unit', 'test:run'];
   const pick = named.find(([name]) => preferred.includes(name)) ?? named[0];
   if (!pick) return runsHere(pm === 'bun' ? 'bun run test' : `${pm} test`, why, root, env);

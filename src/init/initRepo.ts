@@ -57,7 +57,9 @@ function templatesDir(factoryRoot: string): string {
 /** The template roster with the gate filled in. */
 export function rosterText(factoryRoot: string, gate: GateGuess): string {
   const template = fs.readFileSync(path.join(templatesDir(factoryRoot), 'factory.config.yaml'), 'utf8');
-  const note = gate.placeholder ? 'no test command found: put yours here (the doctor flags this line)' : `from ${gate.from}`;
+  const note = gate.placeholder
+    ? 'no test command found: put yours here (the doctor flags this line)'
+    : `from ${gate.from}`;
   return template.replace('{{GATE}}', yamlScalar(gate.run)).replace('{{GATE_NOTE}}', note);
 }
 
@@ -66,7 +68,9 @@ function readIfPresent(file: string): string | undefined {
     return fs.readFileSync(file, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    refuse(`${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? errorMessage(error)}); nothing was written`);
+    refuse(
+      `${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? errorMessage(error)}); nothing was written`,
+    );
   }
 }
 
@@ -81,15 +85,18 @@ function assertSettingsMergeable(root: string): void {
   } catch (error) {
     refuse(`${file} is not valid JSON (${(error as Error).message}); nothing was written`);
   }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) refuse(`${file} must hold a JSON object; nothing was written`);
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+    refuse(`${file} must hold a JSON object; nothing was written`);
   const packages = (parsed as { packages?: unknown }).packages;
-  if (packages !== undefined && !Array.isArray(packages)) refuse(`${file}: "packages" must be an array; nothing was written`);
+  if (packages !== undefined && !Array.isArray(packages))
+    refuse(`${file}: "packages" must be an array; nothing was written`);
 }
 
 async function repositoryRoot(into: string): Promise<string> {
   const dir = path.resolve(into);
   if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) refuse(`${dir} is not a folder; nothing was written`);
-  if (!(await isWorkTree(dir))) refuse(`${dir} is not inside a git repository (run \`git init\` there first); nothing was written`);
+  if (!(await isWorkTree(dir)))
+    refuse(`${dir} is not inside a git repository (run \`git init\` there first); nothing was written`);
   return fs.realpathSync(await topLevel(dir));
 }
 
@@ -116,7 +123,8 @@ export async function initRepo(opts: InitOptions): Promise<InitResult> {
   const root = await repositoryRoot(opts.into);
   const factory = fs.realpathSync(path.resolve(opts.factoryRoot));
   if (root === factory) refuse(`${root} is the factory itself: it is set up already; nothing was written`);
-  if (!fs.existsSync(path.join(templatesDir(factory), 'factory.config.yaml'))) refuse(`${factory} has no templates/ folder (a broken install: reinstall the cockpit); nothing was written`);
+  if (!fs.existsSync(path.join(templatesDir(factory), 'factory.config.yaml')))
+    refuse(`${factory} has no templates/ folder (a broken install: reinstall the cockpit); nothing was written`);
 
   // Every read that may refuse comes first: a refusal leaves the repository exactly as it was.
   const rosterFile = path.join(root, ROSTER_FILE);
@@ -139,17 +147,33 @@ export async function initRepo(opts: InitOptions): Promise<InitResult> {
   const settingsExisted = fs.existsSync(path.join(root, '.pi', 'settings.json'));
   const node = seedNode(root, factory);
   if (node.settingsChanged) {
-    steps.push({ file: '.pi/settings.json', action: 'updated', detail: `removed the machine path ${node.removed.join(', ')} (the cockpit gives pi its node at each start)` });
+    steps.push({
+      file: '.pi/settings.json',
+      action: 'updated',
+      detail: `removed the machine path ${node.removed.join(', ')} (the cockpit gives pi its node at each start)`,
+    });
   } else if (settingsExisted) {
-    steps.push({ file: '.pi/settings.json', action: 'kept', detail: 'your pi settings (the cockpit gives pi its node at each start)' });
+    steps.push({
+      file: '.pi/settings.json',
+      action: 'kept',
+      detail: 'your pi settings (the cockpit gives pi its node at each start)',
+    });
   }
-  steps.push({ file: '.pi/damage-control-rules.yaml', action: node.rulesCopied ? 'written' : 'kept', detail: node.rulesCopied ? 'default damage-control rules' : 'your damage-control rules' });
+  steps.push({
+    file: '.pi/damage-control-rules.yaml',
+    action: node.rulesCopied ? 'written' : 'kept',
+    detail: node.rulesCopied ? 'default damage-control rules' : 'your damage-control rules',
+  });
   const exampleFile = path.join(root, EXAMPLE_SPEC);
   if (fs.existsSync(exampleFile)) {
     steps.push({ file: EXAMPLE_SPEC, action: 'kept', detail: 'your example spec' });
   } else {
     writeNew(exampleFile, fs.readFileSync(path.join(templatesDir(factory), 'specs', 'example.md'), 'utf8'));
-    steps.push({ file: EXAMPLE_SPEC, action: 'written', detail: 'an example spec: goal, context, acceptance criteria, out of scope, files likely touched' });
+    steps.push({
+      file: EXAMPLE_SPEC,
+      action: 'written',
+      detail: 'an example spec: goal, context, acceptance criteria, out of scope, files likely touched',
+    });
   }
 
   let gate: GateGuess | undefined;
@@ -158,7 +182,13 @@ export async function initRepo(opts: InitOptions): Promise<InitResult> {
   } else {
     gate = guessGate(root, manifest);
     writeNew(rosterFile, rosterText(factory, gate));
-    steps.push({ file: ROSTER_FILE, action: 'written', detail: gate.placeholder ? 'roster; gate: a placeholder (no test command found — edit payload.commands)' : `roster; gate: ${gate.run} (${gate.from})` });
+    steps.push({
+      file: ROSTER_FILE,
+      action: 'written',
+      detail: gate.placeholder
+        ? 'roster; gate: a placeholder (no test command found — edit payload.commands)'
+        : `roster; gate: ${gate.run} (${gate.from})`,
+    });
   }
 
   for (const role of WORKFLOW_ROLES) {
@@ -172,15 +202,27 @@ export async function initRepo(opts: InitOptions): Promise<InitResult> {
     const neutral = fs.readFileSync(path.join(templatesDir(factory), 'briefs', `${role}.md`), 'utf8');
     if (current === undefined) writeNew(file, neutral);
     else fs.writeFileSync(file, neutral); // a blank brief gives the agent nothing: it is filled
-    steps.push({ file: rel, action: current === undefined ? 'written' : 'updated', detail: `neutral ${role} brief (add your repository's rules)` });
+    steps.push({
+      file: rel,
+      action: current === undefined ? 'written' : 'updated',
+      detail: `neutral ${role} brief (add your repository's rules)`,
+    });
   }
 
   if (missing.length === 0) {
-    steps.push({ file: '.gitignore', action: 'kept', detail: `${IGNORED.map((r) => r.pattern).join(' and ')} already ignored` });
+    steps.push({
+      file: '.gitignore',
+      action: 'kept',
+      detail: `${IGNORED.map((r) => r.pattern).join(' and ')} already ignored`,
+    });
   } else {
     const glue = ignoreText === undefined || ignoreText === '' || ignoreText.endsWith('\n') ? '' : '\n';
     fs.appendFileSync(gitignore, `${glue}${missing.map((r) => `# factory: ${r.why}\n${r.pattern}\n`).join('')}`);
-    steps.push({ file: '.gitignore', action: ignoreText === undefined ? 'written' : 'updated', detail: `${missing.map((r) => r.pattern).join(' and ')} ignored` });
+    steps.push({
+      file: '.gitignore',
+      action: ignoreText === undefined ? 'written' : 'updated',
+      detail: `${missing.map((r) => r.pattern).join(' and ')} ignored`,
+    });
   }
   return { root, steps, gate, toCommit: await pendingPaths(root) };
 }
@@ -194,10 +236,15 @@ function shellWord(word: string): string {
 export function describeInit(result: InitResult): string {
   const width = Math.max(...result.steps.map((s) => s.file.length));
   const mark: Record<InitAction, string> = { written: '+', updated: '~', kept: '=' };
-  const lines = [`factory init in ${result.root}`, ...result.steps.map((s) => `  ${mark[s.action]} ${s.file.padEnd(width)}  ${s.action}: ${s.detail}`)];
+  const lines = [
+    `factory init in ${result.root}`,
+    ...result.steps.map((s) => `  ${mark[s.action]} ${s.file.padEnd(width)}  ${s.action}: ${s.detail}`),
+  ];
   if (result.toCommit.length > 0) {
     lines.push('', 'Commit these before the first `factory bon` (it needs a clean tree):');
-    lines.push(`  git add -- ${result.toCommit.map(shellWord).join(' ')} && git commit -m "Set up the factory cockpit"`);
+    lines.push(
+      `  git add -- ${result.toCommit.map(shellWord).join(' ')} && git commit -m "Set up the factory cockpit"`,
+    );
   } else {
     lines.push('', 'Nothing to commit: the factory files are committed already.');
   }

@@ -24,14 +24,18 @@ function real(p: string): string {
 
 /** Why the session pi opened is not the fork that was asked for (one line), or undefined when it is. */
 export function forkRefusal(state: RpcState, expected: ForkExpectation): string | undefined {
-  if (state.sessionId !== expected.sessionId) return `the fork opened session ${state.sessionId}, not the declared ${expected.sessionId}`;
+  if (state.sessionId !== expected.sessionId)
+    return `the fork opened session ${state.sessionId}, not the declared ${expected.sessionId}`;
   if (!state.sessionFile) return `pi did not say where the fork ${expected.sessionId} is kept`;
   const header = sessionHeader(state.sessionFile);
-  if (!header || header.type !== 'session') return `the fork's session file has no session header: ${state.sessionFile}`;
-  if (header.id !== expected.sessionId) return `the fork's session file is for session ${String(header.id)}, not ${expected.sessionId}`;
+  if (!header || header.type !== 'session')
+    return `the fork's session file has no session header: ${state.sessionFile}`;
+  if (header.id !== expected.sessionId)
+    return `the fork's session file is for session ${String(header.id)}, not ${expected.sessionId}`;
   if (typeof header.cwd !== 'string' || real(header.cwd) !== real(expected.cwd)) {
     return `the fork would work in ${String(header.cwd)}, not in its worktree ${expected.cwd}`;
   }
-  if (state.messageCount !== expected.messageCount) return `the fork holds ${state.messageCount} messages, the primer ${expected.messageCount}`;
+  if (state.messageCount !== expected.messageCount)
+    return `the fork holds ${state.messageCount} messages, the primer ${expected.messageCount}`;
   return undefined;
 }

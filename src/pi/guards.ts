@@ -32,7 +32,10 @@ export function guardAttempt(opts: GuardOptions, stop: StopAttempt): AttemptGuar
     idleTimer = setTimeout(() => stop(idle.motif, 'stalled'), idle.ms);
   };
   armIdle();
-  const deadline = setTimeout(() => stop(`harness silent after ${Math.round(opts.timeoutMs / 1000)} s — request timeout`, 'timeout'), opts.timeoutMs);
+  const deadline = setTimeout(
+    () => stop(`harness silent after ${Math.round(opts.timeoutMs / 1000)} s — request timeout`, 'timeout'),
+    opts.timeoutMs,
+  );
   const onAbort = () => {
     const order = stopOrderOf(opts.signal?.reason);
     stop(order?.motif ?? opts.abortMotif ?? 'interrupted by the user', order?.kind ?? 'aborted');

@@ -94,9 +94,17 @@ export function launchAgent(spec: LaunchSpec, prepare: () => Prepared): Supervis
   const { workspace: paths, sessionId, cwd } = spec;
   const resume = resumeRequiresCwd(sessionId, cwd, { ledgerFile: paths.ledgerFile, sessionDir: paths.sessionsDir });
   if (!resume.allowed) throw new HarnessError(`resume refused: ${resume.motif}`, sessionId, { kind: 'resume' });
-  if (spec.signal?.aborted) throw new HarnessError(`interrupted before ${spec.agent} started`, sessionId, { kind: 'aborted' });
+  if (spec.signal?.aborted)
+    throw new HarnessError(`interrupted before ${spec.agent} started`, sessionId, { kind: 'aborted' });
   const { command, argv, env } = prepare();
-  declareSession(paths.ledgerFile, { sessionId, cwd, model: spec.model, phase: spec.identity.phase, adwId: spec.identity.adwId, reason: spec.reason });
+  declareSession(paths.ledgerFile, {
+    sessionId,
+    cwd,
+    model: spec.model,
+    phase: spec.identity.phase,
+    adwId: spec.identity.adwId,
+    reason: spec.reason,
+  });
   if (!spec.sandbox) return spawnSupervised(command, argv, { cwd, env, runTag: spec.runTag });
   const wrapped = wrapCommand(spec.sandbox, command, argv);
   return spawnSupervised(wrapped.command, wrapped.args, { cwd, env, runTag: spec.runTag, wrappers: wrapped.wrappers });
@@ -117,9 +125,17 @@ export function launchPi(launch: PiLaunch): SupervisedChild {
     // --no-mcp only for a pi known (from its package.json or an earlier checkPi, without a spawn) to take it.
     // The node comes from the running cockpit's own folder unless the project loads it itself: a committed
     // `.pi/settings.json` never needs this machine's install path.
-    const modeFlags = { noMcp: piAcceptsNoMcp(pi), extensions: nodeExtensionFiles(launch.cwd, factoryRoot()), ...flags };
+    const modeFlags = {
+      noMcp: piAcceptsNoMcp(pi),
+      extensions: nodeExtensionFiles(launch.cwd, factoryRoot()),
+      ...flags,
+    };
     const argv = [...pi.prefixArgs, ...(launch.mode === 'json' ? jsonModeArgs(modeFlags) : rpcModeArgs(modeFlags))];
-    const schemaFile = writeSchemaFile(launch.workspace.schemasDir, launch.envelopeSchema.title, launch.envelopeSchema.schema);
+    const schemaFile = writeSchemaFile(
+      launch.workspace.schemasDir,
+      launch.envelopeSchema.title,
+      launch.envelopeSchema.schema,
+    );
     return { command: pi.command, argv, env: nodeEnv(launch, schemaFile) };
   });
 }

@@ -15,7 +15,16 @@
 //   manifest a package exposes only its conventional `extensions/` folder — so the factory's
 //   package.json carries `"pi": {"extensions": [".pi/extensions"]}` and the entry below filters it;
 // - `-e <file>` loads that one file as an extension, before the project's trust (`--approve`) is even decided.
-import { copyFileSync, existsSync, mkdirSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { packageSource } from '../config/paths.js';
 
@@ -38,7 +47,8 @@ export function readProjectSettings(file: string): { settings?: Record<string, u
   } catch (error) {
     return { problem: `${file} is not valid JSON (${(error as Error).message.replace(/\s+/g, ' ').trim()})` };
   }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return { problem: `${file} must hold a JSON object` };
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+    return { problem: `${file} must hold a JSON object` };
   return { settings: parsed as Record<string, unknown> };
 }
 
@@ -121,22 +131,36 @@ export function isFactoryPackage(entry: unknown, baseDir: string): boolean {
   if (source === undefined || !isLocalPath(source)) return false;
   const folder = path.resolve(baseDir, source);
   if (existsSync(path.join(folder, '.pi', 'extensions', 'factory-report.ts'))) return true;
-  const filter = typeof entry === 'object' && entry !== null ? (entry as { extensions?: unknown }).extensions : undefined;
+  const filter =
+    typeof entry === 'object' && entry !== null ? (entry as { extensions?: unknown }).extensions : undefined;
   const nodeFiles = new Set(NODE_EXTENSIONS.map((name) => `.pi/extensions/${name}.ts`));
-  return !existsSync(folder) && Array.isArray(filter) && filter.length > 0 && filter.every((f) => typeof f === 'string' && nodeFiles.has(f));
+  return (
+    !existsSync(folder) &&
+    Array.isArray(filter) &&
+    filter.length > 0 &&
+    filter.every((f) => typeof f === 'string' && nodeFiles.has(f))
+  );
 }
 
 /**
  * `packages` with the node entry merged in: an entry whose source is the same folder (written as is, or resolving
  * to the same absolute path from `baseDir`), or another install of the factory, is replaced in place; others are kept.
  */
-export function mergePackages(packages: unknown[], entry: PackageEntry, baseDir: string): { packages: unknown[]; replaced: boolean } {
+export function mergePackages(
+  packages: unknown[],
+  entry: PackageEntry,
+  baseDir: string,
+): { packages: unknown[]; replaced: boolean } {
   const entrySource = typeof entry === 'string' ? entry : entry.source;
   const target = path.resolve(baseDir, entrySource);
   const same = (existing: unknown): boolean => {
     const source = sourceOf(existing);
     if (source === undefined) return false;
-    return source === entrySource || (isLocalPath(source) && path.resolve(baseDir, source) === target) || isFactoryPackage(existing, baseDir);
+    return (
+      source === entrySource ||
+      (isLocalPath(source) && path.resolve(baseDir, source) === target) ||
+      isFactoryPackage(existing, baseDir)
+    );
   };
   const merged: unknown[] = [];
   let replaced = false;
@@ -186,7 +210,11 @@ export function installStation(targetRepo: string, factoryRoot: string): Install
   return installEntry(targetRepo, factoryRoot, (source) => source) as InstallStationResult;
 }
 
-function installEntry(targetRepo: string, factoryRoot: string, entryFor: (source: string) => PackageEntry): { settingsFile: string; entry: PackageEntry; replaced: boolean; rulesCopied: boolean } {
+function installEntry(
+  targetRepo: string,
+  factoryRoot: string,
+  entryFor: (source: string) => PackageEntry,
+): { settingsFile: string; entry: PackageEntry; replaced: boolean; rulesCopied: boolean } {
   const target = path.resolve(targetRepo);
   if (!existsSync(target) || !statSync(target).isDirectory()) {
     throw new Error(`target repository ${target} does not exist or is not a folder; nothing was written`);
@@ -229,7 +257,11 @@ function settingsPackages(dir: string): unknown[] {
 /** Whether a packages entry names a factory folder that is on this disk (pi then loads the node from it). */
 export function loadsFactoryHere(entry: unknown, piDir: string): boolean {
   const source = sourceOf(entry);
-  return source !== undefined && isLocalPath(source) && existsSync(path.join(path.resolve(piDir, source), '.pi', 'extensions', 'factory-report.ts'));
+  return (
+    source !== undefined &&
+    isLocalPath(source) &&
+    existsSync(path.join(path.resolve(piDir, source), '.pi', 'extensions', 'factory-report.ts'))
+  );
 }
 
 /**
@@ -245,7 +277,9 @@ export function projectLoadsNode(cwd: string): boolean {
 /** The node's files in `factoryRoot` that a pi started in `cwd` is given with `-e`: none when the project loads the node. */
 export function nodeExtensionFiles(cwd: string, factoryRoot: string): string[] {
   if (projectLoadsNode(cwd)) return [];
-  return NODE_EXTENSIONS.map((name) => path.join(path.resolve(factoryRoot), '.pi', 'extensions', `${name}.ts`)).filter((file) => existsSync(file));
+  return NODE_EXTENSIONS.map((name) => path.join(path.resolve(factoryRoot), '.pi', 'extensions', `${name}.ts`)).filter(
+    (file) => existsSync(file),
+  );
 }
 
 export interface SeedNodeResult {
@@ -279,7 +313,11 @@ export function seedNode(targetRepo: string, factoryRoot: string): SeedNodeResul
   let settingsChanged = false;
   if (removed.length > 0) {
     const temporary = `${settingsFile}.${process.pid}.tmp`;
-    writeFileSync(temporary, `${JSON.stringify({ ...settings, packages: packages.filter((entry) => !removed.includes(entry)) }, null, 2)}\n`, 'utf8');
+    writeFileSync(
+      temporary,
+      `${JSON.stringify({ ...settings, packages: packages.filter((entry) => !removed.includes(entry)) }, null, 2)}\n`,
+      'utf8',
+    );
     renameSync(temporary, settingsFile);
     settingsChanged = true;
   }
@@ -291,5 +329,10 @@ export function seedNode(targetRepo: string, factoryRoot: string): SeedNodeResul
     copyFileSync(rulesSource, rulesTarget);
     rulesCopied = true;
   }
-  return { settingsFile, removed: removed.map((entry) => sourceOf(entry) ?? JSON.stringify(entry)), settingsChanged, rulesCopied };
+  return {
+    settingsFile,
+    removed: removed.map((entry) => sourceOf(entry) ?? JSON.stringify(entry)),
+    settingsChanged,
+    rulesCopied,
+  };
 }

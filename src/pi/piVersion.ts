@@ -45,7 +45,10 @@ export function packageVersionAbove(file: string): string | undefined {
   let dir = dirname(file);
   for (;;) {
     try {
-      const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: unknown; version?: unknown };
+      const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
+        name?: unknown;
+        version?: unknown;
+      };
       if (manifest.name === PI_PACKAGE) return typeof manifest.version === 'string' ? manifest.version : undefined;
     } catch {
       // no (readable) package.json here: keep walking

@@ -19,7 +19,9 @@ const KEY_VARS: Readonly<Record<string, string>> = {
 
 /** The variable pi reads a provider's key from: pi's table, else `<PROVIDER>_API_KEY` (pi's convention). */
 export function keyVariable(provider: string): string {
-  return Object.hasOwn(KEY_VARS, provider) ? KEY_VARS[provider]! : `${provider.toUpperCase().replace(/[^A-Z0-9]+/g, '_')}_API_KEY`;
+  return Object.hasOwn(KEY_VARS, provider)
+    ? KEY_VARS[provider]!
+    : `${provider.toUpperCase().replace(/[^A-Z0-9]+/g, '_')}_API_KEY`;
 }
 
 /** pi's own words when it has no key for the provider (0.85 and 1.x alike): the provider, or undefined. */
@@ -29,7 +31,9 @@ export function missingKeyProvider(stderr: string): string | undefined {
 
 /** Whether a provider's error says the key was refused (401/403, "invalid api key"…), never quoting it. */
 export function isKeyRejection(message: string): boolean {
-  return /\b(?:401|403)\b|invalid[\s_-]*(?:x-)?api[\s_-]*key|incorrect api key|unauthori[sz]ed|authentication (?:failed|error)|no auth credentials/i.test(message);
+  return /\b(?:401|403)\b|invalid[\s_-]*(?:x-)?api[\s_-]*key|incorrect api key|unauthori[sz]ed|authentication (?:failed|error)|no auth credentials/i.test(
+    message,
+  );
 }
 
 /** The one-line motifs (exit 2): the provider and the variable, no value and no provider text that could quote one. */

@@ -56,7 +56,8 @@ export function factoryRoot(from?: string): string {
       return dir;
     }
     const parent = dirname(dir);
-    if (parent === dir) throw new Error(`factory root not found above ${start} (no package.json named "${FACTORY_PACKAGE}")`);
+    if (parent === dir)
+      throw new Error(`factory root not found above ${start} (no package.json named "${FACTORY_PACKAGE}")`);
     dir = parent;
   }
 }
@@ -80,7 +81,11 @@ function isExecutableFile(path: string): boolean {
 }
 
 /** First executable named `name` on a PATH string (with PATHEXT variants on Windows), `skip` ones passed over. */
-export function findOnPath(name: string, pathValue: string | undefined, skip: (candidate: string) => boolean = () => false): string | undefined {
+export function findOnPath(
+  name: string,
+  pathValue: string | undefined,
+  skip: (candidate: string) => boolean = () => false,
+): string | undefined {
   if (!pathValue) return undefined;
   const exts = process.platform === 'win32' ? ['', ...(process.env.PATHEXT ?? '.EXE;.CMD;.BAT').split(';')] : [''];
   for (const dir of pathValue.split(delimiter)) {
@@ -189,17 +194,26 @@ export async function resolvePi(opts: ResolvePiOptions): Promise<PiCommand> {
     if (looksLikePath) {
       const path = resolve(explicit);
       if (!existsSync(path)) {
-        throw new PiUnavailableError('not_found', `pi not found: FACTORY_PI=${explicit} does not exist — point FACTORY_PI at a pi executable or unset it`);
+        throw new PiUnavailableError(
+          'not_found',
+          `pi not found: FACTORY_PI=${explicit} does not exist — point FACTORY_PI at a pi executable or unset it`,
+        );
       }
       if (/\.(c|m)?js$/.test(path)) return piCommand('FACTORY_PI', nodeForPi(opts.factoryRoot), [path]);
       if (!isExecutableFile(path)) {
-        throw new PiUnavailableError('not_executable', `pi at FACTORY_PI=${explicit} is not an executable file — chmod +x it or point FACTORY_PI elsewhere`);
+        throw new PiUnavailableError(
+          'not_executable',
+          `pi at FACTORY_PI=${explicit} is not an executable file — chmod +x it or point FACTORY_PI elsewhere`,
+        );
       }
       return executablePi('FACTORY_PI', path, opts.factoryRoot);
     }
     const found = findOnPath(explicit, opts.env.PATH);
     if (!found) {
-      throw new PiUnavailableError('not_found', `pi not found: FACTORY_PI=${explicit} is not on PATH — give its absolute path or unset FACTORY_PI`);
+      throw new PiUnavailableError(
+        'not_found',
+        `pi not found: FACTORY_PI=${explicit} is not on PATH — give its absolute path or unset FACTORY_PI`,
+      );
     }
     return executablePi('FACTORY_PI', found, opts.factoryRoot);
   }
@@ -217,7 +231,10 @@ export interface CheckPiOptions {
 
 /** Last non-empty line of a text, trimmed and capped: evidence small enough for a one-line motif. */
 function lastLine(text: string): string {
-  const lines = text.split('\n').map((l) => l.trim()).filter(Boolean);
+  const lines = text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
   const line = lines[lines.length - 1] ?? '';
   return line.length > 160 ? `${line.slice(0, 157)}...` : line;
 }
@@ -234,13 +251,25 @@ export async function checkPi(cmd: PiCommand, opts: CheckPiOptions = {}): Promis
   const { runToEnd } = await import('../process/run.js');
   // Through the one run-to-end helper: under the supervisor like every child (its group swept, killAllChildren
   // reaching it), with the output bounded.
-  const out = await runToEnd(cmd.command, [...cmd.prefixArgs, '--version'], { env: opts.env ?? process.env, timeoutMs, maxOutputBytes: 16 * 1024 * 1024 });
+  const out = await runToEnd(cmd.command, [...cmd.prefixArgs, '--version'], {
+    env: opts.env ?? process.env,
+    timeoutMs,
+    maxOutputBytes: 16 * 1024 * 1024,
+  });
   const stdout = out.stdout.toString('utf8');
   const stderr = out.stderr.toString('utf8');
-  if (out.spawnError?.code === 'ENOENT') throw new PiUnavailableError('not_found', `pi not found at ${cmd.display}: ${INSTALL_HINT}`);
-  if (out.spawnError?.code === 'EACCES') throw new PiUnavailableError('not_executable', `pi at ${cmd.display} is not executable: chmod +x it or set FACTORY_PI`);
+  if (out.spawnError?.code === 'ENOENT')
+    throw new PiUnavailableError('not_found', `pi not found at ${cmd.display}: ${INSTALL_HINT}`);
+  if (out.spawnError?.code === 'EACCES')
+    throw new PiUnavailableError(
+      'not_executable',
+      `pi at ${cmd.display} is not executable: chmod +x it or set FACTORY_PI`,
+    );
   if (out.timedOut) {
-    throw new PiUnavailableError('timeout', `pi --version gave no answer within ${Math.round(timeoutMs / 1000)} s (${cmd.display}): check that pi starts by hand`);
+    throw new PiUnavailableError(
+      'timeout',
+      `pi --version gave no answer within ${Math.round(timeoutMs / 1000)} s (${cmd.display}): check that pi starts by hand`,
+    );
   }
   if (out.spawnError || out.code !== 0) {
     // An old Node dies at load: pi 0.85 imports `globSync`, which Node 20 lacks.
@@ -248,10 +277,17 @@ export async function checkPi(cmd: PiCommand, opts: CheckPiOptions = {}): Promis
     if (tooOld) throw new PiUnavailableError('node_too_old', tooOld);
     const exit = out.code !== null ? `exit ${out.code}` : (out.signal ?? 'failed');
     const evidence = lastLine(stderr) || lastLine(stdout) || out.spawnError?.message.split('\n')[0] || '';
-    throw new PiUnavailableError('failed', `pi --version failed (${exit}) with ${cmd.display}: ${evidence} — reinstall pi or set FACTORY_PI`);
+    throw new PiUnavailableError(
+      'failed',
+      `pi --version failed (${exit}) with ${cmd.display}: ${evidence} — reinstall pi or set FACTORY_PI`,
+    );
   }
   const version = /\b(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?)\b/.exec(stdout)?.[1];
-  if (!version) throw new PiUnavailableError('no_version', `pi --version printed no version (${cmd.display}): is FACTORY_PI really pi?`);
+  if (!version)
+    throw new PiUnavailableError(
+      'no_version',
+      `pi --version printed no version (${cmd.display}): is FACTORY_PI really pi?`,
+    );
   rememberPiVersion(cmd, version); // later spawns in this process may gate flags on it, at no cost
   return { version };
 }

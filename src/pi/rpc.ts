@@ -110,14 +110,17 @@ export class PiRpc {
     try {
       const state = await rpc.getState(opts.openTimeoutMs ?? OPEN_TIMEOUT_MS);
       if (state.sessionId !== sessionId) {
-        throw new HarnessError(`pi opened session ${state.sessionId}, not the declared ${sessionId}`, sessionId, { kind: 'spawn' });
+        throw new HarnessError(`pi opened session ${state.sessionId}, not the declared ${sessionId}`, sessionId, {
+          kind: 'spawn',
+        });
       }
       const refused = opts.verifyOpen?.(state);
       if (refused) throw new HarnessError(refused, sessionId, { kind: 'fork' });
       return rpc;
     } catch (error) {
       await rpc.close();
-      if (error instanceof HarnessError && (error.evidence.kind === 'spawn' || error.evidence.kind === 'fork')) throw error;
+      if (error instanceof HarnessError && (error.evidence.kind === 'spawn' || error.evidence.kind === 'fork'))
+        throw error;
       // Died while starting (old Node, a broken extension, a bad flag) or never answered: why first, then the command.
       const why = diagnoseStartFailure(rpc.stderrTail.text) ?? (error instanceof Error ? error.message : String(error));
       throw new HarnessError(`pi did not start in rpc mode: ${why} (${opts.pi.display})`, sessionId, {
@@ -206,7 +209,9 @@ export class PiRpc {
     if (data?.cancelled) throw new HarnessError('clone cancelled by an extension', this.sessionId, { kind: 'clone' });
     const after = await this.getState();
     if (after.sessionId === before.sessionId || !after.sessionFile) {
-      throw new HarnessError(`clone did not open a new session (still ${after.sessionId})`, this.sessionId, { kind: 'clone' });
+      throw new HarnessError(`clone did not open a new session (still ${after.sessionId})`, this.sessionId, {
+        kind: 'clone',
+      });
     }
     declareSession(this.opts.workspace.ledgerFile, {
       sessionId: after.sessionId,
@@ -231,7 +236,8 @@ export class PiRpc {
   /** Opens another session file (e.g. back to the primer before the next clone). */
   async switchSession(sessionPath: string): Promise<RpcState> {
     const data = (await this.command('switch_session', { sessionPath })) as { cancelled?: boolean } | undefined;
-    if (data?.cancelled) throw new HarnessError(`switch to ${sessionPath} cancelled by an extension`, this.sessionId, { kind: 'switch' });
+    if (data?.cancelled)
+      throw new HarnessError(`switch to ${sessionPath} cancelled by an extension`, this.sessionId, { kind: 'switch' });
     const state = await this.getState();
     this.current.sessionId = state.sessionId;
     // The model is what pi says the session it switched to runs on, not the one this client last set.
@@ -255,7 +261,8 @@ export class PiRpc {
     const sessionId = this.sessionId;
     if (this.turn) throw new HarnessError('a turn is already running in this pi process', sessionId, { kind: 'busy' });
     if (this.exit !== undefined || this.closing) throw this.deadError('pi is not running');
-    if (opts.signal?.aborted) throw new HarnessError('interrupted before the prompt was sent', sessionId, { kind: 'aborted' });
+    if (opts.signal?.aborted)
+      throw new HarnessError('interrupted before the prompt was sent', sessionId, { kind: 'aborted' });
 
     const turn = new RpcTurn(opts, (t) => this.abortStuck(t));
     this.turn = turn;
@@ -315,7 +322,12 @@ export class PiRpc {
   }
 
   private turnContext(sessionId: string) {
-    return { sessionId, inventory: this.inventories.get(sessionId), requestedModel: this.current.model, stderrTail: this.stderrTail.text };
+    return {
+      sessionId,
+      inventory: this.inventories.get(sessionId),
+      requestedModel: this.current.model,
+      stderrTail: this.stderrTail.text,
+    };
   }
 
   /** RPC `abort`; agent_settled then ends the turn. A pi that does not settle is killed (the turn rejects). */
@@ -323,7 +335,10 @@ export class PiRpc {
     const killIfStuck = () => {
       if (this.turn === turn) void this.proc.kill();
     };
-    this.command('abort', {}, COMMAND_TIMEOUT_MS).then(() => setTimeout(killIfStuck, SETTLE_GRACE_MS).unref(), killIfStuck);
+    this.command('abort', {}, COMMAND_TIMEOUT_MS).then(
+      () => setTimeout(killIfStuck, SETTLE_GRACE_MS).unref(),
+      killIfStuck,
+    );
   }
 
   private onLines(lines: string[]): void {
@@ -359,7 +374,11 @@ export class PiRpc {
   }
 
   private deadError(prefix: string): HarnessError {
-    const how = this.exit ? (this.exit.signal ? `killed by ${this.exit.signal}` : `exited with code ${this.exit.code}`) : 'closing';
+    const how = this.exit
+      ? this.exit.signal
+        ? `killed by ${this.exit.signal}`
+        : `exited with code ${this.exit.code}`
+      : 'closing';
     return new HarnessError(`${prefix} (pi ${how}): ${stderrSummary(this.stderrTail.text)}`, this.sessionId, {
       kind: 'crashed',
       stderrTail: this.stderrTail.text,
@@ -374,4 +393,3 @@ export class PiRpc {
     this.turn?.fail(error);
   }
 }
-

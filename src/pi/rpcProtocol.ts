@@ -77,7 +77,9 @@ export function classifyLine(line: string): RpcLine {
  * same string once parsed, and no reader on the other side can mistake it for a line break.
  */
 export function encodeLine(message: Obj): string {
-  return `${JSON.stringify(message).replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029')}\n`;
+  return `${JSON.stringify(message)
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029')}\n`;
 }
 
 export function encodeCommand(id: string, type: string, fields: Obj = {}): string {
@@ -86,7 +88,10 @@ export function encodeCommand(id: string, type: string, fields: Obj = {}): strin
 
 /** The last lines of pi's stderr on one line, bounded: the evidence of a death or a failed start. */
 export function stderrSummary(text: string, n = 3): string {
-  const lines = text.split('\n').map((l) => l.trim()).filter(Boolean);
+  const lines = text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
   return lines.length === 0 ? 'no stderr' : lines.slice(-n).join(' | ').slice(0, 300);
 }
 
@@ -222,7 +227,10 @@ export function parseState(data: unknown): RpcState {
   const d = isObj(data) ? data : {};
   const sessionId = str(d.sessionId);
   if (!sessionId) throw new Error('get_state answered without a sessionId');
-  const model = isObj(d.model) && typeof d.model.provider === 'string' && typeof d.model.id === 'string' ? `${d.model.provider}/${d.model.id}` : undefined;
+  const model =
+    isObj(d.model) && typeof d.model.provider === 'string' && typeof d.model.id === 'string'
+      ? `${d.model.provider}/${d.model.id}`
+      : undefined;
   return {
     sessionId,
     sessionFile: str(d.sessionFile),
@@ -252,7 +260,13 @@ export function parseSessionStats(data: unknown): RpcSessionStats {
   return {
     sessionId: str(d.sessionId),
     sessionFile: str(d.sessionFile),
-    tokens: { input: num(t.input), output: num(t.output), cacheRead: num(t.cacheRead), cacheWrite: num(t.cacheWrite), total: num(t.total) },
+    tokens: {
+      input: num(t.input),
+      output: num(t.output),
+      cacheRead: num(t.cacheRead),
+      cacheWrite: num(t.cacheWrite),
+      total: num(t.total),
+    },
     cost: num(d.cost),
     contextUsage: usage
       ? {

@@ -49,7 +49,11 @@ export class RpcTurn {
       this.reject = reject;
     });
     this.guard = guardAttempt(
-      { ...opts, abortMotif: 'aborted by the user', idle: { ms: opts.idleTimeoutMs, motif: idleMotif(opts.idleTimeoutMs, 'the turn') } },
+      {
+        ...opts,
+        abortMotif: 'aborted by the user',
+        idle: { ms: opts.idleTimeoutMs, motif: idleMotif(opts.idleTimeoutMs, 'the turn') },
+      },
       (motif, kind) => this.stop(motif, kind),
     );
   }
@@ -100,8 +104,10 @@ export class RpcTurn {
   /** The error a turn that did not settle normally ends with: the stop reason first, else the cause. */
   failure(cause: unknown, ctx: TurnContext): unknown {
     const evidence = this.evidence(ctx.stderrTail);
-    if (this.stopped) return new HarnessError(this.stopped.motif, ctx.sessionId, { ...evidence, kind: this.stopped.kind });
-    if (cause instanceof HarnessError) return new HarnessError(cause.message, ctx.sessionId, { ...evidence, kind: cause.evidence.kind });
+    if (this.stopped)
+      return new HarnessError(this.stopped.motif, ctx.sessionId, { ...evidence, kind: this.stopped.kind });
+    if (cause instanceof HarnessError)
+      return new HarnessError(cause.message, ctx.sessionId, { ...evidence, kind: cause.evidence.kind });
     return cause;
   }
 
@@ -109,12 +115,17 @@ export class RpcTurn {
   judge(ctx: TurnContext): RpcTurnResult {
     const summary = this.reader.summary;
     const evidence = this.evidence(ctx.stderrTail);
-    if (this.stopped) throw new HarnessError(this.stopped.motif, ctx.sessionId, { ...evidence, kind: this.stopped.kind });
+    if (this.stopped)
+      throw new HarnessError(this.stopped.motif, ctx.sessionId, { ...evidence, kind: this.stopped.kind });
     if (this.handled && summary.envelope === undefined && summary.text.trim() === '') {
-      throw new HarnessError('pi handled the prompt without running the agent (an extension or a command took it): no answer', ctx.sessionId, {
-        ...evidence,
-        kind: 'handled',
-      });
+      throw new HarnessError(
+        'pi handled the prompt without running the agent (an extension or a command took it): no answer',
+        ctx.sessionId,
+        {
+          ...evidence,
+          kind: 'handled',
+        },
+      );
     }
     const judged = verdict(
       { ...summary, inventory: summary.inventory ?? ctx.inventory },

@@ -77,7 +77,8 @@ export function textOf(holder: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
   let out = '';
-  for (const part of content) if (isObj(part) && part.type === 'text' && typeof part.text === 'string') out += part.text;
+  for (const part of content)
+    if (isObj(part) && part.type === 'text' && typeof part.text === 'string') out += part.text;
   return out;
 }
 
@@ -204,7 +205,13 @@ export class StreamReader {
     this.tokens = addCounts(this.tokens, data.tokens);
     this.cost = addCosts(this.cost, data.cost);
     if (this.calls.length < MAX_CALLS) {
-      this.calls.push({ input: addCounts(0, data.input), output: addCounts(0, data.output), cacheRead: addCounts(0, data.cacheRead), cacheWrite: addCounts(0, data.cacheWrite), cost: addCosts(0, data.cost) });
+      this.calls.push({
+        input: addCounts(0, data.input),
+        output: addCounts(0, data.output),
+        cacheRead: addCounts(0, data.cacheRead),
+        cacheWrite: addCounts(0, data.cacheWrite),
+        cost: addCosts(0, data.cost),
+      });
     }
   }
 
@@ -229,7 +236,10 @@ export class StreamReader {
     // retry) clears it, so a stale error never becomes the evidence of a green turn.
     this.errorMessage = str(message.errorMessage);
     if (this.model === undefined && typeof message.model === 'string' && message.model !== '') {
-      this.model = typeof message.provider === 'string' && message.provider !== '' ? `${message.provider}/${message.model}` : message.model;
+      this.model =
+        typeof message.provider === 'string' && message.provider !== ''
+          ? `${message.provider}/${message.model}`
+          : message.model;
     }
   }
 
@@ -304,7 +314,14 @@ export function toActivity(event: PiEvent): Activity | undefined {
       const output = textOf(event.result);
       // A write the OS sandbox refused (a read-only file system there): the arm's own act, named on its row.
       const denied = output.split(LINE_BREAK).find((l) => /Read-only file system|\bEROFS\b/.test(l));
-      return { kind: 'tool_end', tool: toolName(event), isError: event.isError === true, detail: firstDetail(output), ...(denied ? { denied: flatDetail(denied, DETAIL_MAX) } : {}), ...callIdOf(event) };
+      return {
+        kind: 'tool_end',
+        tool: toolName(event),
+        isError: event.isError === true,
+        detail: firstDetail(output),
+        ...(denied ? { denied: flatDetail(denied, DETAIL_MAX) } : {}),
+        ...callIdOf(event),
+      };
     }
     case 'message_end': {
       if (!isObj(event.message) || event.message.role !== 'assistant') return undefined;
@@ -346,7 +363,11 @@ export class TurnObserver {
     if (activity) this.sinks.onActivity?.(activity);
     // pi streams an answer as message_update deltas (`assistantMessageEvent`, no message snapshot: rpc.md), so the
     // first one is the answer's first token; a snapshot's role is read too, for a pi that sends one.
-    if (!this.answered && event.type === 'message_update' && (isObj(event.assistantMessageEvent) || (event.message as { role?: unknown } | undefined)?.role === 'assistant')) {
+    if (
+      !this.answered &&
+      event.type === 'message_update' &&
+      (isObj(event.assistantMessageEvent) || (event.message as { role?: unknown } | undefined)?.role === 'assistant')
+    ) {
       this.answered = true;
       this.sinks.onAnswer?.();
     }

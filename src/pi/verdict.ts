@@ -10,7 +10,10 @@ import { compareVersions } from './piCommand.js';
 import { isKeyRejection, missingKeyMotif, missingKeyProvider, rejectedKeyMotif } from './providerKeys.js';
 import type { StreamSummary } from './stream.js';
 
-export type VerdictKind = Extract<FailureKind, 'auth' | 'socle' | 'version' | 'guard' | 'model_error' | 'aborted' | 'exit' | 'empty' | 'model_mismatch'>;
+export type VerdictKind = Extract<
+  FailureKind,
+  'auth' | 'socle' | 'version' | 'guard' | 'model_error' | 'aborted' | 'exit' | 'empty' | 'model_mismatch'
+>;
 
 export type Verdict =
   | { ok: true; source: 'gate'; envelope: Record<string, unknown> }
@@ -36,7 +39,10 @@ function line(text: string, max = 300): string {
 
 /** The last non-empty lines of stderr, most telling at the end. */
 function stderrEvidence(tail: string): string {
-  const lines = tail.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+  const lines = tail
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
   return lines.length === 0 ? 'no stderr' : line(lines.slice(-3).join(' | '));
 }
 
@@ -55,13 +61,25 @@ function socleRefusal(summary: StreamSummary, ctx: VerdictContext): Verdict | un
   for (const name of ctx.expectedSocle) if (!inventory.present.includes(name)) missing.add(name);
   if (missing.size > 0) {
     const names = [...missing].join(', ');
-    return { ok: false, kind: 'socle', motif: `socle incomplete: extension${missing.size > 1 ? 's' : ''} ${names} not loaded by pi` };
+    return {
+      ok: false,
+      kind: 'socle',
+      motif: `socle incomplete: extension${missing.size > 1 ? 's' : ''} ${names} not loaded by pi`,
+    };
   }
   if (!/^v?\d+(\.\d+)*/u.test(inventory.pi_version)) {
-    return { ok: false, kind: 'version', motif: `pi version unknown in the inventory (need ${ctx.minVersion} or newer) — run \`pi update\`` };
+    return {
+      ok: false,
+      kind: 'version',
+      motif: `pi version unknown in the inventory (need ${ctx.minVersion} or newer) — run \`pi update\``,
+    };
   }
   if (compareVersions(inventory.pi_version, ctx.minVersion) < 0) {
-    return { ok: false, kind: 'version', motif: `pi ${inventory.pi_version} is older than ${ctx.minVersion} — run \`pi update\`` };
+    return {
+      ok: false,
+      kind: 'version',
+      motif: `pi ${inventory.pi_version} is older than ${ctx.minVersion} — run \`pi update\``,
+    };
   }
   return undefined;
 }
@@ -96,13 +114,25 @@ function outcome(summary: StreamSummary, ctx: VerdictContext): Verdict {
     return { ok: false, kind: 'guard', motif: line(summary.guardTrip) };
   }
   if (summary.settledAborted === true && summary.stopReason !== 'aborted') {
-    return { ok: false, kind: 'aborted', motif: `turn aborted${summary.errorMessage ? `: ${line(summary.errorMessage)}` : ''}` };
+    return {
+      ok: false,
+      kind: 'aborted',
+      motif: `turn aborted${summary.errorMessage ? `: ${line(summary.errorMessage)}` : ''}`,
+    };
   }
   if (summary.stopReason === 'error') {
-    return { ok: false, kind: 'model_error', motif: `model error: ${line(summary.errorMessage ?? '') || 'no error message from the provider'}` };
+    return {
+      ok: false,
+      kind: 'model_error',
+      motif: `model error: ${line(summary.errorMessage ?? '') || 'no error message from the provider'}`,
+    };
   }
   if (summary.stopReason === 'aborted') {
-    return { ok: false, kind: 'aborted', motif: `turn aborted${summary.errorMessage ? `: ${line(summary.errorMessage)}` : ''}` };
+    return {
+      ok: false,
+      kind: 'aborted',
+      motif: `turn aborted${summary.errorMessage ? `: ${line(summary.errorMessage)}` : ''}`,
+    };
   }
   const text = summary.text.trim();
   const failedExit = (ctx.exitCode !== null && ctx.exitCode !== 0) || Boolean(ctx.signal);
@@ -110,7 +140,8 @@ function outcome(summary: StreamSummary, ctx: VerdictContext): Verdict {
     const how = ctx.signal ? `was killed by ${ctx.signal}` : `exited with code ${ctx.exitCode}`;
     return { ok: false, kind: 'exit', motif: `pi ${how}: ${stderrEvidence(ctx.stderrTail)}` };
   }
-  if (text === '') return { ok: false, kind: 'empty', motif: 'the agent answered with neither an envelope nor any text' };
+  if (text === '')
+    return { ok: false, kind: 'empty', motif: 'the agent answered with neither an envelope nor any text' };
   return { ok: true, source: 'text', text: summary.text };
 }
 

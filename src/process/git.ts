@@ -85,7 +85,8 @@ function gitEnv(opts: GitRawOptions): NodeJS.ProcessEnv {
     GIT_SEQUENCE_EDITOR: 'true',
     ...opts.extraEnv,
   };
-  for (const name of ['GIT_EXTERNAL_DIFF', 'GIT_ASKPASS', 'SSH_ASKPASS', 'GIT_SSH', 'GIT_SSH_COMMAND']) delete env[name];
+  for (const name of ['GIT_EXTERNAL_DIFF', 'GIT_ASKPASS', 'SSH_ASKPASS', 'GIT_SSH', 'GIT_SSH_COMMAND'])
+    delete env[name];
   return env;
 }
 
@@ -109,7 +110,11 @@ export async function gitRaw(cwd: string, args: string[], opts: GitRawOptions = 
   return { code: out.code, stdout: out.stdout, stderr: out.stderr.toString('utf8') };
 }
 
-async function git(cwd: string, args: string[], opts: GitOptions = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+async function git(
+  cwd: string,
+  args: string[],
+  opts: GitOptions = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const raw = await gitRaw(cwd, args, opts);
   return { ...raw, stdout: raw.stdout.toString('utf8') };
 }
@@ -118,7 +123,11 @@ async function git(cwd: string, args: string[], opts: GitOptions = {}): Promise<
 async function gitOk(cwd: string, args: string[], opts?: GitOptions): Promise<string> {
   const result = await git(cwd, args, opts);
   if (result.code !== 0) {
-    const first = result.stderr.split('\n').find((l) => l.trim() !== '')?.trim() ?? `exit ${result.code}`;
+    const first =
+      result.stderr
+        .split('\n')
+        .find((l) => l.trim() !== '')
+        ?.trim() ?? `exit ${result.code}`;
     throw new GitError(`git ${args[0]} failed in ${cwd}: ${first}`);
   }
   return result.stdout;
@@ -177,7 +186,11 @@ export function parseStatusV2(raw: string): TreeState {
 
 /** The tree's state: HEAD, branch, changed tracked paths, untracked paths (relative to the work tree's root). Throws GitError outside a repo. */
 export async function treeState(cwd: string, opts?: GitOptions): Promise<TreeState> {
-  const raw = await gitOk(await topLevel(cwd, opts), ['status', '--porcelain=v2', '--branch', '-z', '--untracked-files=all'], opts);
+  const raw = await gitOk(
+    await topLevel(cwd, opts),
+    ['status', '--porcelain=v2', '--branch', '-z', '--untracked-files=all'],
+    opts,
+  );
   return parseStatusV2(raw);
 }
 
@@ -187,7 +200,8 @@ export async function treeState(cwd: string, opts?: GitOptions): Promise<TreeSta
  * addition, so both paths appear (a patch touches both).
  */
 export async function changedFiles(cwd: string, since?: string, opts?: GitOptions): Promise<string[]> {
-  if (since !== undefined && (since.startsWith('-') || since.trim() === '')) throw new GitError(`not a commit: ${JSON.stringify(since)}`);
+  if (since !== undefined && (since.startsWith('-') || since.trim() === ''))
+    throw new GitError(`not a commit: ${JSON.stringify(since)}`);
   const root = await topLevel(cwd, opts);
   const base = since ?? 'HEAD';
   const hasBase = (await git(root, ['rev-parse', '--verify', '--quiet', `${base}^{commit}`], opts)).code === 0;

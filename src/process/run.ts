@@ -99,7 +99,8 @@ function readBack(dir: string, file: string, max: number): { data: Buffer; cut: 
 /** Runs `command` with `args` (never a shell) to its end. See RunOptions for what can end it early. */
 export async function runToEnd(command: string, args: readonly string[], opts: RunOptions = {}): Promise<RunOutcome> {
   const ended = { timedOut: false, aborted: false, outputLimited: false };
-  if (opts.signal?.aborted) return { code: null, signal: null, stdout: EMPTY, stderr: EMPTY, ...ended, aborted: true, ms: 0 };
+  if (opts.signal?.aborted)
+    return { code: null, signal: null, stdout: EMPTY, stderr: EMPTY, ...ended, aborted: true, ms: 0 };
   const started = performance.now();
   const max = opts.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
   const grace = opts.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
@@ -136,12 +137,13 @@ export async function runToEnd(command: string, args: readonly string[], opts: R
   const ladder = () => {
     killing ??= supervised.kill(grace);
   };
-  const timer = opts.timeoutMs !== undefined
-    ? setTimeout(() => {
-        ended.timedOut = true;
-        ladder();
-      }, opts.timeoutMs)
-    : undefined;
+  const timer =
+    opts.timeoutMs !== undefined
+      ? setTimeout(() => {
+          ended.timedOut = true;
+          ladder();
+        }, opts.timeoutMs)
+      : undefined;
   const onAbort = () => {
     ended.aborted = true;
     ladder();

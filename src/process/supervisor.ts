@@ -179,7 +179,9 @@ async function endStrays(leader: number, spawnId: string, wrappers: number): Pro
   if (leader <= 0) return [];
   const kept = new Set(wrapperChain(leader, wrappers));
   for (let round = 0; round < STRAY_ROUNDS; round += 1) {
-    const found = [...new Set([...descendants(leader), ...processesWithEnv('FACTORY_SPAWN_ID', spawnId)])].filter((p) => !kept.has(p) && !ended.has(p));
+    const found = [...new Set([...descendants(leader), ...processesWithEnv('FACTORY_SPAWN_ID', spawnId)])].filter(
+      (p) => !kept.has(p) && !ended.has(p),
+    );
     if (found.length === 0) break;
     for (const p of found) {
       signalGroupOf(p, leader);
@@ -198,7 +200,9 @@ function wrapperChain(leader: number, depth: number): number[] {
   const chain = [leader];
   for (let level = 0; level < depth; level += 1) {
     const parent = chain[chain.length - 1]!;
-    const first = descendants(parent).filter((p) => parentOf(p) === parent).sort((a, b) => a - b)[0];
+    const first = descendants(parent)
+      .filter((p) => parentOf(p) === parent)
+      .sort((a, b) => a - b)[0];
     if (first === undefined) break;
     chain.push(first);
   }

@@ -14,12 +14,20 @@ export type SandboxProbe = { ok: true; sandbox: Sandbox } | { ok: false; motif: 
 const probes = new Map<string, Promise<SandboxProbe>>();
 
 /** The sandbox arms run in here, or why there is none and what to do (one line each). */
-export function detectSandbox(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): Promise<SandboxProbe> {
+export function detectSandbox(
+  env: NodeJS.ProcessEnv = process.env,
+  platform: NodeJS.Platform = process.platform,
+): Promise<SandboxProbe> {
   const program = platform === 'darwin' ? SANDBOX_EXEC : env[BWRAP_ENV]?.trim() || 'bwrap';
   const key = `${platform}:${program}`;
   let probe = probes.get(key);
   if (!probe) {
-    probe = platform === 'darwin' ? seatbelt() : platform === 'linux' ? bubblewrap(program, env) : Promise.resolve(none(platform));
+    probe =
+      platform === 'darwin'
+        ? seatbelt()
+        : platform === 'linux'
+          ? bubblewrap(program, env)
+          : Promise.resolve(none(platform));
     probes.set(key, probe);
   }
   return probe;
@@ -32,12 +40,24 @@ export async function availableSandbox(env: NodeJS.ProcessEnv = process.env): Pr
 }
 
 function none(platform: string): SandboxProbe {
-  return { ok: false, motif: `no OS sandbox is known for ${platform}`, fix: 'run the arms in place (--in-place), or accept them unsandboxed (--unsandboxed)' };
+  return {
+    ok: false,
+    motif: `no OS sandbox is known for ${platform}`,
+    fix: 'run the arms in place (--in-place), or accept them unsandboxed (--unsandboxed)',
+  };
 }
 
 async function seatbelt(): Promise<SandboxProbe> {
-  if (!fs.existsSync(SANDBOX_EXEC)) return { ok: false, motif: `${SANDBOX_EXEC} is missing`, fix: 'macOS ships it; run --in-place or --unsandboxed meanwhile' };
-  return { ok: true, sandbox: { kind: 'seatbelt', program: SANDBOX_EXEC, version: 'Seatbelt (unproven: not yet run on a Mac)' } };
+  if (!fs.existsSync(SANDBOX_EXEC))
+    return {
+      ok: false,
+      motif: `${SANDBOX_EXEC} is missing`,
+      fix: 'macOS ships it; run --in-place or --unsandboxed meanwhile',
+    };
+  return {
+    ok: true,
+    sandbox: { kind: 'seatbelt', program: SANDBOX_EXEC, version: 'Seatbelt (unproven: not yet run on a Mac)' },
+  };
 }
 
 async function bubblewrap(program: string, env: NodeJS.ProcessEnv): Promise<SandboxProbe> {
@@ -46,10 +66,21 @@ async function bubblewrap(program: string, env: NodeJS.ProcessEnv): Promise<Sand
   const version = await runToEnd(program, ['--version'], { env, timeoutMs: 10_000 });
   if (version.spawnError) return { ok: false, motif: `bubblewrap (${program}) is not installed`, fix };
   // What an arm needs of it: a read-only root, a new /proc in a pid namespace of its own.
-  const tried = await runToEnd(program, ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-pid', '--die-with-parent', '--', 'true'], { env, timeoutMs: 10_000 });
+  const tried = await runToEnd(
+    program,
+    ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-pid', '--die-with-parent', '--', 'true'],
+    { env, timeoutMs: 10_000 },
+  );
   if (tried.code !== 0) {
     const said = firstLine(tried.stderr.toString('utf8').trim()) || `exit ${tried.code ?? tried.signal}`;
-    return { ok: false, motif: `bubblewrap cannot make a sandbox here: ${said}`, fix: 'allow unprivileged user namespaces (Ubuntu 24.04: an AppArmor profile for bwrap, or sysctl kernel.apparmor_restrict_unprivileged_userns=0)' };
+    return {
+      ok: false,
+      motif: `bubblewrap cannot make a sandbox here: ${said}`,
+      fix: 'allow unprivileged user namespaces (Ubuntu 24.04: an AppArmor profile for bwrap, or sysctl kernel.apparmor_restrict_unprivileged_userns=0)',
+    };
   }
-  return { ok: true, sandbox: { kind: 'bwrap', program, version: version.stdout.toString('utf8').trim() || 'bubblewrap' } };
+  return {
+    ok: true,
+    sandbox: { kind: 'bwrap', program, version: version.stdout.toString('utf8').trim() || 'bubblewrap' },
+  };
 }

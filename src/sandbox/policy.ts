@@ -42,7 +42,22 @@ export function sandboxEnv(env: NodeJS.ProcessEnv, scratch: string): NodeJS.Proc
 }
 
 /** What pi loads code or configuration from in its agent folder: read-only inside, where it exists. */
-const PI_LOADS = ['extensions', 'settings.json', 'models.json', 'keybindings.json', 'prompts', 'skills', 'themes', 'agents', 'AGENTS.md', 'SYSTEM.md', 'APPEND_SYSTEM.md', 'packages', 'npm', 'git'];
+const PI_LOADS = [
+  'extensions',
+  'settings.json',
+  'models.json',
+  'keybindings.json',
+  'prompts',
+  'skills',
+  'themes',
+  'agents',
+  'AGENTS.md',
+  'SYSTEM.md',
+  'APPEND_SYSTEM.md',
+  'packages',
+  'npm',
+  'git',
+];
 
 /**
  * pi's own folder (PI_CODING_AGENT_DIR, else ~/.pi/agent): pi takes a lock beside its credentials there (and may

@@ -23,7 +23,8 @@ const PRIVATE_LINKED = ['/var', '/tmp', '/etc'];
 
 /** A path as it may stand in the profile: absolute, one line, no NUL; trailing slashes dropped (but "/" kept). */
 function checkedPath(p: string, what: string): string {
-  if (typeof p !== 'string' || !p.startsWith('/')) throw new Error(`seatbelt: ${what} path is not absolute: ${JSON.stringify(p)}`);
+  if (typeof p !== 'string' || !p.startsWith('/'))
+    throw new Error(`seatbelt: ${what} path is not absolute: ${JSON.stringify(p)}`);
   if (/[\n\r\0]/.test(p)) throw new Error(`seatbelt: ${what} path holds a newline or NUL: ${JSON.stringify(p)}`);
   const trimmed = p.replace(/\/+$/, '');
   return trimmed === '' ? '/' : trimmed;
@@ -48,19 +49,26 @@ export function seatbeltProfile(policy: SandboxPolicy): string {
     '(allow default)',
     '; no writes anywhere ...',
     '(deny file-write* (subpath "/"))',
-    '; ... but in the arm\'s own folders',
+    "; ... but in the arm's own folders",
   ];
-  for (const dir of writable) for (const p of withPrivateTwin(dir)) lines.push(`(allow file-write* (subpath ${sbplString(p)}))`);
+  for (const dir of writable)
+    for (const p of withPrivateTwin(dir)) lines.push(`(allow file-write* (subpath ${sbplString(p)}))`);
   lines.push('; the devices programs write');
   for (const dev of DEVICE_LITERALS) lines.push(`(allow file-write* (literal ${sbplString(dev)}))`);
   for (const re of DEVICE_REGEXES) lines.push(`(allow file-write* (regex #"${re}"))`);
   lines.push('; the read-only exceptions last, so that they win');
   for (const file of readOnly) {
-    for (const p of withPrivateTwin(file)) lines.push(`(deny file-write* (literal ${sbplString(p)}) (subpath ${sbplString(p)}))`);
+    for (const p of withPrivateTwin(file))
+      lines.push(`(deny file-write* (literal ${sbplString(p)}) (subpath ${sbplString(p)}))`);
   }
   return `${lines.join('\n')}\n`;
 }
 
-export function wrapSeatbelt(program: string, policy: SandboxPolicy, command: string, args: readonly string[]): Wrapped {
+export function wrapSeatbelt(
+  program: string,
+  policy: SandboxPolicy,
+  command: string,
+  args: readonly string[],
+): Wrapped {
   return { command: program, args: ['-p', seatbeltProfile(policy), '--', command, ...args], wrappers: 0 };
 }

@@ -61,7 +61,11 @@ export const SCRIPTED_SETTINGS = {
   quietStartup: true,
 } as const;
 
-export function modelsJson(baseUrl: string, models: ScriptedModelSpec[], provider: string = SCRIPTED_PROVIDER): unknown {
+export function modelsJson(
+  baseUrl: string,
+  models: ScriptedModelSpec[],
+  provider: string = SCRIPTED_PROVIDER,
+): unknown {
   return {
     providers: {
       [provider]: {
@@ -78,7 +82,12 @@ export function modelsJson(baseUrl: string, models: ScriptedModelSpec[], provide
           input: ['text'],
           contextWindow: m.contextWindow ?? 128_000,
           maxTokens: m.maxTokens ?? 16_384,
-          cost: { input: m.cost.input, output: m.cost.output, cacheRead: m.cost.cacheRead ?? 0, cacheWrite: m.cost.cacheWrite ?? 0 },
+          cost: {
+            input: m.cost.input,
+            output: m.cost.output,
+            cacheRead: m.cost.cacheRead ?? 0,
+            cacheWrite: m.cost.cacheWrite ?? 0,
+          },
           ...(m.promptCache ? { promptCache: m.promptCache } : {}),
         })),
       },
@@ -96,7 +105,10 @@ export function makeAgentDir(opts: AgentDirOptions): AgentDir {
   if (!first) throw new Error('makeAgentDir: at least one scripted model is needed');
   const dir = opts.dir ?? realpathSync(mkdtempSync(join(tmpdir(), 'factory-pi-agent-')));
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'models.json'), `${JSON.stringify(modelsJson(opts.baseUrl, models, opts.provider), null, 2)}\n`);
+  writeFileSync(
+    join(dir, 'models.json'),
+    `${JSON.stringify(modelsJson(opts.baseUrl, models, opts.provider), null, 2)}\n`,
+  );
   writeFileSync(join(dir, 'settings.json'), `${JSON.stringify({ ...SCRIPTED_SETTINGS, ...opts.settings }, null, 2)}\n`);
   return { dir, env: agentDirEnv(dir), route: `${opts.provider ?? SCRIPTED_PROVIDER}/${first.id}` };
 }

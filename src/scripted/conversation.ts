@@ -18,7 +18,8 @@ export function sessionOf(req: IncomingMessage): string | undefined {
   return undefined;
 }
 
-const hasHistory = (body: ChatRequest) => Array.isArray(body.messages) && body.messages.some((m) => m.role === 'assistant');
+const hasHistory = (body: ChatRequest) =>
+  Array.isArray(body.messages) && body.messages.some((m) => m.role === 'assistant');
 
 export class Conversations {
   /** Each pi session's conversation, fixed by its first request. */

@@ -6,7 +6,10 @@ export interface Hold<T> {
 }
 
 export class Holds<T> {
-  private readonly byTape = new Map<string, Array<{ arrive: (r: T) => void; released: Promise<void>; release: () => void }>>();
+  private readonly byTape = new Map<
+    string,
+    Array<{ arrive: (r: T) => void; released: Promise<void>; release: () => void }>
+  >();
   private readonly all = new Set<() => void>();
 
   add(tape: string): Hold<T> {

@@ -19,7 +19,8 @@ export interface PromptPrefixes {
 /** The characters one message bills: its text and its tool calls as JSON (as promptChars counts them). */
 function messageChars(message: { content?: unknown; tool_calls?: unknown }): number {
   let chars = contentText(message.content).length;
-  if (message.tool_calls !== undefined && message.tool_calls !== null) chars += JSON.stringify(message.tool_calls).length;
+  if (message.tool_calls !== undefined && message.tool_calls !== null)
+    chars += JSON.stringify(message.tool_calls).length;
   return chars;
 }
 
@@ -34,7 +35,8 @@ export function promptPrefixes(body: ChatRequest): PromptPrefixes {
   const namespace = `${String(body.model ?? '')}\u0000${key}`;
   const tools = Array.isArray(body.tools) && body.tools.length > 0 ? JSON.stringify(body.tools, withoutMarkers) : '';
   const units: { text: string; chars: number }[] = [{ text: tools, chars: tools.length }];
-  for (const message of Array.isArray(body.messages) ? body.messages : []) units.push({ text: JSON.stringify(message, withoutMarkers), chars: messageChars(message) });
+  for (const message of Array.isArray(body.messages) ? body.messages : [])
+    units.push({ text: JSON.stringify(message, withoutMarkers), chars: messageChars(message) });
   const hashes: string[] = [];
   const chars: number[] = [];
   let previous = '';
@@ -55,7 +57,8 @@ export class PromptCache {
   cachedChars(prefixes: PromptPrefixes): number {
     const known = this.served.get(prefixes.namespace);
     if (!known) return 0;
-    for (let i = prefixes.hashes.length - 1; i >= 0; i -= 1) if (known.has(prefixes.hashes[i]!)) return prefixes.chars[i]!;
+    for (let i = prefixes.hashes.length - 1; i >= 0; i -= 1)
+      if (known.has(prefixes.hashes[i]!)) return prefixes.chars[i]!;
     return 0;
   }
 

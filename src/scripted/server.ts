@@ -90,7 +90,6 @@ function endsTurn(step: Step): boolean {
   return step.kind === 'tools' && step.calls.some((c) => c.name === 'report_phase');
 }
 
-
 export async function startScriptedModel(opts: ScriptedModelOptions): Promise<ScriptedModel> {
   const tapes = opts.tapes;
   const modelIds = opts.models ?? ['alpha', 'beta'];
@@ -198,7 +197,11 @@ export async function startScriptedModel(opts: ScriptedModelOptions): Promise<Sc
       return true;
     };
     const openStream = () => {
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+      res.writeHead(200, {
+        'content-type': 'text/event-stream',
+        'cache-control': 'no-cache',
+        connection: 'keep-alive',
+      });
       res.flushHeaders();
       write(chunk([{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }]));
     };
@@ -313,7 +316,9 @@ export async function startScriptedModel(opts: ScriptedModelOptions): Promise<Sc
             return;
           }
           if (body.stream !== true) {
-            sendJson(res, 400, { error: { message: 'the scripted model only streams (stream: true)', type: 'invalid_request_error' } });
+            sendJson(res, 400, {
+              error: { message: 'the scripted model only streams (stream: true)', type: 'invalid_request_error' },
+            });
             return;
           }
           return handleCompletion(body, res, sessionOf(req));
@@ -365,6 +370,8 @@ export async function startScriptedModel(opts: ScriptedModelOptions): Promise<Sc
 function withShownFolder(json: string, body: ChatRequest): string {
   if (!json.includes('{{cwd}}')) return json;
   const first = Array.isArray(body.messages) ? body.messages[0] : undefined;
-  const shown = /(?:Current working directory:\s*|<cwd>\s*)([^\s<]+)/.exec(first ? contentText(first.content) : '')?.[1];
+  const shown = /(?:Current working directory:\s*|<cwd>\s*)([^\s<]+)/.exec(
+    first ? contentText(first.content) : '',
+  )?.[1];
   return shown ? json.split('{{cwd}}').join(JSON.stringify(shown).slice(1, -1)) : json;
 }

@@ -10,7 +10,14 @@ export type Step =
   /** `thinkMs`: a pause after the stream opens, before any content (a model thinking; the demo uses it). */
   | { kind: 'text'; text: string; usage?: Usage; thinkMs?: number }
   /** `afterFirstToken`: once `text` has streamed, the rest waits for it (a test holds an answer mid-stream, by an event). */
-  | { kind: 'tools'; calls: ToolCallSpec[]; text?: string; usage?: Usage; thinkMs?: number; afterFirstToken?: Promise<unknown> }
+  | {
+      kind: 'tools';
+      calls: ToolCallSpec[];
+      text?: string;
+      usage?: Usage;
+      thinkMs?: number;
+      afterFirstToken?: Promise<unknown>;
+    }
   /** Fails `times` requests (default 1; Infinity = never clears), then the tape moves on. */
   | { kind: 'error'; status: number; body?: unknown; times?: number }
   | { kind: 'slow'; text: string; chunkDelayMs: number; usage?: Usage }
@@ -137,7 +144,8 @@ export function promptChars(body: ChatRequest): number {
   let chars = 0;
   for (const message of Array.isArray(body.messages) ? body.messages : []) {
     chars += contentText(message.content).length;
-    if (message.tool_calls !== undefined && message.tool_calls !== null) chars += JSON.stringify(message.tool_calls).length;
+    if (message.tool_calls !== undefined && message.tool_calls !== null)
+      chars += JSON.stringify(message.tool_calls).length;
   }
   if (Array.isArray(body.tools) && body.tools.length > 0) chars += JSON.stringify(body.tools).length;
   return chars;
@@ -193,6 +201,13 @@ export function defaultErrorBody(status: number): unknown {
             : status >= 500
               ? 'Service unavailable'
               : 'Scripted error';
-  const type = status === 429 ? 'rate_limit_error' : status === 400 ? 'invalid_request_error' : status >= 500 ? 'server_error' : 'api_error';
+  const type =
+    status === 429
+      ? 'rate_limit_error'
+      : status === 400
+        ? 'invalid_request_error'
+        : status >= 500
+          ? 'server_error'
+          : 'api_error';
   return { error: { message, type, code: status } };
 }

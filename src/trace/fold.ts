@@ -42,7 +42,9 @@ export class EventFolder {
   private readonly deleteRunRow;
 
   constructor(db: Database.Database) {
-    this.insertEvent = db.prepare('INSERT OR IGNORE INTO events (adw_id, seq, ts, type, phase, payload) VALUES (?, ?, ?, ?, ?, ?)');
+    this.insertEvent = db.prepare(
+      'INSERT OR IGNORE INTO events (adw_id, seq, ts, type, phase, payload) VALUES (?, ?, ?, ?, ?, ?)',
+    );
     this.eventPayload = db.prepare('SELECT payload FROM events WHERE adw_id = ? AND seq = ?').pluck();
     this.eventCount = db.prepare('SELECT coalesce(max(seq) + 1, 0) FROM events WHERE adw_id = ?').pluck();
     this.ensureRun = db.prepare("INSERT OR IGNORE INTO runs (adw_id, started_at, status) VALUES (?, ?, 'running')");
@@ -56,10 +58,14 @@ export class EventFolder {
       ON CONFLICT (adw_id, name) DO UPDATE SET seq = excluded.seq, kind = excluded.kind, max_attempts = excluded.max_attempts`);
     // The seq a planned phase takes: its `before` phase's (moved down by shiftPhases), else the end.
     this.seqBefore = db
-      .prepare(`SELECT coalesce((SELECT seq - 1 FROM phases WHERE adw_id = ? AND name = ?), (SELECT coalesce(max(seq) + 1, 0) FROM phases WHERE adw_id = ?))`)
+      .prepare(
+        `SELECT coalesce((SELECT seq - 1 FROM phases WHERE adw_id = ? AND name = ?), (SELECT coalesce(max(seq) + 1, 0) FROM phases WHERE adw_id = ?))`,
+      )
       .pluck();
     this.phaseModel = db.prepare('UPDATE phases SET model = ? WHERE adw_id = ? AND name = ?');
-    this.shiftPhases = db.prepare(`UPDATE phases SET seq = seq + 1 WHERE adw_id = ? AND seq >= (SELECT seq FROM phases WHERE adw_id = ? AND name = ?)`);
+    this.shiftPhases = db.prepare(
+      `UPDATE phases SET seq = seq + 1 WHERE adw_id = ? AND seq >= (SELECT seq FROM phases WHERE adw_id = ? AND name = ?)`,
+    );
     this.ensurePhase = db.prepare(`
       INSERT OR IGNORE INTO phases (adw_id, seq, name, kind)
       VALUES (?, (SELECT coalesce(max(seq) + 1, 0) FROM phases WHERE adw_id = ?), ?, ?)`);
@@ -71,7 +77,9 @@ export class EventFolder {
         settled_tokens = tokens, settled_cost = cost_usd,
         session_id = coalesce(?, session_id), model = coalesce(?, model)
       WHERE adw_id = ? AND name = ?`);
-    this.usage = db.prepare('UPDATE phases SET tokens = settled_tokens + ?, cost_usd = settled_cost + ? WHERE adw_id = ? AND name = ?');
+    this.usage = db.prepare(
+      'UPDATE phases SET tokens = settled_tokens + ?, cost_usd = settled_cost + ? WHERE adw_id = ? AND name = ?',
+    );
     this.attemptFailed = db.prepare(`
       UPDATE phases SET motif = ?, status = CASE WHEN ? THEN 'retrying' ELSE status END WHERE adw_id = ? AND name = ?`);
     this.phaseOk = db.prepare(`
@@ -108,7 +116,12 @@ export class EventFolder {
   apply(seq: number, event: RunEvent, payload = JSON.stringify(event)): boolean {
     const ts = isoTime(event.ts);
     // phase_planned carries the whole plan of the phase (an arm added live): its name is the phase column.
-    const phase = 'phase' in event && event.phase !== undefined ? (typeof event.phase === 'string' ? event.phase : event.phase.name) : null;
+    const phase =
+      'phase' in event && event.phase !== undefined
+        ? typeof event.phase === 'string'
+          ? event.phase
+          : event.phase.name
+        : null;
     if (this.insertEvent.run(event.adwId, seq, ts, event.type, phase, payload).changes === 0) return false;
     this.fold(event, ts);
     return true;
@@ -139,7 +152,13 @@ export class EventFolder {
         // An arm added live takes its place before the phase it was planned before (the harvest): later phases
         // move one seq down, so the phase list reads in the order the run runs them.
         this.shiftPhases.run(id, id, e.before ?? null);
-        this.planPhase.run(id, this.seqBefore.get(id, e.before ?? null, id) as number, e.phase.name, e.phase.kind, e.phase.attempts);
+        this.planPhase.run(
+          id,
+          this.seqBefore.get(id, e.before ?? null, id) as number,
+          e.phase.name,
+          e.phase.kind,
+          e.phase.attempts,
+        );
         return;
       case 'phase_started':
         this.ensurePhase.run(id, id, e.phase, e.kind);
@@ -162,13 +181,35 @@ export class EventFolder {
         return;
       case 'phase_ok':
         this.ensurePhase.run(id, id, e.phase, e.kind);
-        this.phaseOk.run(e.kind, e.attempt, e.seconds, e.tokens, e.cost, e.tokens, e.cost, e.sessionId ?? null,
-          e.result === undefined ? null : JSON.stringify(e.result), id, e.phase);
+        this.phaseOk.run(
+          e.kind,
+          e.attempt,
+          e.seconds,
+          e.tokens,
+          e.cost,
+          e.tokens,
+          e.cost,
+          e.sessionId ?? null,
+          e.result === undefined ? null : JSON.stringify(e.result),
+          id,
+          e.phase,
+        );
         this.runFigures.run({ id });
         return;
       case 'phase_failed':
         this.ensurePhase.run(id, id, e.phase, e.kind);
-        this.phaseFailed.run(e.kind, e.motif, e.seconds, e.tokens, e.cost, e.tokens, e.cost, e.sessionId ?? null, id, e.phase);
+        this.phaseFailed.run(
+          e.kind,
+          e.motif,
+          e.seconds,
+          e.tokens,
+          e.cost,
+          e.tokens,
+          e.cost,
+          e.sessionId ?? null,
+          id,
+          e.phase,
+        );
         this.runFigures.run({ id });
         return;
       case 'run_finished':

@@ -7,7 +7,8 @@ import { harnessFileName, runLogName } from './runLog.js';
 /** In one IMMEDIATE transaction: the run's rows, its sessions' ledger rows and harness lines, and how far their files were read. */
 export function forgetRunRows(db: BetterSqlite3.Database, adwId: string, sessionIds: readonly string[]): boolean {
   const drop = db.transaction(() => {
-    for (const table of ['runs', 'phases', 'events', 'sessions']) db.prepare(`DELETE FROM ${table} WHERE adw_id = ?`).run(adwId);
+    for (const table of ['runs', 'phases', 'events', 'sessions'])
+      db.prepare(`DELETE FROM ${table} WHERE adw_id = ?`).run(adwId);
     const source = db.prepare('DELETE FROM ingest_sources WHERE source = ?');
     source.run(`runs/${runLogName(adwId)}`);
     const harness = db.prepare('DELETE FROM harness_events WHERE session_id = ?');

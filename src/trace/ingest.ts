@@ -36,7 +36,9 @@ export class Ingestor {
     this.putSource = db.prepare(`
       INSERT INTO ingest_sources (source, offset, count) VALUES (?, ?, ?)
       ON CONFLICT (source) DO UPDATE SET offset = excluded.offset, count = excluded.count`);
-    this.insertHarness = db.prepare('INSERT OR IGNORE INTO harness_events (session_id, line_no, ts, type, payload) VALUES (?, ?, ?, ?, ?)');
+    this.insertHarness = db.prepare(
+      'INSERT OR IGNORE INTO harness_events (session_id, line_no, ts, type, payload) VALUES (?, ?, ?, ?, ?)',
+    );
     this.deleteHarness = db.prepare('DELETE FROM harness_events WHERE session_id = ?');
     this.insertSession = db.prepare(`
       INSERT OR IGNORE INTO sessions (line_no, session_id, adw_id, phase, cwd, model, declared_at, reason)
@@ -118,7 +120,10 @@ export class Ingestor {
   ingestHarness(): number {
     let names: string[];
     try {
-      names = fs.readdirSync(this.layout.harnessDir).filter((n) => n.endsWith('.jsonl')).sort();
+      names = fs
+        .readdirSync(this.layout.harnessDir)
+        .filter((n) => n.endsWith('.jsonl'))
+        .sort();
     } catch {
       return 0;
     }
@@ -138,7 +143,8 @@ export class Ingestor {
     let added = 0;
     for (const { session_id: id } of ids) {
       const name = harnessFileName(id);
-      if (fs.existsSync(path.join(this.layout.harnessDir, name))) added += this.ingestHarnessFile(name, rewritten.has(name));
+      if (fs.existsSync(path.join(this.layout.harnessDir, name)))
+        added += this.ingestHarnessFile(name, rewritten.has(name));
     }
     return added;
   }
@@ -192,7 +198,16 @@ export class Ingestor {
         if (!v || typeof v.session_id !== 'string' || typeof v.cwd !== 'string') return;
         // session_id stays as written: it joins the harness rows; an id is never a secret of ours.
         const text = (x: unknown) => (typeof x === 'string' ? this.redact(x) : null);
-        added += this.insertSession.run(at.count + i, v.session_id, text(v.adw_id), text(v.phase), text(v.cwd), text(v.model), text(v.declared_at), text(v.reason)).changes;
+        added += this.insertSession.run(
+          at.count + i,
+          v.session_id,
+          text(v.adw_id),
+          text(v.phase),
+          text(v.cwd),
+          text(v.model),
+          text(v.declared_at),
+          text(v.reason),
+        ).changes;
       });
       this.putSource.run(source, chunk.next, at.count + chunk.lines.length);
       return added;

@@ -108,8 +108,12 @@ export function sessionOrigin(sessionId: string, opts: { ledgerFile: string; ses
     const buf = Buffer.alloc(64 * 1024);
     const n = fs.readSync(fd, buf, 0, buf.length, 0);
     fs.closeSync(fd);
-    const header = JSON.parse(buf.subarray(0, n).toString('utf8').split('\n')[0] ?? '') as { type?: string; cwd?: string };
-    if (header.type === 'session' && typeof header.cwd === 'string') return { known: true, cwd: header.cwd, source: 'session-file' };
+    const header = JSON.parse(buf.subarray(0, n).toString('utf8').split('\n')[0] ?? '') as {
+      type?: string;
+      cwd?: string;
+    };
+    if (header.type === 'session' && typeof header.cwd === 'string')
+      return { known: true, cwd: header.cwd, source: 'session-file' };
   } catch {
     // unreadable header: treat as unknown
   }

@@ -36,7 +36,13 @@ export function callOfPayload(payload: string): CallUsage | undefined {
   const u = line.usage;
   if (line.message_role !== 'assistant' || !u || typeof u !== 'object') return undefined;
   const cost = u.cost && typeof u.cost === 'object' ? num((u.cost as { total?: unknown }).total) : 0;
-  return { input: num(u.input), output: num(u.output), cacheRead: num(u.cacheRead), cacheWrite: num(u.cacheWrite), cost };
+  return {
+    input: num(u.input),
+    output: num(u.output),
+    cacheRead: num(u.cacheRead),
+    cacheWrite: num(u.cacheWrite),
+    cost,
+  };
 }
 
 /** The arms (finished, green or red) of the last `runs` best-of-N runs recorded in the workspace's factory.db, newest first. */
@@ -47,14 +53,23 @@ export function pastArms(paths: WorkspacePaths, runs = 5): PastArm[] {
   try {
     const Database = createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
     db = new Database(file, { readonly: true, fileMustExist: true });
-    const rows = db.prepare(ROWS).all(runs) as Array<{ adwId: string; phase: string; model: string | null; payload: string }>;
+    const rows = db.prepare(ROWS).all(runs) as Array<{
+      adwId: string;
+      phase: string;
+      model: string | null;
+      payload: string;
+    }>;
     const arms = new Map<string, PastArm>();
     for (const row of rows) {
       const call = callOfPayload(row.payload);
       if (!call) continue;
       const key = `${row.adwId}/${row.phase}`;
       let arm = arms.get(key);
-      if (!arm) arms.set(key, (arm = { adwId: row.adwId, phase: row.phase, ...(row.model ? { model: row.model } : {}), calls: [] }));
+      if (!arm)
+        arms.set(
+          key,
+          (arm = { adwId: row.adwId, phase: row.phase, ...(row.model ? { model: row.model } : {}), calls: [] }),
+        );
       arm.calls.push(call);
     }
     return [...arms.values()];

@@ -108,16 +108,29 @@ export class TraceQueries {
       FROM phases WHERE adw_id = ? ORDER BY seq`);
     this.sessions = db.prepare(`
       SELECT session_id, phase, cwd, model, declared_at, reason FROM sessions WHERE adw_id = ? ORDER BY line_no`);
-    this.harness = db.prepare('SELECT phase, session_id, line_no, ts, type, payload FROM harness_by_phase WHERE adw_id = ? ORDER BY session_id, line_no');
+    this.harness = db.prepare(
+      'SELECT phase, session_id, line_no, ts, type, payload FROM harness_by_phase WHERE adw_id = ? ORDER BY session_id, line_no',
+    );
     this.harnessOfPhase = db.prepare(`
       SELECT phase, session_id, line_no, ts, type, payload FROM harness_by_phase WHERE adw_id = ? AND phase = ? ORDER BY session_id, line_no`);
   }
 
   listRuns(limit: number): RunRow[] {
     type Raw = {
-      adw_id: string; adw_name: string | null; status: RunStatus; tokens: number; cost_usd: number; started_at: string | null;
-      finished_at: string | null; exit_code: number | null; failed_phase: string | null; cwd: string | null;
-      owner_pid: number | null; live_phase: string | null; ok: number; total: number;
+      adw_id: string;
+      adw_name: string | null;
+      status: RunStatus;
+      tokens: number;
+      cost_usd: number;
+      started_at: string | null;
+      finished_at: string | null;
+      exit_code: number | null;
+      failed_phase: string | null;
+      cwd: string | null;
+      owner_pid: number | null;
+      live_phase: string | null;
+      ok: number;
+      total: number;
     };
     return (this.runs.all(limit) as Raw[]).map((r) => {
       const abandoned = r.status === 'running' && r.owner_pid !== null && !processAlive(r.owner_pid);
@@ -138,7 +151,8 @@ export class TraceQueries {
         cwd: opt(r.cwd),
       };
       if (abandoned) row.abandoned = true;
-      if (r.status === 'running' && r.owner_pid !== null && r.owner_pid !== process.pid && processAlive(r.owner_pid)) row.livePid = r.owner_pid;
+      if (r.status === 'running' && r.owner_pid !== null && r.owner_pid !== process.pid && processAlive(r.owner_pid))
+        row.livePid = r.owner_pid;
       return row;
     });
   }
@@ -148,7 +162,21 @@ export class TraceQueries {
   }
 
   phaseRows(adwId: string): PhaseRow[] {
-    type Raw = { seq: number; name: string; kind: string; status: string; attempts: number; max_attempts: number; seconds: number | null; tokens: number; cost_usd: number; session_id: string | null; model: string | null; motif: string | null; result_json: string | null };
+    type Raw = {
+      seq: number;
+      name: string;
+      kind: string;
+      status: string;
+      attempts: number;
+      max_attempts: number;
+      seconds: number | null;
+      tokens: number;
+      cost_usd: number;
+      session_id: string | null;
+      model: string | null;
+      motif: string | null;
+      result_json: string | null;
+    };
     return (this.phases.all(adwId) as Raw[]).map((r) => ({
       seq: r.seq,
       name: r.name,
@@ -167,7 +195,14 @@ export class TraceQueries {
   }
 
   sessionRows(adwId: string): SessionRow[] {
-    type Raw = { session_id: string; phase: string | null; cwd: string | null; model: string | null; declared_at: string | null; reason: string | null };
+    type Raw = {
+      session_id: string;
+      phase: string | null;
+      cwd: string | null;
+      model: string | null;
+      declared_at: string | null;
+      reason: string | null;
+    };
     return (this.sessions.all(adwId) as Raw[]).map((r) => ({
       sessionId: r.session_id,
       phase: opt(r.phase),

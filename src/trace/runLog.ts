@@ -41,7 +41,12 @@ export function runLogPath(paths: WorkspacePaths, adwId: string): string {
 }
 
 export function isRunEvent(value: Record<string, unknown> | undefined): value is Record<string, unknown> & RunEvent {
-  return value !== undefined && typeof value.type === 'string' && typeof value.adwId === 'string' && typeof value.ts === 'number';
+  return (
+    value !== undefined &&
+    typeof value.type === 'string' &&
+    typeof value.adwId === 'string' &&
+    typeof value.ts === 'number'
+  );
 }
 
 /** Every well-formed event of a run log, in order; torn or foreign lines are skipped. */

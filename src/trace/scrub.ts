@@ -38,7 +38,12 @@ export function rewriteIfChanged(file: string, next: (text: string) => string): 
 
 /** A JSONL file (a harness trace): each line's strings masked, the line structure kept. */
 export function scrubJsonl(file: string, redact: Redactor): boolean {
-  return rewriteIfChanged(file, (text) => text.split('\n').map((line) => redactJsonLine(redact, line)).join('\n'));
+  return rewriteIfChanged(file, (text) =>
+    text
+      .split('\n')
+      .map((line) => redactJsonLine(redact, line))
+      .join('\n'),
+  );
 }
 
 /** A plain text file (pi's stderr log). */

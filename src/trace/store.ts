@@ -92,7 +92,10 @@ class SqliteTraceStore implements TraceStore {
       // Rows replaced because they were read before their file was masked must not live on in free pages.
       db.pragma('secure_delete = ON');
       const outcome = migrate(db);
-      if ('newer' in outcome) this.warn(`trace: factory.db has schema version ${outcome.from}, newer than this factory knows; using it as it is`);
+      if ('newer' in outcome)
+        this.warn(
+          `trace: factory.db has schema version ${outcome.from}, newer than this factory knows; using it as it is`,
+        );
       const folder = new EventFolder(db);
       const applyBatch = db.transaction((items: Pending[]) => {
         for (const item of items) folder.apply(item.seq, item.event, item.payload);
@@ -181,7 +184,9 @@ class SqliteTraceStore implements TraceStore {
     this.queue = [];
     if (this.unavailableWarned) return;
     this.unavailableWarned = true;
-    this.warn(`trace: factory.db not written (${describe(error)}); the run goes on, its run log will be indexed at the next sync`);
+    this.warn(
+      `trace: factory.db not written (${describe(error)}); the run goes on, its run log will be indexed at the next sync`,
+    );
   }
 
   /** Run a write; any failure degrades the store (corruption: recover first, then retry once if asked). */

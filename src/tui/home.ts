@@ -8,7 +8,10 @@ import { importUi, mountScreen } from './mount.js';
 type HomeNext = { resume: string } | { doctor: true } | undefined;
 
 /** The runs list until the user picks something: what to show next, or nothing (quit). */
-async function homeScreen(flags: CommandFlags, lifecycle: Lifecycle): Promise<{ next: HomeNext; ws: import('../commands/workspace.js').Workspace }> {
+async function homeScreen(
+  flags: CommandFlags,
+  lifecycle: Lifecycle,
+): Promise<{ next: HomeNext; ws: import('../commands/workspace.js').Workspace }> {
   const [ui, { createHomeStore }, { HomeScreen }, { openWorkspace }, { openSyncedStore }] = await Promise.all([
     importUi(),
     import('../../state/home/store.js'),
@@ -56,7 +59,11 @@ async function homeScreen(flags: CommandFlags, lifecycle: Lifecycle): Promise<{ 
  * home ⇄ doctor, home → a resumed run. `runResumed` runs a prepared run with the TUI front end (the caller owns
  * the trace recorder and the exit code); quitting anywhere (q, Ctrl-C, SIGTERM) ends the loop.
  */
-export async function runHomeRouter(flags: CommandFlags, lifecycle: Lifecycle, runResumed: (prepared: PreparedRun) => Promise<number>): Promise<number> {
+export async function runHomeRouter(
+  flags: CommandFlags,
+  lifecycle: Lifecycle,
+  runResumed: (prepared: PreparedRun) => Promise<number>,
+): Promise<number> {
   for (;;) {
     const { next, ws } = await homeScreen(flags, lifecycle);
     if (!next) return 0;

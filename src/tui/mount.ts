@@ -23,7 +23,12 @@ export async function importUi(): Promise<Ui> {
   const previous = process.env.NODE_ENV;
   process.env.NODE_ENV = 'production';
   try {
-    const [ink, React, { useStore }] = await Promise.all([import('ink'), import('react'), import('zustand'), import('react/jsx-runtime')]);
+    const [ink, React, { useStore }] = await Promise.all([
+      import('ink'),
+      import('react'),
+      import('zustand'),
+      import('react/jsx-runtime'),
+    ]);
     return { ink, React, useStore };
   } finally {
     if (previous === undefined) delete process.env.NODE_ENV;

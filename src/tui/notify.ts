@@ -20,7 +20,11 @@ export function notificationKind(env: NodeJS.ProcessEnv): 'osc9' | 'osc777' | 'b
 
 /** The text a notification may carry: one line, no control character (it travels inside an escape sequence). */
 function clean(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f-\u009f;]/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 200);
+  return text
+    .replace(/[\u0000-\u001f\u007f-\u009f;]/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, 200);
 }
 
 /** The bytes that notify `message` on this terminal: the bell, then its desktop notification if it has one. */
@@ -42,9 +46,13 @@ export function notificationOf(event: RunEvent): string | undefined {
     case 'run_finished':
       if (event.interrupted) return `run ${event.adwId} interrupted`;
       if (event.budget) return `run ${event.adwId} stopped by its budget`;
-      return event.exit === EXIT.green ? `run ${event.adwId} green` : `run ${event.adwId} failed at ${event.failedPhase ?? '?'}`;
+      return event.exit === EXIT.green
+        ? `run ${event.adwId} green`
+        : `run ${event.adwId} failed at ${event.failedPhase ?? '?'}`;
     case 'spend':
-      return event.kind === 'paused' ? `${event.phase ?? 'an arm'} paused at its cap: + gives it more, a ends it` : undefined;
+      return event.kind === 'paused'
+        ? `${event.phase ?? 'an arm'} paused at its cap: + gives it more, a ends it`
+        : undefined;
     case 'forecast':
       return event.confirm ? `the fan-out forecast waits for a yes (y / n)` : undefined;
     default:

@@ -9,7 +9,9 @@ import { overlayDoctor } from './doctor.js';
 import { importUi, mountScreen, type Mounted, type Ui } from './mount.js';
 
 interface UiPatchable {
-  getState(): { setUi(patch: { abortRequested?: boolean; quitting?: boolean; quitArmed?: boolean; statusLine?: string }): void };
+  getState(): {
+    setUi(patch: { abortRequested?: boolean; quitting?: boolean; quitArmed?: boolean; statusLine?: string }): void;
+  };
 }
 
 /** A rung climbed by a signal shows on the screen as if the key had been pressed: one ladder, one picture. */
@@ -36,21 +38,33 @@ async function notifyOn(run: Run, opts: ScreenOptions): Promise<void> {
   run.subscribe(notifier(process.stdout, process.env));
 }
 
-export async function runFlowScreen(prepared: PreparedFlow, lifecycle: Lifecycle, execute: (run: Run) => Promise<number>, opts: ScreenOptions = {}): Promise<number> {
-  const [ui, { createRunStore }, { RunScreen }, { STATUS_ABORTING, STATUS_QUITTING }, { pacedStore }] = await Promise.all([
-    importUi(),
-    import('../../state/run/store.js'),
-    import('../../components/RunScreen.js'),
-    import('../../state/controller.js'),
-    import('../../state/paced.js'),
-  ]);
+export async function runFlowScreen(
+  prepared: PreparedFlow,
+  lifecycle: Lifecycle,
+  execute: (run: Run) => Promise<number>,
+  opts: ScreenOptions = {},
+): Promise<number> {
+  const [ui, { createRunStore }, { RunScreen }, { STATUS_ABORTING, STATUS_QUITTING }, { pacedStore }] =
+    await Promise.all([
+      importUi(),
+      import('../../state/run/store.js'),
+      import('../../components/RunScreen.js'),
+      import('../../state/controller.js'),
+      import('../../state/paced.js'),
+    ]);
   const { run } = prepared;
   const store = createRunStore();
   run.subscribe((event) => store.getState().apply(event));
   await notifyOn(run, opts);
   let mounted: Mounted | undefined;
-  const controller = runScreenController(lifecycle, () => mounted && overlayDoctor(ui, mounted, prepared.workspace, 'run'));
-  const detach = lifecycle.attach({ abort: () => run.abort(), onRung: showRung(store, STATUS_ABORTING, STATUS_QUITTING) });
+  const controller = runScreenController(
+    lifecycle,
+    () => mounted && overlayDoctor(ui, mounted, prepared.workspace, 'run'),
+  );
+  const detach = lifecycle.attach({
+    abort: () => run.abort(),
+    onRung: showRung(store, STATUS_ABORTING, STATUS_QUITTING),
+  });
   // The screen reads the store at most once a frame (../../state/paced.ts): a busy run costs no render between frames.
   const view = pacedStore(store);
   mounted = mountScreen(ui, lifecycle, ui.React.createElement(RunScreen, { store: view, controller }), view);
@@ -69,8 +83,20 @@ export async function runFlowScreen(prepared: PreparedFlow, lifecycle: Lifecycle
  * `factory bon` in a terminal: the arms board, live; it stays once the harvest is in, so the arms can be compared
  * (enter: the diff) and one applied (p), until q.
  */
-export async function runBonScreen(prepared: PreparedBon, lifecycle: Lifecycle, execute: (run: Run) => Promise<number>, opts: ScreenOptions = {}): Promise<number> {
-  const [ui, { createBonStore }, { BonScreen }, { STATUS_ABORTING, STATUS_QUITTING }, { applyWinner, readArmPatch }, { pacedStore }] = await Promise.all([
+export async function runBonScreen(
+  prepared: PreparedBon,
+  lifecycle: Lifecycle,
+  execute: (run: Run) => Promise<number>,
+  opts: ScreenOptions = {},
+): Promise<number> {
+  const [
+    ui,
+    { createBonStore },
+    { BonScreen },
+    { STATUS_ABORTING, STATUS_QUITTING },
+    { applyWinner, readArmPatch },
+    { pacedStore },
+  ] = await Promise.all([
     importUi(),
     import('../../state/bon/store.js'),
     import('../../components/BonScreen.js'),
@@ -89,8 +115,18 @@ export async function runBonScreen(prepared: PreparedBon, lifecycle: Lifecycle, 
   // Status lines come from the core (an apply's motif quotes gate output) without passing through an event.
   const say = (statusLine: string) => store.getState().setUi({ statusLine: run.redact(statusLine) });
   let mounted: Mounted | undefined;
-  const controller = bonScreenController(lifecycle, prepared, say, { applyWinner, readArmPatch }, () => mounted && overlayDoctor(ui, mounted, workspace, 'board'));
-  const detach = lifecycle.attach({ abort: () => run.abort(), quit: () => quit(), onRung: showRung(store, STATUS_ABORTING, STATUS_QUITTING) });
+  const controller = bonScreenController(
+    lifecycle,
+    prepared,
+    say,
+    { applyWinner, readArmPatch },
+    () => mounted && overlayDoctor(ui, mounted, workspace, 'board'),
+  );
+  const detach = lifecycle.attach({
+    abort: () => run.abort(),
+    quit: () => quit(),
+    onRung: showRung(store, STATUS_ABORTING, STATUS_QUITTING),
+  });
   const view = pacedStore(store);
   mounted = mountScreen(ui, lifecycle, ui.React.createElement(BonScreen, { store: view, controller }), view);
   try {
@@ -109,7 +145,13 @@ export async function runBonScreen(prepared: PreparedBon, lifecycle: Lifecycle, 
 type BonCommands = Pick<typeof import('../commands/bon.js'), 'applyWinner' | 'readArmPatch'>;
 
 /** The controller of the arms board: the run screen's keys, plus abort/clone an arm, read a patch, apply one. */
-export function bonScreenController(lifecycle: Lifecycle, prepared: PreparedBon, say: (line: string) => void, bon: BonCommands, openDoctor: () => void) {
+export function bonScreenController(
+  lifecycle: Lifecycle,
+  prepared: PreparedBon,
+  say: (line: string) => void,
+  bon: BonCommands,
+  openDoctor: () => void,
+) {
   const { session, workspace } = prepared;
   // An arm its guards had to refuse something of is applied on a second `p` on it: the first says what it tried.
   let consentAsked: number | undefined;

@@ -30,9 +30,33 @@ export interface BonController extends RunController {
 
 export type BonIntent =
   | RunIntent
-  | 'left' | 'right' | 'diff' | 'abort-arm' | 'confirm-abort' | 'cancel-abort' | 'clone' | 'ask-apply' | 'apply' | 'cancel-apply'
-  | 'up' | 'down' | 'page-up' | 'page-down' | 'top' | 'bottom' | 'back'
-  | 'raise' | 'fanout-yes' | 'fanout-no' | 'steer' | 'steer-send' | 'steer-erase' | 'steer-cancel' | 'overlap' | 'side' | 'next-pair'
+  | 'left'
+  | 'right'
+  | 'diff'
+  | 'abort-arm'
+  | 'confirm-abort'
+  | 'cancel-abort'
+  | 'clone'
+  | 'ask-apply'
+  | 'apply'
+  | 'cancel-apply'
+  | 'up'
+  | 'down'
+  | 'page-up'
+  | 'page-down'
+  | 'top'
+  | 'bottom'
+  | 'back'
+  | 'raise'
+  | 'fanout-yes'
+  | 'fanout-no'
+  | 'steer'
+  | 'steer-send'
+  | 'steer-erase'
+  | 'steer-cancel'
+  | 'overlap'
+  | 'side'
+  | 'next-pair'
   /** Ctrl-C where the screen shows something else than the board: acts as on the run screen. */
   | 'interrupt';
 
@@ -70,10 +94,16 @@ export interface BonViewport {
  * The arms' patches read through the controller, then handed to `loaded`; a read that throws or rejects goes to
  * `failed`. Reads that answer at once are handed over at once; one that answers later, once all have.
  */
-function readPatches(controller: BonController, arms: readonly number[], loaded: (texts: Record<number, string>) => void, failed: (error: unknown) => void): void {
+function readPatches(
+  controller: BonController,
+  arms: readonly number[],
+  loaded: (texts: Record<number, string>) => void,
+  failed: (error: unknown) => void,
+): void {
   try {
     const reads = arms.map((arm) => controller.readPatch(arm));
-    const textsOf = (texts: readonly string[]) => Object.fromEntries(arms.map((arm, i) => [arm, texts[i]!])) as Record<number, string>;
+    const textsOf = (texts: readonly string[]) =>
+      Object.fromEntries(arms.map((arm, i) => [arm, texts[i]!])) as Record<number, string>;
     if (reads.every((read): read is string => typeof read === 'string')) loaded(textsOf(reads));
     // One read is awaited alone: the diff is ready one tick after its file is, not after a Promise.all's extra ticks.
     else if (reads.length === 1) Promise.resolve(reads[0]!).then((text) => loaded(textsOf([text])), failed);
@@ -91,7 +121,13 @@ export function runBonEffect(store: BonStore, controller: BonController, effect:
       // The arm's whole verdict first (its card cuts it), then its patch.
       const arm = armsOf(store.getState(), Date.now()).find((view) => view.arm === effect.arm);
       const head = arm ? `${verdictLines(arm).join('\n')}\n` : '';
-      readPatches(controller, [effect.arm], (texts) => store.getState().dispatch({ type: 'diff_loaded', arm: effect.arm, text: `${head}${texts[effect.arm]!}` }), (error) => store.getState().dispatch({ type: 'diff_failed', arm: effect.arm, message: errorText(error) }));
+      readPatches(
+        controller,
+        [effect.arm],
+        (texts) =>
+          store.getState().dispatch({ type: 'diff_loaded', arm: effect.arm, text: `${head}${texts[effect.arm]!}` }),
+        (error) => store.getState().dispatch({ type: 'diff_failed', arm: effect.arm, message: errorText(error) }),
+      );
       return;
     }
     case 'abort_arm':
@@ -113,7 +149,12 @@ export function runBonEffect(store: BonStore, controller: BonController, effect:
       controller.steerArm(effect.arm, effect.text);
       return;
     case 'read_patches':
-      readPatches(controller, effect.arms, (texts) => store.getState().dispatch({ type: 'compare_loaded', texts }), (error) => store.getState().dispatch({ type: 'compare_failed', message: errorText(error) }));
+      readPatches(
+        controller,
+        effect.arms,
+        (texts) => store.getState().dispatch({ type: 'compare_loaded', texts }),
+        (error) => store.getState().dispatch({ type: 'compare_failed', message: errorText(error) }),
+      );
       return;
     default: {
       const unreachable: never = effect;
@@ -179,7 +220,12 @@ function boardAction(intent: Exclude<BonIntent, RunIntent | 'interrupt'>, view: 
 }
 
 /** Apply one bon intent: the pure reducers decide, then their effect is run on the controller. */
-export function dispatchBonIntent(store: BonStore, controller: BonController, intent: BonIntent, view: BonViewport): void {
+export function dispatchBonIntent(
+  store: BonStore,
+  controller: BonController,
+  intent: BonIntent,
+  view: BonViewport,
+): void {
   switch (intent) {
     case 'abort':
     case 'confirm-quit':

@@ -6,12 +6,24 @@
 import type { RunEvent } from '../../src/contract/events.js';
 import { flatLine } from '../../src/contract/text.js';
 import { armsOf, harvestBegun, runningArm, selectedArm } from './selectors.js';
-import { armOfPhase, armPhase, extrasOf, initialBonSlice, MAX_ARMS, type ArmExtras, type BonSlice, type BonState, type BonUi, type CompareState } from './state.js';
+import {
+  armOfPhase,
+  armPhase,
+  extrasOf,
+  initialBonSlice,
+  MAX_ARMS,
+  type ArmExtras,
+  type BonSlice,
+  type BonState,
+  type BonUi,
+  type CompareState,
+} from './state.js';
 import { armOverlap, sideBySide } from '../../src/bon/harvest/overlap.js';
 import { reduceRun } from '../run/reducer.js';
 import { isLive } from '../run/selectors.js';
 import type { RunState, RunUiState } from '../run/state.js';
 import { stay, type Step } from '../step.js';
+import type { BonAction, BonEffect } from './actions.js';
 
 function withArm(bon: BonSlice, phase: string, change: (arm: ArmExtras) => ArmExtras): BonSlice {
   return { ...bon, arms: { ...bon.arms, [phase]: change(extrasOf(bon, phase)) } };
@@ -35,7 +47,12 @@ function foldBon(bon: BonSlice, before: RunState, event: RunEvent): BonSlice {
     case 'arm_patch':
       return withArm(bon, event.phase, (arm) => ({
         ...arm,
-        patch: { file: event.patchFile, bytes: event.bytes, files: event.files.slice(), ...(event.added !== undefined ? { added: event.added, removed: event.removed ?? 0 } : {}) },
+        patch: {
+          file: event.patchFile,
+          bytes: event.bytes,
+          files: event.files.slice(),
+          ...(event.added !== undefined ? { added: event.added, removed: event.removed ?? 0 } : {}),
+        },
       }));
     case 'forecast':
       return { ...bon, forecast: event };
@@ -44,7 +61,8 @@ function foldBon(bon: BonSlice, before: RunState, event: RunEvent): BonSlice {
     case 'race_stop':
       return { ...bon, stop: { motif: event.motif, kind: event.kind } };
     case 'spend':
-      if (event.scope === 'run' || event.phase === undefined) return { ...bon, runSpend: { spent: event.spent, cap: event.cap, kind: event.kind } };
+      if (event.scope === 'run' || event.phase === undefined)
+        return { ...bon, runSpend: { spent: event.spent, cap: event.cap, kind: event.kind } };
       return withArm(bon, event.phase, (arm) => ({ ...arm, cap: event.cap, spend: event.kind }));
     case 'phase_planned':
     case 'clone_refused':
@@ -82,48 +100,7 @@ export function reduceBonEvent(state: BonState, event: RunEvent): BonState {
   return event.type === 'clone_refused' ? withUi(next, {}, event.motif) : next;
 }
 
-export type BonAction =
-  | { type: 'select'; by: number }
-  | { type: 'open_diff' }
-  | { type: 'diff_loaded'; arm: number; text: string }
-  | { type: 'diff_failed'; arm: number; message: string }
-  | { type: 'scroll'; by: number; page: number }
-  | { type: 'scroll_to'; to: 'top' | 'bottom'; page: number }
-  | { type: 'close_diff' }
-  | { type: 'abort_arm' }
-  | { type: 'confirm_abort' }
-  | { type: 'cancel_abort' }
-  | { type: 'clone' }
-  | { type: 'ask_apply' }
-  | { type: 'cancel_apply' }
-  | { type: 'confirm_apply' }
-  | { type: 'raise_arm' }
-  | { type: 'answer_fanout'; yes: boolean }
-  | { type: 'steer_open' }
-  | { type: 'steer_input'; text: string }
-  | { type: 'steer_erase' }
-  | { type: 'steer_send' }
-  | { type: 'steer_cancel' }
-  | { type: 'compare_open'; kind: 'overlap' | 'side' }
-  | { type: 'compare_loaded'; texts: Record<number, string> }
-  | { type: 'compare_failed'; message: string }
-  | { type: 'compare_next' };
-
-/** What the core must do for an accepted board action. */
-export type BonEffect =
-  /** Read arm `arm`'s harvested patch for the diff view. */
-  | { type: 'read_patch'; arm: number }
-  | { type: 'abort_arm'; arm: number }
-  | { type: 'clone_arm' }
-  /** Verify then apply arm `arm`'s patch. */
-  | { type: 'apply'; arm: number }
-  /** The arm paused at its cap gets as much again. */
-  | { type: 'raise_arm'; arm: number }
-  | { type: 'answer_fanout'; yes: boolean }
-  /** The user's message into the arm's live session (pi `steer`). */
-  | { type: 'steer'; arm: number; text: string }
-  /** Read these arms' patches for the overlap or the side-by-side view. */
-  | { type: 'read_patches'; arms: number[] };
+export type { BonAction, BonEffect } from './actions.js';
 
 export type BonStep = Step<BonState, BonEffect>;
 
@@ -134,7 +111,9 @@ function withUi(state: BonState, ui: Partial<BonUi>, statusLine?: string | null)
 
 /** The arms whose patch is harvested and not empty, in board order. */
 function patchedArms(state: BonState): number[] {
-  return armsOf(state, 0).filter((view) => (view.patch?.bytes ?? 0) > 0).map((view) => view.arm);
+  return armsOf(state, 0)
+    .filter((view) => (view.patch?.bytes ?? 0) > 0)
+    .map((view) => view.arm);
 }
 
 /** The side-by-side pair: the selected arm (else the first with a patch) and the next one with a patch after `from`. */
@@ -148,7 +127,11 @@ function sidePair(arms: number[], left: number, after: number): number[] {
 export function compareLines(compare: CompareState): number {
   if (compare.rows) return compare.rows.length;
   if (!compare.overlap) return 0;
-  const hunks = [...compare.overlap.shared, ...compare.overlap.partial.map((p) => p.hunk), ...[...compare.overlap.unique.values()].flat()];
+  const hunks = [
+    ...compare.overlap.shared,
+    ...compare.overlap.partial.map((p) => p.hunk),
+    ...[...compare.overlap.unique.values()].flat(),
+  ];
   return compare.arms.length + hunks.reduce((sum, h) => sum + 1 + h.lines.length, 0) + 3;
 }
 
@@ -170,8 +153,12 @@ export function reduceBonUi(state: BonState, action: BonAction): BonStep {
       const arm = selectedArm(state);
       if (arm === undefined) return stay(withUi(state, {}, 'no arm yet'));
       const patch = extrasOf(state.bon, armPhase(state, arm)).patch;
-      if (patch === undefined) return stay(withUi(state, {}, `arm_${arm} has no patch yet (it is harvested when the arm ends)`));
-      return { state: withUi(state, { diff: { arm, status: 'loading', lines: [], offset: 0 } }, null), effect: { type: 'read_patch', arm } };
+      if (patch === undefined)
+        return stay(withUi(state, {}, `arm_${arm} has no patch yet (it is harvested when the arm ends)`));
+      return {
+        state: withUi(state, { diff: { arm, status: 'loading', lines: [], offset: 0 } }, null),
+        effect: { type: 'read_patch', arm },
+      };
     }
     case 'diff_loaded':
     case 'diff_failed': {
@@ -191,7 +178,8 @@ export function reduceBonUi(state: BonState, action: BonAction): BonStep {
         return stay(withUi(state, { compare: { ...ui.compare, offset: clampOffset(target, total, action.page) } }));
       }
       if (ui.diff === undefined) return stay(state);
-      const target = action.type === 'scroll' ? ui.diff.offset + action.by : action.to === 'top' ? 0 : ui.diff.lines.length;
+      const target =
+        action.type === 'scroll' ? ui.diff.offset + action.by : action.to === 'top' ? 0 : ui.diff.lines.length;
       const offset = clampOffset(target, ui.diff.lines.length, action.page);
       return stay(offset === ui.diff.offset ? state : withUi(state, { diff: { ...ui.diff, offset } }));
     }
@@ -200,8 +188,12 @@ export function reduceBonUi(state: BonState, action: BonAction): BonStep {
     case 'raise_arm': {
       const arm = selectedArm(state);
       const extras = arm === undefined ? undefined : extrasOf(state.bon, armPhase(state, arm));
-      if (arm === undefined || extras?.spend !== 'paused') return stay(withUi(state, {}, 'no arm is paused at its cap (select one with ←/→)'));
-      return { state: withUi(state, {}, `arm_${arm} gets as much again: it goes on where it stopped`), effect: { type: 'raise_arm', arm } };
+      if (arm === undefined || extras?.spend !== 'paused')
+        return stay(withUi(state, {}, 'no arm is paused at its cap (select one with ←/→)'));
+      return {
+        state: withUi(state, {}, `arm_${arm} gets as much again: it goes on where it stopped`),
+        effect: { type: 'raise_arm', arm },
+      };
     }
     case 'answer_fanout':
       if (state.bon.forecast?.confirm !== true || ui.fanOutAnswered) return stay(state);
@@ -212,7 +204,8 @@ export function reduceBonUi(state: BonState, action: BonAction): BonStep {
     case 'steer_open': {
       const arm = selectedArm(state);
       const view = armsOf(state, 0).find((candidate) => candidate.arm === arm);
-      if (arm === undefined || view?.status !== 'running') return stay(withUi(state, {}, 'select a running arm to send it a message'));
+      if (arm === undefined || view?.status !== 'running')
+        return stay(withUi(state, {}, 'select a running arm to send it a message'));
       return stay(withUi(state, { steer: { arm, text: '' } }, null));
     }
     case 'steer_input': {
@@ -230,15 +223,25 @@ export function reduceBonUi(state: BonState, action: BonAction): BonStep {
       if (!ui.steer) return stay(state);
       const { arm, text } = ui.steer;
       if (text.trim() === '') return stay(withUi(state, {}, 'type a message first (esc cancels)'));
-      return { state: withUi(state, { steer: undefined }, `sending to arm_${arm}…`), effect: { type: 'steer', arm, text } };
+      return {
+        state: withUi(state, { steer: undefined }, `sending to arm_${arm}…`),
+        effect: { type: 'steer', arm, text },
+      };
     }
     case 'compare_open': {
       const arms = patchedArms(state);
       if (arms.length < 2) return stay(withUi(state, {}, 'two arms with a patch are needed to compare'));
       const left = selectedArm(state);
-      const chosen = action.kind === 'overlap' ? arms : sidePair(arms, left !== undefined && arms.includes(left) ? left : arms[0]!, left ?? 0);
+      const chosen =
+        action.kind === 'overlap'
+          ? arms
+          : sidePair(arms, left !== undefined && arms.includes(left) ? left : arms[0]!, left ?? 0);
       return {
-        state: withUi(state, { compare: { kind: action.kind, arms: chosen, status: 'loading', texts: {}, offset: 0 } }, null),
+        state: withUi(
+          state,
+          { compare: { kind: action.kind, arms: chosen, status: 'loading', texts: {}, offset: 0 } },
+          null,
+        ),
         effect: { type: 'read_patches', arms: chosen },
       };
     }
@@ -246,16 +249,32 @@ export function reduceBonUi(state: BonState, action: BonAction): BonStep {
       const compare = ui.compare;
       if (compare?.kind !== 'side' || compare.arms.length < 2) return stay(state);
       const arms = sidePair(patchedArms(state), compare.arms[0]!, compare.arms[1]!);
-      return { state: withUi(state, { compare: { ...compare, arms, status: 'loading', texts: {}, offset: 0, rows: undefined } }), effect: { type: 'read_patches', arms } };
+      return {
+        state: withUi(state, {
+          compare: { ...compare, arms, status: 'loading', texts: {}, offset: 0, rows: undefined },
+        }),
+        effect: { type: 'read_patches', arms },
+      };
     }
     case 'compare_loaded': {
       const compare = ui.compare;
-      if (!compare || compare.status !== 'loading' || compare.arms.some((arm) => action.texts[arm] === undefined)) return stay(state);
+      if (!compare || compare.status !== 'loading' || compare.arms.some((arm) => action.texts[arm] === undefined))
+        return stay(state);
       const texts = action.texts;
       const ready: CompareState =
         compare.kind === 'overlap'
-          ? { ...compare, status: 'ready', texts, overlap: armOverlap(compare.arms.map((arm) => ({ arm, patch: texts[arm]! }))) }
-          : { ...compare, status: 'ready', texts, rows: sideBySide(texts[compare.arms[0]!]!, texts[compare.arms[1]!]!) };
+          ? {
+              ...compare,
+              status: 'ready',
+              texts,
+              overlap: armOverlap(compare.arms.map((arm) => ({ arm, patch: texts[arm]! }))),
+            }
+          : {
+              ...compare,
+              status: 'ready',
+              texts,
+              rows: sideBySide(texts[compare.arms[0]!]!, texts[compare.arms[1]!]!),
+            };
       return stay(withUi(state, { compare: ready }));
     }
     case 'compare_failed':
@@ -265,18 +284,31 @@ export function reduceBonUi(state: BonState, action: BonAction): BonStep {
       // Asks first: an aborted arm's turn (and what it spent) is lost for good.
       const arm = runningArm(state);
       if (arm === undefined) return stay(withUi(state, {}, 'no arm is running'));
-      if (extrasOf(state.bon, armPhase(state, arm)).abortRequested) return stay(withUi(state, {}, `arm_${arm} is already being aborted`));
-      return stay(withUi(state, { confirmAbort: arm }, `abort arm_${arm}? y aborts it (the other arms go on), n keeps it running`));
+      if (extrasOf(state.bon, armPhase(state, arm)).abortRequested)
+        return stay(withUi(state, {}, `arm_${arm} is already being aborted`));
+      return stay(
+        withUi(
+          state,
+          { confirmAbort: arm },
+          `abort arm_${arm}? y aborts it (the other arms go on), n keeps it running`,
+        ),
+      );
     }
     case 'cancel_abort':
       return stay(withUi(state, { confirmAbort: undefined }, `arm_${ui.confirmAbort ?? '?'} keeps running`));
     case 'confirm_abort': {
       const arm = ui.confirmAbort;
       // The arm may have ended while the question was on screen: nothing left to abort.
-      if (arm === undefined || runningArm(state) !== arm) return stay(withUi(state, { confirmAbort: undefined }, arm === undefined ? undefined : `arm_${arm} has already ended`));
+      if (arm === undefined || runningArm(state) !== arm)
+        return stay(
+          withUi(state, { confirmAbort: undefined }, arm === undefined ? undefined : `arm_${arm} has already ended`),
+        );
       const phase = armPhase(state, arm);
       const next = { ...state, bon: withArm(state.bon, phase, (extras) => ({ ...extras, abortRequested: true })) };
-      return { state: withUi(next, { confirmAbort: undefined }, `aborting arm_${arm}… the other arms go on`), effect: { type: 'abort_arm', arm } };
+      return {
+        state: withUi(next, { confirmAbort: undefined }, `aborting arm_${arm}… the other arms go on`),
+        effect: { type: 'abort_arm', arm },
+      };
     }
     case 'clone': {
       if (harvestBegun(state)) return stay(withUi(state, {}, 'the harvest has begun: no more arms'));
@@ -300,7 +332,8 @@ export function reduceBonUi(state: BonState, action: BonAction): BonStep {
       if (arm === undefined) return stay(withUi(state, {}, 'no arm to apply'));
       const patch = extrasOf(state.bon, armPhase(state, arm)).patch;
       if (patch === undefined || patch.bytes === 0) return stay(withUi(state, {}, `arm_${arm} has no patch to apply`));
-      if (ui.applying !== undefined) return stay(withUi(state, {}, `arm_${ui.applying}'s patch was already handed over`));
+      if (ui.applying !== undefined)
+        return stay(withUi(state, {}, `arm_${ui.applying}'s patch was already handed over`));
       const view = armsOf(state, 0).find((candidate) => candidate.arm === arm);
       const red = view && view.status !== 'green' ? ` (it is ${view.status})` : '';
       return stay(withUi(state, { confirmApply: arm }, `apply arm_${arm}'s patch${red}? y applies, n cancels`));
@@ -311,7 +344,11 @@ export function reduceBonUi(state: BonState, action: BonAction): BonStep {
       const arm = ui.confirmApply;
       if (arm === undefined) return stay(state);
       return {
-        state: withUi(state, { confirmApply: undefined, applying: arm }, `applying arm_${arm}'s patch (verified first)…`),
+        state: withUi(
+          state,
+          { confirmApply: undefined, applying: arm },
+          `applying arm_${arm}'s patch (verified first)…`,
+        ),
         effect: { type: 'apply', arm },
       };
     }

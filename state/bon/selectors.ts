@@ -6,7 +6,15 @@ import type { ArmRank } from '../../src/contract/events.js';
 import { cautionOf, primerLine as corePrimerLine, unverifiedReason, whyOf } from '../../src/bon/harvest/rank.js';
 import { formatCost, formatTokens } from '../../src/contract/format.js';
 import { flatLine } from '../../src/contract/text.js';
-import { extrasOf, HARVEST_PHASE, PRIMER_PHASE, type ArmExtras, type ArmPatch, type ArmSpendState, type BonState } from './state.js';
+import {
+  extrasOf,
+  HARVEST_PHASE,
+  PRIMER_PHASE,
+  type ArmExtras,
+  type ArmPatch,
+  type ArmSpendState,
+  type BonState,
+} from './state.js';
 import { baselineLine, forecastAbove, forecastLine } from '../../src/bon/spend/lines.js';
 import { runCapMotif } from '../../src/bon/spend/watch.js';
 import { isLive, phaseSeconds } from '../run/selectors.js';
@@ -51,7 +59,8 @@ function statusOf(phase: PhaseState, extras: ArmExtras, rank: ArmRank | undefine
   if (phase.status === 'pending' || phase.status === 'skipped') return 'pending';
   if (isLive(phase)) return 'running';
   // The core's verdict (the harvest's ranking, else the arm's settled result) says nothing verified it.
-  if (rank?.unverified || (phase.status === 'ok' && phase.unverified === true && rank?.green !== true)) return 'unverified';
+  if (rank?.unverified || (phase.status === 'ok' && phase.unverified === true && rank?.green !== true))
+    return 'unverified';
   // A gate red on HEAD the same way is not held against the arm (the baseline): only the others make it red.
   const heldRed = (phase.gates ?? []).some((gate) => !gate.ok && !gate.preexisting);
   if (phase.status === 'failed' || rank?.green === false || heldRed) {
@@ -82,11 +91,14 @@ export function armsOf(state: BonState, now: number): ArmView[] {
     const rank = rankIndex === -1 ? undefined : ranking[rankIndex];
     const status = statusOf(phase, extras, rank);
     const gates = phase.gates ?? [];
-    const motif = status === 'green' || status === 'pending' || status === 'running'
-      ? undefined
-      : status === 'unverified'
-        ? unverifiedReason({ excused: rank?.excused ?? gates.filter((gate) => gate.preexisting).map((gate) => gate.gate) })
-        : flatLine(phase.motif ?? rank?.motif ?? redGateMotif(gates) ?? (status === 'aborted' ? 'aborted' : 'red'));
+    const motif =
+      status === 'green' || status === 'pending' || status === 'running'
+        ? undefined
+        : status === 'unverified'
+          ? unverifiedReason({
+              excused: rank?.excused ?? gates.filter((gate) => gate.preexisting).map((gate) => gate.gate),
+            })
+          : flatLine(phase.motif ?? rank?.motif ?? redGateMotif(gates) ?? (status === 'aborted' ? 'aborted' : 'red'));
     views.push({
       arm,
       phase: phase.name,
@@ -145,7 +157,8 @@ export function harvestBegun(state: BonState): boolean {
 
 /** The primer paid once (SPEC 3.7): live, its figures; after the harvest, the core's full account. */
 export function primerLine(primer: { tokens: number; cost: number }, arms: number, harvested: boolean): string {
-  if (!harvested || arms < 2) return `primer: ${formatTokens(primer.tokens)} tokens, ${formatCost(primer.cost)}, paid once`;
+  if (!harvested || arms < 2)
+    return `primer: ${formatTokens(primer.tokens)} tokens, ${formatCost(primer.cost)}, paid once`;
   return corePrimerLine(primer, arms);
 }
 
@@ -192,14 +205,24 @@ export function spendLinesOf(state: BonState): string[] {
   if (forecast) {
     const asks = forecast.confirm === true && !ui.fanOutAnswered && state.exit === undefined;
     // The question first: a narrow terminal cuts the end of the line, never what it asks.
-    lines.push(asks ? `fan out? y / n — ${forecastAbove(forecast)} · ${forecastLine({ ...forecast, confirm: false })}` : forecastLine({ ...forecast, confirm: false }));
+    lines.push(
+      asks
+        ? `fan out? y / n — ${forecastAbove(forecast)} · ${forecastLine({ ...forecast, confirm: false })}`
+        : forecastLine({ ...forecast, confirm: false }),
+    );
   }
   if (baseline && baseline.gates.some((gate) => !gate.ok)) {
     lines.push(baselineLine(baseline));
   }
   // Once the calls in flight at the cap are in, the stop line carries the run's final figure (the one `runs` shows).
-  if (stop) lines.push(`${stop.kind === 'budget' && runSpend?.kind === 'capped' ? `${runCapMotif(runSpend.spent, runSpend.cap)} — the batch stopped` : stop.motif}: the harvest ranks what exists`);
-  else if (runSpend) lines.push(`run: ${formatCost(runSpend.spent)} of its ${formatCost(runSpend.cap)} cap${runSpend.kind === 'wrap_up' ? ' — every arm at work was told to wrap up' : ''}`);
+  if (stop)
+    lines.push(
+      `${stop.kind === 'budget' && runSpend?.kind === 'capped' ? `${runCapMotif(runSpend.spent, runSpend.cap)} — the batch stopped` : stop.motif}: the harvest ranks what exists`,
+    );
+  else if (runSpend)
+    lines.push(
+      `run: ${formatCost(runSpend.spent)} of its ${formatCost(runSpend.cap)} cap${runSpend.kind === 'wrap_up' ? ' — every arm at work was told to wrap up' : ''}`,
+    );
   return lines;
 }
 
@@ -229,13 +252,21 @@ function wrapWords(text: string, width: number): string[] {
  */
 export function verdictLines(arm: ArmView, width = 76): string[] {
   const out: string[] = [];
-  const add = (label: string, text: string) => wrapWords(`${label}${text}`, width - 2).forEach((line, i) => out.push(`${i === 0 ? '# ' : '#   '}${line}`));
-  add('', `arm_${arm.arm}${arm.model ? ` on ${arm.model}` : ''} · ${arm.status}${arm.rank !== undefined ? ` · #${arm.rank}` : ''} · ${formatCost(arm.cost)} · ${formatTokens(arm.tokens)} tokens`);
+  const add = (label: string, text: string) =>
+    wrapWords(`${label}${text}`, width - 2).forEach((line, i) => out.push(`${i === 0 ? '# ' : '#   '}${line}`));
+  add(
+    '',
+    `arm_${arm.arm}${arm.model ? ` on ${arm.model}` : ''} · ${arm.status}${arm.rank !== undefined ? ` · #${arm.rank}` : ''} · ${formatCost(arm.cost)} · ${formatTokens(arm.tokens)} tokens`,
+  );
   if (arm.motif !== undefined) add('verdict: ', arm.motif);
   if (arm.tried !== undefined) add('', arm.tried);
   // A gate's motif that is the verdict already is not said twice.
   const said = (motif: string) => arm.motif !== undefined && flatLine(motif) === arm.motif;
-  for (const gate of arm.gates) add(`${gate.ok ? '✓' : gate.preexisting ? '~' : '✗'} `, `${gate.gate}${gate.ok || !gate.motif || said(gate.motif) ? '' : ` — ${flatLine(gate.motif)}`}`);
+  for (const gate of arm.gates)
+    add(
+      `${gate.ok ? '✓' : gate.preexisting ? '~' : '✗'} `,
+      `${gate.gate}${gate.ok || !gate.motif || said(gate.motif) ? '' : ` — ${flatLine(gate.motif)}`}`,
+    );
   out.push('');
   return out;
 }

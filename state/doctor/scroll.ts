@@ -48,7 +48,9 @@ export function doctorLines<R extends ScrollRow>(rows: readonly R[], fixWidth?: 
     for (const row of inCategory) {
       lines.push({ kind: 'row', row });
       if (row.result?.fix !== undefined) {
-        wrapFix(row.result.fix, fixWidth).forEach((fix, i) => lines.push({ kind: 'fix', row, fix, ...(i > 0 ? { more: true } : {}) }));
+        wrapFix(row.result.fix, fixWidth).forEach((fix, i) =>
+          lines.push({ kind: 'fix', row, fix, ...(i > 0 ? { more: true } : {}) }),
+        );
       }
     }
   }
@@ -65,13 +67,19 @@ export function clampDoctorOffset(offset: number, total: number, page: number): 
  * when the row is the first of its group), else at the top.
  */
 export function problemOffset(lines: readonly DoctorLine[]): number {
-  const index = lines.findIndex((line) => line.kind === 'row' && (line.row.status === 'fail' || line.row.status === 'warn'));
+  const index = lines.findIndex(
+    (line) => line.kind === 'row' && (line.row.status === 'fail' || line.row.status === 'warn'),
+  );
   if (index < 0) return 0;
   return lines[index - 1]?.kind === 'category' ? index - 1 : index;
 }
 
 /** The lines a window shows, and where it starts once clamped; `page` undefined shows every line. */
-export function doctorWindow<R extends ScrollRow>(lines: ReadonlyArray<DoctorLine<R>>, offset: number, page: number | undefined): { first: number; shown: Array<DoctorLine<R>> } {
+export function doctorWindow<R extends ScrollRow>(
+  lines: ReadonlyArray<DoctorLine<R>>,
+  offset: number,
+  page: number | undefined,
+): { first: number; shown: Array<DoctorLine<R>> } {
   if (page === undefined || lines.length <= page) return { first: 0, shown: [...lines] };
   const first = clampDoctorOffset(offset, lines.length, page);
   return { first, shown: lines.slice(first, first + page) };

@@ -10,7 +10,13 @@
 import { scrollAction, type ScrollIntent } from '../scrollAction.js';
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import { doctorCounts, doctorSummary, STATUS_MARK } from '../../src/doctor/report.js';
-import { DOCTOR_CATEGORIES, type DoctorCategory, type DoctorResult, type DoctorSeverity, type DoctorStatus } from '../../src/doctor/types.js';
+import {
+  DOCTOR_CATEGORIES,
+  type DoctorCategory,
+  type DoctorResult,
+  type DoctorSeverity,
+  type DoctorStatus,
+} from '../../src/doctor/types.js';
 import { clampDoctorOffset, doctorLines, problemOffset } from './scroll.js';
 import { errorText } from '../errorText.js';
 import { stay, type Step } from '../step.js';
@@ -86,7 +92,12 @@ function info(check: DoctorCheckInfo): DoctorCheckInfo {
 
 /** Rows back to planned (the list does not jump, every old mark is gone), the pass not finished. */
 function cleared(state: DoctorState): DoctorState {
-  return { ...state, rows: state.rows.map((row) => ({ ...info(row), status: 'pending' })), finished: false, crash: undefined };
+  return {
+    ...state,
+    rows: state.rows.map((row) => ({ ...info(row), status: 'pending' })),
+    finished: false,
+    crash: undefined,
+  };
 }
 
 export const PLANNED_MARK = '○';
@@ -116,7 +127,13 @@ export function reduceDoctor(state: DoctorState, action: DoctorAction): DoctorSt
       if (action.generation !== state.generation) return stay(state);
       return stay({
         ...state,
-        rows: action.checks.map((check) => state.rows.find((row) => row.id === check.id && row.status !== 'pending') ?? { ...info(check), status: 'pending' }),
+        rows: action.checks.map(
+          (check) =>
+            state.rows.find((row) => row.id === check.id && row.status !== 'pending') ?? {
+              ...info(check),
+              status: 'pending',
+            },
+        ),
       });
     case 'started': {
       if (action.generation !== state.generation || state.finished) return stay(state);
@@ -203,9 +220,10 @@ export function doctorSpinning(state: Pick<DoctorState, 'rows' | 'closing'>): bo
 
 /** Rows grouped by category in display order (the order of report.ts, so screen and stderr agree). */
 export function doctorGroups(rows: readonly DoctorRow[]): Array<{ category: DoctorCategory; rows: DoctorRow[] }> {
-  return DOCTOR_CATEGORIES.map((category) => ({ category, rows: rows.filter((row) => row.category === category) })).filter(
-    (group) => group.rows.length > 0,
-  );
+  return DOCTOR_CATEGORIES.map((category) => ({
+    category,
+    rows: rows.filter((row) => row.category === category),
+  })).filter((group) => group.rows.length > 0);
 }
 
 export interface DoctorActions {
@@ -331,7 +349,10 @@ function actionOf(intent: DoctorIntent, view: DoctorView): DoctorAction {
     case 'page-down':
     case 'top':
     case 'bottom':
-      return { ...scrollAction(intent, view.page), ...(view.fixWidth !== undefined ? { fixWidth: view.fixWidth } : {}) };
+      return {
+        ...scrollAction(intent, view.page),
+        ...(view.fixWidth !== undefined ? { fixWidth: view.fixWidth } : {}),
+      };
     default: {
       const unreachable: never = intent;
       throw new Error(`unknown doctor intent ${String(unreachable)}`);
@@ -343,7 +364,17 @@ function actionOf(intent: DoctorIntent, view: DoctorView): DoctorAction {
  * Apply one doctor intent: the reducer decides, then its effect is run on the controller. `view`: the screen's
  * window; without one (no screen measured it) the window is the whole checklist and scrolling moves nothing.
  */
-export function dispatchDoctorIntent(store: DoctorStore, controller: DoctorController, intent: DoctorIntent, view?: DoctorView): void {
+export function dispatchDoctorIntent(
+  store: DoctorStore,
+  controller: DoctorController,
+  intent: DoctorIntent,
+  view?: DoctorView,
+): void {
   const page = view?.page ?? doctorLines(store.getState().rows).length;
-  runDoctorEffect(controller, store.getState().dispatch(actionOf(intent, { page, ...(view?.fixWidth !== undefined ? { fixWidth: view.fixWidth } : {}) })));
+  runDoctorEffect(
+    controller,
+    store
+      .getState()
+      .dispatch(actionOf(intent, { page, ...(view?.fixWidth !== undefined ? { fixWidth: view.fixWidth } : {}) })),
+  );
 }

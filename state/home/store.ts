@@ -19,7 +19,10 @@ import { EXIT } from '../../src/contract/exit.js';
  * One line of the runs list: the fields of the trace store's row (src/trace/queries.ts, where it is declared
  * once) that the home draws and replays with. The trace store's rows fit it as they are.
  */
-export type RunRow = Pick<TraceRunRow, 'adwId' | 'adwName' | 'status' | 'phases' | 'tokens' | 'cost' | 'startedAt' | 'finishedAt'>;
+export type RunRow = Pick<
+  TraceRunRow,
+  'adwId' | 'adwName' | 'status' | 'phases' | 'tokens' | 'cost' | 'startedAt' | 'finishedAt'
+>;
 
 /** How a run ended, or that it still runs (as the trace store reports it). */
 export type RunRowStatus = RunRow['status'];
@@ -163,7 +166,12 @@ export function reduceHome(state: HomeState, action: HomeAction): HomeStep {
       // A late answer for a run the user already left is dropped.
       if (state.screen !== 'run' || state.replay?.adwId !== action.adwId) return stay(state);
       if (action.events.length === 0) {
-        return stay({ ...state, screen: 'list', replay: undefined, statusLine: `no events recorded for ${action.adwId}` });
+        return stay({
+          ...state,
+          screen: 'list',
+          replay: undefined,
+          statusLine: `no events recorded for ${action.adwId}`,
+        });
       }
       const row = state.rows.find((candidate) => candidate.adwId === action.adwId);
       return stay({ ...state, replay: { adwId: action.adwId, run: replayRun(action.events, row) } });
@@ -181,17 +189,26 @@ export function reduceHome(state: HomeState, action: HomeAction): HomeStep {
     case 'back':
       if (state.screen !== 'run') return stay(state);
       // A run that was live may have finished meanwhile: the list is read again.
-      return { state: { ...state, screen: 'list', replay: undefined, statusLine: undefined }, effect: { type: 'load_runs' } };
+      return {
+        state: { ...state, screen: 'list', replay: undefined, statusLine: undefined },
+        effect: { type: 'load_runs' },
+      };
 
     case 'resume': {
       const row = selectedRow(state);
       if (row === undefined) return stay(state);
       if (!canResume(row)) {
-        return stay({ ...state, statusLine: `${row.adwId} is ${row.status}: only a failed or interrupted run can be resumed` });
+        return stay({
+          ...state,
+          statusLine: `${row.adwId} is ${row.status}: only a failed or interrupted run can be resumed`,
+        });
       }
       // Once per run.
       if (state.resuming === row.adwId) return stay(state);
-      return { state: { ...state, resuming: row.adwId, statusLine: `resuming ${row.adwId}…` }, effect: { type: 'resume', adwId: row.adwId } };
+      return {
+        state: { ...state, resuming: row.adwId, statusLine: `resuming ${row.adwId}…` },
+        effect: { type: 'resume', adwId: row.adwId },
+      };
     }
 
     case 'quit':

@@ -4,7 +4,15 @@
 import type { PhaseKind, PhasePlan, RunEvent } from '../../src/contract/events.js';
 import { waitingLine } from '../../src/contract/format.js';
 import { isLive, sumPhases } from './selectors.js';
-import { initialRunState, TAIL_LIMIT, type GateReport, type PhaseState, type RunState, type TailEntry, type TailItem } from './state.js';
+import {
+  initialRunState,
+  TAIL_LIMIT,
+  type GateReport,
+  type PhaseState,
+  type RunState,
+  type TailEntry,
+  type TailItem,
+} from './state.js';
 
 function newPhase(name: string, kind: PhaseKind, attempts: number, model?: string, arm?: number): PhaseState {
   return {
@@ -146,13 +154,24 @@ export function reduceRun(state: RunState, event: RunEvent): RunState {
       const next = (phase: PhaseState): Partial<PhaseState> => {
         if (sentBack) {
           const ran = phase.startedAt !== undefined ? Math.max(0, event.ts - phase.startedAt) / 1000 : 0;
-          return { status: 'retrying', attempt: event.attempt, finishedAt: event.ts, seconds: (phase.earlierSeconds ?? 0) + ran };
+          return {
+            status: 'retrying',
+            attempt: event.attempt,
+            finishedAt: event.ts,
+            seconds: (phase.earlierSeconds ?? 0) + ran,
+          };
         }
         return event.willRetry ? { status: 'retrying', attempt: event.attempt + 1 } : { attempt: event.attempt };
       };
       const item: TailItem = sentBack
         ? { kind: 'note', text: `sent back: ${event.motif}` }
-        : { kind: 'attempt_failed', attempt: event.attempt, attempts: event.attempts, motif: event.motif, willRetry: event.willRetry };
+        : {
+            kind: 'attempt_failed',
+            attempt: event.attempt,
+            attempts: event.attempts,
+            motif: event.motif,
+            willRetry: event.willRetry,
+          };
       return updatePhase(state, event.phase, undefined, (phase) => ({
         ...phase,
         // The failed attempt's last usage becomes part of the phase for good.
@@ -238,7 +257,12 @@ export function reduceRun(state: RunState, event: RunEvent): RunState {
           seconds: event.seconds,
         },
         // "aborting…" and "press again" prompts are moot once the run is over.
-        ui: { ...state.ui, abortRequested: false, quitArmed: false, statusLine: state.ui.quitting ? state.ui.statusLine : undefined },
+        ui: {
+          ...state.ui,
+          abortRequested: false,
+          quitArmed: false,
+          statusLine: state.ui.quitting ? state.ui.statusLine : undefined,
+        },
       };
     }
 

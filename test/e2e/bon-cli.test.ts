@@ -14,7 +14,7 @@ import { runCli, type CliRun } from '../helpers/cli.js';
 import { cliChildEnv } from '../helpers/rig.js';
 
 const MODELS_FLAG = DEMO_MODELS.join(',');
-const BETA_FILE = "export function farewell(name) {\n  return `Goodbye, ${name}!`;\n}\n";
+const BETA_FILE = 'export function farewell(name) {\n  return `Goodbye, ${name}!`;\n}\n';
 
 interface Bench {
   model: ScriptedModel;
@@ -34,7 +34,11 @@ async function startBench(tapes: Tapes): Promise<Bench> {
 }
 
 function bon(b: Bench, extra: string[] = []): Promise<CliRun> {
-  return runCli(['bon', 'specs/farewell.md', '--models', MODELS_FLAG, '--no-ui', ...extra], { cwd: b.repo, env: b.env, timeoutMs: 90_000 });
+  return runCli(['bon', 'specs/farewell.md', '--models', MODELS_FLAG, '--no-ui', ...extra], {
+    cwd: b.repo,
+    env: b.env,
+    timeoutMs: 90_000,
+  });
 }
 
 const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8' });
@@ -65,21 +69,30 @@ describe('factory bon, headless, on the demo payload', () => {
     expect(out.stderr).toMatch(/arm_1: ✗ node --test .*Bye, Ada\./);
     expect(out.stderr).toMatch(/arm_2: ✓ node --test/);
     expect(out.stderr).toMatch(/arm_3: ✓ node --test/);
-    for (const k of [1, 2, 3]) expect(out.stderr).toMatch(new RegExp(`arm_${k}: patch \\d+ bytes, 1 file\\(s\\) — .*arm-${k}\\.patch`));
+    for (const k of [1, 2, 3])
+      expect(out.stderr).toMatch(new RegExp(`arm_${k}: patch \\d+ bytes, 1 file\\(s\\) — .*arm-${k}\\.patch`));
     // The ranked table: green first, then cheapest (beta is the cheaper model), the red arm last.
     const table = out.stderr.split('\n').filter((l) => /^\[\w+\]\s+#\d arm \d/.test(l));
     expect(table).toHaveLength(3);
     // node --test is red on HEAD (the spec's test cannot load farewell.js): beta and gamma get the credit.
-    expect(table[0]).toMatch(/#1 arm 2 scripted\/beta — green \(and made green what was red on HEAD: node --test\) — \d+ tokens, .* patch \d+ bytes \(\+3 −0, 1 file\(s\)\)$/);
-    expect(out.stderr).toMatch(/baseline on HEAD \([\d.]+ s\): ✗ node --test — red on HEAD without any arm: `node --test` exited 1: .* — an arm that makes it green fixed it; one that fails it the same way is excused, not verified$/m);
+    expect(table[0]).toMatch(
+      /#1 arm 2 scripted\/beta — green \(and made green what was red on HEAD: node --test\) — \d+ tokens, .* patch \d+ bytes \(\+3 −0, 1 file\(s\)\)$/,
+    );
+    expect(out.stderr).toMatch(
+      /baseline on HEAD \([\d.]+ s\): ✗ node --test — red on HEAD without any arm: `node --test` exited 1: .* — an arm that makes it green fixed it; one that fails it the same way is excused, not verified$/m,
+    );
     expect(table[1]).toMatch(/#2 arm 3 scripted\/gamma — green/);
     expect(table[2]).toMatch(/#3 arm 1 scripted\/alpha — red: `node --test` exited 1/);
     expect(out.stderr).toMatch(/primer: [\d.]+k? tokens, \$[\d.]+, paid once/);
     expect(out.stderr).toMatch(/run green/);
     // The proposal, alone on stdout: factory apply, the sealed and verified way; the patch holds beta's file.
     expect(out.stdout).toBe(`factory apply ${id}\n`);
-    expect(fs.readFileSync(path.join(b.repo, `adws/adw_data/bon/${id}/arm-2.patch`), 'utf8')).toContain('+  return `Goodbye, ${name}!`;');
-    const harvest = JSON.parse(fs.readFileSync(path.join(b.repo, `adws/adw_data/bon/${id}/harvest.json`), 'utf8')) as { arms: { arm: number; patch_sha256: string }[] };
+    expect(fs.readFileSync(path.join(b.repo, `adws/adw_data/bon/${id}/arm-2.patch`), 'utf8')).toContain(
+      '+  return `Goodbye, ${name}!`;',
+    );
+    const harvest = JSON.parse(fs.readFileSync(path.join(b.repo, `adws/adw_data/bon/${id}/harvest.json`), 'utf8')) as {
+      arms: { arm: number; patch_sha256: string }[];
+    };
     for (const arm of harvest.arms) expect(arm.patch_sha256).toMatch(/^[0-9a-f]{64}$/);
     // Nothing applied, the tree back at HEAD; one primer and three arms asked the model (alpha: primer + arm 1).
     expect(git(b.repo, 'status', '--porcelain')).toBe('');
@@ -90,9 +103,15 @@ describe('factory bon, headless, on the demo payload', () => {
 
   it('--models naming a model pi does not offer: exit 2, one line, before the primer (zero requests)', async () => {
     const b = bench!;
-    const out = await runCli(['bon', 'specs/farewell.md', '--models', 'scripted/alpha,scripted/nope', '--no-ui'], { cwd: b.repo, env: b.env, timeoutMs: 60_000 });
+    const out = await runCli(['bon', 'specs/farewell.md', '--models', 'scripted/alpha,scripted/nope', '--no-ui'], {
+      cwd: b.repo,
+      env: b.env,
+      timeoutMs: 60_000,
+    });
     expect(out.code, out.stderr).toBe(2);
-    expect(out.stderr.trim().split('\n')).toEqual(['factory: --models: pi does not offer scripted/nope (see pi --list-models)']);
+    expect(out.stderr.trim().split('\n')).toEqual([
+      'factory: --models: pi does not offer scripted/nope (see pi --list-models)',
+    ]);
     expect(b.model.requests).toHaveLength(0);
     expect(git(b.repo, 'status', '--porcelain')).toBe('');
   });
@@ -109,8 +128,17 @@ describe('factory bon, headless, on the demo payload', () => {
     expect(events[0]!.type).toBe('run_started');
     const harvest = events.find((e): e is Extract<RunEvent, { type: 'harvest' }> => e.type === 'harvest');
     expect(harvest?.winner).toBe(2);
-    expect(harvest?.ranking.map((r) => [r.arm, r.green])).toEqual([[2, true], [3, true], [1, false]]);
-    expect(events.filter((e) => e.type === 'arm_patch').map((e) => (e as { arm: number }).arm).sort()).toEqual([1, 2, 3]); // arms at once: in the order they end
+    expect(harvest?.ranking.map((r) => [r.arm, r.green])).toEqual([
+      [2, true],
+      [3, true],
+      [1, false],
+    ]);
+    expect(
+      events
+        .filter((e) => e.type === 'arm_patch')
+        .map((e) => (e as { arm: number }).arm)
+        .sort(),
+    ).toEqual([1, 2, 3]); // arms at once: in the order they end
     const finished = events.at(-1) as Extract<RunEvent, { type: 'run_finished' }>;
     expect(finished.type).toBe('run_finished');
     expect(finished.exit).toBe(0);
@@ -148,12 +176,21 @@ describe('factory bon, headless, on the demo payload', () => {
     // The forecast is above that cap: said before the fan-out, and --yes fans out all the same.
     const out = await bon(b, ['--max-cost', '0.0135', '--yes', '--report', 'md,junit', '--report-dir', reports]);
     expect(out.code, out.stderr).toBe(3);
-    expect(out.stderr).toMatch(/forecast: 3 arm\(s\) ~\$[\d.]+ \(\$[\d.]+–\$[\d.]+\) after the primer's \$[\d.]+, run ~\$[\d.]+( · [^—]+)? — above the run's cap \$0\.0135 \(--max-cost\): --yes fans out all the same/);
-    expect(out.stderr).toMatch(/budget: the run reached its cap of \$0\.0135 \(--max-cost\) — the batch stopped: the arms still at work stop/);
+    expect(out.stderr).toMatch(
+      /forecast: 3 arm\(s\) ~\$[\d.]+ \(\$[\d.]+–\$[\d.]+\) after the primer's \$[\d.]+, run ~\$[\d.]+( · [^—]+)? — above the run's cap \$0\.0135 \(--max-cost\): --yes fans out all the same/,
+    );
+    expect(out.stderr).toMatch(
+      /budget: the run reached its cap of \$0\.0135 \(--max-cost\) — the batch stopped: the arms still at work stop/,
+    );
     // One figure: the cap line (once the calls in flight are in) and the final line say the same total.
     const capLine = /the run: budget: the run spent (\$[\d.]+), its cap is \$0\.0135 \(--max-cost\)$/m.exec(out.stderr);
     expect(capLine, out.stderr).not.toBeNull();
-    expect(out.stderr).toMatch(new RegExp(`BUDGET — budget: the run spent \\${capLine![1]}, its cap is \\$0\\.0135 \\(--max-cost\\) \\(cost ~\\${capLine![1]}\\); exit 3$`, 'm'));
+    expect(out.stderr).toMatch(
+      new RegExp(
+        `BUDGET — budget: the run spent \\${capLine![1]}, its cap is \\$0\\.0135 \\(--max-cost\\) \\(cost ~\\${capLine![1]}\\); exit 3$`,
+        'm',
+      ),
+    );
     const md = fs.readFileSync(path.join(reports, 'report.md'), 'utf8');
     expect(md).toMatch(/budget/i);
     const junit = fs.readFileSync(path.join(reports, 'junit.xml'), 'utf8');
@@ -166,11 +203,19 @@ describe('factory bon, headless, on the demo payload', () => {
     const b = bench!;
     const out = await bon(b, ['--json']);
     expect(out.code, out.stderr).toBe(0);
-    const events = out.stdout.trim().split('\n').map((line) => JSON.parse(line) as { type: string; phase?: string; tokens?: number });
+    const events = out.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string; phase?: string; tokens?: number });
     const usages = (phase: string) => events.filter((e) => e.type === 'usage' && e.phase === phase);
     // Model requests per phase: alpha serves the primer (2) then arm_1 (2); beta arm_2 (2); gamma arm_3 (3).
     expect(b.model.requestsFor('model:alpha')).toHaveLength(4);
-    const expected: Record<string, number> = { prime: 2, arm_1: 2, arm_2: 2, arm_3: b.model.requestsFor('model:gamma').length };
+    const expected: Record<string, number> = {
+      prime: 2,
+      arm_1: 2,
+      arm_2: 2,
+      arm_3: b.model.requestsFor('model:gamma').length,
+    };
     for (const [phase, requests] of Object.entries(expected)) {
       expect({ phase, usages: usages(phase).length }).toEqual({ phase, usages: requests });
       // Each usage carries figures that moved: a turn that used nothing is no turn.
@@ -197,7 +242,10 @@ describe('factory bon, headless, on the demo payload', () => {
     const patch = path.join(b.repo, `adws/adw_data/bon/${id}/arm-2.patch`);
     const sealed = fs.readFileSync(patch, 'utf8');
     // Tampered after the harvest (as a later arm or any process could): refused by the seal, exit 1.
-    fs.writeFileSync(patch, `${sealed}diff --git a/evil.txt b/evil.txt\nnew file mode 100644\n--- /dev/null\n+++ b/evil.txt\n@@ -0,0 +1 @@\n+pwned\n`);
+    fs.writeFileSync(
+      patch,
+      `${sealed}diff --git a/evil.txt b/evil.txt\nnew file mode 100644\n--- /dev/null\n+++ b/evil.txt\n@@ -0,0 +1 @@\n+pwned\n`,
+    );
     const refused = await runCli(['apply', id], { cwd: path.join(b.repo, 'src'), env: b.env, timeoutMs: 60_000 });
     expect(refused.code, refused.stderr).toBe(1);
     expect(refused.stdout).toMatch(/^arm 2 not applied: patch refused: .*arm-2\.patch changed since it was harvested/);
@@ -223,8 +271,17 @@ describe('factory bon, headless, on the demo payload', () => {
 
 /** Every arm writes the buggy file: the gates make all three red. */
 function allRedTapes(): Tapes {
-  const buggy = { path: 'src/farewell.js', content: 'export function farewell(name) {\n  return `Bye, ${name}.`;\n}\n' };
-  const built = { status: 'success', summary: 'farewell added', artifacts: [], notes_for_next_agent: '', changed_files: ['src/farewell.js'] };
+  const buggy = {
+    path: 'src/farewell.js',
+    content: 'export function farewell(name) {\n  return `Bye, ${name}.`;\n}\n',
+  };
+  const built = {
+    status: 'success',
+    summary: 'farewell added',
+    artifacts: [],
+    notes_for_next_agent: '',
+    changed_files: ['src/farewell.js'],
+  };
   return {
     'model:alpha': [
       call('read', { path: 'specs/farewell.md' }),

@@ -19,42 +19,78 @@ afterEach(async () => {
 
 function bon(b: BonBench): Promise<RunEvent[]> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [FACTORY_BIN, 'bon', SPEC, '--models', DEMO_MODELS.join(','), '--json'], { cwd: b.dir, env: { ...b.env, CI: 'true', FACTORY_WORKTREES: path.join(path.dirname(b.dir), 'trees') }, stdio: ['ignore', 'pipe', 'ignore'] });
+    const child = spawn(process.execPath, [FACTORY_BIN, 'bon', SPEC, '--models', DEMO_MODELS.join(','), '--json'], {
+      cwd: b.dir,
+      env: { ...b.env, CI: 'true', FACTORY_WORKTREES: path.join(path.dirname(b.dir), 'trees') },
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
     let out = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
     child.on('error', reject);
-    child.on('close', () => resolve(out.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as RunEvent)));
+    child.on('close', () =>
+      resolve(
+        out
+          .trim()
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l) as RunEvent),
+      ),
+    );
   });
 }
 
 function loudSuite(): string {
-  const cases = Array.from({ length: 40 }, (_, i) => `test('greets person number ${i} by the full name, whatever its length (${'x'.repeat(60)})', () => {\n  assert.equal(greet('P${i}'), 'Hello, P${i}!');\n});\n`);
+  const cases = Array.from(
+    { length: 40 },
+    (_, i) =>
+      `test('greets person number ${i} by the full name, whatever its length (${'x'.repeat(60)})', () => {\n  assert.equal(greet('P${i}'), 'Hello, P${i}!');\n});\n`,
+  );
   return `import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { greet } from '../src/greet.js';\n\n${cases.join('')}`;
 }
 
 /** One pass per run; the later pass's primer words its first read differently (a real primer never answers alike). */
 function tapes(passes: number): Tapes {
   const file = (content: string) => ({ path: 'src/farewell.js', content });
-  const built = { status: 'success', summary: 'farewell added, the suite passes', artifacts: [], notes_for_next_agent: '', changed_files: ['src/farewell.js'] };
+  const built = {
+    status: 'success',
+    summary: 'farewell added, the suite passes',
+    artifacts: [],
+    notes_for_next_agent: '',
+    changed_files: ['src/farewell.js'],
+  };
   const tests = call('bash', { command: 'node --test 2>&1' });
   const primer = (pass: number): Step[] => [
     call('read', { path: `${'./'.repeat(pass)}${SPEC}` }),
     call('read', { path: 'test/farewell.test.js' }),
     report({ status: 'success', summary: 'Plan: add src/farewell.js; run the suite.', changed_files: [] }),
   ];
-  const arm = (body: string, runs: number): Step[] => [tests, call('write', file(body)), ...Array.from({ length: runs }, () => tests), report(built)];
+  const arm = (body: string, runs: number): Step[] => [
+    tests,
+    call('write', file(body)),
+    ...Array.from({ length: runs }, () => tests),
+    report(built),
+  ];
   const all = (f: (pass: number) => Step[]) => Array.from({ length: passes }, (_, p) => f(p)).flat();
   return {
-    'model:alpha': all((p) => [...primer(p), ...arm("export function farewell(name) {\n  return `Goodbye, ${name}!`;\n}\n", 1)]),
-    'model:beta': all(() => arm("export const farewell = (name) => `Goodbye, ${name}!`;\n", 2)),
-    'model:gamma': all(() => arm("/** Says goodbye. */\nexport function farewell(name) {\n  return `Goodbye, ${String(name)}!`;\n}\n", 3)),
+    'model:alpha': all((p) => [
+      ...primer(p),
+      ...arm('export function farewell(name) {\n  return `Goodbye, ${name}!`;\n}\n', 1),
+    ]),
+    'model:beta': all(() => arm('export const farewell = (name) => `Goodbye, ${name}!`;\n', 2)),
+    'model:gamma': all(() =>
+      arm('/** Says goodbye. */\nexport function farewell(name) {\n  return `Goodbye, ${String(name)}!`;\n}\n', 3),
+    ),
   };
 }
 
 const figures = (events: RunEvent[]) => {
   const forecast = (events.find((e) => e.type === 'forecast') as Extract<RunEvent, { type: 'forecast' }>).forecast;
   const harvest = events.find((e) => e.type === 'harvest') as Extract<RunEvent, { type: 'harvest' }>;
-  return { forecast, predicted: forecast.total.mid - forecast.primer, spent: harvest.ranking.reduce((s, r) => s + r.cost, 0) };
+  return {
+    forecast,
+    predicted: forecast.total.mid - forecast.primer,
+    spent: harvest.ranking.reduce((s, r) => s + r.cost, 0),
+  };
 };
 
 describe('the forecast of a repo that ran before (real pi, scripted model, factory.db)', () => {

@@ -12,8 +12,14 @@ import { call, report, type Tapes } from '../../src/scripted/tape.js';
 import { bonBench, gitBytes, runBon, treeStatus, type BonBench } from '../helpers/bon.js';
 import { git } from '../helpers/repo.js';
 
-const GOOD = "export function farewell(name) {\n  return `Goodbye, ${name}!`;\n}\n";
-const built = { status: 'success', summary: 'farewell added', artifacts: [], notes_for_next_agent: '', changed_files: ['src/farewell.js'] };
+const GOOD = 'export function farewell(name) {\n  return `Goodbye, ${name}!`;\n}\n';
+const built = {
+  status: 'success',
+  summary: 'farewell added',
+  artifacts: [],
+  notes_for_next_agent: '',
+  changed_files: ['src/farewell.js'],
+};
 const write = { path: 'src/farewell.js', content: GOOD };
 const primed = report({ status: 'success', summary: 'Plan: add src/farewell.js.', changed_files: [] });
 
@@ -33,13 +39,21 @@ const ACTS = [
 
 function hostile(first: string): Tapes {
   return {
-    'model:alpha': [call('read', { path: 'specs/farewell.md' }), primed, call('bash', { command: first }), ...ACTS.map((command) => call('bash', { command })), call('write', write), report(built)],
+    'model:alpha': [
+      call('read', { path: 'specs/farewell.md' }),
+      primed,
+      call('bash', { command: first }),
+      ...ACTS.map((command) => call('bash', { command })),
+      call('write', write),
+      report(built),
+    ],
     'model:beta': [call('write', write), report(built)],
   };
 }
 
 /** What of the user's .git must end as it began: HEAD, ORIG_HEAD, the index, config, packed-refs, refs, reflogs and hooks. */
-const sealedBytes = (dir: string) => gitBytes(dir, ['HEAD', 'ORIG_HEAD', 'index', 'config', 'packed-refs', 'refs', 'logs', 'hooks']);
+const sealedBytes = (dir: string) =>
+  gitBytes(dir, ['HEAD', 'ORIG_HEAD', 'index', 'config', 'packed-refs', 'refs', 'logs', 'hooks']);
 
 /** The bench's repo with an index git will not rewrite on the next status (no racily clean entry left). */
 async function settled(b: BonBench): Promise<void> {
@@ -59,8 +73,8 @@ function armOf(events: Awaited<ReturnType<typeof runBon>>['events'], arm: number
   return { winner: harvest.winner, rank: harvest.ranking.find((r) => r.arm === arm) };
 }
 
-describe('factory bon: an arm never moves the user\'s branch (real pi, scripted model)', () => {
-  it('in worktrees, an arm that reaches for the user\'s .git is refused by the sandbox; its remote and core.hooksPath in its own git make it red, each named; the user\'s .git ends byte for byte as it began', async () => {
+describe("factory bon: an arm never moves the user's branch (real pi, scripted model)", () => {
+  it("in worktrees, an arm that reaches for the user's .git is refused by the sandbox; its remote and core.hooksPath in its own git make it red, each named; the user's .git ends byte for byte as it began", async () => {
     bench = await bonBench(hostile(`${COMMIT} && ${AT_USER_GIT[0]}`));
     const b = bench;
     await settled(b);
@@ -72,7 +86,8 @@ describe('factory bon: an arm never moves the user\'s branch (real pi, scripted 
     const { winner, rank } = armOf(outcome.events, 1);
     expect(winner).toBe(2);
     expect(rank).toMatchObject({ green: false });
-    for (const act of ['it changed its git', 'added remote evil', 'set core.hooksPath']) expect({ act, motif: rank?.motif }).toEqual({ act, motif: expect.stringContaining(act) });
+    for (const act of ['it changed its git', 'added remote evil', 'set core.hooksPath'])
+      expect({ act, motif: rank?.motif }).toEqual({ act, motif: expect.stringContaining(act) });
     // Its commit and its tag are in its own git: its bookkeeping, not an act.
     expect(rank?.motif).not.toMatch(/refs\/tags|moved/);
     expect(armOf(outcome.events, 2).rank).toMatchObject({ green: true });
@@ -84,7 +99,7 @@ describe('factory bon: an arm never moves the user\'s branch (real pi, scripted 
     expect(git(b.dir, 'tag', '--list')).toBe('');
   });
 
-  it('in place, an arm\'s commit on the branch is its work (harvested, then undone byte for byte); its remote, core.hooksPath and tag make it red, each named', async () => {
+  it("in place, an arm's commit on the branch is its work (harvested, then undone byte for byte); its remote, core.hooksPath and tag make it red, each named", async () => {
     bench = await bonBench(hostile(`${COMMIT} && echo committed`));
     const b = bench;
     await settled(b);
@@ -95,10 +110,13 @@ describe('factory bon: an arm never moves the user\'s branch (real pi, scripted 
     const { winner, rank } = armOf(outcome.events, 1);
     expect(winner).toBe(2);
     expect(rank).toMatchObject({ green: false });
-    for (const act of ['added remote evil', 'set core.hooksPath', 'added refs/tags/evil-tag']) expect({ act, motif: rank?.motif }).toEqual({ act, motif: expect.stringContaining(act) });
+    for (const act of ['added remote evil', 'set core.hooksPath', 'added refs/tags/evil-tag'])
+      expect({ act, motif: rank?.motif }).toEqual({ act, motif: expect.stringContaining(act) });
     expect(rank?.motif).not.toContain(git(b.dir, 'symbolic-ref', 'HEAD').trim());
     // The commit was its work: harvested into its patch before the tree and the branch were put back.
-    expect(fs.readFileSync(path.join(b.paths.dataDir, 'bon', outcome.prepared.run.adwId, 'arm-1.patch'), 'utf8')).toMatch(/\+\+\+ b\/evil\.txt/);
+    expect(
+      fs.readFileSync(path.join(b.paths.dataDir, 'bon', outcome.prepared.run.adwId, 'arm-1.patch'), 'utf8'),
+    ).toMatch(/\+\+\+ b\/evil\.txt/);
     expect(armOf(outcome.events, 2).rank).toMatchObject({ green: true });
     expect(sealedBytes(b.dir)).toEqual(before);
     expect(git(b.dir, 'rev-parse', 'HEAD')).toBe(head);

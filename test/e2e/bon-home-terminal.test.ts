@@ -30,8 +30,16 @@ describe.skipIf(!hasTmux())('the home resumes a killed best-of-N', () => {
     bench = b;
 
     // The terminal gets the rig's environment only (a CI runner's own variables would make the cockpit headless).
-    term = startTmux([process.execPath, FACTORY_BIN], { cwd: b.dir, env: { ...b.rig.env, FACTORY_WORKTREES: base }, cols: 120, rows: 32 });
-    const list = await term.waitForScreen((s) => s.includes('recent runs') && selectedLine(s)?.includes(adwId) === true, 120_000);
+    term = startTmux([process.execPath, FACTORY_BIN], {
+      cwd: b.dir,
+      env: { ...b.rig.env, FACTORY_WORKTREES: base },
+      cols: 120,
+      rows: 32,
+    });
+    const list = await term.waitForScreen(
+      (s) => s.includes('recent runs') && selectedLine(s)?.includes(adwId) === true,
+      120_000,
+    );
     expect(selectedLine(list)).toMatch(new RegExp(`${adwId}\\s+adw_bon\\s+■ interrupted`));
     term.sendKeys('r');
     const board = await term.waitForScreen((s) => s.includes('proposal: factory apply'));
@@ -44,9 +52,16 @@ describe.skipIf(!hasTmux())('the home resumes a killed best-of-N', () => {
     expect(b.rig.model.requestsFor('model:alpha').length).toBe(asked.alpha);
     expect(b.rig.model.requestsFor('model:gamma').length).toBe(asked.gamma);
     expect(b.rig.model.requestsFor('model:beta').length).toBeGreaterThan(asked.beta);
-    const harvest = JSON.parse(fs.readFileSync(path.join(b.paths.dataDir, 'bon', adwId, 'harvest.json'), 'utf8')) as { winner: number | null; arms: { arm: number; green: boolean }[] };
+    const harvest = JSON.parse(fs.readFileSync(path.join(b.paths.dataDir, 'bon', adwId, 'harvest.json'), 'utf8')) as {
+      winner: number | null;
+      arms: { arm: number; green: boolean }[];
+    };
     expect(harvest.winner).toBe(2);
-    expect(harvest.arms.map((a) => [a.arm, a.green]).sort()).toEqual([[1, false], [2, true], [3, true]]);
+    expect(harvest.arms.map((a) => [a.arm, a.green]).sort()).toEqual([
+      [1, false],
+      [2, true],
+      [3, true],
+    ]);
     expect(git(b.dir, 'worktree', 'list', '--porcelain').match(/^worktree /gm)).toHaveLength(1);
     expect(treeStatus(b.dir)).toBe('');
   });

@@ -22,11 +22,21 @@ afterEach(async () => {
   for (const c of cleanups.splice(0)) c();
 });
 
-const GOOD = "export function farewell(name) {\n  return `Goodbye, ${name}!`;\n}\n";
-const built = report({ status: 'success', summary: 'farewell added', artifacts: [], notes_for_next_agent: '', changed_files: ['src/farewell.js'] });
+const GOOD = 'export function farewell(name) {\n  return `Goodbye, ${name}!`;\n}\n';
+const built = report({
+  status: 'success',
+  summary: 'farewell added',
+  artifacts: [],
+  notes_for_next_agent: '',
+  changed_files: ['src/farewell.js'],
+});
 const primerTurn = (thinkMs = 0): Step[] => [
   call('read', { path: 'specs/farewell.md' }, { thinkMs }),
-  report({ status: 'success', summary: 'Plan: add src/farewell.js; node --test must pass.', changed_files: [] }, undefined, { thinkMs }),
+  report(
+    { status: 'success', summary: 'Plan: add src/farewell.js; node --test must pass.', changed_files: [] },
+    undefined,
+    { thinkMs },
+  ),
 ];
 /** An arm's turn: it writes by the absolute path it was shown, asks where it is, and reports. */
 const armTurn = (thinkMs = 0): Step[] => [
@@ -42,7 +52,8 @@ function bySession(requests: readonly RecordedRequest[]): Map<string, RecordedRe
   return out;
 }
 
-const shownFolder = (r: RecordedRequest) => /(?:Current working directory:\s*|<cwd>\s*)([^\s<]+)/.exec(String(r.body.messages![0]!.content))?.[1];
+const shownFolder = (r: RecordedRequest) =>
+  /(?:Current working directory:\s*|<cwd>\s*)([^\s<]+)/.exec(String(r.body.messages![0]!.content))?.[1];
 
 async function lensBench(tapes: Tapes) {
   const b = await bonBench(tapes);
@@ -53,10 +64,12 @@ async function lensBench(tapes: Tapes) {
   return { b, base };
 }
 
-describe('factory bon: every arm shares the primer\'s prompt prefix', () => {
-  it('on the primer\'s model: byte-identical prefix, the primer\'s routing key, billed cached; shown paths land in the arm\'s tree', async () => {
+describe("factory bon: every arm shares the primer's prompt prefix", () => {
+  it("on the primer's model: byte-identical prefix, the primer's routing key, billed cached; shown paths land in the arm's tree", async () => {
     const { b, base } = await lensBench({ 'model:alpha': [...primerTurn(), ...armTurn(), ...armTurn(), ...armTurn()] });
-    const { exit, events, session } = await runBon(b, { models: ['scripted/alpha', 'scripted/alpha', 'scripted/alpha'] });
+    const { exit, events, session } = await runBon(b, {
+      models: ['scripted/alpha', 'scripted/alpha', 'scripted/alpha'],
+    });
     expect(exit).toBe(0);
     const sessions = bySession(b.rig.model.requests);
     const primerId = session.primer.sessionId!;
@@ -71,7 +84,9 @@ describe('factory bon: every arm shares the primer\'s prompt prefix', () => {
       const first = requests[0]!;
       // The primer's whole last prompt, byte for byte, then the arm's own ask.
       expect(JSON.stringify(first.body.tools)).toBe(JSON.stringify(last.body.tools));
-      expect(JSON.stringify(first.body.messages!.slice(0, last.body.messages!.length))).toBe(JSON.stringify(last.body.messages));
+      expect(JSON.stringify(first.body.messages!.slice(0, last.body.messages!.length))).toBe(
+        JSON.stringify(last.body.messages),
+      );
       expect(first.body.prompt_cache_key).toBe(last.body.prompt_cache_key);
       expect(first.body.prompt_cache_key).toBe(primerId);
       // Billed as the provider would: the primer's prompt is cached, only what follows it is new.
@@ -85,17 +100,22 @@ describe('factory bon: every arm shares the primer\'s prompt prefix', () => {
     // come — at once when it had come before they were ready (no wait, no note), else after a wait the board names.
     const [leader, ...followers] = arms.map(([, requests]) => requests[0]!).sort((x, y) => x.seq - y.seq);
     for (const f of followers) expect(f.billed!.cached).toBeGreaterThanOrEqual(leader!.billed!.prompt - 1);
-    expect(ofType(events, 'activity').filter((e) => e.activity.kind === 'note' && /waits for arm \d's first token/.test(e.activity.text)).length).toBeLessThanOrEqual(2);
+    expect(
+      ofType(events, 'activity').filter(
+        (e) => e.activity.kind === 'note' && /waits for arm \d's first token/.test(e.activity.text),
+      ).length,
+    ).toBeLessThanOrEqual(2);
     // What the model wrote at the shown folder is each arm's own work, in its own patch.
     const harvest = ofType(events, 'harvest')[0]!;
     expect(harvest.ranking.filter((r) => r.green)).toHaveLength(3);
-    for (const rank of harvest.ranking) expect(fs.readFileSync(rank.patchFile!, 'utf8')).toContain('+  return `Goodbye, ${name}!`;');
+    for (const rank of harvest.ranking)
+      expect(fs.readFileSync(rank.patchFile!, 'utf8')).toContain('+  return `Goodbye, ${name}!`;');
     expect(treeStatus(b.dir)).toBe('');
     expect(fs.existsSync(path.join(b.dir, 'src/farewell.js'))).toBe(false);
     expect(fs.readdirSync(base, { recursive: true })).toEqual([]);
   });
 
-  it('on one model the followers go at the leader\'s first token, not at its end: its answer held mid-stream, they ask meanwhile', async () => {
+  it("on one model the followers go at the leader's first token, not at its end: its answer held mid-stream, they ask meanwhile", async () => {
     // Arm 1 (the leader on beta) streams a first word, then its answer waits until the two others have asked; so do
     // theirs (each arm's turn is a run of steps the scripted model keeps for its conversation). Were the followers let go only at
     // the leader's end, they would never ask while it waits: the wait gives up after a while and the run says so.
@@ -104,7 +124,11 @@ describe('factory bon: every arm shares the primer\'s prompt prefix', () => {
     const othersAsked = (async () => {
       try {
         // The primer's two requests, the leader's first, then the two followers' first ones.
-        await until('the followers\' first requests', () => requests().filter((r) => r.tape === 'model:beta').length >= 5, 60_000);
+        await until(
+          "the followers' first requests",
+          () => requests().filter((r) => r.tape === 'model:beta').length >= 5,
+          60_000,
+        );
         metMidStream = true;
       } catch {
         // left false: the test fails on it below
@@ -113,7 +137,9 @@ describe('factory bon: every arm shares the primer\'s prompt prefix', () => {
     const held = { text: 'Writing it.', afterFirstToken: othersAsked };
     const write = (opts = {}) => call('write', { path: '{{cwd}}/src/farewell.js', content: GOOD }, opts);
     // The primer runs on the arms' model (the first route), so it plays the tape first.
-    const { b } = await lensBench({ 'model:beta': [...primerTurn(), write(held), built, write(held), built, write(held), built] });
+    const { b } = await lensBench({
+      'model:beta': [...primerTurn(), write(held), built, write(held), built, write(held), built],
+    });
     requests = () => b.rig.model.requests;
     const { exit, events } = await runBon(b, { models: ['scripted/beta', 'scripted/beta', 'scripted/beta'] });
     expect(metMidStream).toBe(true);
@@ -124,14 +150,22 @@ describe('factory bon: every arm shares the primer\'s prompt prefix', () => {
     const [leader, ...followers] = [...firsts].sort((x, y) => x.seq - y.seq);
     for (const f of followers) expect(f.billed!.cached).toBeGreaterThanOrEqual(leader!.billed!.prompt - 1);
     const ranking = ofType(events, 'harvest')[0]!.ranking;
-    expect(ranking.filter((r) => r.green), JSON.stringify(ranking)).toHaveLength(3);
+    expect(
+      ranking.filter((r) => r.green),
+      JSON.stringify(ranking),
+    ).toHaveLength(3);
   });
 
   it('on another model: one arm asks first, the others once its first token has come, and find the primer cached', async () => {
     // The primer and arm 1 on alpha; arms 2 to 4 on beta, whose first answers take 1.5 s to begin: arms that asked
     // at once would all miss the cache.
-    const { b } = await lensBench({ 'model:alpha': [...primerTurn(), ...armTurn()], 'model:beta': [...armTurn(1500), ...armTurn(1500), ...armTurn(1500)] });
-    const { exit, events, session } = await runBon(b, { models: ['scripted/alpha', 'scripted/beta', 'scripted/beta', 'scripted/beta'] });
+    const { b } = await lensBench({
+      'model:alpha': [...primerTurn(), ...armTurn()],
+      'model:beta': [...armTurn(1500), ...armTurn(1500), ...armTurn(1500)],
+    });
+    const { exit, events, session } = await runBon(b, {
+      models: ['scripted/alpha', 'scripted/beta', 'scripted/beta', 'scripted/beta'],
+    });
     expect(exit).toBe(0);
     const sessions = bySession(b.rig.model.requests);
     const primerPrompt = sessions.get(session.primer.sessionId!)!.at(-1)!.billed!.prompt;
@@ -143,8 +177,12 @@ describe('factory bon: every arm shares the primer\'s prompt prefix', () => {
     for (const f of followers) expect(f.billed!.cached).toBeGreaterThanOrEqual(primerPrompt - 1);
     // The board said why they waited: each follower that was ready before the leader's first token says so, naming
     // the leader (on a busy machine a follower whose pi starts after that token has nothing to wait for).
-    const waits = ofType(events, 'activity').filter((e) => e.activity.kind === 'note' && /waits for arm \d's first token/.test(e.activity.text));
+    const waits = ofType(events, 'activity').filter(
+      (e) => e.activity.kind === 'note' && /waits for arm \d's first token/.test(e.activity.text),
+    );
     expect(waits.length).toBeLessThanOrEqual(2);
-    expect(new Set(waits.map((e) => (e.activity as { text: string }).text.match(/arm (\d)'s/)![1])).size).toBeLessThanOrEqual(1);
+    expect(
+      new Set(waits.map((e) => (e.activity as { text: string }).text.match(/arm (\d)'s/)![1])).size,
+    ).toBeLessThanOrEqual(1);
   });
 });

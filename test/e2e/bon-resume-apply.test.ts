@@ -17,7 +17,8 @@ afterEach(async () => {
 });
 
 /** The demo's gate, slow once green: the apply's run of it on HEAD is still going when the cockpit is killed. */
-const ROSTER = 'gateway: ""\nharness: pi\npayload:\n  dir: .\n  commands:\n    - run: node --test && sleep 4\n      timeout: 60\n';
+const ROSTER =
+  'gateway: ""\nharness: pi\npayload:\n  dir: .\n  commands:\n    - run: node --test && sleep 4\n      timeout: 60\n';
 
 const owned = (pid: number) =>
   fs.readdirSync(os.tmpdir()).filter((name) => {
@@ -34,13 +35,21 @@ describe('factory bon --apply killed between the harvest and the apply', () => {
     bench = await bonBench(bonTapes(0), { 'adws/adw_config/factory.config.yaml': ROSTER });
     const b = bench;
     const env = { ...b.env, CI: 'true' };
-    const child = spawn(process.execPath, [FACTORY_BIN, 'bon', SPEC, '--no-ui', '--apply', '--models', 'scripted/alpha,scripted/beta,scripted/gamma'], { cwd: b.dir, env, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      [FACTORY_BIN, 'bon', SPEC, '--no-ui', '--apply', '--models', 'scripted/alpha,scripted/beta,scripted/gamma'],
+      { cwd: b.dir, env, stdio: ['ignore', 'ignore', 'pipe'] },
+    );
     let log = '';
     child.stderr.on('data', (d: Buffer) => (log += d.toString()));
     // The apply's scratch folder, seen while the apply runs (another test's bon may sweep it once its owner is dead).
     let left: string[] = [];
     try {
-      await until('the run green, its apply under way', () => /run green/.test(log) && (left = owned(child.pid!)).length > 0, 120_000);
+      await until(
+        'the run green, its apply under way',
+        () => /run green/.test(log) && (left = owned(child.pid!)).length > 0,
+        120_000,
+      );
     } finally {
       child.kill('SIGKILL');
       await new Promise((r) => child.once('exit', r));
@@ -50,11 +59,15 @@ describe('factory bon --apply killed between the harvest and the apply', () => {
     expect(left).toHaveLength(1);
 
     const shown = await runCli(['show', adwId], { cwd: b.dir, env });
-    expect(shown.stdout).toContain(`apply asked (--apply) and not done: the run stopped before it — factory resume ${adwId} applies the winner`);
+    expect(shown.stdout).toContain(
+      `apply asked (--apply) and not done: the run stopped before it — factory resume ${adwId} applies the winner`,
+    );
 
     const resumed = await runCli(['resume', adwId, '--no-ui'], { cwd: b.dir, env, timeoutMs: 120_000 });
     expect(resumed.code, resumed.stderr).toBe(0);
-    expect(resumed.stderr).toContain(`run ${adwId} is green, but the apply it asked for (--apply) never happened: applying its winner now`);
+    expect(resumed.stderr).toContain(
+      `run ${adwId} is green, but the apply it asked for (--apply) never happened: applying its winner now`,
+    );
     expect(resumed.stdout).toMatch(/^applied arm 2/);
     expect(treeStatus(b.dir)).toBe('A  src/farewell.js\n');
     expect(left.filter((name) => fs.existsSync(path.join(os.tmpdir(), name)))).toEqual([]);
@@ -64,6 +77,8 @@ describe('factory bon --apply killed between the harvest and the apply', () => {
     expect(again.code).toBe(2);
     expect(again.stderr).toContain(`run ${adwId} is green: nothing to resume`);
     expect(treeStatus(b.dir)).toBe('A  src/farewell.js\n');
-    expect((await runCli(['show', adwId], { cwd: b.dir, env })).stdout).not.toContain('apply asked (--apply) and not done');
+    expect((await runCli(['show', adwId], { cwd: b.dir, env })).stdout).not.toContain(
+      'apply asked (--apply) and not done',
+    );
   });
 });

@@ -18,7 +18,8 @@ import { runsOutput, showOutput } from '../../src/commands/runs.js';
 import { formatCost } from '../../src/contract/format.js';
 
 const ROSTER = 'adws/adw_config/factory.config.yaml';
-const DEMO_ROSTER = 'gateway: ""\nharness: pi\npayload:\n  dir: .\n  commands:\n    - run: node --test\n      timeout: 60\n';
+const DEMO_ROSTER =
+  'gateway: ""\nharness: pi\npayload:\n  dir: .\n  commands:\n    - run: node --test\n      timeout: 60\n';
 
 let bench: BonBench | undefined;
 afterEach(async () => {
@@ -30,7 +31,12 @@ afterEach(async () => {
 function billedUsd(request: RecordedRequest, model: string): number {
   const prices = DEFAULT_SCRIPTED_MODELS.find((m) => m.id === model)!.cost;
   const b = request.billed!;
-  return ((b.prompt - b.cached) * prices.input + b.cached * (prices.cacheRead ?? prices.input) + b.completion * prices.output) / 1e6;
+  return (
+    ((b.prompt - b.cached) * prices.input +
+      b.cached * (prices.cacheRead ?? prices.input) +
+      b.completion * prices.output) /
+    1e6
+  );
 }
 
 /** `n` cheap tool calls before the tape's own steps: an arm that keeps working (and spending); `sleep` s each. */
@@ -39,7 +45,8 @@ function busy(n: number, then: Step[], sleep = 0): Step[] {
   return [...Array.from({ length: n }, (_, i) => call('bash', { command: command(i) })), ...then];
 }
 
-const ranks = (events: RunEvent[]) => (events.find((e) => e.type === 'harvest') as Extract<RunEvent, { type: 'harvest' }> | undefined)?.ranking ?? [];
+const ranks = (events: RunEvent[]) =>
+  (events.find((e) => e.type === 'harvest') as Extract<RunEvent, { type: 'harvest' }> | undefined)?.ranking ?? [];
 const armOf = (events: RunEvent[], arm: number) => ranks(events).find((r) => r.arm === arm);
 
 describe('bon spend control (real pi, scripted model)', () => {
@@ -59,20 +66,30 @@ describe('bon spend control (real pi, scripted model)', () => {
     expect(forecast.pastArms).toBe(0);
     expect(forecast.total.low - forecast.primer).toBeLessThanOrEqual(spent);
     expect(forecast.total.high - forecast.primer).toBeGreaterThanOrEqual(spent);
-    for (const a of forecast.perArm) expect(a.low).toBeLessThanOrEqual(a.mid), expect(a.mid).toBeLessThanOrEqual(a.high);
+    for (const a of forecast.perArm)
+      expect(a.low).toBeLessThanOrEqual(a.mid), expect(a.mid).toBeLessThanOrEqual(a.high);
   });
 
-  it("an arm at its cap is told to wrap up at 80 %, then aborted: verdict budget, overshoot under one call, the others go on", async () => {
+  it('an arm at its cap is told to wrap up at 80 %, then aborted: verdict budget, overshoot under one call, the others go on', async () => {
     const demo = bonTapes(0);
-    bench = await bonBench({ ...demo, 'model:alpha': [...demo['model:alpha']!.slice(0, 2), ...busy(14, demo['model:alpha']!.slice(2))] }, { [ROSTER]: `${DEMO_ROSTER}bon:\n  arm_max_cost: 0.02\n` });
+    bench = await bonBench(
+      { ...demo, 'model:alpha': [...demo['model:alpha']!.slice(0, 2), ...busy(14, demo['model:alpha']!.slice(2))] },
+      { [ROSTER]: `${DEMO_ROSTER}bon:\n  arm_max_cost: 0.02\n` },
+    );
     const out = await runBon(bench);
     const alpha = armOf(out.events, 1)!;
     expect(alpha.green).toBe(false);
     expect(alpha.failure).toBe('budget');
     expect(alpha.motif).toMatch(/^budget: the arm spent \$[\d.]+, its cap is \$0\.02/);
     // The arm's requests after the primer's: the wrap-up word reached its live session before the cap.
-    const requests = bench.rig.model.requestsFor('model:alpha').filter((r) => r.session !== undefined && r.session !== out.session.primer.sessionId);
-    const steered = requests.findIndex((r) => (r.body.messages ?? []).some((m) => m.role === 'user' && contentText(m.content).includes('Budget notice from the factory')));
+    const requests = bench.rig.model
+      .requestsFor('model:alpha')
+      .filter((r) => r.session !== undefined && r.session !== out.session.primer.sessionId);
+    const steered = requests.findIndex((r) =>
+      (r.body.messages ?? []).some(
+        (m) => m.role === 'user' && contentText(m.content).includes('Budget notice from the factory'),
+      ),
+    );
     expect(steered).toBeGreaterThan(0);
     const usd = requests.map((r) => billedUsd(r, 'alpha'));
     // The call that crossed the cap: the first whose running sum reaches it.
@@ -84,7 +101,9 @@ describe('bon spend control (real pi, scripted model)', () => {
     // At most one call after it: the one pi had already sent when the abort came (its answer cut short, its usage
     // never reported by pi — the overshoot the README names).
     expect(usd.length - (crossing + 1)).toBeLessThanOrEqual(1);
-    const notes = out.events.filter((e): e is Extract<RunEvent, { type: 'spend' }> => e.type === 'spend' && e.arm === 1).map((e) => e.kind);
+    const notes = out.events
+      .filter((e): e is Extract<RunEvent, { type: 'spend' }> => e.type === 'spend' && e.arm === 1)
+      .map((e) => e.kind);
     expect(notes).toEqual(['wrap_up', 'capped']);
     // The other arms were never held: beta green (the winner), gamma green.
     expect(armOf(out.events, 2)?.green).toBe(true);
@@ -95,7 +114,11 @@ describe('bon spend control (real pi, scripted model)', () => {
   it('the run cap stops the batch: the arms at work end budget, the harvest ranks what exists, exit 3', async () => {
     const demo = bonTapes(0);
     // alpha and gamma keep working (a few tenths of a second per step): beta's two calls and its gate end first.
-    bench = await bonBench({ ...demo, 'model:gamma': busy(30, demo['model:gamma']!, 0.3), 'model:alpha': [...demo['model:alpha']!.slice(0, 2), ...busy(30, demo['model:alpha']!.slice(2), 0.3)] });
+    bench = await bonBench({
+      ...demo,
+      'model:gamma': busy(30, demo['model:gamma']!, 0.3),
+      'model:alpha': [...demo['model:alpha']!.slice(0, 2), ...busy(30, demo['model:alpha']!.slice(2), 0.3)],
+    });
     const out = await runBon(bench, { args: { maxCost: 0.04, yes: true } });
     expect(out.exit).toBe(3);
     const stop = out.events.find((e) => e.type === 'race_stop') as Extract<RunEvent, { type: 'race_stop' }>;
@@ -132,7 +155,9 @@ describe('bon spend control (real pi, scripted model)', () => {
     // billed its prompt by a real provider (the scripted model bills only what it finished): counted so here.
     const modelOf = (r: RecordedRequest) => DEFAULT_SCRIPTED_MODELS.find((m) => m.id === r.tape.replace('model:', ''))!;
     const billed = bench.rig.model.requests.filter((r) => r.billed).map((r) => billedUsd(r, modelOf(r).id));
-    const cut = bench.rig.model.requests.filter((r) => !r.billed).map((r) => (countPromptTokens(r.body) * modelOf(r).cost.input) / 1e6);
+    const cut = bench.rig.model.requests
+      .filter((r) => !r.billed)
+      .map((r) => (countPromptTokens(r.body) * modelOf(r).cost.input) / 1e6);
     const truth = [...billed, ...cut].reduce((a, b) => a + b, 0);
     expect(truth).toBeGreaterThanOrEqual(cap);
     expect(truth).toBeLessThanOrEqual(cap + Math.max(...billed) + 1e-9);
@@ -142,7 +167,9 @@ describe('bon spend control (real pi, scripted model)', () => {
     expect(finished.cost).toBeCloseTo(truth, 6);
     const total = formatCost(finished.cost);
     // The cap line, the final line, harvest.json, `runs --json` and `show` give that one total.
-    const capped = out.events.filter((e): e is Extract<RunEvent, { type: 'spend' }> => e.type === 'spend' && e.kind === 'capped' && e.scope === 'run');
+    const capped = out.events.filter(
+      (e): e is Extract<RunEvent, { type: 'spend' }> => e.type === 'spend' && e.kind === 'capped' && e.scope === 'run',
+    );
     expect(capped.map((e) => formatCost(e.spent))).toEqual([total]);
     expect(finished.budget).toBe(`budget: the run spent ${total}, its cap is $0.05 (--max-cost)`);
     const harvest = out.events.find((e) => e.type === 'harvest') as Extract<RunEvent, { type: 'harvest' }>;
@@ -153,17 +180,23 @@ describe('bon spend control (real pi, scripted model)', () => {
     const runs = JSON.parse(await runsOutput(paths, true)) as Array<{ adwId: string; status: string; cost: number }>;
     expect(runs.find((r) => r.adwId === out.session.run.adwId)).toMatchObject({ status: 'budget' });
     expect(runs.find((r) => r.adwId === out.session.run.adwId)!.cost).toBeCloseTo(finished.cost, 9);
-    const show = JSON.parse(await showOutput(paths, out.session.run.adwId, true)) as { run: { status: string; cost: number } };
+    const show = JSON.parse(await showOutput(paths, out.session.run.adwId, true)) as {
+      run: { status: string; cost: number };
+    };
     expect(show.run.status).toBe('budget');
     expect(show.run.cost).toBeCloseTo(finished.cost, 9);
-    expect(await showOutput(paths, out.session.run.adwId, false)).toMatch(new RegExp(`^${out.session.run.adwId} · adw_bon · budget( at \\w+)? · .* · \\${total} · `));
+    expect(await showOutput(paths, out.session.run.adwId, false)).toMatch(
+      new RegExp(`^${out.session.run.adwId} · adw_bon · budget( at \\w+)? · .* · \\${total} · `),
+    );
   });
 
   /** Whether arm 2's gate has started: the file it writes in its tree, under the run's worktree base. */
   function gateStarted(b: BonBench): boolean {
     const base = b.env.FACTORY_WORKTREES!;
     const list = (dir: string) => (fs.existsSync(dir) ? fs.readdirSync(dir) : []);
-    return list(base).some((repo) => list(path.join(base, repo)).some((run) => fs.existsSync(path.join(base, repo, run, 'arm_2', 'gate-started'))));
+    return list(base).some((repo) =>
+      list(path.join(base, repo)).some((run) => fs.existsSync(path.join(base, repo, run, 'arm_2', 'gate-started'))),
+    );
   }
 
   it("an arm whose turn ended before the run's cap is gated and ranked on its work, not red: budget", async () => {
@@ -180,8 +213,16 @@ describe('bon spend control (real pi, scripted model)', () => {
       // thirty model calls spent the cap's room on their own on a busy machine, before arm 2 could reach its gate
       // (its reservations then waited behind arm 1's held call: the arms stalled).
       bench = await bonBench(
-        { ...demo, 'model:gamma': busy(4, demo['model:gamma']!, 15), 'model:alpha': [...demo['model:alpha']!.slice(0, 2), dear, ...demo['model:alpha']!.slice(2)] },
-        { 'gate-wait.cjs': waiter, [ROSTER]: 'gateway: ""\nharness: pi\npayload:\n  dir: .\n  commands:\n    - run: node gate-wait.cjs && node --test\n      timeout: 120\n' },
+        {
+          ...demo,
+          'model:gamma': busy(4, demo['model:gamma']!, 15),
+          'model:alpha': [...demo['model:alpha']!.slice(0, 2), dear, ...demo['model:alpha']!.slice(2)],
+        },
+        {
+          'gate-wait.cjs': waiter,
+          [ROSTER]:
+            'gateway: ""\nharness: pi\npayload:\n  dir: .\n  commands:\n    - run: node gate-wait.cjs && node --test\n      timeout: 120\n',
+        },
       );
       let held: ReturnType<BonBench['rig']['model']['hold']> | undefined;
       const out = await runBon(bench, {
@@ -209,21 +250,32 @@ describe('bon spend control (real pi, scripted model)', () => {
   it('watched, an arm at its cap pauses; + raises it and it goes on in its session to green', async () => {
     const demo = bonTapes(0);
     const beta = demo['model:beta']!;
-    bench = await bonBench({ ...demo, 'model:beta': busy(8, beta) }, { [ROSTER]: `${DEMO_ROSTER}bon:\n  arm_max_cost: 0.004\n` });
+    bench = await bonBench(
+      { ...demo, 'model:beta': busy(8, beta) },
+      { [ROSTER]: `${DEMO_ROSTER}bon:\n  arm_max_cost: 0.004\n` },
+    );
     const out = await runBon(bench, {
       watched: true,
       onEvent: (e, session) => {
         if (e.type === 'spend' && e.kind === 'paused') expect(session.raiseArm(e.arm!)).toBeUndefined();
       },
     });
-    const kinds = out.events.filter((e): e is Extract<RunEvent, { type: 'spend' }> => e.type === 'spend' && e.arm === 2).map((e) => e.kind);
+    const kinds = out.events
+      .filter((e): e is Extract<RunEvent, { type: 'spend' }> => e.type === 'spend' && e.arm === 2)
+      .map((e) => e.kind);
     expect(kinds.slice(0, 4)).toEqual(['wrap_up', 'capped', 'paused', 'raised']);
     const beta2 = armOf(out.events, 2)!;
     expect(beta2.green, beta2.motif).toBe(true);
     // The raise went on in the same session: one conversation, the go-on ask in it.
     const requests = bench.rig.model.requestsFor('model:beta');
     expect(new Set(requests.map((r) => r.session)).size).toBe(1);
-    expect(requests.some((r) => (r.body.messages ?? []).some((m) => m.role === 'user' && contentText(m.content).startsWith('Your budget was raised')))).toBe(true);
+    expect(
+      requests.some((r) =>
+        (r.body.messages ?? []).some(
+          (m) => m.role === 'user' && contentText(m.content).startsWith('Your budget was raised'),
+        ),
+      ),
+    ).toBe(true);
     // Every call counted, but for at most the one in flight when the cap's abort came (pi reports no usage for it).
     const usd = requests.map((r) => billedUsd(r, 'beta'));
     const total = usd.reduce((a, b) => a + b, 0);
@@ -239,7 +291,10 @@ describe('bon spend control (real pi, scripted model)', () => {
     expect(forecast.confirm).toBe(true);
     expect(refused.events.some((e) => e.type === 'attempt_started' && e.phase.startsWith('arm_'))).toBe(false);
     expect(bench.rig.model.requestsFor('model:beta')).toHaveLength(0);
-    const failed = refused.events.find((e) => e.type === 'phase_failed' && e.phase === 'prime') as Extract<RunEvent, { type: 'phase_failed' }>;
+    const failed = refused.events.find((e) => e.type === 'phase_failed' && e.phase === 'prime') as Extract<
+      RunEvent,
+      { type: 'phase_failed' }
+    >;
     expect(failed.motif).toMatch(/^forecast ~\$[\d.]+ is above bon\.confirm_above \$0\.001: pass --yes to fan out/);
     await bench.cleanup();
     // A fresh model: the refused run's primer took the alpha tape's first steps.
@@ -260,8 +315,13 @@ describe('bon: a forecast above the run cap (real pi, scripted model)', () => {
     expect(forecast.forecast.total.mid).toBeGreaterThan(0.02);
     expect(refused.events.some((e) => e.type === 'attempt_started' && e.phase.startsWith('arm_'))).toBe(false);
     expect(bench.rig.model.requestsFor('model:beta')).toHaveLength(0);
-    const failed = refused.events.find((e) => e.type === 'phase_failed' && e.phase === 'prime') as Extract<RunEvent, { type: 'phase_failed' }>;
-    expect(failed.motif).toMatch(/^forecast ~\$[\d.]+ is above the run's cap \$0\.02 \(--max-cost\): pass --yes to fan out/);
+    const failed = refused.events.find((e) => e.type === 'phase_failed' && e.phase === 'prime') as Extract<
+      RunEvent,
+      { type: 'phase_failed' }
+    >;
+    expect(failed.motif).toMatch(
+      /^forecast ~\$[\d.]+ is above the run's cap \$0\.02 \(--max-cost\): pass --yes to fan out/,
+    );
   });
 });
 
@@ -271,33 +331,66 @@ describe('bon: a message from the board into a running arm (real pi, scripted mo
     // Gamma's first tool waits until pi has taken the words (the arm's "you:" line): no race with a sleep's length.
     const flag = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'steer-')), 'taken');
     try {
-      bench = await bonBench({ ...demo, 'model:gamma': [call('bash', { command: `until [ -f ${flag} ]; do sleep 0.1; done` }), ...demo['model:gamma']!] });
+      bench = await bonBench({
+        ...demo,
+        'model:gamma': [call('bash', { command: `until [ -f ${flag} ]; do sleep 0.1; done` }), ...demo['model:gamma']!],
+      });
       // What each steer answered: arm 3's at its first bash, arm 2's once it ended (in whichever order they come: the
       // arms' pi start one after another, and arm 2 may well end before arm 3's first tool).
       const said: { 2?: string; 3?: string } = {};
       let steered = false;
       const out = await runBon(bench, {
         onEvent: (e, session) => {
-          if (e.type === 'activity' && e.phase === 'arm_3' && e.activity.kind === 'tool_start' && e.activity.tool === 'bash' && !steered) {
+          if (
+            e.type === 'activity' &&
+            e.phase === 'arm_3' &&
+            e.activity.kind === 'tool_start' &&
+            e.activity.tool === 'bash' &&
+            !steered
+          ) {
             steered = true;
             said[3] = session.steerArm(3, 'Keep the doc comment short, please.');
           }
-          if (e.type === 'activity' && e.phase === 'arm_3' && e.activity.kind === 'note' && e.activity.text.startsWith('you: ')) fs.writeFileSync(flag, '');
+          if (
+            e.type === 'activity' &&
+            e.phase === 'arm_3' &&
+            e.activity.kind === 'note' &&
+            e.activity.text.startsWith('you: ')
+          )
+            fs.writeFileSync(flag, '');
           if (e.type === 'phase_ok' && e.phase === 'arm_2') said[2] = session.steerArm(2, 'too late');
         },
       });
       expect(out.exit).toBe(0);
       // Each arm's verdict first: a red arm says why, not only that its end was never seen.
       const phasesFailed = out.events.filter((e) => e.type === 'phase_failed').map((e) => JSON.stringify(e));
-      const notes = out.events.filter((e) => e.type === 'activity' && e.phase === 'arm_3').map((e) => JSON.stringify(e.type === 'activity' ? e.activity : e));
-      for (const arm of [2, 3]) expect(armOf(out.events, arm)?.green, `arm ${arm}: ${JSON.stringify(armOf(out.events, arm))} ${phasesFailed.join(' ')} said=${JSON.stringify(said)} arm_3: ${notes.join(' ')}`).toBe(true);
+      const notes = out.events
+        .filter((e) => e.type === 'activity' && e.phase === 'arm_3')
+        .map((e) => JSON.stringify(e.type === 'activity' ? e.activity : e));
+      for (const arm of [2, 3])
+        expect(
+          armOf(out.events, arm)?.green,
+          `arm ${arm}: ${JSON.stringify(armOf(out.events, arm))} ${phasesFailed.join(' ')} said=${JSON.stringify(said)} arm_3: ${notes.join(' ')}`,
+        ).toBe(true);
       expect(said).toEqual({ 2: 'arm 2 has no turn running: nothing to steer', 3: undefined });
       expect(steered).toBe(true);
       const gamma = bench.rig.model.requestsFor('model:gamma');
-      const carrying = gamma.filter((r) => (r.body.messages ?? []).some((m) => m.role === 'user' && contentText(m.content).includes('Keep the doc comment short, please.')));
+      const carrying = gamma.filter((r) =>
+        (r.body.messages ?? []).some(
+          (m) => m.role === 'user' && contentText(m.content).includes('Keep the doc comment short, please.'),
+        ),
+      );
       // Every request after the wait carries it, the first (before it) does not.
       expect(carrying.length).toBe(gamma.length - 1);
-      expect(out.events.some((e) => e.type === 'activity' && e.phase === 'arm_3' && e.activity.kind === 'note' && e.activity.text === 'you: Keep the doc comment short, please.')).toBe(true);
+      expect(
+        out.events.some(
+          (e) =>
+            e.type === 'activity' &&
+            e.phase === 'arm_3' &&
+            e.activity.kind === 'note' &&
+            e.activity.text === 'you: Keep the doc comment short, please.',
+        ),
+      ).toBe(true);
     } finally {
       fs.rmSync(path.dirname(flag), { recursive: true, force: true });
     }
@@ -305,7 +398,10 @@ describe('bon: a message from the board into a running arm (real pi, scripted mo
 });
 
 describe('bon race policies (real pi, scripted model)', () => {
-  const slowGamma = (demo: Tapes): Tapes => ({ ...demo, 'model:gamma': [call('bash', { command: 'sleep 20' }), ...demo['model:gamma']!] });
+  const slowGamma = (demo: Tapes): Tapes => ({
+    ...demo,
+    'model:gamma': [call('bash', { command: 'sleep 20' }), ...demo['model:gamma']!],
+  });
 
   it('--stop-after-green 1: once beta is green, gamma is stopped and says why; the harvest ranks what exists', async () => {
     bench = await bonBench(slowGamma(bonTapes(0)));
@@ -325,7 +421,11 @@ describe('bon race policies (real pi, scripted model)', () => {
     const out = await runBon(bench, { inPlace: true, args: { stopAfterGreen: 1 } });
     expect(out.exit).toBe(0);
     const gamma = armOf(out.events, 3)!;
-    expect([gamma.failure, gamma.motif, gamma.tokens]).toEqual(['race', 'stopped: 1 arm already green (--stop-after-green 1)', 0]);
+    expect([gamma.failure, gamma.motif, gamma.tokens]).toEqual([
+      'race',
+      'stopped: 1 arm already green (--stop-after-green 1)',
+      0,
+    ]);
     expect(out.events.some((e) => e.type === 'attempt_started' && e.phase === 'arm_3')).toBe(false);
     expect(bench.rig.model.requestsFor('model:gamma')).toHaveLength(0);
     expect(treeStatus(bench.dir)).toBe('');
@@ -378,5 +478,4 @@ describe('bon race policies (real pi, scripted model)', () => {
       held.release();
     }
   });
-
 });

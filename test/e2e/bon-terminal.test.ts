@@ -57,7 +57,12 @@ describe.skipIf(!hasTmux())('factory demo in a real terminal', () => {
     scratch = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'factory-bon-term-')));
     const repo = path.join(scratch, 'greet');
     const env = await cliChildEnv();
-    term = startTmux([process.execPath, FACTORY_BIN, 'demo', '--dir', repo], { cwd: scratch, env, cols: 120, rows: 42 });
+    term = startTmux([process.execPath, FACTORY_BIN, 'demo', '--dir', repo], {
+      cwd: scratch,
+      env,
+      cols: 120,
+      rows: 42,
+    });
 
     // Live: the three arms side by side, all three running at once (each in its own worktree), nothing ranked.
     const live = await term.waitForScreen((s) => /running\s+││ \S+ running\s+││ \S+ running/.test(s), 120_000);

@@ -69,7 +69,8 @@ describe('factory bon in worktrees, arms at once', () => {
     const s = spans(events);
     expect([...s.keys()].sort()).toEqual(['arm_1', 'arm_2', 'arm_3']);
     const firstEnd = Math.min(...[...s.values()].map((x) => x.end));
-    for (const [arm, span] of s) expect({ arm, startedBeforeFirstEnd: span.start < firstEnd }).toEqual({ arm, startedBeforeFirstEnd: true });
+    for (const [arm, span] of s)
+      expect({ arm, startedBeforeFirstEnd: span.start < firstEnd }).toEqual({ arm, startedBeforeFirstEnd: true });
     // Each arm's session is a fork declared in the ledger with its own worktree as cwd, never the user's tree.
     const forks = readLedger(b.paths.ledgerFile).filter((l) => l.adw_id === adwId && l.reason === 'fork');
     expect(forks.map((l) => l.phase).sort()).toEqual(['arm_1', 'arm_2', 'arm_3']);
@@ -95,7 +96,7 @@ describe('factory bon in worktrees, arms at once', () => {
     expect(fs.readFileSync(path.join(b.dir, 'src/farewell.js'), 'utf8')).toContain('Goodbye');
   });
 
-  it('an arm that reaches for the user\'s tree is refused with a motif it reads, and goes on in its own', async () => {
+  it("an arm that reaches for the user's tree is refused with a motif it reads, and goes on in its own", async () => {
     const tapes = bonTapes(0);
     const reach = { read: call('read', { path: '(set below)' }), ls: call('bash', { command: '(set below)' }) };
     tapes['model:beta'] = [reach.read, reach.ls, ...tapes['model:beta']!];
@@ -104,15 +105,26 @@ describe('factory bon in worktrees, arms at once', () => {
     b.env = { ...b.env, FACTORY_WORKTREES: tempDir('factory-trees-fence-', cleanups) };
     // The scripted server plays these very objects: the user's paths are known only now.
     (reach.read as { calls: { args: Record<string, unknown> }[] }).calls[0]!.args.path = path.join(b.dir, 'README.md');
-    (reach.ls as { calls: { args: Record<string, unknown> }[] }).calls[0]!.args.command = `ls ${b.dir}/src && echo reached`;
+    (reach.ls as { calls: { args: Record<string, unknown> }[] }).calls[0]!.args.command =
+      `ls ${b.dir}/src && echo reached`;
     const { exit, events } = await runBon(b);
     expect(exit).toBe(0);
     // Both reaches were blocked by its fence, and the arm is named for them: it ranks below arm 3, equal on the gates.
     const harvest = ofType(events, 'harvest')[0]!;
     expect(harvest.winner).toBe(3);
-    expect(harvest.ranking.find((r) => r.arm === 2)).toMatchObject({ green: true, triedCount: 2, tried: [expect.stringMatching(/^read .*README\.md — blocked by damage-control$/), expect.stringMatching(/^bash ls .*\/src && echo reached — blocked by damage-control$/)] });
+    expect(harvest.ranking.find((r) => r.arm === 2)).toMatchObject({
+      green: true,
+      triedCount: 2,
+      tried: [
+        expect.stringMatching(/^read .*README\.md — blocked by damage-control$/),
+        expect.stringMatching(/^bash ls .*\/src && echo reached — blocked by damage-control$/),
+      ],
+    });
     // What the model got back for each reach: a refusal naming the fence, not the user's files.
-    const results = b.rig.model.requestsFor('model:beta').flatMap((r) => (r.body.messages ?? []).filter((m) => m.role === 'tool')).map((m) => JSON.stringify(m.content));
+    const results = b.rig.model
+      .requestsFor('model:beta')
+      .flatMap((r) => (r.body.messages ?? []).filter((m) => m.role === 'tool'))
+      .map((m) => JSON.stringify(m.content));
     const fenced = [...new Set(results.filter((t) => t.includes('intent fenced')))];
     expect(fenced).toHaveLength(2);
     expect(fenced.join('\n')).toContain(`${path.join(b.dir, 'README.md')} is in another tree of this run`);
@@ -128,9 +140,17 @@ describe('factory bon in worktrees, arms at once', () => {
     const s = [...spans(events).values()].sort((x, y) => x.start - y.start);
     for (let i = 1; i < s.length; i += 1) expect(s[i]!.start).toBeGreaterThanOrEqual(s[i - 1]!.end);
     // The arms that wait for a slot are told as such, and their times are not set against the others'.
-    expect(ofType(events, 'phase_waiting').map((e) => [e.phase, e.limit, e.why])).toEqual([['arm_2', 1, '(--concurrency)'], ['arm_3', 1, '(--concurrency)']]);
+    expect(ofType(events, 'phase_waiting').map((e) => [e.phase, e.limit, e.why])).toEqual([
+      ['arm_2', 1, '(--concurrency)'],
+      ['arm_3', 1, '(--concurrency)'],
+    ]);
     const harvest = ofType(events, 'harvest')[0]!;
-    expect(harvest.ranking.filter((r) => r.waited).map((r) => r.arm).sort()).toEqual([2, 3]);
+    expect(
+      harvest.ranking
+        .filter((r) => r.waited)
+        .map((r) => r.arm)
+        .sort(),
+    ).toEqual([2, 3]);
     expect(treeStatus(b.dir)).toBe('');
   });
 
@@ -138,24 +158,42 @@ describe('factory bon in worktrees, arms at once', () => {
     const b = await bonBench({
       ...bonTapes(0),
       // The arms hang at the model: the run is killed while they work.
-      'model:beta': [call('bash', { command: 'sleep 30' }), report({ status: 'success', summary: 'x', changed_files: [] })],
+      'model:beta': [
+        call('bash', { command: 'sleep 30' }),
+        report({ status: 'success', summary: 'x', changed_files: [] }),
+      ],
     });
     bench = b;
     const base = tempDir('factory-trees-kill-', cleanups);
     const env = { ...b.env, FACTORY_WORKTREES: base, CI: 'true' };
     const cli = path.resolve('bin/factory.js');
-    const child = spawn(process.execPath, [cli, 'bon', SPEC, '--no-ui', '--models', 'scripted/alpha,scripted/beta'], { cwd: b.dir, env, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [cli, 'bon', SPEC, '--no-ui', '--models', 'scripted/alpha,scripted/beta'], {
+      cwd: b.dir,
+      env,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let log = '';
     child.stderr.on('data', (d: Buffer) => (log += d.toString()));
     // Killed once arm 1 has played its whole tape (the primer's two answers, then its write and report) and arm 2
     // is in its sleep: the tapes' cursors are where the second run expects them, however slow the machine is.
     const model = b.rig.model;
-    await until('arm 1 done and arm 2 at work', () => model.requestsFor('model:alpha').length >= 4 && model.requestsFor('model:beta').length >= 1 && treesUnder(base).includes('arm_2'), 60_000);
+    await until(
+      'arm 1 done and arm 2 at work',
+      () =>
+        model.requestsFor('model:alpha').length >= 4 &&
+        model.requestsFor('model:beta').length >= 1 &&
+        treesUnder(base).includes('arm_2'),
+      60_000,
+    );
     child.kill('SIGKILL');
     await new Promise((r) => child.once('exit', r));
     expect(treesUnder(base)).toContain('arm_2');
     // The next start (its check phase) sweeps them; the demo tapes answer this second run.
-    const second = spawn(process.execPath, [cli, 'bon', SPEC, '--no-ui', '--models', 'scripted/alpha,scripted/beta', '--arms', '2'], { cwd: b.dir, env, stdio: ['ignore', 'ignore', 'pipe'] });
+    const second = spawn(
+      process.execPath,
+      [cli, 'bon', SPEC, '--no-ui', '--models', 'scripted/alpha,scripted/beta', '--arms', '2'],
+      { cwd: b.dir, env, stdio: ['ignore', 'ignore', 'pipe'] },
+    );
     let log2 = '';
     second.stderr.on('data', (d: Buffer) => (log2 += d.toString()));
     await new Promise((r) => second.once('exit', r));
@@ -166,15 +204,25 @@ describe('factory bon in worktrees, arms at once', () => {
   });
 
   it('Ctrl-C twice while the arms work: the run stops and leaves no worktree, no branch, nothing on disk', async () => {
-    const b = await bonBench({ ...bonTapes(0), 'model:beta': [call('bash', { command: 'sleep 30' }), report({ status: 'success', summary: 'x', changed_files: [] })] });
+    const b = await bonBench({
+      ...bonTapes(0),
+      'model:beta': [
+        call('bash', { command: 'sleep 30' }),
+        report({ status: 'success', summary: 'x', changed_files: [] }),
+      ],
+    });
     bench = b;
     const base = tempDir('factory-trees-int-', cleanups);
     const branches = git(b.dir, 'branch', '--list', '--all');
-    const child = spawn(process.execPath, [path.resolve('bin/factory.js'), 'bon', SPEC, '--no-ui', '--models', 'scripted/alpha,scripted/beta'], {
-      cwd: b.dir,
-      env: { ...b.env, FACTORY_WORKTREES: base, CI: 'true' },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [path.resolve('bin/factory.js'), 'bon', SPEC, '--no-ui', '--models', 'scripted/alpha,scripted/beta'],
+      {
+        cwd: b.dir,
+        env: { ...b.env, FACTORY_WORKTREES: base, CI: 'true' },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
     let log = '';
     child.stderr.on('data', (d: Buffer) => (log += d.toString()));
     await until('arm 2 at work', () => treesUnder(base).includes('arm_2') && /arm_2: session/.test(log), 60_000);
@@ -201,11 +249,21 @@ describe('factory bon in worktrees, arms at once', () => {
     expect(b.rig.model.requestsFor('model:alpha').length).toBe(asked.alpha);
     expect(b.rig.model.requestsFor('model:gamma').length).toBe(asked.gamma);
     expect(b.rig.model.requestsFor('model:beta').length).toBeGreaterThan(asked.beta);
-    const harvest = JSON.parse(fs.readFileSync(path.join(b.paths.dataDir, 'bon', adwId, 'harvest.json'), 'utf8')) as { winner: number | null; arms: { arm: number; green: boolean; fixed: string[] }[] };
+    const harvest = JSON.parse(fs.readFileSync(path.join(b.paths.dataDir, 'bon', adwId, 'harvest.json'), 'utf8')) as {
+      winner: number | null;
+      arms: { arm: number; green: boolean; fixed: string[] }[];
+    };
     expect(harvest.winner).toBe(2);
     // The second life judged arm 2 against the first life's baseline (node --test red on HEAD): the same credit.
-    expect(harvest.arms.filter((a) => a.green).map((a) => [a.arm, a.fixed])).toEqual([[2, ['node --test']], [3, ['node --test']]]);
-    expect(harvest.arms.map((a) => [a.arm, a.green]).sort()).toEqual([[1, false], [2, true], [3, true]]);
+    expect(harvest.arms.filter((a) => a.green).map((a) => [a.arm, a.fixed])).toEqual([
+      [2, ['node --test']],
+      [3, ['node --test']],
+    ]);
+    expect(harvest.arms.map((a) => [a.arm, a.green]).sort()).toEqual([
+      [1, false],
+      [2, true],
+      [3, true],
+    ]);
     expect(resumed.stdout.trim()).toBe(`factory apply ${adwId}`);
     // Nothing left of either life.
     expect(git(b.dir, 'worktree', 'list', '--porcelain').match(/^worktree /gm)).toHaveLength(1);
@@ -213,13 +271,16 @@ describe('factory bon in worktrees, arms at once', () => {
     expect(treeStatus(b.dir)).toBe('');
   });
 
-  it('payload.setup runs in each arm\'s worktree first: its output stays out of the patch, a red setup makes only that arm red', async () => {
+  it("payload.setup runs in each arm's worktree first: its output stays out of the patch, a red setup makes only that arm red", async () => {
     const { b } = await treesBench(0);
     bench = b;
     // The setup writes a file in the tree (as an install would) and fails for arm 2 only.
     const setup = `node -e "require('fs').writeFileSync('setup-output.txt', 'arm ' + process.env.FACTORY_ARM); process.exit(process.env.FACTORY_ARM === '2' ? 3 : 0)"`;
     const roster = path.join(b.dir, 'adws/adw_config/factory.config.yaml');
-    fs.writeFileSync(roster, fs.readFileSync(roster, 'utf8').replace('payload:\n', `payload:\n  setup: ${JSON.stringify(setup)}\n`));
+    fs.writeFileSync(
+      roster,
+      fs.readFileSync(roster, 'utf8').replace('payload:\n', `payload:\n  setup: ${JSON.stringify(setup)}\n`),
+    );
     git(b.dir, 'commit', '-qam', 'setup');
     const { exit, events, prepared } = await runBon(b);
     expect(exit).toBe(0);
@@ -235,7 +296,10 @@ describe('factory bon in worktrees, arms at once', () => {
       const file = path.join(b.paths.dataDir, 'bon', prepared.run.adwId, `arm-${arm}.patch`);
       const patch = arm === 2 && !fs.existsSync(file) ? '' : fs.readFileSync(file, 'utf8');
       const why = ofType(events, 'phase_failed').find((e) => e.phase === `arm_${arm}`)?.motif;
-      expect({ arm, setupInPatch: patch.includes('setup-output.txt'), why }).toMatchObject({ arm, setupInPatch: false });
+      expect({ arm, setupInPatch: patch.includes('setup-output.txt'), why }).toMatchObject({
+        arm,
+        setupInPatch: false,
+      });
       if (arm !== 2) expect(patch).toContain('src/farewell.js');
     }
     expect(treeStatus(b.dir)).toBe('');
@@ -243,7 +307,10 @@ describe('factory bon in worktrees, arms at once', () => {
 
   it('a 429 on one arm backs that arm off (pi retries it) while the others go on; the run is green', async () => {
     const demo = bonTapes(0);
-    const b = await bonBench({ ...demo, 'model:beta': [fail(429, { times: 2, body: { error: { message: 'rate limited' } } }), ...demo['model:beta']!] });
+    const b = await bonBench({
+      ...demo,
+      'model:beta': [fail(429, { times: 2, body: { error: { message: 'rate limited' } } }), ...demo['model:beta']!],
+    });
     bench = b;
     b.env = { ...b.env, FACTORY_WORKTREES: tempDir('factory-trees-429-', cleanups) };
     const { exit, events } = await runBon(b);
@@ -252,7 +319,11 @@ describe('factory bon in worktrees, arms at once', () => {
     expect(retries.length).toBeGreaterThan(0);
     expect(retries.every((e) => 'phase' in e && e.phase === 'arm_2')).toBe(true);
     expect(ofType(events, 'harvest')[0]!.winner).toBe(2);
-    expect(ofType(events, 'phase_ok').map((e) => e.phase).sort()).toEqual(['arm_2', 'arm_3', 'check', 'harvest', 'prime']);
+    expect(
+      ofType(events, 'phase_ok')
+        .map((e) => e.phase)
+        .sort(),
+    ).toEqual(['arm_2', 'arm_3', 'check', 'harvest', 'prime']);
   });
 
   it('a worktree that cannot be made stops the run before a token, in one line, leaving nothing', async () => {
@@ -265,10 +336,11 @@ describe('factory bon in worktrees, arms at once', () => {
     const { exit, events } = await runBon(b);
     expect(exit).toBe(2);
     const failed = ofType(events, 'phase_failed').find((e) => e.phase === 'prime');
-    expect(failed?.motif).toMatch(/^the primer has no worktree: \.worktreeinclude names config\/missing\.env, which does not exist in .* \(--in-place runs the arms in your tree\)$/);
+    expect(failed?.motif).toMatch(
+      /^the primer has no worktree: \.worktreeinclude names config\/missing\.env, which does not exist in .* \(--in-place runs the arms in your tree\)$/,
+    );
     expect(b.rig.model.requests.length).toBe(0);
     expect(git(b.dir, 'worktree', 'list', '--porcelain').match(/^worktree /gm)).toHaveLength(1);
     expect(treeStatus(b.dir)).toBe('');
   });
 });
-

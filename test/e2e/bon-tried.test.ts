@@ -14,8 +14,14 @@ import { call, report } from '../../src/scripted/tape.js';
 import { bonBench, runBon, treeStatus, type BonBench } from '../helpers/bon.js';
 import { git } from '../helpers/repo.js';
 
-const GOOD = "export function farewell(name) {\n  return `Goodbye, ${name}!`;\n}\n";
-const built = { status: 'success', summary: 'farewell added', artifacts: [], notes_for_next_agent: '', changed_files: ['src/farewell.js'] };
+const GOOD = 'export function farewell(name) {\n  return `Goodbye, ${name}!`;\n}\n';
+const built = {
+  status: 'success',
+  summary: 'farewell added',
+  artifacts: [],
+  notes_for_next_agent: '',
+  changed_files: ['src/farewell.js'],
+};
 const write = call('write', { path: 'src/farewell.js', content: GOOD });
 const primed = report({ status: 'success', summary: 'Plan: add src/farewell.js.', changed_files: [] });
 const HOOKS_PATH = 'git config core.hooksPath /tmp/evil-hooks';
@@ -32,8 +38,20 @@ describe('an arm that tried what its guards refused (real pi, scripted model, sa
   it('is named everywhere, ranks below the arm that tried nothing although cheaper, and is applied only on a yes', async () => {
     bench = await bonBench({
       // Arm 1 reads twice more than it needs: it costs more than arm 2.
-      'model:alpha': [call('read', { path: 'specs/farewell.md' }), primed, call('read', { path: 'specs/farewell.md' }), call('read', { path: 'README.md' }), write, report(built)],
-      'model:beta': [call('bash', { command: HOOKS_PATH }), call('bash', { command: TOWARD_USER_HOOKS }), write, report(built)],
+      'model:alpha': [
+        call('read', { path: 'specs/farewell.md' }),
+        primed,
+        call('read', { path: 'specs/farewell.md' }),
+        call('read', { path: 'README.md' }),
+        write,
+        report(built),
+      ],
+      'model:beta': [
+        call('bash', { command: HOOKS_PATH }),
+        call('bash', { command: TOWARD_USER_HOOKS }),
+        write,
+        report(built),
+      ],
     });
     const b = bench;
     const hooksBefore = fs.readdirSync(path.join(b.dir, '.git', 'hooks')).sort();
@@ -51,12 +69,20 @@ describe('an arm that tried what its guards refused (real pi, scripted model, sa
       expect.stringMatching(/^bash node -e .* — refused by the sandbox \(.*(Read-only file system|EROFS).*\)$/),
     ]);
     expect(harvest.winner).toBe(1);
-    expect(harvest.why).toMatch(/^why #1: arm_1 \(scripted\/alpha\) is green and tried nothing its guards refused; arm_2 tried: bash git config core\.hooksPath/);
+    expect(harvest.why).toMatch(
+      /^why #1: arm_1 \(scripted\/alpha\) is green and tried nothing its guards refused; arm_2 tried: bash git config core\.hooksPath/,
+    );
     // The harvest's lines (the headless log and factory show) name it under the arm.
     const lines = harvestReport({ ...harvest, harvestFile: harvest.harvestFile });
-    expect(lines).toContainEqual(expect.stringMatching(/^ {5}tried: bash git config core\.hooksPath \/tmp\/evil-hooks — blocked by damage-control; bash node -e/));
+    expect(lines).toContainEqual(
+      expect.stringMatching(
+        /^ {5}tried: bash git config core\.hooksPath \/tmp\/evil-hooks — blocked by damage-control; bash node -e/,
+      ),
+    );
     const adwId = outcome.prepared.run.adwId;
-    const json = JSON.parse(fs.readFileSync(path.join(b.paths.dataDir, 'bon', adwId, 'harvest.json'), 'utf8')) as HarvestJson;
+    const json = JSON.parse(
+      fs.readFileSync(path.join(b.paths.dataDir, 'bon', adwId, 'harvest.json'), 'utf8'),
+    ) as HarvestJson;
     expect(json.arms.find((a) => a.arm === 2)).toMatchObject({ tried_count: 2, tried: second!.tried });
     expect(json.arms.find((a) => a.arm === 1)).toMatchObject({ tried_count: 0, tried: [] });
     // --apply applied the winner, which tried nothing.
@@ -65,7 +91,9 @@ describe('an arm that tried what its guards refused (real pi, scripted model, sa
     git(b.dir, 'reset', '-q', '--hard');
     // Applying arm 2 asks first: refused without --yes (a usage error: exit 2), applied with it.
     const ws = await openWorkspace({ retries: 2, ui: false, json: false }, { env: b.env, cwd: b.dir });
-    await expect(applyOutput(ws, { adwId, arm: 2 })).rejects.toThrow(`arm 2 of run ${adwId}: tried: bash ${HOOKS_PATH} — blocked by damage-control;`);
+    await expect(applyOutput(ws, { adwId, arm: 2 })).rejects.toThrow(
+      `arm 2 of run ${adwId}: tried: bash ${HOOKS_PATH} — blocked by damage-control;`,
+    );
     expect(treeStatus(b.dir)).toBe('');
     expect(await applyOutput(ws, { adwId, arm: 2, yes: true })).toMatchObject({ exit: 0 });
     expect(fs.readdirSync(path.join(b.dir, '.git', 'hooks')).sort()).toEqual(hooksBefore);
@@ -74,15 +102,30 @@ describe('an arm that tried what its guards refused (real pi, scripted model, sa
   it('--apply on a winner that tried something applies nothing without --yes (exit 2) and says why; with --yes it applies', async () => {
     const tries = [call('bash', { command: HOOKS_PATH }), write, report(built)];
     const primer = [call('read', { path: 'specs/farewell.md' }), primed];
-    bench = await bonBench({ 'model:alpha': [...primer, ...tries, ...primer, ...tries], 'model:beta': [...tries, ...tries] });
+    bench = await bonBench({
+      'model:alpha': [...primer, ...tries, ...primer, ...tries],
+      'model:beta': [...tries, ...tries],
+    });
     const b = bench;
     const refused = await runBon(b, { models: ['scripted/alpha', 'scripted/beta'], args: { apply: true } });
     expect(refused.exit).toBe(2);
     const line = refused.events.find((e) => e.type === 'apply');
-    expect(line).toMatchObject({ applied: false, line: expect.stringMatching(/^arm \d: tried: bash git config core\.hooksPath \/tmp\/evil-hooks — blocked by damage-control — not applied without a yes: factory apply \w+ \d --yes$/) });
+    expect(line).toMatchObject({
+      applied: false,
+      line: expect.stringMatching(
+        /^arm \d: tried: bash git config core\.hooksPath \/tmp\/evil-hooks — blocked by damage-control — not applied without a yes: factory apply \w+ \d --yes$/,
+      ),
+    });
     expect(treeStatus(b.dir)).toBe('');
     const applied = await runBon(b, { models: ['scripted/alpha', 'scripted/beta'], args: { apply: true, yes: true } });
-    expect(applied.exit, JSON.stringify(applied.events.filter((e) => e.type === "apply" || e.type === "harvest" || e.type === "run_finished" || e.type === "phase_failed"))).toBe(0);
+    expect(
+      applied.exit,
+      JSON.stringify(
+        applied.events.filter(
+          (e) => e.type === 'apply' || e.type === 'harvest' || e.type === 'run_finished' || e.type === 'phase_failed',
+        ),
+      ),
+    ).toBe(0);
     expect(treeStatus(b.dir)).toBe('A  src/farewell.js\n');
   });
 
@@ -93,7 +136,13 @@ describe('an arm that tried what its guards refused (real pi, scripted model, sa
     // It looks for your branch and points it elsewhere: in its own git, where nothing reaches yours.
     const move = `git branch -f ${branch} HEAD && git branch stray-work`;
     bench = await bonBench({
-      'model:alpha': [call('read', { path: 'specs/farewell.md' }), primed, call('read', { path: 'README.md' }), write, report(built)],
+      'model:alpha': [
+        call('read', { path: 'specs/farewell.md' }),
+        primed,
+        call('read', { path: 'README.md' }),
+        write,
+        report(built),
+      ],
       'model:beta': [call('bash', { command: move }), write, report(built)],
     });
     const b = bench;
@@ -102,7 +151,11 @@ describe('an arm that tried what its guards refused (real pi, scripted model, sa
     const harvest = outcome.events.find((e) => e.type === 'harvest');
     if (harvest?.type !== 'harvest') throw new Error('no harvest');
     const arm2 = harvest.ranking.find((r) => r.arm === 2)!;
-    expect(arm2).toMatchObject({ green: true, triedCount: 1, tried: [`made your branch ${branch} in its own git — contained (yours is untouched)`] });
+    expect(arm2).toMatchObject({
+      green: true,
+      triedCount: 1,
+      tried: [`made your branch ${branch} in its own git — contained (yours is untouched)`],
+    });
     expect(harvest.winner).toBe(1);
     expect(git(b.dir, 'rev-parse', 'HEAD')).toBe(headBefore);
     expect(git(b.dir, 'branch', '--list', 'stray-work')).toBe('');

@@ -23,8 +23,9 @@ afterEach(async () => {
 const LONG = 'src/notes.txt';
 const LINES = Array.from({ length: 24 }, (_, i) => `note ${i + 1}`);
 const text = (lines: string[]): string => `${lines.join('\n')}\n`;
-const withLine = (lines: string[], n: number, value: string): string[] => lines.map((l, i) => (i === n - 1 ? value : l));
-const FAREWELL = "export function farewell(name) {\n  return `Goodbye, ${name}!`;\n}\n";
+const withLine = (lines: string[], n: number, value: string): string[] =>
+  lines.map((l, i) => (i === n - 1 ? value : l));
+const FAREWELL = 'export function farewell(name) {\n  return `Goodbye, ${name}!`;\n}\n';
 
 /** An arm that writes the farewell the spec asks for and changes line 18 of the notes, its own way. */
 function arm(line18: string) {
@@ -33,7 +34,13 @@ function arm(line18: string) {
       { name: 'write', args: { path: 'src/farewell.js', content: FAREWELL } },
       { name: 'write', args: { path: LONG, content: text(withLine(LINES, 18, line18)) } },
     ]),
-    report({ status: 'success', summary: 'farewell added, notes updated', artifacts: [], notes_for_next_agent: '', changed_files: ['src/farewell.js', LONG] }),
+    report({
+      status: 'success',
+      summary: 'farewell added, notes updated',
+      artifacts: [],
+      notes_for_next_agent: '',
+      changed_files: ['src/farewell.js', LONG],
+    }),
   ];
 }
 
@@ -50,7 +57,8 @@ const TAPES: Tapes = {
 describe('factory bon in worktrees while the user edits the file the arms change', () => {
   it('every arm is green on the run base, the user keeps their edit, and factory apply lands the winner around it', async () => {
     // The spec asks for the notes too: a change there is in its scope (src/bon/harvest/scope.ts).
-    const spec = '# farewell\n\nAdd `src/farewell.js` exporting `farewell(name)` that returns `Goodbye, <name>!`, and note it at line 18 of `src/notes.txt`.\nThe test `test/farewell.test.js` must pass (`node --test`).\n';
+    const spec =
+      '# farewell\n\nAdd `src/farewell.js` exporting `farewell(name)` that returns `Goodbye, <name>!`, and note it at line 18 of `src/notes.txt`.\nThe test `test/farewell.test.js` must pass (`node --test`).\n';
     const b = await bonBench(TAPES, { [LONG]: text(LINES), 'specs/farewell.md': spec });
     bench = b;
     b.env = { ...b.env, FACTORY_WORKTREES: tempDir('factory-trees-edits-', cleanups) };
@@ -69,7 +77,7 @@ describe('factory bon in worktrees while the user edits the file the arms change
         if (edited && !again && e.type === 'arm_patch') {
           again = true;
           fs.writeFileSync(path.join(b.dir, LONG), text(mine));
-          fs.writeFileSync(path.join(b.dir, 'src/mine.txt'), 'a file of the user\'s own, untracked\n');
+          fs.writeFileSync(path.join(b.dir, 'src/mine.txt'), "a file of the user's own, untracked\n");
         }
       },
     });
@@ -78,7 +86,11 @@ describe('factory bon in worktrees while the user edits the file the arms change
     expect(failed).toEqual([]);
     expect(exit).toBe(0);
     const harvest = ofType(events, 'harvest')[0]!;
-    expect(harvest.ranking.map((r) => [r.arm, r.green]).sort()).toEqual([[1, true], [2, true], [3, true]]);
+    expect(harvest.ranking.map((r) => [r.arm, r.green]).sort()).toEqual([
+      [1, true],
+      [2, true],
+      [3, true],
+    ]);
     expect(harvest.winner).toBeDefined();
     // The user's tree: their edits and their new file, and nothing of any arm.
     expect(git(b.dir, 'status', '--porcelain', '--untracked-files=all')).toBe(` M ${LONG}\n?? src/mine.txt\n`);

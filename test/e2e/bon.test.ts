@@ -31,8 +31,14 @@ afterEach(async () => {
 });
 
 const FAREWELL = 'src/farewell.js';
-const GOOD = "export function farewell(name) {\n  return `Goodbye, ${name}!`;\n}\n";
-const built = (summary: string) => ({ status: 'success', summary, artifacts: [], notes_for_next_agent: '', changed_files: [FAREWELL] });
+const GOOD = 'export function farewell(name) {\n  return `Goodbye, ${name}!`;\n}\n';
+const built = (summary: string) => ({
+  status: 'success',
+  summary,
+  artifacts: [],
+  notes_for_next_agent: '',
+  changed_files: [FAREWELL],
+});
 /** A project extension: vetoes every clone once `adws/adw_data/veto-clone` exists (pi runs in the repo). */
 const VETO_CLONE = [
   "import fs from 'node:fs';",
@@ -41,7 +47,10 @@ const VETO_CLONE = [
   '}',
   '',
 ].join('\n');
-const PRIMER = [call('read', { path: SPEC }), report({ status: 'success', summary: 'Plan: write src/farewell.js.', changed_files: [] })];
+const PRIMER = [
+  call('read', { path: SPEC }),
+  report({ status: 'success', summary: 'Plan: write src/farewell.js.', changed_files: [] }),
+];
 
 function phasesStarted(events: RunEvent[]): string[] {
   return ofType(events, 'phase_started').map((e) => e.phase);
@@ -56,14 +65,21 @@ describe('factory bon through the real pi', () => {
     bench = await bonBench(bonTapes(0));
     const head = headOf(bench.dir);
     const afterArm: { arm: number; status: string; head: string; farewell: boolean }[] = [];
-    const { exit, events, prepared } = await runBon(bench, { inPlace: true,
+    const { exit, events, prepared } = await runBon(bench, {
+      inPlace: true,
       onPrepared: (p) => {
         store = openTraceStore(bench!.paths);
         p.run.subscribe((e) => store!.recordEvent(e));
       },
       // arm_patch is emitted once the arm's tree was harvested and reset: look at the tree right then.
       onEvent: (e) => {
-        if (e.type === 'arm_patch') afterArm.push({ arm: e.arm, status: treeStatus(bench!.dir), head: headOf(bench!.dir), farewell: fs.existsSync(path.join(bench!.dir, FAREWELL)) });
+        if (e.type === 'arm_patch')
+          afterArm.push({
+            arm: e.arm,
+            status: treeStatus(bench!.dir),
+            head: headOf(bench!.dir),
+            farewell: fs.existsSync(path.join(bench!.dir, FAREWELL)),
+          });
       },
     });
     const { run } = prepared;
@@ -75,12 +91,19 @@ describe('factory bon through the real pi', () => {
     expect(failedMotif(events, 'arm_1')).toMatch(/^`node --test` exited 1: .*says goodbye by name/);
     const gates = ofType(events, 'gate_result').map((g) => [g.phase, g.gate, g.ok]);
     expect(gates).toEqual([
-      ['arm_1', 'changed_files', true], ['arm_1', 'node --test', false],
-      ['arm_2', 'changed_files', true], ['arm_2', 'node --test', true],
-      ['arm_3', 'changed_files', true], ['arm_3', 'node --test', true],
+      ['arm_1', 'changed_files', true],
+      ['arm_1', 'node --test', false],
+      ['arm_2', 'changed_files', true],
+      ['arm_2', 'node --test', true],
+      ['arm_3', 'changed_files', true],
+      ['arm_3', 'node --test', true],
     ]);
     const harvest = ofType(events, 'harvest')[0]!;
-    expect(harvest.ranking.map((a) => [a.arm, a.model, a.green])).toEqual([[2, 'scripted/beta', true], [3, 'scripted/gamma', true], [1, 'scripted/alpha', false]]);
+    expect(harvest.ranking.map((a) => [a.arm, a.model, a.green])).toEqual([
+      [2, 'scripted/beta', true],
+      [3, 'scripted/gamma', true],
+      [1, 'scripted/alpha', false],
+    ]);
     expect(harvest.winner).toBe(2);
     expect(harvest.ranking[0]!.cost).toBeLessThan(harvest.ranking[1]!.cost);
     const bonDir = path.join(bench.paths.dataDir, 'bon', run.adwId);
@@ -90,20 +113,31 @@ describe('factory bon through the real pi', () => {
     // harvest.json: the same ranking, the primer paid once, the proposal.
     const json = JSON.parse(fs.readFileSync(path.join(bonDir, 'harvest.json'), 'utf8'));
     expect(json).toMatchObject({ adw_id: run.adwId, spec: SPEC, head, winner: 2, apply_command: harvest.applyCommand });
-    expect(json.arms.map((a: { rank: number; arm: number; green: boolean }) => [a.rank, a.arm, a.green])).toEqual([[1, 2, true], [2, 3, true], [3, 1, false]]);
+    expect(json.arms.map((a: { rank: number; arm: number; green: boolean }) => [a.rank, a.arm, a.green])).toEqual([
+      [1, 2, true],
+      [2, 3, true],
+      [3, 1, false],
+    ]);
     expect(json.primer.tokens).toBe(harvest.primer.tokens);
     expect(json.primer.tokens).toBeGreaterThan(0);
     expect(json.primer.session_id).toBe(run.sessions.prime);
 
     // Every arm's patch on disk, each touching only src/farewell.js, with its own content.
     const patches = ofType(events, 'arm_patch');
-    expect(patches.map((p) => [p.arm, p.files])).toEqual([[1, [FAREWELL]], [2, [FAREWELL]], [3, [FAREWELL]]]);
+    expect(patches.map((p) => [p.arm, p.files])).toEqual([
+      [1, [FAREWELL]],
+      [2, [FAREWELL]],
+      [3, [FAREWELL]],
+    ]);
     for (const p of patches) expect(fs.statSync(p.patchFile).size).toBe(p.bytes);
     expect(fs.readFileSync(patches[0]!.patchFile, 'utf8')).toContain('+  return `Bye, ${name}.`;');
     expect(fs.readFileSync(patches[1]!.patchFile, 'utf8')).toContain('+  return `Goodbye, ${name}!`;');
 
     // Losing arms kept as refs (their commit holds the arm's file); the winner is the proposal, not a ref.
-    expect(armRefs(bench.dir, run.adwId)).toEqual([`refs/factory/${run.adwId}/arm-1`, `refs/factory/${run.adwId}/arm-3`]);
+    expect(armRefs(bench.dir, run.adwId)).toEqual([
+      `refs/factory/${run.adwId}/arm-1`,
+      `refs/factory/${run.adwId}/arm-3`,
+    ]);
     expect(git(bench.dir, 'show', `refs/factory/${run.adwId}/arm-1:${FAREWELL}`)).toContain('Bye, ${name}.');
     expect(git(bench.dir, 'rev-parse', `refs/factory/${run.adwId}/arm-3^`).trim()).toBe(head);
     // The proposed command (factory apply <id>) works as printed, and what it applies passes the payload's test.
@@ -116,8 +150,18 @@ describe('factory bon through the real pi', () => {
 
     // One primer, three clones of it, in one process: the ledger declares them in order.
     const ledger = readLedger(bench.paths.ledgerFile);
-    expect(ledger.map((l) => [l.phase, l.reason])).toEqual([['prime', undefined], ['arm_1', 'clone'], ['arm_2', 'clone'], ['arm_3', 'clone']]);
-    expect(ledger.map((l) => l.session_id)).toEqual([run.sessions.prime, run.sessions.arm_1, run.sessions.arm_2, run.sessions.arm_3]);
+    expect(ledger.map((l) => [l.phase, l.reason])).toEqual([
+      ['prime', undefined],
+      ['arm_1', 'clone'],
+      ['arm_2', 'clone'],
+      ['arm_3', 'clone'],
+    ]);
+    expect(ledger.map((l) => l.session_id)).toEqual([
+      run.sessions.prime,
+      run.sessions.arm_1,
+      run.sessions.arm_2,
+      run.sessions.arm_3,
+    ]);
     // Each clone line names that clone's own model (they were one arm behind: the clone was declared before its switch).
     expect(ledger.map((l) => l.model)).toEqual(['scripted/alpha', 'scripted/alpha', 'scripted/beta', 'scripted/gamma']);
     // Each arm's first request carries the primer's reading (it did not read the spec again).
@@ -132,19 +176,40 @@ describe('factory bon through the real pi', () => {
     const db = outside(bench.paths);
     try {
       const rows = db
-        .prepare("SELECT name, status, tokens, cost_usd FROM phases WHERE adw_id = (SELECT adw_id FROM runs WHERE adw_name = 'adw_bon' ORDER BY started_at DESC LIMIT 1) ORDER BY seq;")
+        .prepare(
+          "SELECT name, status, tokens, cost_usd FROM phases WHERE adw_id = (SELECT adw_id FROM runs WHERE adw_name = 'adw_bon' ORDER BY started_at DESC LIMIT 1) ORDER BY seq;",
+        )
         .all() as { name: string; status: string; tokens: number; cost_usd: number }[];
-      expect(rows.map((r) => [r.name, r.status])).toEqual([['check', 'ok'], ['prime', 'ok'], ['arm_1', 'failed'], ['arm_2', 'ok'], ['arm_3', 'ok'], ['harvest', 'ok']]);
+      expect(rows.map((r) => [r.name, r.status])).toEqual([
+        ['check', 'ok'],
+        ['prime', 'ok'],
+        ['arm_1', 'failed'],
+        ['arm_2', 'ok'],
+        ['arm_3', 'ok'],
+        ['harvest', 'ok'],
+      ]);
       for (const r of rows.filter((r) => r.name === 'prime' || r.name.startsWith('arm_'))) {
         expect(r.tokens, r.name).toBeGreaterThan(0);
         expect(r.cost_usd, r.name).toBeGreaterThan(0);
       }
       expect(rows.find((r) => r.name === 'prime')!.tokens).toBe(harvest.primer.tokens);
       expect(rows.reduce((sum, r) => sum + r.tokens, 0)).toBe(run.tokens);
-      const sessions = db.prepare('SELECT COUNT(DISTINCT session_id) FROM harness_by_phase WHERE adw_id = ?').pluck().get(run.adwId);
+      const sessions = db
+        .prepare('SELECT COUNT(DISTINCT session_id) FROM harness_by_phase WHERE adw_id = ?')
+        .pluck()
+        .get(run.adwId);
       expect(sessions).toBe(3 + 1);
-      const perPhase = db.prepare('SELECT phase, COUNT(DISTINCT session_id) AS n FROM harness_by_phase WHERE adw_id = ? GROUP BY phase ORDER BY phase').all(run.adwId);
-      expect(perPhase).toEqual([{ phase: 'arm_1', n: 1 }, { phase: 'arm_2', n: 1 }, { phase: 'arm_3', n: 1 }, { phase: 'prime', n: 1 }]);
+      const perPhase = db
+        .prepare(
+          'SELECT phase, COUNT(DISTINCT session_id) AS n FROM harness_by_phase WHERE adw_id = ? GROUP BY phase ORDER BY phase',
+        )
+        .all(run.adwId);
+      expect(perPhase).toEqual([
+        { phase: 'arm_1', n: 1 },
+        { phase: 'arm_2', n: 1 },
+        { phase: 'arm_3', n: 1 },
+        { phase: 'prime', n: 1 },
+      ]);
     } finally {
       db.close();
     }
@@ -153,10 +218,14 @@ describe('factory bon through the real pi', () => {
   it('a clone that fails stops the batch (exit 2); the arm is still harvested, the tree reset, pi closed', async () => {
     // A real project extension of the payload cancels pi's clone once the marker exists (pi's own
     // `session_before_fork` veto): PiRpc.clone then fails, as it would on any refusal of pi.
-    bench = await bonBench({ 'model:alpha': [...PRIMER, call('write', { path: FAREWELL, content: GOOD }), report(built('done'))] }, { '.pi/extensions/veto-clone.ts': VETO_CLONE });
+    bench = await bonBench(
+      { 'model:alpha': [...PRIMER, call('write', { path: FAREWELL, content: GOOD }), report(built('done'))] },
+      { '.pi/extensions/veto-clone.ts': VETO_CLONE },
+    );
     let piPid = 0;
     let piAliveAtFailure = false;
-    const { exit, events, prepared } = await runBon(bench, { inPlace: true,
+    const { exit, events, prepared } = await runBon(bench, {
+      inPlace: true,
       onEvent: (e, session) => {
         if (e.type === 'phase_started' && e.phase === 'arm_2') {
           fs.writeFileSync(path.join(bench!.paths.dataDir, 'veto-clone'), '');
@@ -172,7 +241,10 @@ describe('factory bon through the real pi', () => {
     expect(phasesStarted(events)).toEqual(['check', 'prime', 'arm_1', 'arm_2']);
     expect(ofType(events, 'run_finished')[0]).toMatchObject({ exit: 2, failedPhase: 'arm_2' });
     // The finally still harvested arm_2's tree and reset it.
-    expect(ofType(events, 'arm_patch').map((p) => [p.arm, p.files])).toEqual([[1, [FAREWELL]], [2, [FAREWELL]]]);
+    expect(ofType(events, 'arm_patch').map((p) => [p.arm, p.files])).toEqual([
+      [1, [FAREWELL]],
+      [2, [FAREWELL]],
+    ]);
     expect(treeStatus(bench.dir)).toBe('');
     // pi was alive when the batch stopped; the command's close() ended it, and nothing is left.
     expect(piAliveAtFailure).toBe(true);
@@ -187,12 +259,15 @@ describe('factory bon through the real pi', () => {
       'model:beta': [call('write', { path: FAREWELL, content: GOOD }), report(built('done'))],
     });
     let aborted: Promise<void> | undefined;
-    const { exit, events, prepared } = await runBon(bench, { inPlace: true,
+    const { exit, events, prepared } = await runBon(bench, {
+      inPlace: true,
       models: ['scripted/alpha', 'scripted/beta'],
       onEvent: (e, session) => {
         if (e.type === 'attempt_started' && e.phase === 'arm_1') {
           // The key `a`: once arm 1's request hangs at the model.
-          aborted = until('arm 1 at the model', () => bench!.rig.model.requestsFor('model:alpha').length === 3).then(() => session.abortArm(1));
+          aborted = until('arm 1 at the model', () => bench!.rig.model.requestsFor('model:alpha').length === 3).then(
+            () => session.abortArm(1),
+          );
         }
       },
     });
@@ -202,7 +277,10 @@ describe('factory bon through the real pi', () => {
     expect(phasesStarted(events)).toEqual(['check', 'prime', 'arm_1', 'arm_2', 'harvest']);
     const harvest = ofType(events, 'harvest')[0]!;
     expect(harvest.winner).toBe(2);
-    expect(harvest.ranking.map((a) => [a.arm, a.green])).toEqual([[2, true], [1, false]]);
+    expect(harvest.ranking.map((a) => [a.arm, a.green])).toEqual([
+      [2, true],
+      [1, false],
+    ]);
     // No reopen: the same process cloned arm 2 (the ledger declares one primer).
     expect(readLedger(bench.paths.ledgerFile).map((l) => l.phase)).toEqual(['prime', 'arm_1', 'arm_2']);
     expect(treeStatus(bench.dir)).toBe('');
@@ -216,7 +294,8 @@ describe('factory bon through the real pi', () => {
     bench = await bonBench(tapes);
     const answers: (string | undefined)[] = [];
     const warnings: string[] = [];
-    const { exit, events, session, prepared } = await runBon(bench, { inPlace: true,
+    const { exit, events, session, prepared } = await runBon(bench, {
+      inPlace: true,
       onPrepared: (p) => {
         store = openTraceStore(bench!.paths, { onWarning: (w) => warnings.push(w) });
         p.run.subscribe((e) => store!.recordEvent(e));
@@ -227,11 +306,18 @@ describe('factory bon through the real pi', () => {
     });
     expect(exit).toBe(0);
     expect(answers).toEqual([undefined, undefined, 'already 5 arms: the most a batch takes']);
-    expect(ofType(events, 'phase_planned').map((e) => [e.phase.name, e.phase.kind, e.before])).toEqual([['arm_4', 'agent', 'harvest'], ['arm_5', 'agent', 'harvest']]);
+    expect(ofType(events, 'phase_planned').map((e) => [e.phase.name, e.phase.kind, e.before])).toEqual([
+      ['arm_4', 'agent', 'harvest'],
+      ['arm_5', 'agent', 'harvest'],
+    ]);
     expect(phasesStarted(events)).toEqual(['check', 'prime', 'arm_1', 'arm_2', 'arm_3', 'arm_4', 'arm_5', 'harvest']);
     const harvest = ofType(events, 'harvest')[0]!;
     expect(harvest.ranking.map((a) => [a.arm, a.model, a.green]).sort()).toEqual([
-      [1, 'scripted/alpha', false], [2, 'scripted/beta', true], [3, 'scripted/gamma', true], [4, 'scripted/alpha', true], [5, 'scripted/beta', true],
+      [1, 'scripted/alpha', false],
+      [2, 'scripted/beta', true],
+      [3, 'scripted/gamma', true],
+      [4, 'scripted/alpha', true],
+      [5, 'scripted/beta', true],
     ]);
     expect(readLedger(bench.paths.ledgerFile).filter((l) => l.reason === 'clone')).toHaveLength(5);
     expect(session.addArm()).toBe('the harvest is done: no more arms');
@@ -240,9 +326,20 @@ describe('factory bon through the real pi', () => {
     // with its seven phases in the order they ran, the added arms before the harvest.
     store!.flush();
     expect(warnings).toEqual([]);
-    expect(store!.listRuns().find((r) => r.adwId === prepared.run.adwId)).toMatchObject({ status: 'green', phases: '8/8', phasesTotal: 8 });
+    expect(store!.listRuns().find((r) => r.adwId === prepared.run.adwId)).toMatchObject({
+      status: 'green',
+      phases: '8/8',
+      phasesTotal: 8,
+    });
     expect(store!.phaseRows(prepared.run.adwId).map((p) => [p.name, p.status])).toEqual([
-      ['check', 'ok'], ['prime', 'ok'], ['arm_1', 'failed'], ['arm_2', 'ok'], ['arm_3', 'ok'], ['arm_4', 'ok'], ['arm_5', 'ok'], ['harvest', 'ok'],
+      ['check', 'ok'],
+      ['prime', 'ok'],
+      ['arm_1', 'failed'],
+      ['arm_2', 'ok'],
+      ['arm_3', 'ok'],
+      ['arm_4', 'ok'],
+      ['arm_5', 'ok'],
+      ['harvest', 'ok'],
     ]);
   });
 
@@ -260,9 +357,14 @@ describe('factory bon through the real pi', () => {
 
   it('--arms 6 through the built CLI: exit 2, one line, before anything (no session, no request)', async () => {
     bench = await bonBench(bonTapes(0));
-    const r = await runCli(['bon', SPEC, '--arms', '6', '--no-ui'], { cwd: bench.dir, env: { ...bench.env, CI: 'true' } });
+    const r = await runCli(['bon', SPEC, '--arms', '6', '--no-ui'], {
+      cwd: bench.dir,
+      env: { ...bench.env, CI: 'true' },
+    });
     expect(r.code).toBe(2);
-    expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^factory: --arms 6 is too many: at most 5 arms/)]);
+    expect(r.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/^factory: --arms 6 is too many: at most 5 arms/),
+    ]);
     expect(r.stdout).toBe('');
     expect(bench.rig.model.requests).toHaveLength(0);
     expect(fs.existsSync(bench.paths.sessionsDir)).toBe(false);
@@ -270,17 +372,27 @@ describe('factory bon through the real pi', () => {
 
   it('pi SIGKILLed while an arm runs `sleep 30`: that arm red "crashed", tree reset, no orphan, pi reopened on the primer for the next arm', async () => {
     bench = await bonBench({
-      'model:alpha': [...PRIMER, call('write', { path: FAREWELL, content: 'half done\n' }), call('bash', { command: 'sleep 30' })],
+      'model:alpha': [
+        ...PRIMER,
+        call('write', { path: FAREWELL, content: 'half done\n' }),
+        call('bash', { command: 'sleep 30' }),
+      ],
       'model:beta': [call('write', { path: FAREWELL, content: GOOD }), report(built('done'))],
     });
     let killed: Promise<void> | undefined;
     let sleepPid = 0;
     let firstPi = 0;
     const afterArm: string[] = [];
-    const { exit, events, prepared } = await runBon(bench, { inPlace: true,
+    const { exit, events, prepared } = await runBon(bench, {
+      inPlace: true,
       models: ['scripted/alpha', 'scripted/beta'],
       onEvent: (e, session) => {
-        if (e.type === 'activity' && e.phase === 'arm_1' && e.activity.kind === 'tool_start' && e.activity.tool === 'bash') {
+        if (
+          e.type === 'activity' &&
+          e.phase === 'arm_1' &&
+          e.activity.kind === 'tool_start' &&
+          e.activity.tool === 'bash'
+        ) {
           killed = until('the sleep of arm 1', () => (sleepPid = sleepOf(session.run.adwId)) > 0).then(() => {
             leftovers.push(sleepPid);
             firstPi = session.rpc!.pid;
@@ -300,9 +412,16 @@ describe('factory bon through the real pi', () => {
     expect(exit).toBe(0);
     expect(ofType(events, 'harvest')[0]!.winner).toBe(2);
     const ledger = readLedger(bench.paths.ledgerFile);
-    expect(ledger.map((l) => [l.phase, l.reason])).toEqual([['prime', undefined], ['arm_1', 'clone'], ['prime', undefined], ['arm_2', 'clone']]);
+    expect(ledger.map((l) => [l.phase, l.reason])).toEqual([
+      ['prime', undefined],
+      ['arm_1', 'clone'],
+      ['prime', undefined],
+      ['arm_2', 'clone'],
+    ]);
     expect(ledger[2]!.session_id).toBe(prepared.run.sessions.prime);
-    expect(JSON.stringify(bench.rig.model.requestsFor('model:beta')[0]!.body.messages)).toContain('Plan: write src/farewell.js.');
+    expect(JSON.stringify(bench.rig.model.requestsFor('model:beta')[0]!.body.messages)).toContain(
+      'Plan: write src/farewell.js.',
+    );
     // No orphan: neither the killed pi's `sleep 30` nor anything else of the run. pi's bash tool runs the command
     // in a session of its own, so once pi is SIGKILLed by someone else the sleep is reparented to init; the
     // supervisor finds it by the spawn id it inherited and ends it.

@@ -34,7 +34,10 @@ afterEach(async () => {
 });
 
 async function buildBench(tape: Parameters<typeof promptBench>[0]['default']): Promise<PromptBench> {
-  return promptBench({ default: tape }, { ...payloadFiles('add'), 'adws/adw_config/factory.config.yaml': BUILD_ROSTER });
+  return promptBench(
+    { default: tape },
+    { ...payloadFiles('add'), 'adws/adw_config/factory.config.yaml': BUILD_ROSTER },
+  );
 }
 
 function cliEnv(b: PromptBench): NodeJS.ProcessEnv {
@@ -49,7 +52,11 @@ describe('factory build, headless through the CLI', () => {
       call('write', { path: 'src/add.js', content: buildFixture('add.fixed.js') }),
       report(built('add fixed')),
     ]);
-    const r = await runCli(['build', 'specs/add.md', '--no-ui', '--model', 'scripted/alpha'], { cwd: bench.repo.dir, env: cliEnv(bench), timeoutMs: 120_000 });
+    const r = await runCli(['build', 'specs/add.md', '--no-ui', '--model', 'scripted/alpha'], {
+      cwd: bench.repo.dir,
+      env: cliEnv(bench),
+      timeoutMs: 120_000,
+    });
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stderr.trim().split('\n');
     const adwId = /^\[([0-9a-f]{8})\]/.exec(lines[0]!)![1]!;
@@ -62,8 +69,12 @@ describe('factory build, headless through the CLI', () => {
     // One ✗ then one ✓ for the payload command.
     expect(lines.filter((l) => l.includes(`✗ ${NODE_TEST}`))).toHaveLength(1);
     expect(lines.filter((l) => l.includes(`✓ ${NODE_TEST}`))).toHaveLength(1);
-    expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^\\[${adwId}\\] build \\(agent, attempt 1/3\\): OK in \\d+\\.\\d s$`)));
-    expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^\\[${adwId}\\] build \\(agent, attempt 2/3\\): OK in \\d+\\.\\d s$`)));
+    expect(lines).toContainEqual(
+      expect.stringMatching(new RegExp(`^\\[${adwId}\\] build \\(agent, attempt 1/3\\): OK in \\d+\\.\\d s$`)),
+    );
+    expect(lines).toContainEqual(
+      expect.stringMatching(new RegExp(`^\\[${adwId}\\] build \\(agent, attempt 2/3\\): OK in \\d+\\.\\d s$`)),
+    );
     expect(lines.at(-1)).toMatch(new RegExp(`^\\[${adwId}\\] run green — total cost ~\\$0\\.\\d{4}$`));
     // One session for both attempts: the session line is printed once.
     expect(lines.filter((l) => / build: session /.test(l))).toHaveLength(1);
@@ -73,10 +84,19 @@ describe('factory build, headless through the CLI', () => {
     expect(JSON.parse(r.stdout)).toMatchObject(built('add fixed'));
     // factory show: the one session once, and each build attempt with the gates that judged it under it.
     const shown = (await runCli(['show', adwId], { cwd: bench.repo.dir, env: cliEnv(bench) })).stdout.split('\n');
-    const sessionRows = shown.slice(shown.indexOf('sessions (ledger):') + 1).filter((l) => l.startsWith('  ') && l.trim() !== '');
+    const sessionRows = shown
+      .slice(shown.indexOf('sessions (ledger):') + 1)
+      .filter((l) => l.startsWith('  ') && l.trim() !== '');
     expect(sessionRows).toHaveLength(1);
     const attempts = shown.slice(shown.indexOf('attempts:') + 1, shown.indexOf('sessions (ledger):') - 1);
-    expect(attempts.map((l) => l.replace(/\(session \S+\)/, '(session …)').replace(/\(\d+\.\d s\)/, '(… s)').replace(/ — .*/, ' — …'))).toEqual([
+    expect(
+      attempts.map((l) =>
+        l
+          .replace(/\(session \S+\)/, '(session …)')
+          .replace(/\(\d+\.\d s\)/, '(… s)')
+          .replace(/ — .*/, ' — …'),
+      ),
+    ).toEqual([
       '  build attempt 1/3 on scripted/alpha (session …)',
       '    ✓ changed_files (… s)',
       `    ✗ ${NODE_TEST} (… s) — …`,
@@ -88,9 +108,14 @@ describe('factory build, headless through the CLI', () => {
 
   it('a missing spec fails at check: exit 2 (bad input), the check motif, zero model requests', async () => {
     bench = await buildBench([report(built('never'))]);
-    const r = await runCli(['build', 'specs/nope.md', '--no-ui', '--model', 'scripted/alpha'], { cwd: bench.repo.dir, env: cliEnv(bench) });
+    const r = await runCli(['build', 'specs/nope.md', '--no-ui', '--model', 'scripted/alpha'], {
+      cwd: bench.repo.dir,
+      env: cliEnv(bench),
+    });
     expect(r.code, r.stderr).toBe(2);
-    expect(r.stderr).toContain(`check (code, attempt 1/1): failed — spec not found: specs/nope.md (looked for ${path.join(bench.repo.dir, 'specs/nope.md')})`);
+    expect(r.stderr).toContain(
+      `check (code, attempt 1/1): failed — spec not found: specs/nope.md (looked for ${path.join(bench.repo.dir, 'specs/nope.md')})`,
+    );
     expect(r.stderr.trim().split('\n').at(-1)).toMatch(/FAILED at phase check — run stopped$/);
     expect(r.stdout).toBe('');
     expect(bench.rig.model.requests).toHaveLength(0);

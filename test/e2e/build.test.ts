@@ -42,13 +42,21 @@ describe('adw_build through the real pi', () => {
       },
       payloadFiles('add'),
     );
-    const { exit, events, run } = await runBuild(bench, { payloadCommands: [NODE_TEST], gateEnv: GATE_ENV, brief: 'You are the builder.' });
+    const { exit, events, run } = await runBuild(bench, {
+      payloadCommands: [NODE_TEST],
+      gateEnv: GATE_ENV,
+      brief: 'You are the builder.',
+    });
     expect(exit).toBe(0);
 
     // check recorded the clean tree the build started from.
     const check = run.results.check as BuildCheck;
     expect(check.spec).toBe('specs/add.md');
-    expect(check.tree).toMatchObject({ branch: 'main', dirty: [], head: git(bench.repo.dir, 'rev-parse', 'HEAD').trim() });
+    expect(check.tree).toMatchObject({
+      branch: 'main',
+      dirty: [],
+      head: git(bench.repo.dir, 'rev-parse', 'HEAD').trim(),
+    });
     // Only the pi node the bench installed is untracked: the file the build writes came later.
     expect(check.tree.untracked.length).toBeGreaterThan(0);
     expect(check.tree.untracked.every((p) => p.startsWith('.pi/'))).toBe(true);
@@ -69,14 +77,19 @@ describe('adw_build through the real pi', () => {
     const redGate = ofType(events, 'attempt_failed').find((e) => e.phase === 'gates')!;
     expect(redGate.willRetry).toBe(true);
     expect(redGate.motif).toBe(gates[1]!.motif);
-    expect(redGate.motif).toMatch(/^`node --test --test-reporter=spec test\/add\.test\.js` exited 1: ✖ add sums two numbers .*actual: -1, \| expected: 5/);
+    expect(redGate.motif).toMatch(
+      /^`node --test --test-reporter=spec test\/add\.test\.js` exited 1: ✖ add sums two numbers .*actual: -1, \| expected: 5/,
+    );
 
     // The correction went into the same session: its request carries the history and the exact motif.
     const requests = bench.rig.model.requests;
     expect(requests).toHaveLength(4);
     const [first, , correction] = requests;
     // The node's factory-context adds its own message after the ask: look at every user message of the first call.
-    const firstUsers = (first!.body.messages ?? []).filter((m) => m.role === 'user').map((m) => contentText(m.content)).join('\n');
+    const firstUsers = (first!.body.messages ?? [])
+      .filter((m) => m.role === 'user')
+      .map((m) => contentText(m.content))
+      .join('\n');
     expect(firstUsers).toContain('You are the builder.');
     expect(firstUsers).toContain('specs/add.md');
     expect(firstUsers).toContain(NODE_TEST.run);
@@ -101,13 +114,26 @@ describe('adw_build through the real pi', () => {
   });
 
   it('fails at check, before any model call, when the spec is missing or empty', async () => {
-    bench = await promptBench({ default: [report(built('never'))] }, { ...payloadFiles('add'), 'specs/empty.md': ' \n\n' });
-    const missing = await runBuild(bench, { specPath: 'specs/nope.md', payloadCommands: [NODE_TEST], gateEnv: GATE_ENV });
+    bench = await promptBench(
+      { default: [report(built('never'))] },
+      { ...payloadFiles('add'), 'specs/empty.md': ' \n\n' },
+    );
+    const missing = await runBuild(bench, {
+      specPath: 'specs/nope.md',
+      payloadCommands: [NODE_TEST],
+      gateEnv: GATE_ENV,
+    });
     expect(missing.exit).toBe(2); // a refused check is bad input
     const failed = ofType(missing.events, 'phase_failed')[0]!;
     expect(failed.phase).toBe('check');
-    expect(failed.motif).toBe(`spec not found: specs/nope.md (looked for ${path.join(bench.repo.dir, 'specs/nope.md')})`);
-    const empty = await runBuild(bench, { specPath: 'specs/empty.md', payloadCommands: [NODE_TEST], gateEnv: GATE_ENV });
+    expect(failed.motif).toBe(
+      `spec not found: specs/nope.md (looked for ${path.join(bench.repo.dir, 'specs/nope.md')})`,
+    );
+    const empty = await runBuild(bench, {
+      specPath: 'specs/empty.md',
+      payloadCommands: [NODE_TEST],
+      gateEnv: GATE_ENV,
+    });
     expect(empty.exit).toBe(2);
     expect(ofType(empty.events, 'phase_failed')[0]!.motif).toBe('spec is empty: specs/empty.md (nothing to build)');
     expect(bench.rig.model.requests).toHaveLength(0);
@@ -116,7 +142,12 @@ describe('adw_build through the real pi', () => {
 
   it('ends a gate command that hangs at its timeout, says so, and leaves no process of the run', async () => {
     bench = await promptBench(
-      { default: [call('write', { path: 'src/add.js', content: buildFixture('add.fixed.js') }), report(built('add written'))] },
+      {
+        default: [
+          call('write', { path: 'src/add.js', content: buildFixture('add.fixed.js') }),
+          report(built('add written')),
+        ],
+      },
       payloadFiles('add'),
     );
     const hang = { run: 'sleep 600', cwd: '.', timeoutMs: 1000 };
@@ -130,7 +161,12 @@ describe('adw_build through the real pi', () => {
 
   it('Ctrl-C during a gate command ends it at once: exit 130, no process of the run left', async () => {
     bench = await promptBench(
-      { default: [call('write', { path: 'src/add.js', content: buildFixture('add.fixed.js') }), report(built('add written'))] },
+      {
+        default: [
+          call('write', { path: 'src/add.js', content: buildFixture('add.fixed.js') }),
+          report(built('add written')),
+        ],
+      },
       payloadFiles('add'),
     );
     let sleeper = 0;
@@ -165,7 +201,10 @@ describe('adw_build through the real pi', () => {
   });
 
   it('a builder that reports a failure is judged red without running the gates', async () => {
-    bench = await promptBench({ default: [report({ status: 'fail', summary: 'the spec contradicts the test', changed_files: [] })] }, payloadFiles('add'));
+    bench = await promptBench(
+      { default: [report({ status: 'fail', summary: 'the spec contradicts the test', changed_files: [] })] },
+      payloadFiles('add'),
+    );
     const { exit, events } = await runBuild(bench, { retries: 0, payloadCommands: [NODE_TEST], gateEnv: GATE_ENV });
     expect(exit).toBe(1);
     const failed = ofType(events, 'phase_failed')[0]!;
@@ -177,7 +216,13 @@ describe('adw_build through the real pi', () => {
   it('a builder that plants a hook in .git (through a program the node cannot read) is red, not retried; the hook is gone', async () => {
     const plant = `node -e "const d=['.g','it'].join('');require('fs').writeFileSync(d+'/hooks/pre-commit','#!/bin/sh\\ntouch hook-ran\\n',{mode:0o755})"`;
     bench = await promptBench(
-      { default: [call('bash', { command: plant }), call('write', { path: 'src/add.js', content: buildFixture('add.fixed.js') }), report(built('add fixed'))] },
+      {
+        default: [
+          call('bash', { command: plant }),
+          call('write', { path: 'src/add.js', content: buildFixture('add.fixed.js') }),
+          report(built('add fixed')),
+        ],
+      },
       payloadFiles('add'),
     );
     const hooks = () => fs.readdirSync(path.join(bench!.repo.dir, '.git/hooks')).sort();
@@ -186,7 +231,9 @@ describe('adw_build through the real pi', () => {
     expect(exit).toBe(1);
     const failed = ofType(events, 'phase_failed')[0]!;
     expect(failed.phase).toBe('gates');
-    expect(failed.motif).toBe("it changed the repository's .git (.git/hooks/pre-commit (added)): an agent may not; undone");
+    expect(failed.motif).toBe(
+      "it changed the repository's .git (.git/hooks/pre-commit (added)): an agent may not; undone",
+    );
     // Final: not sent back for another attempt, and no gate ran on a repository an agent had reached into.
     expect(ofType(events, 'attempt_started').filter((e) => e.phase === 'build')).toHaveLength(1);
     expect(ofType(events, 'gate_result')).toEqual([]);

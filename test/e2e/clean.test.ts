@@ -42,7 +42,11 @@ describe('factory clean', () => {
     const thrice = (tape: string) => [...demo[tape]!, ...demo[tape]!, ...demo[tape]!];
     // Run C's arm 2 (beta) sleeps in its first call: the run is live while clean runs.
     const beta = demo['model:beta']!;
-    bench = await bonBench({ 'model:alpha': thrice('model:alpha'), 'model:beta': [...beta, ...beta, call('bash', { command: 'sleep 60' }), ...beta], 'model:gamma': thrice('model:gamma') });
+    bench = await bonBench({
+      'model:alpha': thrice('model:alpha'),
+      'model:beta': [...beta, ...beta, call('bash', { command: 'sleep 60' }), ...beta],
+      'model:gamma': thrice('model:gamma'),
+    });
     worktrees = fs.mkdtempSync(path.join(os.tmpdir(), 'factory-clean-trees-'));
     bench.env.FACTORY_WORKTREES = worktrees;
     const env = { ...bench.env, CI: 'true' };
@@ -61,7 +65,10 @@ describe('factory clean', () => {
     const bonA = path.join(bench.paths.dataDir, 'bon', runA);
     expect(fs.readdirSync(bonA).sort()).toEqual(['arm-1.patch', 'arm-2.patch', 'arm-3.patch', 'harvest.json']);
     const ledger = fs.readFileSync(bench.paths.ledgerFile, 'utf8');
-    const sessionsOfA = ledger.split('\n').filter((l) => l.includes(`"adw_id":"${runA}"`)).map((l) => (JSON.parse(l) as { session_id: string }).session_id);
+    const sessionsOfA = ledger
+      .split('\n')
+      .filter((l) => l.includes(`"adw_id":"${runA}"`))
+      .map((l) => (JSON.parse(l) as { session_id: string }).session_id);
     expect(sessionsOfA.length).toBeGreaterThanOrEqual(4); // the primer and three arms
     const harnessOf = (id: string) => path.join(bench!.paths.harnessTracesDir, `${id}.jsonl`);
     expect(sessionsOfA.every((id) => fs.existsSync(harnessOf(id)))).toBe(true);
@@ -70,9 +77,16 @@ describe('factory clean', () => {
     child = spawn(process.execPath, [FACTORY_BIN, ...bon], { cwd: dir, env, stdio: ['ignore', 'ignore', 'pipe'] });
     let log = '';
     child.stderr!.on('data', (d: Buffer) => (log += d.toString()));
-    await until('run C at work in arm 2', () => /arm_1 \(agent, attempt 1\/1\): failed/.test(log) && /arm_3 \(agent, attempt 1\/1\): OK/.test(log), 90_000);
+    await until(
+      'run C at work in arm 2',
+      () => /arm_1 \(agent, attempt 1\/1\): failed/.test(log) && /arm_3 \(agent, attempt 1\/1\): OK/.test(log),
+      90_000,
+    );
     const runC = /\[([0-9a-f]{8})\]/.exec(log)![1]!;
-    const treesOfC = fs.readdirSync(worktrees).map((repo) => path.join(worktrees!, repo, runC)).find((p) => fs.existsSync(p));
+    const treesOfC = fs
+      .readdirSync(worktrees)
+      .map((repo) => path.join(worktrees!, repo, runC))
+      .find((p) => fs.existsSync(p));
     expect(treesOfC, `worktrees of ${runC} under ${worktrees}`).toBeDefined();
 
     // Dry run: says what would go, removes nothing.
@@ -82,8 +96,15 @@ describe('factory clean', () => {
     expect(plan.dryRun).toBe(true);
     expect(plan.removed.map((r) => r.adwId)).toEqual([runA]);
     expect(plan.removed[0]!.refs).toEqual(armRefs(dir, runA));
-    expect(plan.removed[0]!.files).toEqual(expect.arrayContaining([bonA, runLogPath(bench.paths, runA), ...sessionsOfA.map(harnessOf)]));
-    expect(plan.kept).toEqual(expect.arrayContaining([expect.objectContaining({ adwId: runC, why: 'running', pid: child.pid }), { adwId: runB, why: 'unapplied-harvest' }]));
+    expect(plan.removed[0]!.files).toEqual(
+      expect.arrayContaining([bonA, runLogPath(bench.paths, runA), ...sessionsOfA.map(harnessOf)]),
+    );
+    expect(plan.kept).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ adwId: runC, why: 'running', pid: child.pid }),
+        { adwId: runB, why: 'unapplied-harvest' },
+      ]),
+    );
     expect(armRefs(dir, runA)).toHaveLength(2);
     expect(fs.existsSync(bonA)).toBe(true);
     // The default (14 days, the newest 20): nothing is that old.
@@ -101,11 +122,15 @@ describe('factory clean', () => {
     expect(fs.existsSync(bonA)).toBe(false);
     expect(fs.existsSync(runLogPath(bench.paths, runA))).toBe(false);
     expect(sessionsOfA.some((id) => fs.existsSync(harnessOf(id)))).toBe(false);
-    expect(fs.readdirSync(bench.paths.sessionsDir).some((name) => sessionsOfA.some((id) => name.includes(id)))).toBe(false);
+    expect(fs.readdirSync(bench.paths.sessionsDir).some((name) => sessionsOfA.some((id) => name.includes(id)))).toBe(
+      false,
+    );
     expect(armRefs(dir, runB)).toHaveLength(2);
     expect(fs.existsSync(path.join(bench.paths.dataDir, 'bon', runB, 'harvest.json'))).toBe(true);
     expect(fs.existsSync(treesOfC!)).toBe(true);
-    const listed = (JSON.parse((await runCli(['runs', '--json'], { cwd: dir, env })).stdout) as Array<{ adwId: string }>).map((r) => r.adwId);
+    const listed = (
+      JSON.parse((await runCli(['runs', '--json'], { cwd: dir, env })).stdout) as Array<{ adwId: string }>
+    ).map((r) => r.adwId);
     expect(listed).not.toContain(runA);
     expect(listed).toEqual(expect.arrayContaining([runB, runC]));
 

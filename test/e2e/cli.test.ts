@@ -24,11 +24,18 @@ function cliEnv(b: PromptBench, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEn
 describe('factory prompt, headless', () => {
   it('prints the SPEC log lines on stderr and the envelope on stdout', async () => {
     bench = await promptBench({ default: [report(GOOD)] });
-    const r = await runCli(['prompt', 'Which files make up this repo?', '--model', 'scripted/alpha', '--cwd', bench.repo.dir], { env: cliEnv(bench) });
+    const r = await runCli(
+      ['prompt', 'Which files make up this repo?', '--model', 'scripted/alpha', '--cwd', bench.repo.dir],
+      { env: cliEnv(bench) },
+    );
     expect(r.code).toBe(0);
     const lines = r.stderr.trim().split('\n');
-    expect(lines).toContainEqual(expect.stringMatching(/^\[[0-9a-f]{8}\] prompt \(agent, attempt 1\/3\): OK in \d+\.\d s$/));
-    expect(lines).toContainEqual(expect.stringMatching(/^\[[0-9a-f]{8}\] dispose \(code, attempt 1\/1\): OK in \d+\.\d s$/));
+    expect(lines).toContainEqual(
+      expect.stringMatching(/^\[[0-9a-f]{8}\] prompt \(agent, attempt 1\/3\): OK in \d+\.\d s$/),
+    );
+    expect(lines).toContainEqual(
+      expect.stringMatching(/^\[[0-9a-f]{8}\] dispose \(code, attempt 1\/1\): OK in \d+\.\d s$/),
+    );
     expect(lines.at(-1)).toMatch(/^\[[0-9a-f]{8}\] run green — total cost ~\$0\.\d{4}$/);
     expect(JSON.parse(r.stdout)).toMatchObject(GOOD);
   });
@@ -41,16 +48,23 @@ describe('factory prompt, headless', () => {
       const r = await runToEnd('sh', ['-c', command], { env });
       expect(r.code, r.stderr).toBe(0);
       expect(JSON.parse(r.stdout)).toMatchObject(GOOD);
-      const asked = (bench.rig.model.requests.at(-1)!.body.messages ?? []).filter((m) => m.role === 'user').map((m) => contentText(m.content));
+      const asked = (bench.rig.model.requests.at(-1)!.body.messages ?? [])
+        .filter((m) => m.role === 'user')
+        .map((m) => contentText(m.content));
       expect(asked.some((text) => text.startsWith('Which files, piped?'))).toBe(true);
     }
   });
 
   it('streams one JSON event per line with --json and ends with the envelope', async () => {
     bench = await promptBench({ default: [report(GOOD)] });
-    const r = await runCli(['prompt', 'Which files?', '--json', '--model', 'scripted/alpha', '--cwd', bench.repo.dir], { env: cliEnv(bench) });
+    const r = await runCli(['prompt', 'Which files?', '--json', '--model', 'scripted/alpha', '--cwd', bench.repo.dir], {
+      env: cliEnv(bench),
+    });
     expect(r.code).toBe(0);
-    const events = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; exit?: number; envelope?: unknown });
+    const events = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; exit?: number; envelope?: unknown });
     expect(events[0]!.type).toBe('run_started');
     expect(events.map((e) => e.type)).toContain('phase_ok');
     expect(events.at(-2)).toMatchObject({ type: 'run_finished', exit: 0 });
@@ -60,7 +74,10 @@ describe('factory prompt, headless', () => {
 
   it('exits 1 when the agent never delivers a valid envelope', async () => {
     bench = await promptBench({ default: [say('no JSON here'), say('still none')] });
-    const r = await runCli(['prompt', 'Which files?', '--retries', '1', '--model', 'scripted/alpha', '--cwd', bench.repo.dir], { env: cliEnv(bench) });
+    const r = await runCli(
+      ['prompt', 'Which files?', '--retries', '1', '--model', 'scripted/alpha', '--cwd', bench.repo.dir],
+      { env: cliEnv(bench) },
+    );
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/prompt \(agent, attempt 1\/2\): failed — envelope refused: no JSON object/);
     expect(r.stderr).toMatch(/prompt \(agent, attempt 2\/2\): failed — /);
@@ -102,29 +119,43 @@ describe('bad input: one line, exit 2, nothing written', () => {
   const cases: [string, (repo: string) => string[], (repo: string) => void][] = [
     ['an unknown flag', (repo) => ['prompt', 'hi', '--frobnicate', '--cwd', repo], () => {}],
     ['an empty ask', (repo) => ['prompt', '   ', '--cwd', repo], () => {}],
-    ['an unreadable roster', (repo) => ['prompt', 'hi', '--config', path.join(repo, 'missing.yaml'), '--cwd', repo], () => {}],
-    ['a roster that is not YAML', (repo) => ['prompt', 'hi', '--cwd', repo], (repo) => {
-      fs.mkdirSync(path.join(repo, 'adws', 'adw_config'), { recursive: true });
-      fs.writeFileSync(path.join(repo, 'adws', 'adw_config', 'factory.config.yaml'), 'agents: [unclosed\n');
-    }],
-    ['a data folder that cannot hold schemas', (repo) => ['prompt', 'hi', '--cwd', repo], (repo) => {
-      fs.mkdirSync(path.join(repo, 'adws'), { recursive: true });
-      fs.writeFileSync(path.join(repo, 'adws', 'adw_data'), 'a file where a folder belongs\n');
-    }],
+    [
+      'an unreadable roster',
+      (repo) => ['prompt', 'hi', '--config', path.join(repo, 'missing.yaml'), '--cwd', repo],
+      () => {},
+    ],
+    [
+      'a roster that is not YAML',
+      (repo) => ['prompt', 'hi', '--cwd', repo],
+      (repo) => {
+        fs.mkdirSync(path.join(repo, 'adws', 'adw_config'), { recursive: true });
+        fs.writeFileSync(path.join(repo, 'adws', 'adw_config', 'factory.config.yaml'), 'agents: [unclosed\n');
+      },
+    ],
+    [
+      'a data folder that cannot hold schemas',
+      (repo) => ['prompt', 'hi', '--cwd', repo],
+      (repo) => {
+        fs.mkdirSync(path.join(repo, 'adws'), { recursive: true });
+        fs.writeFileSync(path.join(repo, 'adws', 'adw_data'), 'a file where a folder belongs\n');
+      },
+    ],
     ['a model that is not provider/id', (repo) => ['prompt', 'hi', '--model', 'gpt', '--cwd', repo], () => {}],
     ['an unknown harness', (repo) => ['prompt', 'hi', '--harness', 'nope', '--cwd', repo], () => {}],
     ['an unknown command', () => ['frobnicate'], () => {}],
     // pi would skip a broken project settings file and run without it, saying nothing: refused before any token.
-    ...(['prompt', 'build', 'bon'] as const).map((verb): [string, (repo: string) => string[], (repo: string) => void] => [
-      `${verb} on a .pi/settings.json that is not JSON`,
-      (repo) => [verb, verb === 'prompt' ? 'hi' : 'specs/x.md', '--cwd', repo],
-      (repo) => {
-        fs.mkdirSync(path.join(repo, '.pi'), { recursive: true });
-        fs.writeFileSync(path.join(repo, '.pi', 'settings.json'), '{ "packages": [ }\n');
-        fs.mkdirSync(path.join(repo, 'specs'), { recursive: true });
-        fs.writeFileSync(path.join(repo, 'specs', 'x.md'), '# x\n\nAdd x.\n');
-      },
-    ]),
+    ...(['prompt', 'build', 'bon'] as const).map(
+      (verb): [string, (repo: string) => string[], (repo: string) => void] => [
+        `${verb} on a .pi/settings.json that is not JSON`,
+        (repo) => [verb, verb === 'prompt' ? 'hi' : 'specs/x.md', '--cwd', repo],
+        (repo) => {
+          fs.mkdirSync(path.join(repo, '.pi'), { recursive: true });
+          fs.writeFileSync(path.join(repo, '.pi', 'settings.json'), '{ "packages": [ }\n');
+          fs.mkdirSync(path.join(repo, 'specs'), { recursive: true });
+          fs.writeFileSync(path.join(repo, 'specs', 'x.md'), '# x\n\nAdd x.\n');
+        },
+      ],
+    ),
   ];
   for (const [name, args, arrange] of cases) {
     it(`refuses ${name}`, async () => {
@@ -134,7 +165,10 @@ describe('bad input: one line, exit 2, nothing written', () => {
       expect(r.code).toBe(2);
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
       expect(r.stderr).toMatch(/^factory: /);
-      if (name.includes('settings.json')) expect(r.stderr).toMatch(/settings\.json is not valid JSON .*pi would skip it and run without the project's settings — correct it/);
+      if (name.includes('settings.json'))
+        expect(r.stderr).toMatch(
+          /settings\.json is not valid JSON .*pi would skip it and run without the project's settings — correct it/,
+        );
       expect(r.stdout).toBe('');
       expect(fs.existsSync(path.join(bench.repo.dir, 'adws', 'adw_data', 'sessions'))).toBe(false);
       expect(bench.rig.model.requests).toHaveLength(0);
@@ -143,7 +177,9 @@ describe('bad input: one line, exit 2, nothing written', () => {
 
   it('names the fix when pi cannot be found', async () => {
     bench = await promptBench({ default: [report(GOOD)] });
-    const r = await runCli(['prompt', 'hi', '--cwd', bench.repo.dir], { env: cliEnv(bench, { FACTORY_PI: path.join(os.tmpdir(), 'no-such-pi') }) });
+    const r = await runCli(['prompt', 'hi', '--cwd', bench.repo.dir], {
+      env: cliEnv(bench, { FACTORY_PI: path.join(os.tmpdir(), 'no-such-pi') }),
+    });
     expect(r.code).toBe(2);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toMatch(/pi not found: FACTORY_PI=.* — point FACTORY_PI at a pi executable or unset it/);
@@ -155,12 +191,16 @@ describe('factory demo', () => {
   it('runs an offline best-of-3 through the real pi: one red arm, two green, the cheaper wins; --dir keeps the repo', async () => {
     const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'factory-demo-test-')), 'demo');
     try {
-      const r = await runCli(['demo', '--dir', dir, '--no-ui'], { env: { ...process.env, ...(await cliChildEnv()), CI: 'true' } });
+      const r = await runCli(['demo', '--dir', dir, '--no-ui'], {
+        env: { ...process.env, ...(await cliChildEnv()), CI: 'true' },
+      });
       expect(r.code, r.stderr).toBe(0);
       const adwId = /^\[([0-9a-f]{8})\]/.exec(r.stderr)![1]!;
       expect(r.stdout.trim()).toBe(`factory apply ${adwId}`);
       // In node:test's own words: TAP's `not ok 1 - …` on Node 20, the spec reporter's `✖ …` from Node 23 on.
-      expect(r.stderr).toMatch(/arm_1 \(agent, attempt 1\/1\): failed — `node --test` exited 1: (not ok 1 - |✖ )says goodbye by name/);
+      expect(r.stderr).toMatch(
+        /arm_1 \(agent, attempt 1\/1\): failed — `node --test` exited 1: (not ok 1 - |✖ )says goodbye by name/,
+      );
       expect(r.stderr).toMatch(/#1 arm 2 scripted\/beta — green/);
       expect(r.stderr).toMatch(/#2 arm 3 scripted\/gamma — green/);
       expect(r.stderr).toMatch(/#3 arm 1 scripted\/alpha — red/);
@@ -168,11 +208,19 @@ describe('factory demo', () => {
       expect(r.stderr).toMatch(/run green — total cost ~\$0\.\d{4}/);
       // The tree is back to HEAD after the arms; the patches and the harvest stay.
       expect(fs.existsSync(path.join(dir, 'src', 'farewell.js'))).toBe(false);
-      const harvest = JSON.parse(fs.readFileSync(path.join(dir, 'adws', 'adw_data', 'bon', adwId, 'harvest.json'), 'utf8'));
+      const harvest = JSON.parse(
+        fs.readFileSync(path.join(dir, 'adws', 'adw_data', 'bon', adwId, 'harvest.json'), 'utf8'),
+      );
       expect(harvest.winner).toBe(2);
-      expect(harvest.arms.map((a: { arm: number; green: boolean }) => [a.arm, a.green])).toEqual([[2, true], [3, true], [1, false]]);
+      expect(harvest.arms.map((a: { arm: number; green: boolean }) => [a.arm, a.green])).toEqual([
+        [2, true],
+        [3, true],
+        [1, false],
+      ]);
       // A second demo into the same folder is allowed (it is a previous demo), a foreign folder is not.
-      const again = await runCli(['demo', 'prompt', '--dir', dir, '--no-ui'], { env: { ...process.env, ...(await cliChildEnv()), CI: 'true' } });
+      const again = await runCli(['demo', 'prompt', '--dir', dir, '--no-ui'], {
+        env: { ...process.env, ...(await cliChildEnv()), CI: 'true' },
+      });
       expect(again.code).toBe(0);
       expect(JSON.parse(again.stdout)).toMatchObject({ status: 'success' });
       const foreign = fs.mkdtempSync(path.join(os.tmpdir(), 'factory-foreign-'));
@@ -180,7 +228,9 @@ describe('factory demo', () => {
       // Its own temp folder (TMPDIR), so what a refused demo leaves there is seen: nothing.
       const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'factory-demo-tmp-'));
       try {
-        const refused = await runCli(['demo', '--dir', foreign, '--no-ui'], { env: { ...process.env, ...(await cliChildEnv()), CI: 'true', TMPDIR: tmp } });
+        const refused = await runCli(['demo', '--dir', foreign, '--no-ui'], {
+          env: { ...process.env, ...(await cliChildEnv()), CI: 'true', TMPDIR: tmp },
+        });
         expect(refused.code).toBe(2);
         expect(fs.readFileSync(path.join(foreign, 'precious.txt'), 'utf8')).toBe('keep me');
         expect(fs.readdirSync(tmp)).toEqual([]);

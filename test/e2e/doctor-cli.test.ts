@@ -23,7 +23,9 @@ describe('factory doctor, headless', () => {
     repo = makeTempRepo({ files: { 'README.md': '# r\n' } });
     installNode(repo.dir, factoryRoot());
     const r = await runCli(['doctor', '--quick', '--json', '--cwd', repo.dir], { env });
-    const report = JSON.parse(r.stdout) as { checks: { id: string; category: string; severity: string; status: string; detail: string; fix: string | null }[] };
+    const report = JSON.parse(r.stdout) as {
+      checks: { id: string; category: string; severity: string; status: string; detail: string; fix: string | null }[];
+    };
     const byId = new Map(report.checks.map((c) => [c.id, c]));
     expect(byId.get('tools.git')).toMatchObject({ category: 'tools', severity: 'required', status: 'ok' });
     expect(byId.get('node.settings')?.status).toBe('ok');
@@ -57,8 +59,12 @@ describe('factory doctor, headless', () => {
     repo = makeTempRepo();
     const r = await runCli(['doctor', '--layer', 'node', '--into', repo.dir], { env });
     expect(r.code, r.stderr).toBe(0);
-    const settings = JSON.parse(fs.readFileSync(path.join(repo.dir, '.pi', 'settings.json'), 'utf8')) as { packages: { source: string; extensions: string[] }[] };
-    expect(settings.packages[0]!.source).toBe(path.relative(path.join(repo.dir, '.pi'), factoryRoot()).split(path.sep).join('/'));
+    const settings = JSON.parse(fs.readFileSync(path.join(repo.dir, '.pi', 'settings.json'), 'utf8')) as {
+      packages: { source: string; extensions: string[] }[];
+    };
+    expect(settings.packages[0]!.source).toBe(
+      path.relative(path.join(repo.dir, '.pi'), factoryRoot()).split(path.sep).join('/'),
+    );
     expect(settings.packages[0]!.extensions).toContain('.pi/extensions/factory-report.ts');
     const outside = fs.mkdtempSync(path.join(path.dirname(repo.dir), 'not-a-repo-'));
     try {

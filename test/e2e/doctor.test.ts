@@ -60,7 +60,11 @@ describe('factory doctor on real state', () => {
     return r.dir;
   }
 
-  async function doctor(cwd: string, env: NodeJS.ProcessEnv = baseEnv, extra: Partial<DoctorContext> = {}): Promise<DoctorResult[]> {
+  async function doctor(
+    cwd: string,
+    env: NodeJS.ProcessEnv = baseEnv,
+    extra: Partial<DoctorContext> = {},
+  ): Promise<DoctorResult[]> {
     const ctx = { ...(await createDoctorContext({ cwd, env, factoryRoot: FACTORY })), ...extra };
     return runDoctor(ctx, { quick: true });
   }
@@ -76,14 +80,22 @@ describe('factory doctor on real state', () => {
     expect(updates.sort()).toEqual(results.map((x) => x.id).sort()); // every result streamed exactly once
     expect(r['tools.git']?.status).toBe('ok');
     expect(r['tools.pi']).toMatchObject({ status: 'ok', severity: 'required' });
-    expect(r['pi.version']).toMatchObject({ status: 'ok', detail: `pi ${(await piUnderTest()).version}, within the tested 0.85.0 – 1.6.x` });
+    expect(r['pi.version']).toMatchObject({
+      status: 'ok',
+      detail: `pi ${(await piUnderTest()).version}, within the tested 0.85.0 – 1.6.x`,
+    });
     // Information only: the SDK is for the types; the extensions run on pi's own copy, whatever its version.
     expect(r['pi.sdk']).toMatchObject({ status: 'ok', severity: 'optional' });
-    expect(r['pi.sdk']?.detail).toMatch(/^SDK \d+\.\d+\.\d+ for the types; the extensions run on pi \d+\.\d+\.\d+'s own copy$/);
+    expect(r['pi.sdk']?.detail).toMatch(
+      /^SDK \d+\.\d+\.\d+ for the types; the extensions run on pi \d+\.\d+\.\d+'s own copy$/,
+    );
     expect(r['node.settings']).toMatchObject({ status: 'ok' });
     expect(r['node.rules']?.status).toBe('ok');
     for (const name of ['damage-control', 'factory-obs', 'factory-report', 'factory-guard', 'factory-inventory']) {
-      const hash = createHash('sha256').update(readFileSync(path.join(FACTORY, '.pi', 'extensions', `${name}.ts`))).digest('hex').slice(0, 12);
+      const hash = createHash('sha256')
+        .update(readFileSync(path.join(FACTORY, '.pi', 'extensions', `${name}.ts`)))
+        .digest('hex')
+        .slice(0, 12);
       expect(r[`node.ext.${name}`]).toMatchObject({ status: 'ok', severity: 'required' });
       expect(r[`node.ext.${name}`]?.detail).toContain(hash);
     }
@@ -95,12 +107,22 @@ describe('factory doctor on real state', () => {
     // (baseEnv sets FACTORY_PI)
     expect(r['models.route.prompter']?.fix).toContain('`"$FACTORY_PI" --list-models scripted` lists the ids');
     // One row per key, naming the roles that need it.
-    expect(r['models.key.DOCTOR_PRESENT_KEY']).toMatchObject({ status: 'ok', detail: 'DOCTOR_PRESENT_KEY (.env) for builder' });
-    expect(r['models.key.DOCTOR_MISSING_KEY']).toMatchObject({ status: 'fail', detail: 'missing: DOCTOR_MISSING_KEY, needed for prompter' });
+    expect(r['models.key.DOCTOR_PRESENT_KEY']).toMatchObject({
+      status: 'ok',
+      detail: 'DOCTOR_PRESENT_KEY (.env) for builder',
+    });
+    expect(r['models.key.DOCTOR_MISSING_KEY']).toMatchObject({
+      status: 'fail',
+      detail: 'missing: DOCTOR_MISSING_KEY, needed for prompter',
+    });
     expect(r['models.key.DOCTOR_MISSING_KEY']?.fix).toContain('DOCTOR_MISSING_KEY=…');
     expect(r['tests.battery']).toMatchObject({ status: 'skipped', detail: 'skipped by --quick' });
     // models.json sends the scripted provider to a port where nothing listens: the endpoint row says so, with the fix.
-    expect(r['models.endpoint.scripted']).toMatchObject({ status: 'fail', detail: expect.stringMatching(/^http:\/\/127\.0\.0\.1:9\/v1\/models cannot be reached: (ECONNREFUSED|bad port)$/), fix: expect.stringContaining('start the model server that answers http://127.0.0.1:9/v1') });
+    expect(r['models.endpoint.scripted']).toMatchObject({
+      status: 'fail',
+      detail: expect.stringMatching(/^http:\/\/127\.0\.0\.1:9\/v1\/models cannot be reached: (ECONNREFUSED|bad port)$/),
+      fix: expect.stringContaining('start the model server that answers http://127.0.0.1:9/v1'),
+    });
     expect(doctorExit(results)).toBe(1);
 
     const shown = `${formatDoctorRows(results).join('\n')}\n${JSON.stringify(doctorJson(results))}`;
@@ -109,18 +131,27 @@ describe('factory doctor on real state', () => {
   });
 
   it('one missing key is one ✗ row naming every role that needs it (their routes wait for it)', async () => {
-    const roster = 'gateway: ""\nagents:\n  builder:\n    model: keyless/a\n    auth: { keys: [KEYLESS_API_KEY] }\n  prompter:\n    model: keyless/b\n    auth: { keys: [KEYLESS_API_KEY] }\n';
+    const roster =
+      'gateway: ""\nagents:\n  builder:\n    model: keyless/a\n    auth: { keys: [KEYLESS_API_KEY] }\n  prompter:\n    model: keyless/b\n    auth: { keys: [KEYLESS_API_KEY] }\n';
     const dir = repo({ 'adws/adw_config/factory.config.yaml': roster });
     installNode(dir, FACTORY);
     const results = await doctor(dir);
     const failed = results.filter((x) => x.id.startsWith('models.') && x.status === 'fail');
-    expect(failed.map((x) => [x.id, x.detail])).toEqual([['models.key.KEYLESS_API_KEY', 'missing: KEYLESS_API_KEY, needed for builder, prompter']]);
+    expect(failed.map((x) => [x.id, x.detail])).toEqual([
+      ['models.key.KEYLESS_API_KEY', 'missing: KEYLESS_API_KEY, needed for builder, prompter'],
+    ]);
     const r = byId(results);
-    for (const role of ['builder', 'prompter']) expect(r[`models.route.${role}`]).toMatchObject({ status: 'skipped', detail: 'not checked: KEYLESS_API_KEY is missing (its own row)' });
+    for (const role of ['builder', 'prompter'])
+      expect(r[`models.route.${role}`]).toMatchObject({
+        status: 'skipped',
+        detail: 'not checked: KEYLESS_API_KEY is missing (its own row)',
+      });
   });
 
   it('the model check sees the real state: a route fixed in the roster turns green on the next run', async () => {
-    const dir = repo({ 'adws/adw_config/factory.config.yaml': ROSTER.replace('scripted/no-such-model', 'scripted/gamma') });
+    const dir = repo({
+      'adws/adw_config/factory.config.yaml': ROSTER.replace('scripted/no-such-model', 'scripted/gamma'),
+    });
     installNode(dir, FACTORY);
     const r = byId(await doctor(dir));
     expect(r['models.route.prompter']?.status).toBe('ok');
@@ -129,8 +160,14 @@ describe('factory doctor on real state', () => {
   it('a repo without .pi/settings.json: pi optional for the tools, the node given at spawn, the rules missing with the fix', async () => {
     const dir = repo({ 'README.md': 'payload\n' });
     const r = byId(await doctor(dir));
-    expect(r['node.settings']).toMatchObject({ status: 'ok', detail: `none (the cockpit gives pi its node at each start from ${FACTORY})` });
-    expect(r['node.rules']).toMatchObject({ status: 'fail', fix: expect.stringContaining(`factory init --into ${dir}`) });
+    expect(r['node.settings']).toMatchObject({
+      status: 'ok',
+      detail: `none (the cockpit gives pi its node at each start from ${FACTORY})`,
+    });
+    expect(r['node.rules']).toMatchObject({
+      status: 'fail',
+      fix: expect.stringContaining(`factory init --into ${dir}`),
+    });
     expect(r['models.routes']).toMatchObject({ status: 'skipped' });
     expect(r['models.route.builder']).toBeUndefined();
   });
@@ -154,7 +191,11 @@ describe('factory doctor on real state', () => {
   it('a pi that does not exist: the pi checks fail, the workspace needs it, exit 1', async () => {
     const dir = repo();
     installNode(dir, FACTORY);
-    const results = await doctor(dir, { ...baseEnv, FACTORY_PI: '/nonexistent/pi', FACTORY_CLAUDE: '/nonexistent/claude' });
+    const results = await doctor(dir, {
+      ...baseEnv,
+      FACTORY_PI: '/nonexistent/pi',
+      FACTORY_CLAUDE: '/nonexistent/claude',
+    });
     const r = byId(results);
     expect(r['tools.pi']).toMatchObject({ status: 'fail', severity: 'required' });
     expect(r['tools.pi']?.detail).toMatch(/FACTORY_PI=\/nonexistent\/pi does not exist/);
@@ -171,7 +212,8 @@ describe('factory doctor on real state', () => {
     const ids = results.map((x) => x.id);
     expect(ids[0]).toBe('tools.git');
     expect(ids.slice(1).every((id) => id.startsWith('node.ext.'))).toBe(true);
-    for (const name of ['damage-control', 'factory-obs', 'factory-report', 'factory-guard', 'factory-inventory']) expect(ids).toContain(`node.ext.${name}`);
+    for (const name of ['damage-control', 'factory-obs', 'factory-report', 'factory-guard', 'factory-inventory'])
+      expect(ids).toContain(`node.ext.${name}`);
   });
 
   it('the battery runs the node for real on the pi under test: green, then red naming what is missing', async () => {

@@ -37,7 +37,9 @@ describe('provider-outage fallback', () => {
     const persisted = sessionFileTokens(bench.paths.sessionsDir, sessionId);
     expect(persisted.files).toBe(1);
     expect(run.tokens).toBe(persisted.tokens);
-    expect(ofType(events, 'activity').map((e) => e.activity)).toContainEqual(expect.objectContaining({ kind: 'note', text: expect.stringMatching(/relaunching on scripted\/beta/) }));
+    expect(ofType(events, 'activity').map((e) => e.activity)).toContainEqual(
+      expect.objectContaining({ kind: 'note', text: expect.stringMatching(/relaunching on scripted\/beta/) }),
+    );
   });
 
   it('never falls back on an invalid key (401)', async () => {

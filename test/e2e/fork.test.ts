@@ -30,7 +30,12 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) c();
 });
 
-function start(b: PromptBench, cwd: string, flags: { sessionId: string; fork?: string }, verifyOpen?: Parameters<typeof PiRpc.open>[0]['verifyOpen']) {
+function start(
+  b: PromptBench,
+  cwd: string,
+  flags: { sessionId: string; fork?: string },
+  verifyOpen?: Parameters<typeof PiRpc.open>[0]['verifyOpen'],
+) {
   return PiRpc.open({
     pi: b.rig.pi,
     cwd,
@@ -48,7 +53,10 @@ function start(b: PromptBench, cwd: string, flags: { sessionId: string; fork?: s
 }
 
 async function primed() {
-  const b = await promptBench({ primer: [say(PRIMER_WORDS)], arm: [call('bash', { command: 'pwd && touch made-by-arm' }), report(GOOD)] });
+  const b = await promptBench({
+    primer: [say(PRIMER_WORDS)],
+    arm: [call('bash', { command: 'pwd && touch made-by-arm' }), report(GOOD)],
+  });
   bench = b;
   // The node is part of the commit, as `factory init` has the user do: a worktree holds tracked files only.
   git(b.repo.dir, 'add', '-A');
@@ -58,7 +66,13 @@ async function primed() {
   const state = await primer.getState();
   const head = git(b.repo.dir, 'rev-parse', 'HEAD').trim();
   const base = tempDir('factory-fork-wt-', cleanups);
-  const tree = await prepareArmTree(b.repo.dir, { run: 'f0f0f0f0', name: 'arm_1', commit: head, gateFolders: ['.'], env: { ...process.env, FACTORY_WORKTREES: base } });
+  const tree = await prepareArmTree(b.repo.dir, {
+    run: 'f0f0f0f0',
+    name: 'arm_1',
+    commit: head,
+    gateFolders: ['.'],
+    env: { ...process.env, FACTORY_WORKTREES: base },
+  });
   // The node's settings point at the factory relative to the user's tree: re-aimed in the arm's, and kept out of its status.
   expect(tree.own).toEqual(['.pi/settings.json']);
   expect(git(tree.dir, 'status', '--porcelain')).toBe('');
@@ -70,7 +84,9 @@ describe('an arm forked into its worktree', () => {
   it('opens as the declared fork of the primer, works in the worktree, and the model sees what the primer read', async () => {
     const { b, primerFile, messageCount, tree } = await primed();
     const sessionId = randomUUID();
-    const arm = await start(b, tree.dir, { sessionId, fork: primerFile }, (state) => forkRefusal(state, { cwd: tree.dir, sessionId, messageCount }));
+    const arm = await start(b, tree.dir, { sessionId, fork: primerFile }, (state) =>
+      forkRefusal(state, { cwd: tree.dir, sessionId, messageCount }),
+    );
     expect(arm.sessionId).toBe(sessionId);
     const result = await arm.prompt('[tape:arm] Implement it.', TURN);
     expect(result.tokens).toBeGreaterThan(0);
@@ -90,12 +106,18 @@ describe('an arm forked into its worktree', () => {
     const { b, primerFile, messageCount, tree } = await primed();
     const sessionId = randomUUID();
     const before = b.rig.model.requests.length;
-    const error = await start(b, tree.dir, { sessionId, fork: primerFile }, (state) => forkRefusal(state, { cwd: b.repo.dir, sessionId, messageCount })).catch((e: unknown) => e);
+    const error = await start(b, tree.dir, { sessionId, fork: primerFile }, (state) =>
+      forkRefusal(state, { cwd: b.repo.dir, sessionId, messageCount }),
+    ).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(HarnessError);
     expect((error as HarnessError).evidence.kind).toBe('fork');
-    expect((error as HarnessError).message).toBe(`the fork would work in ${tree.dir}, not in its worktree ${b.repo.dir}`);
+    expect((error as HarnessError).message).toBe(
+      `the fork would work in ${tree.dir}, not in its worktree ${b.repo.dir}`,
+    );
     const other = randomUUID();
-    const short = await start(b, tree.dir, { sessionId: other, fork: primerFile }, (state) => forkRefusal(state, { cwd: tree.dir, sessionId: other, messageCount: messageCount + 1 })).catch((e: unknown) => e);
+    const short = await start(b, tree.dir, { sessionId: other, fork: primerFile }, (state) =>
+      forkRefusal(state, { cwd: tree.dir, sessionId: other, messageCount: messageCount + 1 }),
+    ).catch((e: unknown) => e);
     expect((short as Error).message).toBe(`the fork holds ${messageCount} messages, the primer ${messageCount + 1}`);
     expect(b.rig.model.requests.length).toBe(before);
   });

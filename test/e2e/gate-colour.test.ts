@@ -37,7 +37,20 @@ const UVU_TEST = [
   '',
 ].join('\n');
 
-const ROSTER = ["gateway: ''", 'payload:', '  dir: .', '  commands:', `    - run: ${GATE}`, '      timeout: 60', `    - run: ${UVU_GATE}`, '      timeout: 60', 'agents:', '  builder:', '    model: scripted/alpha', ''].join('\n');
+const ROSTER = [
+  "gateway: ''",
+  'payload:',
+  '  dir: .',
+  '  commands:',
+  `    - run: ${GATE}`,
+  '      timeout: 60',
+  `    - run: ${UVU_GATE}`,
+  '      timeout: 60',
+  'agents:',
+  '  builder:',
+  '    model: scripted/alpha',
+  '',
+].join('\n');
 
 let bench: PromptBench | undefined;
 afterEach(async () => {
@@ -48,19 +61,36 @@ afterEach(async () => {
 describe('a colour-asserting suite under the gates (real pi, scripted model, built CLI)', () => {
   it('green in a plain shell with FORCE_COLOR=1, green under factory build at its first attempt (exit 0)', async () => {
     bench = await promptBench(
-      { default: [call('write', { path: 'src/add.js', content: buildFixture('add.fixed.js') }), report({ status: 'success', summary: 'add written', changed_files: ['src/add.js'] })] },
-      { ...payloadFiles('add'), '.gitignore': 'adws/adw_data/\nnode_modules/\n', 'colour.test.mjs': COLOUR_TEST, 'colour/kleur.mjs': UVU_TEST, 'adws/adw_config/factory.config.yaml': ROSTER },
+      {
+        default: [
+          call('write', { path: 'src/add.js', content: buildFixture('add.fixed.js') }),
+          report({ status: 'success', summary: 'add written', changed_files: ['src/add.js'] }),
+        ],
+      },
+      {
+        ...payloadFiles('add'),
+        '.gitignore': 'adws/adw_data/\nnode_modules/\n',
+        'colour.test.mjs': COLOUR_TEST,
+        'colour/kleur.mjs': UVU_TEST,
+        'adws/adw_config/factory.config.yaml': ROSTER,
+      },
     );
     const repo = bench.repo.dir;
     fs.mkdirSync(path.join(repo, 'node_modules'));
-    for (const lib of ['chalk', 'picocolors', 'kleur', 'uvu']) fs.symlinkSync(path.resolve('node_modules', lib), path.join(repo, 'node_modules', lib));
+    for (const lib of ['chalk', 'picocolors', 'kleur', 'uvu'])
+      fs.symlinkSync(path.resolve('node_modules', lib), path.join(repo, 'node_modules', lib));
     fs.mkdirSync(path.join(repo, 'node_modules', '.bin'));
     fs.symlinkSync(path.resolve('node_modules/uvu/bin.js'), path.join(repo, 'node_modules', '.bin', 'uvu'));
     const env = { ...bench.rig.env, CI: 'true', FORCE_COLOR: '1' };
     // The user's shell: the same command, the same environment (minus the cockpit's CI), pipes as a gate has them.
     const { CI: _ci, ...shellEnv } = env;
-    for (const gate of [GATE, UVU_GATE]) expect(spawnSync('bash', ['-c', gate], { cwd: repo, env: shellEnv, stdio: 'pipe' }).status, gate).toBe(0);
-    const r = await runCli(['build', 'specs/add.md', '--no-ui', '--model', 'scripted/alpha', '--retries', '0'], { cwd: repo, env, timeoutMs: 120_000 });
+    for (const gate of [GATE, UVU_GATE])
+      expect(spawnSync('bash', ['-c', gate], { cwd: repo, env: shellEnv, stdio: 'pipe' }).status, gate).toBe(0);
+    const r = await runCli(['build', 'specs/add.md', '--no-ui', '--model', 'scripted/alpha', '--retries', '0'], {
+      cwd: repo,
+      env,
+      timeoutMs: 120_000,
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(new RegExp(`gates: ✓ ${GATE}`));
     expect(r.stderr).toContain(`✓ ${UVU_GATE}`);

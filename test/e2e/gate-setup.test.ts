@@ -48,27 +48,40 @@ function withGate(b: Bench, gate: string): void {
   git(b.repo, 'commit', '-qam', 'the gate');
 }
 
-const TYPO = /gate `pythn -m pytest` cannot run: pythn not found on PATH — (python\S* is on PATH: use `python\S* -m pytest`|install pythn .*) in payload\.commands\[0\] in adws\/adw_config\/factory\.config\.yaml/;
+const TYPO =
+  /gate `pythn -m pytest` cannot run: pythn not found on PATH — (python\S* is on PATH: use `python\S* -m pytest`|install pythn .*) in payload\.commands\[0\] in adws\/adw_config\/factory\.config\.yaml/;
 
 function events(stdout: string): RunEvent[] {
-  return stdout.trim().split('\n').filter(Boolean).map((line) => JSON.parse(line) as RunEvent);
+  return stdout
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as RunEvent);
 }
 
 describe('a gate that cannot run (real pi, scripted model, built CLI)', () => {
-  it('bon with a typo\'d gate: exit 2 before any token, one line naming the command and the fix', async () => {
+  it("bon with a typo'd gate: exit 2 before any token, one line naming the command and the fix", async () => {
     const b = bench!;
     withGate(b, 'pythn -m pytest');
-    const out = await runCli(['bon', 'specs/farewell.md', '--models', DEMO_MODELS.join(','), '--no-ui'], { cwd: b.repo, env: b.env, timeoutMs: 90_000 });
+    const out = await runCli(['bon', 'specs/farewell.md', '--models', DEMO_MODELS.join(','), '--no-ui'], {
+      cwd: b.repo,
+      env: b.env,
+      timeoutMs: 90_000,
+    });
     expect(out.code, out.stderr).toBe(2);
     expect(out.stderr).toMatch(new RegExp(`check \\(code, attempt 1/1\\): failed — ${TYPO.source}`));
     expect(b.model.requests).toHaveLength(0);
     expect(git(b.repo, 'status', '--porcelain')).toBe('');
   });
 
-  it('build with a typo\'d gate: exit 2 before any token, the same line', async () => {
+  it("build with a typo'd gate: exit 2 before any token, the same line", async () => {
     const b = bench!;
     withGate(b, 'pythn -m pytest');
-    const out = await runCli(['build', 'specs/farewell.md', '--no-ui', '--model', 'scripted/alpha'], { cwd: b.repo, env: { ...b.env, CI: 'true' }, timeoutMs: 90_000 });
+    const out = await runCli(['build', 'specs/farewell.md', '--no-ui', '--model', 'scripted/alpha'], {
+      cwd: b.repo,
+      env: { ...b.env, CI: 'true' },
+      timeoutMs: 90_000,
+    });
     expect(out.code, out.stderr).toBe(2);
     expect(out.stderr).toMatch(TYPO);
     expect(b.model.requests).toHaveLength(0);
@@ -77,12 +90,18 @@ describe('a gate that cannot run (real pi, scripted model, built CLI)', () => {
   it('build whose gate runs a missing program further in: the builder is not sent back, exit 2 with the command and the fix', async () => {
     const b = bench!;
     withGate(b, "bash -c 'pythn -m pytest'");
-    const out = await runCli(['build', 'specs/farewell.md', '--no-ui', '--model', 'scripted/beta', '--json'], { cwd: b.repo, env: { ...b.env, CI: 'true' }, timeoutMs: 90_000 });
+    const out = await runCli(['build', 'specs/farewell.md', '--no-ui', '--model', 'scripted/beta', '--json'], {
+      cwd: b.repo,
+      env: { ...b.env, CI: 'true' },
+      timeoutMs: 90_000,
+    });
     expect(out.code, out.stderr).toBe(2);
     const evs = events(out.stdout);
     const failed = evs.find((e): e is Extract<RunEvent, { type: 'phase_failed' }> => e.type === 'phase_failed')!;
     expect(failed.phase).toBe('gates');
-    expect(failed.motif).toMatch(/^`bash -c 'pythn -m pytest'` cannot run: pythn: command not found — \S+ is on PATH: use `bash -c '\S+ -m pytest'`/);
+    expect(failed.motif).toMatch(
+      /^`bash -c 'pythn -m pytest'` cannot run: pythn: command not found — \S+ is on PATH: use `bash -c '\S+ -m pytest'`/,
+    );
     // One build attempt: a machine that cannot run the gate is not the builder's to mend.
     expect(evs.filter((e) => e.type === 'attempt_started' && e.phase === 'build')).toHaveLength(1);
     expect(b.model.requestsFor('model:beta')).toHaveLength(2);
@@ -94,16 +113,29 @@ describe('a gate that cannot run (real pi, scripted model, built CLI)', () => {
     bench = await startBench(60_000);
     const b = bench;
     withGate(b, "bash -c 'pythn -m pytest'");
-    const out = await runCli(['bon', 'specs/farewell.md', '--models', DEMO_MODELS.join(','), '--no-ui', '--json'], { cwd: b.repo, env: b.env, timeoutMs: 110_000 });
+    const out = await runCli(['bon', 'specs/farewell.md', '--models', DEMO_MODELS.join(','), '--no-ui', '--json'], {
+      cwd: b.repo,
+      env: b.env,
+      timeoutMs: 110_000,
+    });
     expect(out.code, out.stderr).toBe(2);
     expect(b.model.requestsFor('model:alpha').length).toBeLessThanOrEqual(1);
-    const failed = events(out.stdout).find((e): e is Extract<RunEvent, { type: 'phase_failed' }> => e.type === 'phase_failed')!;
-    expect([failed.phase, failed.motif]).toEqual(['prime', expect.stringMatching(/^`bash -c 'pythn -m pytest'` cannot run: pythn: command not found/)]);
+    const failed = events(out.stdout).find(
+      (e): e is Extract<RunEvent, { type: 'phase_failed' }> => e.type === 'phase_failed',
+    )!;
+    expect([failed.phase, failed.motif]).toEqual([
+      'prime',
+      expect.stringMatching(/^`bash -c 'pythn -m pytest'` cannot run: pythn: command not found/),
+    ]);
   });
 
   it('factory apply on a machine whose gate cannot run: exit 2, the command and the fix, the tree untouched', async () => {
     const b = bench!;
-    const out = await runCli(['bon', 'specs/farewell.md', '--models', DEMO_MODELS.join(','), '--no-ui'], { cwd: b.repo, env: b.env, timeoutMs: 120_000 });
+    const out = await runCli(['bon', 'specs/farewell.md', '--models', DEMO_MODELS.join(','), '--no-ui'], {
+      cwd: b.repo,
+      env: b.env,
+      timeoutMs: 120_000,
+    });
     expect(out.code, out.stderr).toBe(0);
     const id = /factory apply (\S+)/.exec(out.stderr + out.stdout)?.[1];
     expect(id).toBeDefined();
@@ -111,7 +143,9 @@ describe('a gate that cannot run (real pi, scripted model, built CLI)', () => {
     withGate(b, "bash -c 'pythn -m pytest'");
     const applied = await runCli(['apply', id!], { cwd: b.repo, env: b.env, timeoutMs: 90_000 });
     expect(applied.code, applied.stdout + applied.stderr).toBe(2);
-    expect(applied.stdout).toMatch(/^arm \d not applied: a gate cannot run on this machine: `bash -c 'pythn -m pytest'` cannot run: pythn: command not found — /);
+    expect(applied.stdout).toMatch(
+      /^arm \d not applied: a gate cannot run on this machine: `bash -c 'pythn -m pytest'` cannot run: pythn: command not found — /,
+    );
     expect(git(b.repo, 'status', '--porcelain')).toBe('');
   });
 
@@ -126,7 +160,18 @@ describe('a gate that cannot run (real pi, scripted model, built CLI)', () => {
       const b = bench!;
       // bash is on PATH, so no pre-flight can tell; the program it runs is not.
       withGate(b, "bash -c 'pythn -m pytest'");
-      const out = await runCli(['bon', 'specs/farewell.md', '--models', DEMO_MODELS.join(','), '--no-ui', '--json', ...(inPlace ? ['--in-place'] : [])], { cwd: b.repo, env: b.env, timeoutMs: 120_000 });
+      const out = await runCli(
+        [
+          'bon',
+          'specs/farewell.md',
+          '--models',
+          DEMO_MODELS.join(','),
+          '--no-ui',
+          '--json',
+          ...(inPlace ? ['--in-place'] : []),
+        ],
+        { cwd: b.repo, env: b.env, timeoutMs: 120_000 },
+      );
       expect(out.code, out.stderr).toBe(2);
       const evs = events(out.stdout);
       const baseline = evs.find((e): e is Extract<RunEvent, { type: 'baseline' }> => e.type === 'baseline')!;

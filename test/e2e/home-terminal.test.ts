@@ -40,7 +40,14 @@ async function twoRecordedRuns(): Promise<{ b: PromptBench; greenId: string; fai
   bench = b;
   const green = await cli(b, ['prompt', '[tape:green] Which files make up this repo?', '--model', 'scripted/alpha']);
   expect(green.code).toBe(0);
-  const failed = await cli(b, ['prompt', '[tape:bad] Which files make up this repo?', '--retries', '0', '--model', 'scripted/alpha']);
+  const failed = await cli(b, [
+    'prompt',
+    '[tape:bad] Which files make up this repo?',
+    '--retries',
+    '0',
+    '--model',
+    'scripted/alpha',
+  ]);
   expect(failed.code).toBe(1);
   return { b, greenId: adwIdOf(green.stderr), failedId: adwIdOf(failed.stderr) };
 }

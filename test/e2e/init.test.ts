@@ -48,10 +48,15 @@ const init = (cwd: string, args: string[] = []) => runCli(['init', ...args], { c
 
 describe('factory init', () => {
   it('sets a repository up, prints the exact commit, and a second run changes nothing', async () => {
-    const dir = repo({ 'package.json': JSON.stringify({ name: 'lib', scripts: { test: 'vitest run' } }), 'src/index.js': 'export {};\n' });
+    const dir = repo({
+      'package.json': JSON.stringify({ name: 'lib', scripts: { test: 'vitest run' } }),
+      'src/index.js': 'export {};\n',
+    });
     const first = await init(dir);
     expect(first.code, first.stderr).toBe(0);
-    expect(first.stdout).toContain('+ adws/adw_config/factory.config.yaml  written: roster; gate: npm test (package.json scripts.test)');
+    expect(first.stdout).toContain(
+      '+ adws/adw_config/factory.config.yaml  written: roster; gate: npm test (package.json scripts.test)',
+    );
 
     const roster = await loadRoster(path.join(dir, 'adws/adw_config/factory.config.yaml'));
     expect(roster.payload.commands.map((c) => c.run)).toEqual(['npm test']);
@@ -65,14 +70,29 @@ describe('factory init', () => {
     expect(read(dir, '.pi/damage-control-rules.yaml')).toBe(read(FACTORY, '.pi/damage-control-rules.yaml'));
     const example = read(dir, 'specs/example.md');
     expect(example).toBe(read(FACTORY, 'templates/specs/example.md'));
-    expect(example.match(/^## .+$/gm)).toEqual(['## Goal', '## Context', '## Acceptance criteria', '## Out of scope', '## Files likely touched']);
+    expect(example.match(/^## .+$/gm)).toEqual([
+      '## Goal',
+      '## Context',
+      '## Acceptance criteria',
+      '## Out of scope',
+      '## Files likely touched',
+    ]);
     expect(first.stdout).toMatch(/\+ specs\/example\.md\s+written: an example spec/);
     expect(read(dir, '.gitignore')).toMatch(/^# factory: .*\nadws\/adw_data\/\n# factory: provider keys\n\.env\n$/);
 
     // The printed commit line, run as printed, leaves nothing uncommitted (adws/adw_data is ignored).
     const commit = first.stdout.split('\n').find((l) => l.trim().startsWith('git add -- '));
     expect(commit).toBeDefined();
-    execFileSync('bash', ['-c', commit!.trim()], { cwd: dir, env: { ...env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.invalid', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.invalid' } });
+    execFileSync('bash', ['-c', commit!.trim()], {
+      cwd: dir,
+      env: {
+        ...env,
+        GIT_AUTHOR_NAME: 't',
+        GIT_AUTHOR_EMAIL: 't@example.invalid',
+        GIT_COMMITTER_NAME: 't',
+        GIT_COMMITTER_EMAIL: 't@example.invalid',
+      },
+    });
     fs.mkdirSync(path.join(dir, 'adws/adw_data/sessions'), { recursive: true });
     fs.writeFileSync(path.join(dir, 'adws/adw_data/sessions/ledger.jsonl'), '{}\n');
     expect(git(dir, 'status', '--porcelain', '--untracked-files=all')).toBe('');
@@ -86,7 +106,8 @@ describe('factory init', () => {
   });
 
   it('merges: your roster, briefs, settings and ignore rules are kept', async () => {
-    const ownRoster = 'gateway: ""\npayload: { dir: ., commands: [{ run: make check }] }\nagents:\n  builder: { model: scripted/alpha }\n';
+    const ownRoster =
+      'gateway: ""\npayload: { dir: ., commands: [{ run: make check }] }\nagents:\n  builder: { model: scripted/alpha }\n';
     const dir = repo({
       'adws/adw_config/factory.config.yaml': ownRoster,
       'adws/adw_config/briefs/builder.md': '# Our builder\nUse tabs.\n',
@@ -107,39 +128,65 @@ describe('factory init', () => {
   });
 
   it('removes the machine path an older init committed, keeps the rest, and the doctor then loads the node at spawn', async () => {
-    const legacy = { source: '../../prefix-old/lib/node_modules/factory-cockpit', extensions: ['.pi/extensions/factory-report.ts', '.pi/extensions/damage-control.ts'], skills: [], prompts: [], themes: [] };
-    const dir = repo({ '.pi/settings.json': JSON.stringify({ theme: 'dark', packages: ['npm:other-pi-package', legacy] }) });
+    const legacy = {
+      source: '../../prefix-old/lib/node_modules/factory-cockpit',
+      extensions: ['.pi/extensions/factory-report.ts', '.pi/extensions/damage-control.ts'],
+      skills: [],
+      prompts: [],
+      themes: [],
+    };
+    const dir = repo({
+      '.pi/settings.json': JSON.stringify({ theme: 'dark', packages: ['npm:other-pi-package', legacy] }),
+    });
     const out = await init(dir);
     expect(out.code, out.stderr).toBe(0);
-    expect(out.stdout).toMatch(/~ \.pi\/settings\.json\s+updated: removed the machine path \.\.\/\.\.\/prefix-old\/lib\/node_modules\/factory-cockpit/);
+    expect(out.stdout).toMatch(
+      /~ \.pi\/settings\.json\s+updated: removed the machine path \.\.\/\.\.\/prefix-old\/lib\/node_modules\/factory-cockpit/,
+    );
     expect(JSON.parse(read(dir, '.pi/settings.json'))).toEqual({ theme: 'dark', packages: ['npm:other-pi-package'] });
     const doctor = await runCli(['doctor', '--quick', '--json', 'node.settings'], { cwd: dir, env });
-    const row = (JSON.parse(doctor.stdout) as { checks: Array<{ id: string; status: string; detail: string }> }).checks.find((r) => r.id === 'node.settings');
+    const row = (
+      JSON.parse(doctor.stdout) as { checks: Array<{ id: string; status: string; detail: string }> }
+    ).checks.find((r) => r.id === 'node.settings');
     expect(row).toMatchObject({ status: 'ok' });
     expect(row?.detail).toContain(`at each start from ${FACTORY}`);
   });
 
   it('finds the gate of other repositories, and writes a placeholder the doctor flags when there is none', async () => {
-    const pnpm = repo({ 'package.json': JSON.stringify({ scripts: { test: 'jest' } }), 'pnpm-lock.yaml': 'lockfileVersion: 9\n' });
+    const pnpm = repo({
+      'package.json': JSON.stringify({ scripts: { test: 'jest' } }),
+      'pnpm-lock.yaml': 'lockfileVersion: 9\n',
+    });
     // On a machine with pnpm (a stand-in on PATH), the lock's manager; without it, npm runs the same script.
     const bin = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'factory-init-bin-')));
     temps.push(bin);
     fs.writeFileSync(path.join(bin, 'pnpm'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
-    const withPnpm = await runCli(['init'], { cwd: pnpm, env: { ...env, PATH: `${bin}${path.delimiter}${process.env.PATH ?? ''}` } });
+    const withPnpm = await runCli(['init'], {
+      cwd: pnpm,
+      env: { ...env, PATH: `${bin}${path.delimiter}${process.env.PATH ?? ''}` },
+    });
     expect(withPnpm.code, withPnpm.stderr).toBe(0);
-    expect((await loadRoster(path.join(pnpm, 'adws/adw_config/factory.config.yaml'))).payload.commands[0]?.run).toBe('pnpm test');
+    expect((await loadRoster(path.join(pnpm, 'adws/adw_config/factory.config.yaml'))).payload.commands[0]?.run).toBe(
+      'pnpm test',
+    );
 
-    const bare = repo({ 'package.json': JSON.stringify({ scripts: { test: 'echo "Error: no test specified" && exit 1' } }) });
+    const bare = repo({
+      'package.json': JSON.stringify({ scripts: { test: 'echo "Error: no test specified" && exit 1' } }),
+    });
     const out = await init(bare);
     expect(out.code).toBe(0);
     expect(out.stdout).toContain('Then set your test command');
-    const gate = (await loadRoster(path.join(bare, 'adws/adw_config/factory.config.yaml'))).payload.commands[0]?.run ?? '';
+    const gate =
+      (await loadRoster(path.join(bare, 'adws/adw_config/factory.config.yaml'))).payload.commands[0]?.run ?? '';
     expect(gate).toContain(PLACEHOLDER_MARK);
     expect(execFileSyncCode('bash', ['-c', gate], bare)).not.toBe(0); // the placeholder never passes for green
     const doctor = await runCli(['doctor', '--quick', '--json', 'repo'], { cwd: bare, env });
-    const rows = (JSON.parse(doctor.stdout) as { checks: Array<{ id: string; status: string; detail: string }> }).checks;
+    const rows = (JSON.parse(doctor.stdout) as { checks: Array<{ id: string; status: string; detail: string }> })
+      .checks;
     expect(rows.find((r) => r.id === 'repo.gates')).toMatchObject({ status: 'fail' });
-    expect(rows.find((r) => r.id === 'repo.brief.builder')?.detail).toContain('neutral brief from factory init, not edited yet');
+    expect(rows.find((r) => r.id === 'repo.brief.builder')?.detail).toContain(
+      'neutral brief from factory init, not edited yet',
+    );
     expect(doctor.code).toBe(1);
   });
 

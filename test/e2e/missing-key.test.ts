@@ -11,7 +11,8 @@ import { createDemoRepo } from '../../src/commands/demo.js';
 import { runCli } from '../helpers/cli.js';
 import { cliChildEnv } from '../helpers/rig.js';
 
-const MOTIF = 'no API key for openrouter: put OPENROUTER_API_KEY in .env (or in the environment), then `factory doctor`';
+const MOTIF =
+  'no API key for openrouter: put OPENROUTER_API_KEY in .env (or in the environment), then `factory doctor`';
 let scratch: string | undefined;
 afterEach(() => {
   if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
@@ -30,7 +31,10 @@ async function keyless(): Promise<{ repo: string; env: Record<string, string> }>
 describe('a missing provider key', () => {
   it('prompt: one line naming the variable, exit 2, no claim about extensions', async () => {
     const { repo, env } = await keyless();
-    const out = await runCli(['prompt', 'hello', '--no-ui', '--model', 'openrouter/anthropic/claude-sonnet-4.5', '--retries', '0'], { cwd: repo, env, timeoutMs: 90_000 });
+    const out = await runCli(
+      ['prompt', 'hello', '--no-ui', '--model', 'openrouter/anthropic/claude-sonnet-4.5', '--retries', '0'],
+      { cwd: repo, env, timeoutMs: 90_000 },
+    );
     expect(out.code, out.stderr).toBe(2);
     expect(out.stderr).toContain(MOTIF);
     expect(out.stderr).not.toMatch(/factory-inventory|extensions were not loaded/);
@@ -38,7 +42,16 @@ describe('a missing provider key', () => {
 
   it('bon: the same line before the primer (the --models check finds no key), exit 2, and the tree is as it was', async () => {
     const { repo, env } = await keyless();
-    const out = await runCli(['bon', 'specs/farewell.md', '--no-ui', '--models', 'openrouter/anthropic/claude-sonnet-4.5,openrouter/z-ai/glm-5.3'], { cwd: repo, env, timeoutMs: 90_000 });
+    const out = await runCli(
+      [
+        'bon',
+        'specs/farewell.md',
+        '--no-ui',
+        '--models',
+        'openrouter/anthropic/claude-sonnet-4.5,openrouter/z-ai/glm-5.3',
+      ],
+      { cwd: repo, env, timeoutMs: 90_000 },
+    );
     expect(out.code, out.stderr).toBe(2);
     expect(out.stderr).toContain(MOTIF);
     expect(out.stderr).not.toMatch(/factory-inventory|extensions were not loaded/);

@@ -25,7 +25,10 @@ afterEach(async () => {
 /** Points the repo's .pi/mcp.json at a stdio server that writes `marker` when started. */
 function mcpProbe(repoDir: string, marker: string): void {
   const script = `require('fs').writeFileSync(${JSON.stringify(marker)}, 'started'); setTimeout(() => {}, 5000);`;
-  fs.writeFileSync(path.join(repoDir, '.pi', 'mcp.json'), JSON.stringify({ mcpServers: { probe: { command: process.execPath, args: ['-e', script] } } }));
+  fs.writeFileSync(
+    path.join(repoDir, '.pi', 'mcp.json'),
+    JSON.stringify({ mcpServers: { probe: { command: process.execPath, args: ['-e', script] } } }),
+  );
 }
 
 async function appears(file: string, ms: number): Promise<boolean> {
@@ -38,7 +41,7 @@ async function appears(file: string, ms: number): Promise<boolean> {
 }
 
 describe('MCP servers in a factory node', () => {
-  it('the user\'s MCP servers do not start in a factory attempt; the attempt is green on every supported pi', async () => {
+  it("the user's MCP servers do not start in a factory attempt; the attempt is green on every supported pi", async () => {
     bench = await promptBench({ default: [report(GOOD)], control: [say('ok')] });
     const { rig, repo, paths } = bench;
     const hasMcp = compareVersions(rig.piVersion, PI_NO_MCP_SINCE) >= 0;

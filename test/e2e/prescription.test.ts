@@ -4,7 +4,16 @@
 //
 // Layout: a temp folder holding `factory` — a symlink to this very checkout, so pi loads the real
 // extensions — and `app`, a fresh git repository next to it: the two sibling repos of the spec.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -48,7 +57,12 @@ describe('prescribe: the merge', () => {
       prompts: [],
       themes: [],
     });
-    expect(result).toMatchObject({ layer: 'node', settingsFile: path.join(app, '.pi', 'settings.json'), replaced: false, rulesCopied: true });
+    expect(result).toMatchObject({
+      layer: 'node',
+      settingsFile: path.join(app, '.pi', 'settings.json'),
+      replaced: false,
+      rulesCopied: true,
+    });
     expect(existsSync(path.join(app, '.pi', 'damage-control-rules.yaml'))).toBe(true);
     expect(describePrescription(result)).toContain('source ../../factory');
   });
@@ -56,10 +70,16 @@ describe('prescribe: the merge', () => {
   it('station layer: the whole package as a string source, same-source entries replaced, others and other keys kept', () => {
     const app = gitRepo(path.join(root, 'station-app'));
     mkdirSync(path.join(app, '.pi'));
-    const before = { theme: 'light', packages: ['npm:kept-one', { source: '../../factory/', skills: [] }, { source: '../vendor/x' }] };
+    const before = {
+      theme: 'light',
+      packages: ['npm:kept-one', { source: '../../factory/', skills: [] }, { source: '../vendor/x' }],
+    };
     writeFileSync(path.join(app, '.pi', 'settings.json'), JSON.stringify(before));
     const result = prescribe({ layer: 'station', into: app, factoryRoot: factory });
-    expect(settingsOf(app)).toEqual({ theme: 'light', packages: ['npm:kept-one', '../../factory', { source: '../vendor/x' }] });
+    expect(settingsOf(app)).toEqual({
+      theme: 'light',
+      packages: ['npm:kept-one', '../../factory', { source: '../vendor/x' }],
+    });
     expect(result).toMatchObject({ layer: 'station', entry: '../../factory', replaced: true });
     // Back to the node layer: the station entry (same source) gives way in place.
     const again = prescribe({ layer: 'node', into: app, factoryRoot: factory });
@@ -95,14 +115,20 @@ describe('prescribe: refusals write nothing', () => {
 
   it('a missing target', () => {
     const absent = path.join(root, 'absent');
-    refused(() => prescribe({ layer: 'node', into: absent, factoryRoot: factory }), /^target repository .*absent does not exist; nothing was written$/);
+    refused(
+      () => prescribe({ layer: 'node', into: absent, factoryRoot: factory }),
+      /^target repository .*absent does not exist; nothing was written$/,
+    );
     expect(existsSync(absent)).toBe(false);
   });
 
   it('a target that is not in a git repository', () => {
     const plain = path.join(root, 'plain');
     mkdirSync(plain);
-    refused(() => prescribe({ layer: 'node', into: plain, factoryRoot: factory }), /is not inside a git repository; nothing was written$/);
+    refused(
+      () => prescribe({ layer: 'node', into: plain, factoryRoot: factory }),
+      /is not inside a git repository; nothing was written$/,
+    );
     expect(existsSync(path.join(plain, '.pi'))).toBe(false);
   });
 
@@ -122,7 +148,10 @@ describe('prescribe: refusals write nothing', () => {
     const app = gitRepo(path.join(root, 'misc-app'));
     expect(() => parseLayer('all')).toThrow('--layer must be node or station, got "all"');
     expect(() => parseLayer(undefined)).toThrow('--layer must be node or station, got nothing');
-    refused(() => prescribe({ layer: 'node', into: app, factoryRoot: path.join(root, 'plain') }), /is not a factory folder/);
+    refused(
+      () => prescribe({ layer: 'node', into: app, factoryRoot: path.join(root, 'plain') }),
+      /is not a factory folder/,
+    );
     refused(() => prescribe({ layer: 'node', into: FACTORY_ROOT, factoryRoot: factory }), /is the factory itself/);
     expect(existsSync(path.join(app, '.pi'))).toBe(false);
   });
@@ -147,7 +176,9 @@ describe('prescribe: refusals write nothing', () => {
     mkdirSync(path.join(installed, '.pi', 'extensions'), { recursive: true });
     writeFileSync(path.join(installed, 'package.json'), '{"name":"factory-cockpit"}');
     const result = prescribe({ layer: 'node', into: app, factoryRoot: installed });
-    expect(typeof result.entry === 'string' ? result.entry : result.entry.source).toBe('../node_modules/factory-cockpit');
+    expect(typeof result.entry === 'string' ? result.entry : result.entry.source).toBe(
+      '../node_modules/factory-cockpit',
+    );
   });
 });
 
@@ -172,17 +203,33 @@ describe('the real pi in a prescribed repo', () => {
   }
 
   const run = (target: ReturnType<typeof project>, args: string[]) =>
-    runPiJson({ ...rig, env: { ...rig.env, ...phaseEnv(target, expected) } }, { cwd: target.dir, prompt: 'hello', args });
+    runPiJson(
+      { ...rig, env: { ...rig.env, ...phaseEnv(target, expected) } },
+      { cwd: target.dir, prompt: 'hello', args },
+    );
 
-  it.each(['node', 'station'] as const)('%s layer: pi started in the target with --approve loads every node extension', async (layer) => {
-    const target = project(`pi-${layer}`);
-    const unprescribed = await run(target, ['--approve']);
-    expect(inventories(unprescribed.events)).toEqual([]); // nothing loads the node before the prescription
-    prescribe({ layer, into: target.dir, factoryRoot: factory });
-    const [loaded, untrusted] = await Promise.all([run(target, ['--approve']), run(target, [])]);
-    expect(loaded.exitCode).toBe(0);
-    expect(inventories(loaded.events)).toEqual([{ pi_version: rig.piVersion, present: [...expected].sort(), missing: [] }]);
-    expect(expected).toEqual(expect.arrayContaining(['damage-control', 'factory-obs', 'factory-report', 'factory-guard', 'factory-inventory']));
-    expect(inventories(untrusted.events)).toEqual([]); // without --approve pi skips project packages silently
-  });
+  it.each(['node', 'station'] as const)(
+    '%s layer: pi started in the target with --approve loads every node extension',
+    async (layer) => {
+      const target = project(`pi-${layer}`);
+      const unprescribed = await run(target, ['--approve']);
+      expect(inventories(unprescribed.events)).toEqual([]); // nothing loads the node before the prescription
+      prescribe({ layer, into: target.dir, factoryRoot: factory });
+      const [loaded, untrusted] = await Promise.all([run(target, ['--approve']), run(target, [])]);
+      expect(loaded.exitCode).toBe(0);
+      expect(inventories(loaded.events)).toEqual([
+        { pi_version: rig.piVersion, present: [...expected].sort(), missing: [] },
+      ]);
+      expect(expected).toEqual(
+        expect.arrayContaining([
+          'damage-control',
+          'factory-obs',
+          'factory-report',
+          'factory-guard',
+          'factory-inventory',
+        ]),
+      );
+      expect(inventories(untrusted.events)).toEqual([]); // without --approve pi skips project packages silently
+    },
+  );
 });

@@ -8,9 +8,21 @@ import { readLedger } from '../../src/trace/ledger.js';
 import { call, contentText, fail, hang, report, say } from '../../src/scripted/tape.js';
 import { installPartialNode } from '../helpers/partialNode.js';
 import { makeTempRepo } from '../helpers/repo.js';
-import { ofType, processesTagged, promptBench, runPrompt, sessionFileTokens, type PromptBench } from '../helpers/factory.js';
+import {
+  ofType,
+  processesTagged,
+  promptBench,
+  runPrompt,
+  sessionFileTokens,
+  type PromptBench,
+} from '../helpers/factory.js';
 
-const GOOD = { status: 'success', summary: 'Three files: README.md, src/main.js, .gitignore.', artifacts: ['README.md'], notes_for_next_agent: '' };
+const GOOD = {
+  status: 'success',
+  summary: 'Three files: README.md, src/main.js, .gitignore.',
+  artifacts: ['README.md'],
+  notes_for_next_agent: '',
+};
 
 let bench: PromptBench | undefined;
 afterEach(async () => {
@@ -34,14 +46,21 @@ describe('adw_prompt through the real pi', () => {
     expect(activity).toContainEqual(expect.objectContaining({ kind: 'tool_start', tool: 'bash' }));
     const ledger = readLedger(bench.paths.ledgerFile);
     expect(ledger).toHaveLength(1);
-    expect(ledger[0]).toMatchObject({ session_id: run.sessions.prompt, cwd: bench.repo.dir, phase: 'prompt', adw_id: run.adwId, model: 'scripted/alpha' });
+    expect(ledger[0]).toMatchObject({
+      session_id: run.sessions.prompt,
+      cwd: bench.repo.dir,
+      phase: 'prompt',
+      adw_id: run.adwId,
+      model: 'scripted/alpha',
+    });
     const written = JSON.parse(fs.readFileSync(`${bench.paths.schemasDir}/Envelope.json`, 'utf8'));
     expect(written.title).toBe('Envelope');
     expect(sessionFileTokens(bench.paths.sessionsDir, run.sessions.prompt!).tokens).toBe(run.tokens);
   });
 
   it('accepts an envelope written as text, not fooled by braces in the prose', async () => {
-    const text = 'The config reads `const cfg = { theme: "dark" }` and {this} is prose.\n{"status": "success", "summary": "found {2} files", "artifacts": []}';
+    const text =
+      'The config reads `const cfg = { theme: "dark" }` and {this} is prose.\n{"status": "success", "summary": "found {2} files", "artifacts": []}';
     bench = await promptBench({ default: [say(text)] });
     const { exit, run } = await runPrompt(bench, 'Which files?');
     expect(exit).toBe(0);
@@ -69,7 +88,10 @@ describe('adw_prompt through the real pi', () => {
     expect(persisted.files).toBe(1);
     expect(persisted.assistantMessages).toBe(2);
     expect(run.tokens).toBe(persisted.tokens);
-    expect(readLedger(bench.paths.ledgerFile).map((l) => l.session_id)).toEqual([run.sessions.prompt, run.sessions.prompt]);
+    expect(readLedger(bench.paths.ledgerFile).map((l) => l.session_id)).toEqual([
+      run.sessions.prompt,
+      run.sessions.prompt,
+    ]);
   });
 
   it('refuses to resume a session from another folder before any model call', async () => {
@@ -109,12 +131,14 @@ describe('adw_prompt through the real pi', () => {
     expect(failed.motif).toMatch(/^model error: .*529/);
   });
 
-  it('a key the provider rejects (401) is the installation\'s: exit 2, the variable named, not the provider text', async () => {
+  it("a key the provider rejects (401) is the installation's: exit 2, the variable named, not the provider text", async () => {
     bench = await promptBench({ default: [fail(401, { times: Infinity })] });
     const { exit, events } = await runPrompt(bench, 'Which files?', { retries: 2 });
     expect(exit).toBe(2);
     const failed = ofType(events, 'phase_failed')[0]!;
-    expect(failed.motif).toBe('the scripted API key was rejected (401): check SCRIPTED_API_KEY in .env, then `factory doctor`');
+    expect(failed.motif).toBe(
+      'the scripted API key was rejected (401): check SCRIPTED_API_KEY in .env, then `factory doctor`',
+    );
     expect(ofType(events, 'attempt_started').filter((e) => e.phase === 'prompt')).toHaveLength(1); // never retried
   });
 
@@ -137,13 +161,20 @@ describe('adw_prompt through the real pi', () => {
     bench = await promptBench({ default: [ls, ls, ls, report(GOOD)] });
     const { exit, events, run } = await runPrompt(bench, 'Which files?', { retries: 0, limits: { maxToolCalls: 2 } });
     expect(exit).toBe(0);
-    const notes = ofType(events, 'activity').filter((e) => e.activity.kind === 'note').map((e) => (e.activity as { text: string }).text);
-    expect(notes).toContainEqual(expect.stringMatching(/^circuit breaker: .* — one relaunch in the same session to report$/));
+    const notes = ofType(events, 'activity')
+      .filter((e) => e.activity.kind === 'note')
+      .map((e) => (e.activity as { text: string }).text);
+    expect(notes).toContainEqual(
+      expect.stringMatching(/^circuit breaker: .* — one relaunch in the same session to report$/),
+    );
     const last = bench.rig.model.requests.at(-1)!;
     const users = (last.body.messages ?? []).filter((m) => m.role === 'user').map((m) => contentText(m.content));
     expect(users.some((t) => t.startsWith('Which files?'))).toBe(true); // the same session: the mission is kept
     expect(users.at(-1)).toMatch(/^The circuit breaker stopped your last turn: /);
-    expect(readLedger(bench.paths.ledgerFile).map((l) => l.session_id)).toEqual([run.sessions.prompt, run.sessions.prompt]);
+    expect(readLedger(bench.paths.ledgerFile).map((l) => l.session_id)).toEqual([
+      run.sessions.prompt,
+      run.sessions.prompt,
+    ]);
   });
 
   it('ends a stalled stream with the watchdog and leaves no process behind', async () => {
@@ -166,4 +197,3 @@ describe('adw_prompt through the real pi', () => {
     expect(ofType(events, 'attempt_started')).toHaveLength(1);
   });
 });
-

@@ -51,7 +51,8 @@ export function localBlock(readme: string): string {
 const LOCAL_MODEL = 'qwen2.5-coder-7b';
 const LOCAL_URL = 'http://127.0.0.1:8080/v1';
 
-const SPEC = '# farewell\n\nAdd `src/farewell.js` exporting `farewell(name)` that returns `Goodbye, <name>!`.\nThe test `test/farewell.test.js` must pass.\n';
+const SPEC =
+  '# farewell\n\nAdd `src/farewell.js` exporting `farewell(name)` that returns `Goodbye, <name>!`.\nThe test `test/farewell.test.js` must pass.\n';
 const FILES = {
   'package.json': `${JSON.stringify({ name: 'greet', version: '1.0.0', type: 'module', scripts: { test: 'node --test' } }, null, 2)}\n`,
   'src/greet.js': 'export const greet = (name) => `Hello, ${name}!`;\n',
@@ -91,7 +92,7 @@ describe('README: Use it in your repo', () => {
           report({ status: 'success', summary: 'Plan: add src/farewell.js.', changed_files: [] }),
           write('export const farewell = (name) => `Goodbye, ${name}!`;\n'),
           report(built),
-          write('export const farewell = (name) => \'Goodbye, \' + name + \'!\';\n'),
+          write("export const farewell = (name) => 'Goodbye, ' + name + '!';\n"),
           report(built),
         ],
         // The local model server of "Try it on your repo without a key": a primer and two green arms.
@@ -114,8 +115,14 @@ describe('README: Use it in your repo', () => {
     const prefix = path.join(scratch, 'prefix');
     // The user's own environment (their HOME and npm config, proxies, CA certificates…), minus what `npm test`
     // and vitest added (npm_* lifecycle variables, node_modules/.bin on PATH) and minus any pi on PATH.
-    const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(npm_|VITEST|FACTORY_)/i.test(k) && k !== 'NODE_ENV' && k !== 'INIT_CWD'));
-    const pathDirs = (process.env.PATH ?? '').split(path.delimiter).filter((d) => d !== '' && !d.includes('node_modules') && !fs.existsSync(path.join(d, 'pi')));
+    const inherited = Object.fromEntries(
+      Object.entries(process.env).filter(
+        ([k]) => !/^(npm_|VITEST|FACTORY_)/i.test(k) && k !== 'NODE_ENV' && k !== 'INIT_CWD',
+      ),
+    );
+    const pathDirs = (process.env.PATH ?? '')
+      .split(path.delimiter)
+      .filter((d) => d !== '' && !d.includes('node_modules') && !fs.existsSync(path.join(d, 'pi')));
     env = {
       ...inherited,
       PATH: [path.join(prefix, 'bin'), ...pathDirs].join(path.delimiter),
@@ -135,7 +142,10 @@ describe('README: Use it in your repo', () => {
       // it the reader's bon runs would make <tmp>/factory-worktrees, a folder the run leaves behind.
       ...(process.env.FACTORY_WORKTREES ? { FACTORY_WORKTREES: process.env.FACTORY_WORKTREES } : {}),
     };
-    expect(spawnSync('bash', ['-c', 'command -v pi'], { env }).status, 'a pi on the test PATH would hide the bundled one').not.toBe(0);
+    expect(
+      spawnSync('bash', ['-c', 'command -v pi'], { env }).status,
+      'a pi on the test PATH would hide the bundled one',
+    ).not.toBe(0);
     fs.mkdirSync(path.join(repo.dir, 'specs'));
     fs.writeFileSync(path.join(repo.dir, 'specs', 'feature.md'), SPEC); // the user's spec, not committed (bon allows it)
 
@@ -157,10 +167,16 @@ describe('README: Use it in your repo', () => {
       outputs.push({ command: line, status: run.code, stdout: run.stdout, stderr: run.stderr });
       if (run.code !== 0) {
         // The command that stopped the walk is the failure, said with its own words (not a "lost line" after it).
-        expect.fail(`README command \`${line}\` exited ${run.code ?? 'on a signal (out of time?)'}: ${run.stderr.trim().split('\n').slice(-6).join(' | ')}`);
+        expect.fail(
+          `README command \`${line}\` exited ${run.code ?? 'on a signal (out of time?)'}: ${run.stderr.trim().split('\n').slice(-6).join(' | ')}`,
+        );
       }
     }
-    for (const [written] of substitutions) expect(outputs.map((o) => o.command), `README lost the line "${written}"`).toContain(written);
+    for (const [written] of substitutions)
+      expect(
+        outputs.map((o) => o.command),
+        `README lost the line "${written}"`,
+      ).toContain(written);
   }, 900_000);
 
   afterAll(async () => {
@@ -171,7 +187,10 @@ describe('README: Use it in your repo', () => {
 
   const result = (prefix: string) => {
     const found = outputs.find((o) => o.command.startsWith(prefix));
-    if (!found) throw new Error(`"${prefix}" did not run; ran: ${outputs.map((o) => `${o.command} → ${o.status}`).join('; ')}\n${outputs.at(-1)?.stderr.slice(-2000)}`);
+    if (!found)
+      throw new Error(
+        `"${prefix}" did not run; ran: ${outputs.map((o) => `${o.command} → ${o.status}`).join('; ')}\n${outputs.at(-1)?.stderr.slice(-2000)}`,
+      );
     return found;
   };
 
@@ -192,7 +211,9 @@ describe('README: Use it in your repo', () => {
     ]);
     // Nothing committed names this machine's install (its prefix, its depth): the node is given at each start.
     for (const file of git(repo.dir, 'ls-files').split('\n').filter(Boolean)) {
-      expect(git(repo.dir, 'show', `HEAD:${file}`), file).not.toMatch(new RegExp(`lib/node_modules|${path.basename(scratch)}`));
+      expect(git(repo.dir, 'show', `HEAD:${file}`), file).not.toMatch(
+        new RegExp(`lib/node_modules|${path.basename(scratch)}`),
+      );
     }
   });
 
@@ -208,7 +229,10 @@ describe('README: Use it in your repo', () => {
     const bon = result('factory bon');
     // The arms share one model (one tape) and run at once: which arm drew the red answer is the race's, not the test's.
     expect(bon.stderr).toMatch(/#3 arm \d openrouter\/anthropic\/claude-sonnet-4\.5 — red: `npm test` exited 1/);
-    expect(bon.stderr.match(/#[12] arm \d openrouter\/anthropic\/claude-sonnet-4\.5 — green/g), bon.stderr.slice(-4000)).toHaveLength(2);
+    expect(
+      bon.stderr.match(/#[12] arm \d openrouter\/anthropic\/claude-sonnet-4\.5 — green/g),
+      bon.stderr.slice(-4000),
+    ).toHaveLength(2);
     expect(bon.stdout.trim()).toMatch(/^factory apply [0-9a-f]{8}$/);
     expect(git(repo.dir, 'status', '--porcelain')).toBe('?? specs/feature.md\n');
   });
@@ -231,20 +255,37 @@ describe('README: Use it in your repo', () => {
     fs.writeFileSync(path.join(clone, '.env'), 'OPENROUTER_API_KEY=sk-or-mate\n'); // the teammate's own key
     fs.mkdirSync(path.join(clone, 'specs'), { recursive: true });
     fs.writeFileSync(path.join(clone, 'specs', 'feature.md'), SPEC);
-    const mate = { ...env, npm_config_prefix: otherPrefix, PATH: [path.join(otherPrefix, 'bin'), ...(env.PATH ?? '').split(path.delimiter).slice(1)].join(path.delimiter) };
+    const mate = {
+      ...env,
+      npm_config_prefix: otherPrefix,
+      PATH: [path.join(otherPrefix, 'bin'), ...(env.PATH ?? '').split(path.delimiter).slice(1)].join(path.delimiter),
+    };
     fs.renameSync(prefix, away);
     try {
-      const install = await runToEnd('npm', ['install', '-g', path.join(scratch, `factory-cockpit-${VERSION}.tgz`)], { cwd: scratch, env: mate, timeoutMs: 420_000 });
+      const install = await runToEnd('npm', ['install', '-g', path.join(scratch, `factory-cockpit-${VERSION}.tgz`)], {
+        cwd: scratch,
+        env: mate,
+        timeoutMs: 420_000,
+      });
       expect(install.code, install.stderr.slice(-3000)).toBe(0);
       const doctor = await runToEnd('factory', ['doctor'], { cwd: clone, env: mate, timeoutMs: 300_000 });
       expect(doctor.code, `${doctor.stdout}\n${doctor.stderr.slice(-3000)}`).toBe(0);
-      expect(doctor.stdout).toMatch(/node\.settings\s+none \(the cockpit gives pi its node at each start from .*team\/opt\/npm-global\/lib\/node_modules\/factory-cockpit\)/);
+      expect(doctor.stdout).toMatch(
+        /node\.settings\s+none \(the cockpit gives pi its node at each start from .*team\/opt\/npm-global\/lib\/node_modules\/factory-cockpit\)/,
+      );
       expect(doctor.stdout).toMatch(/tests\.battery\s+8 probes green/);
       expect(doctor.stdout).toMatch(/, 0 failed, /);
       expect(doctor.stdout).not.toMatch(/^\s+[!✗] (node|repo|models)\./m); // the machine's own Node may warn; nothing of the clone's
-      const bon = await runToEnd('factory', ['bon', 'specs/feature.md', '--arms', '2'], { cwd: clone, env: mate, timeoutMs: 420_000 });
+      const bon = await runToEnd('factory', ['bon', 'specs/feature.md', '--arms', '2'], {
+        cwd: clone,
+        env: mate,
+        timeoutMs: 420_000,
+      });
       expect(bon.code, bon.stderr.slice(-3000)).toBe(0);
-      expect(bon.stderr.match(/#[12] arm \d openrouter\/anthropic\/claude-sonnet-4\.5 — green/g), bon.stderr.slice(-4000)).toHaveLength(2);
+      expect(
+        bon.stderr.match(/#[12] arm \d openrouter\/anthropic\/claude-sonnet-4\.5 — green/g),
+        bon.stderr.slice(-4000),
+      ).toHaveLength(2);
       expect(git(clone, 'status', '--porcelain')).toBe('?? specs/feature.md\n'); // the doctor rewrote nothing tracked
     } finally {
       fs.renameSync(away, prefix);
@@ -254,16 +295,27 @@ describe('README: Use it in your repo', () => {
   it('"Try it on your repo without a key": the local endpoint through models.json, the doctor reaches it, a best-of-2 runs keyless', async () => {
     const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
     const block = localBlock(readme);
-    for (const written of ['cd ~/src/your-repo', LOCAL_URL, `local/${LOCAL_MODEL}`]) expect(block, `README lost "${written}"`).toContain(written);
-    const script = block.replace('cd ~/src/your-repo', `cd ${JSON.stringify(repo.dir)}`).replaceAll(LOCAL_URL, model.baseUrl);
+    for (const written of ['cd ~/src/your-repo', LOCAL_URL, `local/${LOCAL_MODEL}`])
+      expect(block, `README lost "${written}"`).toContain(written);
+    const script = block
+      .replace('cd ~/src/your-repo', `cd ${JSON.stringify(repo.dir)}`)
+      .replaceAll(LOCAL_URL, model.baseUrl);
     const home = path.join(scratch, 'home');
     fs.mkdirSync(home);
     // No agent dir of the test's and no provider key at all: pi reads ~/.pi/agent of this HOME, as a user's pi does.
-    const local = Object.fromEntries(Object.entries({ ...env, HOME: home }).filter(([k]) => k !== 'PI_CODING_AGENT_DIR' && !/_API_KEY$/.test(k)));
+    const local = Object.fromEntries(
+      Object.entries({ ...env, HOME: home }).filter(([k]) => k !== 'PI_CODING_AGENT_DIR' && !/_API_KEY$/.test(k)),
+    );
     fs.rmSync(path.join(repo.dir, '.env'), { force: true }); // the key the first block wrote
-    const run = await runToEnd('bash', ['--norc', '--noprofile', '-euo', 'pipefail', '-c', script], { cwd: home, env: local, timeoutMs: 600_000 });
+    const run = await runToEnd('bash', ['--norc', '--noprofile', '-euo', 'pipefail', '-c', script], {
+      cwd: home,
+      env: local,
+      timeoutMs: 600_000,
+    });
     expect(run.code, `${run.stdout}\n${run.stderr.slice(-3000)}`).toBe(0);
-    expect(run.stdout).toMatch(new RegExp(`models\\.endpoint\\.local\\s+${model.baseUrl.replace(/[.]/g, '\\.')}/models answers`));
+    expect(run.stdout).toMatch(
+      new RegExp(`models\\.endpoint\\.local\\s+${model.baseUrl.replace(/[.]/g, '\\.')}/models answers`),
+    );
     expect(run.stdout).toMatch(/models\.route\.builder\s+local\/qwen2\.5-coder-7b listed by pi/);
     expect(run.stderr.match(/#[12] arm \d local\/qwen2\.5-coder-7b — green/g), run.stderr.slice(-4000)).toHaveLength(2);
     expect(git(repo.dir, 'status', '--porcelain')).toBe('?? specs/feature.md\n');
@@ -276,10 +328,21 @@ describe('README: Use it in your repo', () => {
       });
     });
     const modelsFile = path.join(home, '.pi', 'agent', 'models.json');
-    fs.writeFileSync(modelsFile, fs.readFileSync(modelsFile, 'utf8').replace(model.baseUrl, `http://127.0.0.1:${port}/v1`));
-    const down = await runToEnd('factory', ['doctor', '--quick', '--config', path.join(home, 'factory-local.yaml'), 'models.endpoint'], { cwd: repo.dir, env: local, timeoutMs: 120_000 });
+    fs.writeFileSync(
+      modelsFile,
+      fs.readFileSync(modelsFile, 'utf8').replace(model.baseUrl, `http://127.0.0.1:${port}/v1`),
+    );
+    const down = await runToEnd(
+      'factory',
+      ['doctor', '--quick', '--config', path.join(home, 'factory-local.yaml'), 'models.endpoint'],
+      { cwd: repo.dir, env: local, timeoutMs: 120_000 },
+    );
     expect(down.code).toBe(1);
-    expect(down.stdout).toMatch(new RegExp(`models\\.endpoint\\.local\\s+http://127\\.0\\.0\\.1:${port}/v1/models cannot be reached: ECONNREFUSED`));
+    expect(down.stdout).toMatch(
+      new RegExp(
+        `models\\.endpoint\\.local\\s+http://127\\.0\\.0\\.1:${port}/v1/models cannot be reached: ECONNREFUSED`,
+      ),
+    );
     expect(down.stdout).toContain(`start the model server that answers http://127.0.0.1:${port}/v1`);
   }, 900_000);
 });

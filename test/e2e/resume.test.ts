@@ -136,7 +136,9 @@ describe('factory resume after kill -9 of the cockpit', () => {
     // is reported without hiding what the resume below proves.
     const listed = await runCli(['runs', '--json'], { cwd: repo, env });
     expect(listed.code, listed.stderr).toBe(0);
-    expect.soft((JSON.parse(listed.stdout) as { adwId: string; status: string }[]).find((r) => r.adwId === id)?.status).toBe('interrupted');
+    expect
+      .soft((JSON.parse(listed.stdout) as { adwId: string; status: string }[]).find((r) => r.adwId === id)?.status)
+      .toBe('interrupted');
 
     // A crash in the middle of a ledger write leaves a torn last line, without its newline.
     const torn = '{"session_id":"torn-by-a-crash","cwd":"/nowh';
@@ -145,9 +147,17 @@ describe('factory resume after kill -9 of the cockpit', () => {
     // ---- Life 2: resume from the same folder.
     const resumed = await runCli(['resume', id, '--no-ui'], { cwd: repo, env, timeoutMs: 60_000 });
     expect(resumed.code, resumed.stderr).toBe(0);
-    expect(resumed.stderr).toMatch(new RegExp(`ended ${remaining.length} process\\(es\\) left running by the stopped cockpit of run ${id}`));
-    expect(remaining.filter((pid) => fs.existsSync(`/proc/${pid}`) && !/\) Z /.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8')))).toEqual([]);
-    expect(resumed.stderr.trim().split('\n').at(-1)).toMatch(new RegExp(`^\\[${id}\\] run green — total cost ~\\$0\\.\\d{4}$`));
+    expect(resumed.stderr).toMatch(
+      new RegExp(`ended ${remaining.length} process\\(es\\) left running by the stopped cockpit of run ${id}`),
+    );
+    expect(
+      remaining.filter(
+        (pid) => fs.existsSync(`/proc/${pid}`) && !/\) Z /.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8')),
+      ),
+    ).toEqual([]);
+    expect(resumed.stderr.trim().split('\n').at(-1)).toMatch(
+      new RegExp(`^\\[${id}\\] run green — total cost ~\\$0\\.\\d{4}$`),
+    );
     expect(resumed.stderr).toMatch(/build \(agent, attempt 1\/3\): OK/);
     expect(resumed.stderr).toMatch(/gates: ✓ node --test/);
     expect(JSON.parse(resumed.stdout)).toMatchObject(built('add written, resumed after the crash'));
@@ -179,7 +189,9 @@ describe('factory resume after kill -9 of the cockpit', () => {
     // The run is green in the runs list, and the trace store is sound.
     const after = await runCli(['runs', '--json'], { cwd: repo, env });
     expect(after.code, after.stderr).toBe(0);
-    expect((JSON.parse(after.stdout) as { adwId: string; status: string; phases: string }[]).find((r) => r.adwId === id)).toMatchObject({ status: 'green', phases: '3/3' });
+    expect(
+      (JSON.parse(after.stdout) as { adwId: string; status: string; phases: string }[]).find((r) => r.adwId === id),
+    ).toMatchObject({ status: 'green', phases: '3/3' });
     const plain = await runCli(['runs'], { cwd: repo, env });
     expect(plain.stdout.split('\n').find((l) => l.startsWith(id))).toMatch(/\badw_build\s+green\s+3\/3\b/);
     const db = outside(paths);

@@ -6,7 +6,14 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PiUnavailableError, bundledPi, checkPi, compareVersions, factoryRoot, resolvePi } from '../../src/pi/resolve.js';
+import {
+  PiUnavailableError,
+  bundledPi,
+  checkPi,
+  compareVersions,
+  factoryRoot,
+  resolvePi,
+} from '../../src/pi/resolve.js';
 import { call, countCompletionTokens, countPromptTokens, fail, say } from '../../src/scripted/tape.js';
 import { runCli } from '../helpers/cli.js';
 import { makeTempRepo, type TempRepo } from '../helpers/repo.js';
@@ -110,14 +117,19 @@ describe('real pi on the scripted model', () => {
 
 describe('pi resolution against real runtimes', () => {
   it('FACTORY_PI=/nonexistent gives a one-line error naming the fix', async () => {
-    const error = await resolvePi({ env: { FACTORY_PI: '/nonexistent', PATH: process.env.PATH }, factoryRoot: factoryRoot() }).then(
+    const error = await resolvePi({
+      env: { FACTORY_PI: '/nonexistent', PATH: process.env.PATH },
+      factoryRoot: factoryRoot(),
+    }).then(
       () => undefined,
       (e: unknown) => e,
     );
     expect(error).toBeInstanceOf(PiUnavailableError);
     const message = (error as Error).message;
     expect(message.split('\n')).toHaveLength(1);
-    expect(message).toMatch(/^pi not found: FACTORY_PI=\/nonexistent does not exist — point FACTORY_PI at a pi executable or unset it$/);
+    expect(message).toMatch(
+      /^pi not found: FACTORY_PI=\/nonexistent does not exist — point FACTORY_PI at a pi executable or unset it$/,
+    );
   });
 
   it('checkPi reads the version of the bundled pi: the one package.json pins as the floor', async () => {
@@ -125,7 +137,9 @@ describe('pi resolution against real runtimes', () => {
     expect(bundled).toBeDefined();
     // Whichever dependency section pins it (the exact version: the floor is a pin, not a range).
     const manifest = JSON.parse(readFileSync(join(factoryRoot(), 'package.json'), 'utf8')) as Record<string, unknown>;
-    const sections = ['dependencies', 'optionalDependencies', 'devDependencies'].map((k) => (manifest[k] ?? {}) as Record<string, string>);
+    const sections = ['dependencies', 'optionalDependencies', 'devDependencies'].map(
+      (k) => (manifest[k] ?? {}) as Record<string, string>,
+    );
     const pinned = sections.map((deps) => deps['@earendil-works/pi-coding-agent']).find((v) => v !== undefined);
     expect(pinned).toMatch(/^\d+\.\d+\.\d+$/);
     expect(await checkPi(bundled!, { env: rig.env })).toEqual({ version: pinned });
@@ -141,7 +155,10 @@ describe('pi resolution against real runtimes', () => {
 
   it('a CLI child given rig.env runs the pi under test (FACTORY_PI is always set), never one found on PATH', async () => {
     expect(rig.env.FACTORY_PI).toBeDefined();
-    const r = await runCli(['doctor', '--json', 'tools.pi', '--cwd', repo.dir], { cwd: repo.dir, env: { ...rig.env, CI: 'true' } });
+    const r = await runCli(['doctor', '--json', 'tools.pi', '--cwd', repo.dir], {
+      cwd: repo.dir,
+      env: { ...rig.env, CI: 'true' },
+    });
     expect(r.code, r.stderr).toBe(0);
     const report = JSON.parse(r.stdout) as { checks: { id: string; status: string; detail: string }[] };
     const check = report.checks.find((c) => c.id === 'tools.pi');
@@ -158,7 +175,10 @@ describe('pi resolution against real runtimes', () => {
     const cli = join(factoryRoot(), 'node_modules/@earendil-works/pi-coding-agent/dist/bundle/cli.js');
     expect(existsSync(cli)).toBe(true);
     const { path, version } = oldNode!;
-    const error = await checkPi({ command: path, prefixArgs: [cli], source: 'FACTORY_PI', display: 'old-node pi' }, { env: rig.env }).then(
+    const error = await checkPi(
+      { command: path, prefixArgs: [cli], source: 'FACTORY_PI', display: 'old-node pi' },
+      { env: rig.env },
+    ).then(
       () => undefined,
       (e: unknown) => e,
     );

@@ -37,7 +37,10 @@ describe('runCli in process', () => {
     Object.assign(process.env, bench.rig.env, { CI: 'true' });
     const signalsBefore = process.listenerCount('SIGINT');
     const io = captureIo(process.env);
-    const code = await runCli(['prompt', 'Which files make up this repo?', '--model', 'scripted/alpha', '--cwd', bench.repo.dir], io);
+    const code = await runCli(
+      ['prompt', 'Which files make up this repo?', '--model', 'scripted/alpha', '--cwd', bench.repo.dir],
+      io,
+    );
     expect(code).toBe(0);
     expect(JSON.parse(io.out())).toMatchObject(GOOD);
     const lines = io.err().trim().split('\n');
@@ -46,7 +49,13 @@ describe('runCli in process', () => {
     // The root synced the trace at close: the run is indexed, green, with both phases.
     const store = openTraceStore(bench.paths);
     try {
-      expect(store.listRuns(5)[0]).toMatchObject({ adwId, adwName: 'adw_prompt', status: 'green', phases: '2/2', exitCode: 0 });
+      expect(store.listRuns(5)[0]).toMatchObject({
+        adwId,
+        adwName: 'adw_prompt',
+        status: 'green',
+        phases: '2/2',
+        exitCode: 0,
+      });
     } finally {
       store.close();
     }

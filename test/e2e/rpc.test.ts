@@ -13,7 +13,12 @@ import { PiRpc } from '../../src/pi/rpc.js';
 import { call, hang, report, say, slow, type Tapes } from '../../src/scripted/tape.js';
 import { processesTagged, promptBench, type PromptBench } from '../helpers/factory.js';
 
-const GOOD = { status: 'success', summary: 'Implemented the spec.', artifacts: ['src/main.js'], notes_for_next_agent: '' };
+const GOOD = {
+  status: 'success',
+  summary: 'Implemented the spec.',
+  artifacts: ['src/main.js'],
+  notes_for_next_agent: '',
+};
 const TURN = { timeoutMs: 30_000, idleTimeoutMs: 20_000 };
 
 let bench: PromptBench | undefined;
@@ -85,7 +90,11 @@ describe('PiRpc on the real pi', () => {
     const activity: Activity[] = [];
     const usage: number[] = [];
     const clone1 = await pi.clone({ phase: 'arm_1' });
-    const arm1 = await pi.prompt('[tape:arm1] Implement it.', { ...TURN, onActivity: (a) => activity.push(a), onUsage: (u) => usage.push(u.tokens) });
+    const arm1 = await pi.prompt('[tape:arm1] Implement it.', {
+      ...TURN,
+      onActivity: (a) => activity.push(a),
+      onUsage: (u) => usage.push(u.tokens),
+    });
     const stats1 = await pi.getSessionStats();
 
     await pi.switchSession(primerState.sessionFile!);
@@ -107,7 +116,11 @@ describe('PiRpc on the real pi', () => {
     const armRequest = bench!.rig.model.requestsFor('arm2')[0]!;
     expect(JSON.stringify(armRequest.body.messages)).toContain('I have read the spec');
     for (const clone of [clone1, clone2]) {
-      expect(header(clone.sessionFile)).toMatchObject({ type: 'session', id: clone.sessionId, parentSession: primerState.sessionFile });
+      expect(header(clone.sessionFile)).toMatchObject({
+        type: 'session',
+        id: clone.sessionId,
+        parentSession: primerState.sessionFile,
+      });
     }
     const ledger = readLedger(bench!.paths.ledgerFile);
     expect(ledger.map((l) => [l.session_id, l.phase, l.reason])).toEqual([
@@ -127,31 +140,41 @@ describe('PiRpc on the real pi', () => {
   // is new enough to load pi (then nothing fails to start).
   const piScript = piCliScript();
   const nodeTooOld = compareVersions(process.versions.node, PI_MIN_NODE) < 0;
-  it.runIf(piScript !== undefined && nodeTooOld)('a pi that cannot start (the real pi on the system Node 20) fails open() with the reason, declared and reaped', async () => {
-    bench = await promptBench({});
-    tag = randomUUID().slice(0, 8);
-    const sessionId = randomUUID();
-    const onNode20 = { command: process.execPath, prefixArgs: [piScript!], source: 'FACTORY_PI' as const, display: 'pi on the system Node' };
-    const error = await failure(
-      PiRpc.open({
-        pi: onNode20,
-        cwd: bench.repo.dir,
-        workspace: bench.paths,
-        flags: { sessionId, sessionDir: bench.paths.sessionsDir, model: 'scripted/alpha' },
-        env: bench.rig.env,
-        identity: { adwId: tag, phase: 'prime', role: 'builder' },
-        envelopeSchema: { title: 'Envelope', schema: schema(Envelope) },
-        runTag: tag,
-      }),
-    );
-    expect(error.evidence.kind).toBe('spawn');
-    expect(error.sessionId).toBe(sessionId);
-    expect(error.message).toMatch(/did not start in rpc mode.*Node/i);
-    expect(readLedger(bench.paths.ledgerFile).map((l) => l.session_id)).toEqual([sessionId]);
-    expect(fs.readFileSync(`${bench.paths.sessionsDir}/${sessionId}.stderr.log`, 'utf8')).toMatch(/globSync|export named/);
-    expect(bench.rig.model.requests).toHaveLength(0);
-    await until('no tagged process', () => processesTagged(tag).length === 0, 5_000);
-  });
+  it.runIf(piScript !== undefined && nodeTooOld)(
+    'a pi that cannot start (the real pi on the system Node 20) fails open() with the reason, declared and reaped',
+    async () => {
+      bench = await promptBench({});
+      tag = randomUUID().slice(0, 8);
+      const sessionId = randomUUID();
+      const onNode20 = {
+        command: process.execPath,
+        prefixArgs: [piScript!],
+        source: 'FACTORY_PI' as const,
+        display: 'pi on the system Node',
+      };
+      const error = await failure(
+        PiRpc.open({
+          pi: onNode20,
+          cwd: bench.repo.dir,
+          workspace: bench.paths,
+          flags: { sessionId, sessionDir: bench.paths.sessionsDir, model: 'scripted/alpha' },
+          env: bench.rig.env,
+          identity: { adwId: tag, phase: 'prime', role: 'builder' },
+          envelopeSchema: { title: 'Envelope', schema: schema(Envelope) },
+          runTag: tag,
+        }),
+      );
+      expect(error.evidence.kind).toBe('spawn');
+      expect(error.sessionId).toBe(sessionId);
+      expect(error.message).toMatch(/did not start in rpc mode.*Node/i);
+      expect(readLedger(bench.paths.ledgerFile).map((l) => l.session_id)).toEqual([sessionId]);
+      expect(fs.readFileSync(`${bench.paths.sessionsDir}/${sessionId}.stderr.log`, 'utf8')).toMatch(
+        /globSync|export named/,
+      );
+      expect(bench.rig.model.requests).toHaveLength(0);
+      await until('no tagged process', () => processesTagged(tag).length === 0, 5_000);
+    },
+  );
 
   it('switches model (requests then carry it) and refuses an unknown model, staying usable', async () => {
     const pi = await open({ one: [say('alpha here')], 'model:beta': [say('beta here'), say('beta again')] });
@@ -165,7 +188,10 @@ describe('PiRpc on the real pi', () => {
     expect(refused.message).toBe('model not found: scripted/zzz');
     expect(pi.model).toBe('scripted/beta');
     expect((await pi.getState()).model).toBe('scripted/beta');
-    expect(await pi.prompt('[tape:one] still there?', TURN)).toMatchObject({ model: 'scripted/beta', payload: 'beta again' });
+    expect(await pi.prompt('[tape:one] still there?', TURN)).toMatchObject({
+      model: 'scripted/beta',
+      payload: 'beta again',
+    });
   });
 
   it('aborts a hanging turn (signal), a streaming one (abort()) and a stalled one (watchdog); the process stays usable', async () => {
@@ -234,8 +260,16 @@ describe('PiRpc on the real pi', () => {
     expect((await turn).evidence.kind).toBe('aborted');
     expect(pi.alive).toBe(false);
     // EOF mid-turn would have lost the turn; an abort persists the aborted assistant message.
-    const entries = fs.readFileSync(sessionFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type: string; message?: { role?: string; stopReason?: string } });
-    expect(entries.some((e) => e.type === 'message' && e.message?.role === 'assistant' && e.message.stopReason === 'aborted')).toBe(true);
+    const entries = fs
+      .readFileSync(sessionFile, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; message?: { role?: string; stopReason?: string } });
+    expect(
+      entries.some(
+        (e) => e.type === 'message' && e.message?.role === 'assistant' && e.message.stopReason === 'aborted',
+      ),
+    ).toBe(true);
     await pi.close(); // idempotent
     await until('no tagged process', () => processesTagged(tag).length === 0, 5_000);
   });

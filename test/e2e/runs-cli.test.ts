@@ -53,7 +53,14 @@ beforeAll(async () => {
   const green = await cli(['prompt', '[tape:green] Which files make up this repo?', '--model', 'scripted/alpha']);
   expect(green.code).toBe(0);
   greenId = adwIdOf(green.stderr);
-  const failed = await cli(['prompt', '[tape:bad] Which files make up this repo?', '--retries', '0', '--model', 'scripted/alpha']);
+  const failed = await cli([
+    'prompt',
+    '[tape:bad] Which files make up this repo?',
+    '--retries',
+    '0',
+    '--model',
+    'scripted/alpha',
+  ]);
   expect(failed.code).toBe(1);
   failedId = adwIdOf(failed.stderr);
 });
@@ -76,8 +83,21 @@ describe('factory runs / factory show over two CLI runs', () => {
     expect(r.code).toBe(0);
     const rows = JSON.parse(r.stdout) as RunRow[];
     expect(rows.map((row) => row.adwId)).toEqual([failedId, greenId]);
-    expect(rows[0]).toMatchObject({ adwName: 'adw_prompt', status: 'failed', phases: '0/2', exitCode: 1, failedPhase: 'prompt', cwd: bench.repo.dir });
-    expect(rows[1]).toMatchObject({ adwName: 'adw_prompt', status: 'green', phases: '2/2', exitCode: 0, cwd: bench.repo.dir });
+    expect(rows[0]).toMatchObject({
+      adwName: 'adw_prompt',
+      status: 'failed',
+      phases: '0/2',
+      exitCode: 1,
+      failedPhase: 'prompt',
+      cwd: bench.repo.dir,
+    });
+    expect(rows[1]).toMatchObject({
+      adwName: 'adw_prompt',
+      status: 'green',
+      phases: '2/2',
+      exitCode: 0,
+      cwd: bench.repo.dir,
+    });
     for (const row of rows) {
       expect(row.tokens).toBeGreaterThan(0);
       expect(row.cost).toBeGreaterThan(0);
@@ -93,10 +113,14 @@ describe('factory runs / factory show over two CLI runs', () => {
     expect(r.stderr).toBe('');
     const lines = r.stdout.split('\n');
     expect(lines[0]).toMatch(new RegExp(`^${failedId} · adw_prompt · failed at prompt · `));
-    expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^prompt\\s+agent\\s+failed\\s+1/1\\s+.*${sessionId}$`)));
+    expect(lines).toContainEqual(
+      expect.stringMatching(new RegExp(`^prompt\\s+agent\\s+failed\\s+1/1\\s+.*${sessionId}$`)),
+    );
     expect(lines).toContainEqual(expect.stringMatching(/^dispose\s+code\s+pending\s+0\/1\b/));
     // The motif once, under the attempt it ended (not again as the phase's line).
-    expect(lines.filter((l) => l.includes('envelope refused: no JSON object in the answer'))).toEqual(['    ✗ envelope refused: no JSON object in the answer']);
+    expect(lines.filter((l) => l.includes('envelope refused: no JSON object in the answer'))).toEqual([
+      '    ✗ envelope refused: no JSON object in the answer',
+    ]);
     const ledgerAt = lines.indexOf('sessions (ledger):');
     expect(ledgerAt).toBeGreaterThan(0);
     expect(lines[ledgerAt + 1]).toMatch(new RegExp(`^  ${sessionId}  prompt  scripted/alpha`));
@@ -113,7 +137,9 @@ describe('factory runs / factory show over two CLI runs', () => {
       ['dispose', 'code', 'ok', 1, 1],
     ]);
     expect(shown.phases[0]!.sessionId).toBe(ledger!.session_id);
-    expect(shown.sessions).toEqual([expect.objectContaining({ sessionId: ledger!.session_id, phase: 'prompt', model: 'scripted/alpha' })]);
+    expect(shown.sessions).toEqual([
+      expect.objectContaining({ sessionId: ledger!.session_id, phase: 'prompt', model: 'scripted/alpha' }),
+    ]);
   });
 
   const badIds: [string, string[]][] = [
@@ -142,7 +168,11 @@ describe('over a roster that does not load (an unknown role)', () => {
       for (const args of [['runs'], ['show', greenId], ['clean', '--dry-run']]) {
         const r = await cli(args);
         expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
-        expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^factory: unknown role bulider in .*did you mean builder\?.* — not needed here, going on without it$/)]);
+        expect(r.stderr.trim().split('\n')).toEqual([
+          expect.stringMatching(
+            /^factory: unknown role bulider in .*did you mean builder\?.* — not needed here, going on without it$/,
+          ),
+        ]);
       }
       const refused = await cli(['prompt', 'Which files make up this repo?']);
       expect(refused.code).toBe(2);
@@ -178,13 +208,17 @@ describe('the trace store rebuilt from the run logs', () => {
     expect(r.stderr).toMatch(/^factory: trace: factory\.db was damaged .*moved aside to factory\.db\.corrupt-/m);
     expectBothListed(r.stdout);
     // Nothing lost: the damaged bytes are kept beside it.
-    const aside = fs.readdirSync(bench.paths.dataDir).filter((n) => n.startsWith('factory.db.corrupt-') && !/-(wal|shm)$/.test(n));
+    const aside = fs
+      .readdirSync(bench.paths.dataDir)
+      .filter((n) => n.startsWith('factory.db.corrupt-') && !/-(wal|shm)$/.test(n));
     expect(aside).toHaveLength(1);
     expect(fs.readFileSync(path.join(bench.paths.dataDir, aside[0]!)).equals(garbage)).toBe(true);
     const db = new Database(dbFile(), { readonly: true });
     try {
       expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
-      const ids = (db.prepare('SELECT adw_id FROM runs ORDER BY adw_id').all() as { adw_id: string }[]).map((row) => row.adw_id);
+      const ids = (db.prepare('SELECT adw_id FROM runs ORDER BY adw_id').all() as { adw_id: string }[]).map(
+        (row) => row.adw_id,
+      );
       expect(ids).toEqual([greenId, failedId].sort());
     } finally {
       db.close();

@@ -23,7 +23,10 @@ import { outside } from '../helpers/traceFixtures.js';
 
 /** 24 random characters from [A-Za-z0-9]: the part of a sentinel no mask can contain. */
 function random24(): string {
-  return randomBytes(48).toString('base64').replace(/[^A-Za-z0-9]/g, '').slice(0, 24);
+  return randomBytes(48)
+    .toString('base64')
+    .replace(/[^A-Za-z0-9]/g, '')
+    .slice(0, 24);
 }
 
 const GIVEN = `sk-given-${random24()}`; // .env, in the agent's auth profile: pi has it
@@ -54,20 +57,30 @@ function cliEnv(rig: Pick<Rig, 'env'>): NodeJS.ProcessEnv {
 /** Every file under a folder, recursively. */
 function walk(dir: string): string[] {
   if (!fs.existsSync(dir)) return [];
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : [path.join(dir, e.name)]));
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : [path.join(dir, e.name)]));
 }
 
 /** pi's own session files (`sessions/<time>_<uuid>.jsonl`): pi writes them, the factory does not mask them. */
 const PI_SESSION = /_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.jsonl$/;
 
 function expectClean(what: string, text: string | Buffer): void {
-  for (const [name, value] of Object.entries(SENTINELS)) expect(text.includes(value), `${what} holds ${name}`).toBe(false);
+  for (const [name, value] of Object.entries(SENTINELS))
+    expect(text.includes(value), `${what} holds ${name}`).toBe(false);
 }
 
 /** The probes' tool results, as pi sent them back to the model: the vault was closed, and the agent read `.env`. */
 function expectProbesSeen(rig: Rig, tape?: string): void {
   const requests = tape ? rig.model.requestsFor(tape) : rig.model.requests;
-  const seen = requests.map((r) => (r.body.messages ?? []).filter((m) => m.role === 'tool').map((m) => contentText(m.content)).join('\n')).join('\n');
+  const seen = requests
+    .map((r) =>
+      (r.body.messages ?? [])
+        .filter((m) => m.role === 'tool')
+        .map((m) => contentText(m.content))
+        .join('\n'),
+    )
+    .join('\n');
   expect(seen).toContain(`DENIED_SECRET="${DENIED}"`); // cat .env
   expect(seen).toContain(`SENTINEL_API_KEY=${GIVEN}`); // printenv: the profile key reached pi…
   expect(seen).not.toMatch(new RegExp(`^DENIED_SECRET=${DENIED}$`, 'm')); // …the denied one did not
@@ -86,16 +99,24 @@ async function expectWorkspaceClean(paths: WorkspacePaths, adwId: string, env: N
   for (const file of written) expectClean(path.relative(paths.dataDir, file), fs.readFileSync(file));
   const db = outside(paths);
   try {
-    const relations = db.prepare("SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%'").pluck().all() as string[];
+    const relations = db
+      .prepare("SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%'")
+      .pluck()
+      .all() as string[];
     expect(relations).toContain('harness_events');
-    for (const name of relations) expectClean(`table ${name}`, JSON.stringify(db.prepare(`SELECT * FROM "${name}"`).all()));
+    for (const name of relations)
+      expectClean(`table ${name}`, JSON.stringify(db.prepare(`SELECT * FROM "${name}"`).all()));
     // Not vacuous: the harness trace was indexed, and it met the cockpit-only credential (masked at the close).
     const harness = db.prepare('SELECT payload FROM harness_events').pluck().all().join('\n');
     expect(harness).toContain('«redacted:SENTINEL_TOKEN»');
   } finally {
     db.close();
   }
-  for (const args of [['show', adwId, '--json'], ['show', adwId], ['runs', '--json']]) {
+  for (const args of [
+    ['show', adwId, '--json'],
+    ['show', adwId],
+    ['runs', '--json'],
+  ]) {
     const out = await runCli(args, { cwd: paths.root, env, timeoutMs: 30_000 });
     expect(out.code, out.stderr).toBe(0);
     expectClean(`factory ${args.join(' ')}`, out.stdout + out.stderr);
@@ -122,56 +143,115 @@ function adwIdOf(run: CliRun): string {
 
 describe('no sentinel in any artefact of prompt, build or bon (closed vault, .env and real environment)', () => {
   it('factory prompt', async () => {
-    const leak = { status: 'success', summary: `Done. Keys: ${ALL}.`, artifacts: [], notes_for_next_agent: `token=${TOKEN}` };
+    const leak = {
+      status: 'success',
+      summary: `Done. Keys: ${ALL}.`,
+      artifacts: [],
+      notes_for_next_agent: `token=${TOKEN}`,
+    };
     const roster = ["gateway: ''", 'agents:', '  prompter:', '    model: scripted/alpha', PROFILE, ''].join('\n');
     const bench = await promptBench(
       { default: [PROBES, ECHO, report(leak), PROBES, ECHO, report(leak)] },
-      { ...SAMPLE_FILES, '.gitignore': 'adws/adw_data/\n.env\n', '.env': DOT_ENV, 'adws/adw_config/factory.config.yaml': roster },
+      {
+        ...SAMPLE_FILES,
+        '.gitignore': 'adws/adw_data/\n.env\n',
+        '.env': DOT_ENV,
+        'adws/adw_config/factory.config.yaml': roster,
+      },
     );
     cleanups.push(() => bench.cleanup());
     const env = cliEnv(bench.rig);
-    const r = await runCli(['prompt', 'Which files make up this repo?', '--no-ui', '--model', 'scripted/alpha'], { cwd: bench.repo.dir, env, timeoutMs: 60_000 });
+    const r = await runCli(['prompt', 'Which files make up this repo?', '--no-ui', '--model', 'scripted/alpha'], {
+      cwd: bench.repo.dir,
+      env,
+      timeoutMs: 60_000,
+    });
     expect(r.code, r.stderr).toBe(0);
     expectProbesSeen(bench.rig);
-    expect(JSON.parse(r.stdout)).toMatchObject({ summary: 'Done. Keys: «redacted:SENTINEL_API_KEY» «redacted:DENIED_SECRET» «redacted:SENTINEL_TOKEN».' });
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      summary: 'Done. Keys: «redacted:SENTINEL_API_KEY» «redacted:DENIED_SECRET» «redacted:SENTINEL_TOKEN».',
+    });
     expectClean('stdout/stderr', r.stdout + r.stderr);
-    const json = await runCli(['prompt', 'again', '--json', '--model', 'scripted/alpha'], { cwd: bench.repo.dir, env, timeoutMs: 60_000 });
+    const json = await runCli(['prompt', 'again', '--json', '--model', 'scripted/alpha'], {
+      cwd: bench.repo.dir,
+      env,
+      timeoutMs: 60_000,
+    });
     expect(json.code, json.stderr).toBe(0);
     expectClean('--json stdout/stderr', json.stdout + json.stderr);
     await expectWorkspaceClean(bench.paths, adwIdOf(r), env);
   });
 
   it('factory build', async () => {
-    const roster = ["gateway: ''", 'payload:', '  dir: .', '  commands:', '    - run: node --test test/add.test.js', '      timeout: 60', 'agents:', '  builder:', '    model: scripted/alpha', PROFILE, ''].join('\n');
+    const roster = [
+      "gateway: ''",
+      'payload:',
+      '  dir: .',
+      '  commands:',
+      '    - run: node --test test/add.test.js',
+      '      timeout: 60',
+      'agents:',
+      '  builder:',
+      '    model: scripted/alpha',
+      PROFILE,
+      '',
+    ].join('\n');
     const tape: Step[] = [
       PROBES,
       ECHO,
       call('write', { path: 'src/add.js', content: buildFixture('add.fixed.js') }),
       report({ status: 'success', summary: `add written; found ${ALL}`, changed_files: ['src/add.js'] }),
     ];
-    const bench = await promptBench({ default: tape }, { ...payloadFiles('add'), '.gitignore': 'adws/adw_data/\n.env\n', '.env': DOT_ENV, 'adws/adw_config/factory.config.yaml': roster });
+    const bench = await promptBench(
+      { default: tape },
+      {
+        ...payloadFiles('add'),
+        '.gitignore': 'adws/adw_data/\n.env\n',
+        '.env': DOT_ENV,
+        'adws/adw_config/factory.config.yaml': roster,
+      },
+    );
     cleanups.push(() => bench.cleanup());
     const env = cliEnv(bench.rig);
-    const r = await runCli(['build', 'specs/add.md', '--no-ui', '--model', 'scripted/alpha'], { cwd: bench.repo.dir, env, timeoutMs: 120_000 });
+    const r = await runCli(['build', 'specs/add.md', '--no-ui', '--model', 'scripted/alpha'], {
+      cwd: bench.repo.dir,
+      env,
+      timeoutMs: 120_000,
+    });
     expect(r.code, r.stderr).toBe(0);
     expectProbesSeen(bench.rig);
-    expect(JSON.parse(r.stdout)).toMatchObject({ summary: 'add written; found «redacted:SENTINEL_API_KEY» «redacted:DENIED_SECRET» «redacted:SENTINEL_TOKEN»' });
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      summary: 'add written; found «redacted:SENTINEL_API_KEY» «redacted:DENIED_SECRET» «redacted:SENTINEL_TOKEN»',
+    });
     expectClean('stdout/stderr', r.stdout + r.stderr);
     await expectWorkspaceClean(bench.paths, adwIdOf(r), env);
   });
 
-  it('factory bon: arms, a failed arm\'s motif, a provider 401, harvest.json', async () => {
+  it("factory bon: arms, a failed arm's motif, a provider 401, harvest.json", async () => {
     const scratch = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'factory-sentinel-bon-')));
     const demo = bonTapes(0);
     const tapes: Tapes = {
       // The primer reads .env and prints the environment; arm 1 reports a failure quoting the values (its motif).
-      'model:alpha': [PROBES, ECHO, report({ status: 'success', summary: `Plan; found ${ALL}`, changed_files: [] }), report({ status: 'fail', summary: `gave up: ${ALL}`, changed_files: [] })],
-      'model:beta': [...demo['model:beta']!.slice(0, -1), report({ status: 'success', summary: `farewell added; ${ALL}`, changed_files: ['src/farewell.js'] })],
+      'model:alpha': [
+        PROBES,
+        ECHO,
+        report({ status: 'success', summary: `Plan; found ${ALL}`, changed_files: [] }),
+        report({ status: 'fail', summary: `gave up: ${ALL}`, changed_files: [] }),
+      ],
+      'model:beta': [
+        ...demo['model:beta']!.slice(0, -1),
+        report({ status: 'success', summary: `farewell added; ${ALL}`, changed_files: ['src/farewell.js'] }),
+      ],
       // A provider that quotes the key it refused (and a credential of the cockpit) in its 401.
-      'model:gamma': [fail(401, { body: { error: { message: `Incorrect API key provided: ${GIVEN} (${TOKEN})` } }, times: Infinity })],
+      'model:gamma': [
+        fail(401, { body: { error: { message: `Incorrect API key provided: ${GIVEN} (${TOKEN})` } }, times: Infinity }),
+      ],
     };
     const rig = await startRig({ tapes });
-    cleanups.push(() => rig.cleanup(), () => fs.rmSync(scratch, { recursive: true, force: true }));
+    cleanups.push(
+      () => rig.cleanup(),
+      () => fs.rmSync(scratch, { recursive: true, force: true }),
+    );
     const repo = createDemoRepo(path.join(scratch, 'greet'));
     const rosterFile = path.join(repo, 'adws/adw_config/factory.config.yaml');
     fs.appendFileSync(rosterFile, `agents:\n  builder:\n${PROFILE}\n`);
@@ -183,7 +263,11 @@ describe('no sentinel in any artefact of prompt, build or bon (closed vault, .en
     execFileSync('git', ['commit', '-qam', 'vault'], { cwd: repo });
     fs.writeFileSync(path.join(repo, '.env'), DOT_ENV);
     const env = cliEnv(rig);
-    const r = await runCli(['bon', 'specs/farewell.md', '--models', DEMO_MODELS.join(','), '--no-ui'], { cwd: repo, env, timeoutMs: 120_000 });
+    const r = await runCli(['bon', 'specs/farewell.md', '--models', DEMO_MODELS.join(','), '--no-ui'], {
+      cwd: repo,
+      env,
+      timeoutMs: 120_000,
+    });
     expect(r.code, r.stderr).toBe(0);
     const adwId = adwIdOf(r);
     expect(r.stdout).toBe(`factory apply ${adwId}\n`);
@@ -195,7 +279,11 @@ describe('no sentinel in any artefact of prompt, build or bon (closed vault, .en
     // harvest.json and pi's stderr logs (RPC mode) were among the files read, and the failed arm's motif is masked.
     expect(rel).toContain(path.join('bon', adwId, 'harvest.json'));
     expect(rel.some((f) => f.endsWith('.stderr.log'))).toBe(true);
-    const harvest = JSON.parse(fs.readFileSync(path.join(paths.dataDir, 'bon', adwId, 'harvest.json'), 'utf8')) as { arms: { arm: number; motif: string | null }[] };
-    expect(harvest.arms.find((a) => a.arm === 1)?.motif).toContain('«redacted:DENIED_SECRET» «redacted:SENTINEL_TOKEN»');
+    const harvest = JSON.parse(fs.readFileSync(path.join(paths.dataDir, 'bon', adwId, 'harvest.json'), 'utf8')) as {
+      arms: { arm: number; motif: string | null }[];
+    };
+    expect(harvest.arms.find((a) => a.arm === 1)?.motif).toContain(
+      '«redacted:DENIED_SECRET» «redacted:SENTINEL_TOKEN»',
+    );
   });
 });

@@ -15,20 +15,38 @@ import { outside } from '../helpers/traceFixtures.js';
 
 /** 24 random characters from [A-Za-z0-9]. */
 function random24(): string {
-  return randomBytes(48).toString('base64').replace(/[^A-Za-z0-9]/g, '').slice(0, 24);
+  return randomBytes(48)
+    .toString('base64')
+    .replace(/[^A-Za-z0-9]/g, '')
+    .slice(0, 24);
 }
 
 const CORE = random24();
 const SENTINEL = `sk-sentinel-${CORE}`;
 const OTHER = `other-${random24()}`;
 
-const ROSTER = ["gateway: ''", 'agents:', '  prompter:', '    model: scripted/alpha', '    auth: { keys: [SENTINEL_API_KEY] }', ''].join('\n');
+const ROSTER = [
+  "gateway: ''",
+  'agents:',
+  '  prompter:',
+  '    model: scripted/alpha',
+  '    auth: { keys: [SENTINEL_API_KEY] }',
+  '',
+].join('\n');
 
 const PROBES = [
-  { name: 'bash', args: { command: 'test -n "$SENTINEL_API_KEY" && echo profile-key-present || echo profile-key-missing' } },
+  {
+    name: 'bash',
+    args: { command: 'test -n "$SENTINEL_API_KEY" && echo profile-key-present || echo profile-key-missing' },
+  },
   { name: 'bash', args: { command: 'test -z "$OTHER_SECRET" && echo vault-closed || echo vault-open' } },
 ];
-const leak = { status: 'success', summary: `Done. By the way, the key is ${SENTINEL}.`, artifacts: [], notes_for_next_agent: `key=${SENTINEL}` };
+const leak = {
+  status: 'success',
+  summary: `Done. By the way, the key is ${SENTINEL}.`,
+  artifacts: [],
+  notes_for_next_agent: `key=${SENTINEL}`,
+};
 
 let bench: PromptBench | undefined;
 afterEach(async () => {
@@ -39,7 +57,9 @@ afterEach(async () => {
 /** Every file under a folder, recursively. */
 function walk(dir: string): string[] {
   if (!fs.existsSync(dir)) return [];
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : [path.join(dir, e.name)]));
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : [path.join(dir, e.name)]));
 }
 
 /** Command lines of every live process (Linux /proc), sampled while the CLI runs. */
@@ -90,22 +110,38 @@ describe('the sentinel key value appears in no artefact of a run', () => {
     );
     const { paths } = bench;
 
-    const plain = await runSampling(['prompt', 'Which files make up this repo?', '--no-ui', '--model', 'scripted/alpha'], bench);
+    const plain = await runSampling(
+      ['prompt', 'Which files make up this repo?', '--no-ui', '--model', 'scripted/alpha'],
+      bench,
+    );
     expect(plain.code, plain.stderr).toBe(0);
-    const json = await runSampling(['prompt', 'Which files make up this repo?', '--json', '--model', 'scripted/alpha'], bench);
+    const json = await runSampling(
+      ['prompt', 'Which files make up this repo?', '--json', '--model', 'scripted/alpha'],
+      bench,
+    );
     expect(json.code, json.stderr).toBe(0);
 
     // The node got the profile key and nothing else of .env: what pi sent back as the probes' tool results.
     const requests = bench.rig.model.requests;
     expect(requests).toHaveLength(4);
     for (const r of [requests[1]!, requests[3]!]) {
-      const toolResults = (r.body.messages ?? []).filter((m) => m.role === 'tool').map((m) => contentText(m.content).trim());
+      const toolResults = (r.body.messages ?? [])
+        .filter((m) => m.role === 'tool')
+        .map((m) => contentText(m.content).trim());
       expect(toolResults).toEqual(['profile-key-present', 'vault-closed']);
     }
     // stdout and stderr: the envelope is there, masked by name (so the leaked value did come through, and was masked).
-    expect(JSON.parse(plain.stdout)).toMatchObject({ summary: 'Done. By the way, the key is «redacted:SENTINEL_API_KEY».' });
-    const lastJson = JSON.parse(json.stdout.trim().split('\n').at(-1)!) as { type: string; envelope: { summary: string } };
-    expect(lastJson).toMatchObject({ type: 'envelope', envelope: { summary: 'Done. By the way, the key is «redacted:SENTINEL_API_KEY».' } });
+    expect(JSON.parse(plain.stdout)).toMatchObject({
+      summary: 'Done. By the way, the key is «redacted:SENTINEL_API_KEY».',
+    });
+    const lastJson = JSON.parse(json.stdout.trim().split('\n').at(-1)!) as {
+      type: string;
+      envelope: { summary: string };
+    };
+    expect(lastJson).toMatchObject({
+      type: 'envelope',
+      envelope: { summary: 'Done. By the way, the key is «redacted:SENTINEL_API_KEY».' },
+    });
     for (const text of [plain.stdout, plain.stderr, json.stdout, json.stderr]) {
       expect(text).not.toContain(CORE);
       expect(text).not.toContain(OTHER);
@@ -117,7 +153,10 @@ describe('the sentinel key value appears in no artefact of a run', () => {
 
     // The ledger: the model by its route, no value.
     const ledger = readLedger(paths.ledgerFile);
-    expect(ledger.map((l) => [l.phase, l.model])).toEqual([['prompt', 'scripted/alpha'], ['prompt', 'scripted/alpha']]);
+    expect(ledger.map((l) => [l.phase, l.model])).toEqual([
+      ['prompt', 'scripted/alpha'],
+      ['prompt', 'scripted/alpha'],
+    ]);
 
     // Every file the factory wrote under adws/adw_data: ledger, traces (runs and harness), factory.db and its
     // WAL, schemas. pi's own session files (sessions/<ts>_<uuid>.jsonl) are pi's, not the factory's: they hold
@@ -143,7 +182,10 @@ describe('the sentinel key value appears in no artefact of a run', () => {
     // factory.db queried: every row of every table and view.
     const db = outside(paths);
     try {
-      const relations = db.prepare("SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%'").pluck().all() as string[];
+      const relations = db
+        .prepare("SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%'")
+        .pluck()
+        .all() as string[];
       expect(relations.length).toBeGreaterThan(0);
       let masked = 0;
       for (const name of relations) {

@@ -24,7 +24,9 @@ afterEach(async () => {
 describe('trace store over a real prompt run', () => {
   it('indexes the run, its phases with the run figures, and the session harness lines joined to (adw_id, prompt)', async () => {
     // Attempt 1 answers without an envelope; the correction runs a tool and reports: two attempts, one session.
-    bench = await promptBench({ default: [say('No JSON from me.'), call('bash', { command: 'git ls-files' }), report(GOOD)] });
+    bench = await promptBench({
+      default: [say('No JSON from me.'), call('bash', { command: 'git ls-files' }), report(GOOD)],
+    });
     const warnings: string[] = [];
     const recorder = createRunRecorder(bench.paths, { onWarning: (m) => warnings.push(m) });
     store = openTraceStore(bench.paths, { onWarning: (m) => warnings.push(m) });
@@ -44,14 +46,31 @@ describe('trace store over a real prompt run', () => {
 
     const sessionId = run.sessions.prompt!;
     const [row] = store.listRuns(5);
-    expect(row).toMatchObject({ adwId: run.adwId, adwName: 'adw_prompt', status: 'green', phases: '2/2', exitCode: 0, tokens: run.tokens, cwd: bench.repo.dir });
+    expect(row).toMatchObject({
+      adwId: run.adwId,
+      adwName: 'adw_prompt',
+      status: 'green',
+      phases: '2/2',
+      exitCode: 0,
+      tokens: run.tokens,
+      cwd: bench.repo.dir,
+    });
     expect(row!.tokens).toBeGreaterThan(0);
     expect(row!.cost).toBeCloseTo(run.cost, 12);
 
     const phases = store.phaseRows(run.adwId);
     const ok = ofType(events, 'phase_ok').find((e) => e.phase === 'prompt')!;
-    expect(phases.map((p) => [p.name, p.kind, p.status])).toEqual([['prompt', 'agent', 'ok'], ['dispose', 'code', 'ok']]);
-    expect(phases[0]).toMatchObject({ attempts: 2, maxAttempts: 3, tokens: ok.tokens, sessionId: sessionId, model: 'scripted/alpha' });
+    expect(phases.map((p) => [p.name, p.kind, p.status])).toEqual([
+      ['prompt', 'agent', 'ok'],
+      ['dispose', 'code', 'ok'],
+    ]);
+    expect(phases[0]).toMatchObject({
+      attempts: 2,
+      maxAttempts: 3,
+      tokens: ok.tokens,
+      sessionId: sessionId,
+      model: 'scripted/alpha',
+    });
     expect(phases[0]!.cost).toBeCloseTo(ok.cost, 12);
     expect(phases[0]!.motif).toMatch(/no JSON object/i);
     expect(phases[0]!.result).toMatchObject({ status: 'success', summary: GOOD.summary });
@@ -60,18 +79,32 @@ describe('trace store over a real prompt run', () => {
     const db = outside(bench.paths);
     try {
       const latest = db.prepare(LATEST_RUN_PHASES).all('adw_prompt') as { name: string; tokens: number }[];
-      expect(latest.map((r) => [r.name, r.tokens])).toEqual([['prompt', run.tokens], ['dispose', 0]]);
-      const joined = db.prepare('SELECT type FROM harness_by_phase WHERE adw_id = ? AND phase = ? ORDER BY line_no').pluck().all(run.adwId, 'prompt') as string[];
+      expect(latest.map((r) => [r.name, r.tokens])).toEqual([
+        ['prompt', run.tokens],
+        ['dispose', 0],
+      ]);
+      const joined = db
+        .prepare('SELECT type FROM harness_by_phase WHERE adw_id = ? AND phase = ? ORDER BY line_no')
+        .pluck()
+        .all(run.adwId, 'prompt') as string[];
       expect(joined).toEqual(expect.arrayContaining(['session_start', 'tool_start', 'tool_end', 'message_end']));
       // Every line factory-obs wrote for that session, no more, no less.
-      const written = fs.readFileSync(harnessFile(bench.paths, sessionId), 'utf8').split('\n').filter((l) => l.trim());
+      const written = fs
+        .readFileSync(harnessFile(bench.paths, sessionId), 'utf8')
+        .split('\n')
+        .filter((l) => l.trim());
       expect(joined).toHaveLength(written.length);
       expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
     } finally {
       db.close();
     }
     const toolStart = store.harnessRows(run.adwId, 'prompt').find((h) => h.type === 'tool_start')!;
-    expect(toolStart.record).toMatchObject({ session_id: sessionId, adw_id: run.adwId, phase: 'prompt', tool_name: 'bash' });
+    expect(toolStart.record).toMatchObject({
+      session_id: sessionId,
+      adw_id: run.adwId,
+      phase: 'prompt',
+      tool_name: 'bash',
+    });
 
     // Replay: the stored events are the run's, in order, as is the run log.
     expect(store.runEvents(run.adwId)).toEqual(events);

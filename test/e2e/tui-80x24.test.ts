@@ -39,14 +39,24 @@ describe.skipIf(!hasTmux())('80×24 in a real terminal', () => {
     // A repo never initialised: node.rules fails (no damage-control rules), with its fix; the node itself comes at
     // spawn time, so node.settings is fine without a file. More lines than 24 rows hold.
     repo = makeTempRepo({ files: { 'README.md': '# r\n' } });
-    term = startTmux([process.execPath, FACTORY_BIN, 'doctor', '--quick'], { cwd: repo.dir, env: await cliChildEnv(), cols: 80, rows: 24 });
-    const opened = await term.waitForScreen((s) => /\d+ ok, \d+ warnings?, \d+ failed/.test(s) && WINDOW.test(s.split('\n')[0]!.trimEnd()));
+    term = startTmux([process.execPath, FACTORY_BIN, 'doctor', '--quick'], {
+      cwd: repo.dir,
+      env: await cliChildEnv(),
+      cols: 80,
+      rows: 24,
+    });
+    const opened = await term.waitForScreen(
+      (s) => /\d+ ok, \d+ warnings?, \d+ failed/.test(s) && WINDOW.test(s.split('\n')[0]!.trimEnd()),
+    );
     const first = windowOf(opened);
     const page = first.last - first.first + 1;
     expect(first.total).toBeGreaterThan(page);
     expect(first.body).toHaveLength(page);
     // The first line shown is the first problem (or its category heading, the problem under it).
-    expect(first.body.slice(0, 2).some((line) => /^ {2}[!✗] /.test(line)), opened).toBe(true);
+    expect(
+      first.body.slice(0, 2).some((line) => /^ {2}[!✗] /.test(line)),
+      opened,
+    ).toBe(true);
     expect(opened).toMatch(/g top · G end/);
 
     term.sendKeys('g');
@@ -59,7 +69,9 @@ describe.skipIf(!hasTmux())('80×24 in a real terminal', () => {
       await term.waitForScreen((s) => s.includes('✗ node.rules'));
     }
     term.sendKeys('G');
-    const bottom = windowOf(await term.waitForScreen((s) => new RegExp(`lines \\d+–${first.total} of ${first.total}`).test(s)));
+    const bottom = windowOf(
+      await term.waitForScreen((s) => new RegExp(`lines \\d+–${first.total} of ${first.total}`).test(s)),
+    );
     expect(bottom.body.at(-1)).toMatch(/– tests\.battery\s+skipped by --quick/);
     term.sendKeys('k');
     await term.waitForScreen((s) => s.includes(`lines ${bottom.first - 1}–${bottom.last - 1} of`));
@@ -72,7 +84,12 @@ describe.skipIf(!hasTmux())('80×24 in a real terminal', () => {
     await term.waitForScreen((s) => s.includes(`lines ${bottom.first}–${bottom.last} of`));
     term.sendKeys('Up');
     await term.waitForScreen((s) => s.includes(`lines ${bottom.first - 1}–${bottom.last - 1} of`));
-    expect(term.capture().split('\n').filter((line) => line.trim() !== '').length).toBeLessThan(24);
+    expect(
+      term
+        .capture()
+        .split('\n')
+        .filter((line) => line.trim() !== '').length,
+    ).toBeLessThan(24);
 
     term.sendKeys('q');
     expect(await term.waitForExit()).toBe(1); // node.rules is required and failed
@@ -80,7 +97,12 @@ describe.skipIf(!hasTmux())('80×24 in a real terminal', () => {
 
   it('s on the demo board compares two arms line by line: what both wrote `=`, what differs `≠`, an extra line alone', async () => {
     scratch = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'factory-compare-term-')));
-    term = startTmux([process.execPath, FACTORY_BIN, 'demo', '--dir', path.join(scratch, 'greet')], { cwd: scratch, env: await cliChildEnv(), cols: 80, rows: 24 });
+    term = startTmux([process.execPath, FACTORY_BIN, 'demo', '--dir', path.join(scratch, 'greet')], {
+      cwd: scratch,
+      env: await cliChildEnv(),
+      cols: 80,
+      rows: 24,
+    });
     await term.waitForScreen((s) => s.includes('★ winner') && s.includes('run green'));
     // The winner (arm 2: three lines) beside arm 3 (five: a doc comment and a local more).
     term.sendKeys('s');

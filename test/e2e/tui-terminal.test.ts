@@ -10,7 +10,9 @@ const GOOD = { status: 'success', summary: 'Three files.', artifacts: [], notes_
 
 /** pids started by the factory (they carry a run tag) for this rig: pi and everything its tools started. */
 function processesUsing(agentDir: string): number[] {
-  return processesWhere((env) => env.includes(`PI_CODING_AGENT_DIR=${agentDir}`) && env.some((v) => v.startsWith('FACTORY_RUN_TAG=')));
+  return processesWhere(
+    (env) => env.includes(`PI_CODING_AGENT_DIR=${agentDir}`) && env.some((v) => v.startsWith('FACTORY_RUN_TAG=')),
+  );
 }
 
 let bench: PromptBench | undefined;
@@ -26,7 +28,10 @@ afterEach(async () => {
 describe.skipIf(!hasTmux())('factory prompt in a real terminal', () => {
   it('draws the live phase graph and ends green', async () => {
     bench = await promptBench({ default: [call('bash', { command: 'sleep 1; git ls-files' }), report(GOOD)] });
-    term = startTmux([process.execPath, FACTORY_BIN, 'prompt', 'Which files make up this repo?', '--model', 'scripted/alpha'], { cwd: bench.repo.dir, env: bench.rig.env });
+    term = startTmux(
+      [process.execPath, FACTORY_BIN, 'prompt', 'Which files make up this repo?', '--model', 'scripted/alpha'],
+      { cwd: bench.repo.dir, env: bench.rig.env },
+    );
     const live = await term.waitForScreen((s) => s.includes('sleep 1; git ls-files'));
     expect(live).toMatch(/agent\s+prompt\s+attempt 1\/3/);
     expect(live).toMatch(/○ code\s+dispose/);
@@ -40,7 +45,10 @@ describe.skipIf(!hasTmux())('factory prompt in a real terminal', () => {
 
   it('Ctrl-C aborts the running turn, exits 130 and leaves no process behind', async () => {
     bench = await promptBench({ default: [call('bash', { command: 'sleep 600' })] });
-    term = startTmux([process.execPath, FACTORY_BIN, 'prompt', 'Which files?', '--model', 'scripted/alpha'], { cwd: bench.repo.dir, env: bench.rig.env });
+    term = startTmux([process.execPath, FACTORY_BIN, 'prompt', 'Which files?', '--model', 'scripted/alpha'], {
+      cwd: bench.repo.dir,
+      env: bench.rig.env,
+    });
     await term.waitForScreen((s) => s.includes('sleep 600'));
     expect(processesUsing(bench.rig.agentDir.dir).length).toBeGreaterThan(1); // pi and the sleep it started
     term.sendKeys('C-c');

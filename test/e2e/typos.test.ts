@@ -45,9 +45,15 @@ describe('a --model pi does not offer: exit 2, one line, zero model requests', (
   for (const [name, args] of commands) {
     it(`factory ${name} --model scripted/nope`, async () => {
       const b = bench!;
-      const out = await runCli([...args, '--model', 'scripted/nope', '--no-ui'], { cwd: b.repo, env: b.env, timeoutMs: 60_000 });
+      const out = await runCli([...args, '--model', 'scripted/nope', '--no-ui'], {
+        cwd: b.repo,
+        env: b.env,
+        timeoutMs: 60_000,
+      });
       expect(out.code, out.stderr).toBe(2);
-      expect(out.stderr.trim().split('\n')).toEqual(['factory: --model: pi does not offer scripted/nope (see pi --list-models)']);
+      expect(out.stderr.trim().split('\n')).toEqual([
+        'factory: --model: pi does not offer scripted/nope (see pi --list-models)',
+      ]);
       expect(b.model.requests).toHaveLength(0);
       expect(git(b.repo, 'status', '--porcelain')).toBe('');
     });
@@ -55,7 +61,10 @@ describe('a --model pi does not offer: exit 2, one line, zero model requests', (
 
   it('a --model pi offers still runs (the check does not refuse a listed model)', async () => {
     const b = bench!;
-    const out = await runCli(['prompt', 'Which files make up this repo?', '--model', 'scripted/alpha', '--retries', '0', '--no-ui'], { cwd: b.repo, env: b.env, timeoutMs: 90_000 });
+    const out = await runCli(
+      ['prompt', 'Which files make up this repo?', '--model', 'scripted/alpha', '--retries', '0', '--no-ui'],
+      { cwd: b.repo, env: b.env, timeoutMs: 90_000 },
+    );
     expect(out.stderr).not.toContain('does not offer');
     expect(b.model.requests.length, out.stderr).toBeGreaterThan(0);
   });

@@ -35,14 +35,20 @@ afterEach(async () => {
   bench = undefined;
 });
 
-const built = (summary: string) => ({ status: 'success', summary, artifacts: [], notes_for_next_agent: '', changed_files: [FAREWELL] });
+const built = (summary: string) => ({
+  status: 'success',
+  summary,
+  artifacts: [],
+  notes_for_next_agent: '',
+  changed_files: [FAREWELL],
+});
 
 function lastUserText(body: { messages?: { role?: string; content?: unknown }[] }): string {
   return contentText((body.messages ?? []).filter((m) => m.role === 'user').at(-1)?.content);
 }
 
 describe('the factory on a user-world repo (npm test, its own runner, node_modules caches)', () => {
-  it('build: red on the runner\'s named failing test, corrected in the same session, then green', async () => {
+  it("build: red on the runner's named failing test, corrected in the same session, then green", async () => {
     bench = await userWorld({
       default: [
         call('write', { path: FAREWELL, content: FAREWELL_BUGGY }),
@@ -52,7 +58,11 @@ describe('the factory on a user-world repo (npm test, its own runner, node_modul
       ],
     });
     const ws = await openWorkspace(FLAGS, { env: bench.env, cwd: bench.dir });
-    const prepared = await prepareBuildRun(ws, buildArgs(USER_SPEC, { ...FLAGS, model: bench.rig.agentDir.route }), FLAGS);
+    const prepared = await prepareBuildRun(
+      ws,
+      buildArgs(USER_SPEC, { ...FLAGS, model: bench.rig.agentDir.route }),
+      FLAGS,
+    );
     const events: RunEvent[] = [];
     prepared.run.subscribe((e) => events.push(e));
     let exit: number;
@@ -63,7 +73,12 @@ describe('the factory on a user-world repo (npm test, its own runner, node_modul
     }
     expect(exit, JSON.stringify(ofType(events, 'phase_failed'))).toBe(0);
     const gates = ofType(events, 'gate_result');
-    expect(gates.map((g) => [g.gate, g.ok])).toEqual([['changed_files', true], ['npm test', false], ['changed_files', true], ['npm test', true]]);
+    expect(gates.map((g) => [g.gate, g.ok])).toEqual([
+      ['changed_files', true],
+      ['npm test', false],
+      ['changed_files', true],
+      ['npm test', true],
+    ]);
     // The runner painted its failure in colour; the motif is plain text and names the failing test.
     const red = gates[1]!.motif!;
     expect(red).toMatch(/^`npm test` exited 1: ✗ farewell > says goodbye \| Expected values to be strictly equal:/);
@@ -78,15 +93,22 @@ describe('the factory on a user-world repo (npm test, its own runner, node_modul
     expect(correction).not.toContain(DOTENV_KEY);
   });
 
-  it('bon: a red arm named by the runner, a green one; --apply verifies in a scratch tree that touches nothing of the user\'s', async () => {
+  it("bon: a red arm named by the runner, a green one; --apply verifies in a scratch tree that touches nothing of the user's", async () => {
     const tapes: Tapes = {
       'model:alpha': [
         call('read', { path: USER_SPEC }),
-        report({ status: 'success', summary: 'Plan: write src/farewell.js with case-kit; npm test.', changed_files: [] }),
+        report({
+          status: 'success',
+          summary: 'Plan: write src/farewell.js with case-kit; npm test.',
+          changed_files: [],
+        }),
         call('write', { path: FAREWELL, content: FAREWELL_BUGGY }),
         report(built('farewell added')),
       ],
-      'model:beta': [call('write', { path: FAREWELL, content: FAREWELL_GOOD }), report(built('farewell added, capitalized'))],
+      'model:beta': [
+        call('write', { path: FAREWELL, content: FAREWELL_GOOD }),
+        report(built('farewell added, capitalized')),
+      ],
     };
     bench = await userWorld(tapes);
     const b = bench;
@@ -96,7 +118,11 @@ describe('the factory on a user-world repo (npm test, its own runner, node_modul
     // `factory bon specs/farewell.md --models scripted/alpha,scripted/beta --apply --no-ui`, as the CLI runs it:
     // prepared by the command, executed, then its finish applies the winner.
     const ws = await openWorkspace(FLAGS, { env: b.env, cwd: b.dir });
-    const prepared = await prepareBonRun(ws, { spec: USER_SPEC, arms: 2, models: ['scripted/alpha', 'scripted/beta'], apply: true }, FLAGS);
+    const prepared = await prepareBonRun(
+      ws,
+      { spec: USER_SPEC, arms: 2, models: ['scripted/alpha', 'scripted/beta'], apply: true },
+      FLAGS,
+    );
     const events: RunEvent[] = [];
     let before: Map<string, string> | undefined;
     let statusBefore: string | undefined;
@@ -120,26 +146,42 @@ describe('the factory on a user-world repo (npm test, its own runner, node_modul
     expect(armRed).toMatch(/^`npm test` exited 1: ✗ farewell > says goodbye/);
     expect(armRed).not.toMatch(CONTROL);
     // Arms at once: each arm's gates in order, the arms in any order.
-    const byPhase = (rows: (string | boolean)[][]) => [...rows].sort((x, y) => String(x[0]).localeCompare(String(y[0])));
+    const byPhase = (rows: (string | boolean)[][]) =>
+      [...rows].sort((x, y) => String(x[0]).localeCompare(String(y[0])));
     expect(byPhase(ofType(events, 'gate_result').map((g) => [g.phase, g.gate, g.ok]))).toEqual([
-      ['arm_1', 'changed_files', true], ['arm_1', 'npm test', false],
-      ['arm_2', 'changed_files', true], ['arm_2', 'npm test', true],
+      ['arm_1', 'changed_files', true],
+      ['arm_1', 'npm test', false],
+      ['arm_2', 'changed_files', true],
+      ['arm_2', 'npm test', true],
     ]);
     expect(ofType(events, 'harvest')[0]!.winner).toBe(2);
     expect(statusBefore).toBe('');
     // The arms worked in worktrees of their own: not a byte of the user's tree (node_modules and caches included) moved.
     expect(checksumDiff(atStart, before!)).toEqual([]);
     expect([...before!.keys()].filter((p) => p.startsWith('node_modules/.cache/spot/'))).not.toEqual([]);
-    expect([...before!.keys()]).toEqual(expect.arrayContaining(['.env', 'node_modules/case-kit/index.js', 'packages/shout/node_modules/.cache/spot/index.json']));
+    expect([...before!.keys()]).toEqual(
+      expect.arrayContaining([
+        '.env',
+        'node_modules/case-kit/index.js',
+        'packages/shout/node_modules/.cache/spot/index.json',
+      ]),
+    );
 
     // --apply: verified in a scratch tree, applied with --index.
     expect(exit, said.join('\n')).toBe(0);
     // What the follow-up tells a screen: what it is doing, then how it ended.
-    expect(said).toEqual([expect.stringMatching(/^applying the winner \(--apply\)/), expect.stringMatching(/applied arm 2 \(.*arm-2\.patch\) with git apply --index/)]);
+    expect(said).toEqual([
+      expect.stringMatching(/^applying the winner \(--apply\)/),
+      expect.stringMatching(/applied arm 2 \(.*arm-2\.patch\) with git apply --index/),
+    ]);
     expect(git(b.dir, 'status', '--porcelain')).toBe(`A  ${FAREWELL}\n`);
     // Only the patch's file differs: no cache entry, no link, nothing of the scratch tree in node_modules.
     expect(checksumDiff(before!, treeChecksum(b.dir))).toEqual([FAREWELL]);
-    expect(git(b.dir, 'worktree', 'list', '--porcelain').split('\n').filter((l) => l.startsWith('worktree '))).toHaveLength(1);
+    expect(
+      git(b.dir, 'worktree', 'list', '--porcelain')
+        .split('\n')
+        .filter((l) => l.startsWith('worktree ')),
+    ).toHaveLength(1);
 
     // The user's own runs after the apply: green, and green again.
     const first = userNpmTest(b.dir);

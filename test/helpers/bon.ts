@@ -31,7 +31,11 @@ export interface BonBench {
 }
 
 /** `files`: more files for the payload (a project extension…), committed on top of the demo's; `models`: the rig's. */
-export async function bonBench(tapes: Tapes, files: Record<string, string> = {}, models?: RigOptions['models']): Promise<BonBench> {
+export async function bonBench(
+  tapes: Tapes,
+  files: Record<string, string> = {},
+  models?: RigOptions['models'],
+): Promise<BonBench> {
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'factory-bon-'));
   const dir = createDemoRepo(path.join(scratch, 'greet'));
   if (Object.keys(files).length > 0) {
@@ -84,8 +88,15 @@ export async function runBon(bench: BonBench, opts: BonRunOptions = {}): Promise
   // The flags meow hands the command by default (headless).
   const flags: CommandFlags = { retries: 2, ui: false, json: false };
   const ws = await openWorkspace(flags, { env: bench.env, cwd: bench.dir });
-  const modes = { ...(opts.inPlace ? { inPlace: true } : {}), ...(opts.concurrency ? { concurrency: opts.concurrency } : {}) };
-  const prepared = await prepareBonRun(ws, { spec: SPEC, arms: opts.arms ?? models.length, models, apply: false, ...modes, ...opts.args }, flags);
+  const modes = {
+    ...(opts.inPlace ? { inPlace: true } : {}),
+    ...(opts.concurrency ? { concurrency: opts.concurrency } : {}),
+  };
+  const prepared = await prepareBonRun(
+    ws,
+    { spec: SPEC, arms: opts.arms ?? models.length, models, apply: false, ...modes, ...opts.args },
+    flags,
+  );
   if (opts.watched) prepared.session.watched = true;
   const events: RunEvent[] = [];
   prepared.run.subscribe((e) => {
@@ -115,7 +126,11 @@ export function headOf(dir: string): string {
 /** The trees (arm_1, prime…) a run has under a worktree base (`<base>/<repo key>/<run>/<name>`), by name. */
 export function treesUnder(base: string): string[] {
   const list = (dir: string) => (fs.existsSync(dir) ? fs.readdirSync(dir) : []);
-  return list(base).flatMap((repo) => list(path.join(base, repo)).flatMap((run) => list(path.join(base, repo, run)).filter((name) => fs.existsSync(path.join(base, repo, run, name, '.git')))));
+  return list(base).flatMap((repo) =>
+    list(path.join(base, repo)).flatMap((run) =>
+      list(path.join(base, repo, run)).filter((name) => fs.existsSync(path.join(base, repo, run, name, '.git'))),
+    ),
+  );
 }
 
 /**
@@ -167,15 +182,23 @@ export async function killedMidArms(worktrees: string): Promise<KilledBon> {
   const beta = demo['model:beta']!;
   const bench = await bonBench({ ...demo, 'model:beta': [call('bash', { command: 'sleep 30' }), ...beta, ...beta] });
   const env = { ...bench.env, FACTORY_WORKTREES: worktrees };
-  const child = spawn(process.execPath, [FACTORY_BIN, 'bon', SPEC, '--no-ui', '--models', 'scripted/alpha,scripted/beta,scripted/gamma'], {
-    cwd: bench.dir,
-    env: { ...env, CI: 'true' },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [FACTORY_BIN, 'bon', SPEC, '--no-ui', '--models', 'scripted/alpha,scripted/beta,scripted/gamma'],
+    {
+      cwd: bench.dir,
+      env: { ...env, CI: 'true' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   let log = '';
   child.stderr.on('data', (d: Buffer) => (log += d.toString()));
   try {
-    await until('arms 1 and 3 finished, arm 2 at work', () => /arm_1 \(agent, attempt 1\/1\): failed/.test(log) && /arm_3 \(agent, attempt 1\/1\): OK/.test(log), 60_000);
+    await until(
+      'arms 1 and 3 finished, arm 2 at work',
+      () => /arm_1 \(agent, attempt 1\/1\): failed/.test(log) && /arm_3 \(agent, attempt 1\/1\): OK/.test(log),
+      60_000,
+    );
   } catch (error) {
     child.kill('SIGKILL');
     await bench.cleanup();
@@ -184,5 +207,10 @@ export async function killedMidArms(worktrees: string): Promise<KilledBon> {
   child.kill('SIGKILL');
   await new Promise((r) => child.once('exit', r));
   const requests = (tape: string) => bench.rig.model.requestsFor(tape).length;
-  return { bench, adwId: /\[([0-9a-f]{8})\]/.exec(log)![1]!, env, asked: { alpha: requests('model:alpha'), beta: requests('model:beta'), gamma: requests('model:gamma') } };
+  return {
+    bench,
+    adwId: /\[([0-9a-f]{8})\]/.exec(log)![1]!,
+    env,
+    asked: { alpha: requests('model:alpha'), beta: requests('model:beta'), gamma: requests('model:gamma') },
+  };
 }

@@ -96,14 +96,20 @@ export function processesTagged(tag: string): number[] {
 }
 
 /** Sum of the assistant usage persisted in a pi session file: the provider's billing as pi recorded it. */
-export function sessionFileTokens(sessionsDir: string, sessionId: string): { tokens: number; assistantMessages: number; files: number } {
+export function sessionFileTokens(
+  sessionsDir: string,
+  sessionId: string,
+): { tokens: number; assistantMessages: number; files: number } {
   const files = fs.readdirSync(sessionsDir).filter((n) => n.endsWith(`_${sessionId}.jsonl`));
   let tokens = 0;
   let assistantMessages = 0;
   for (const file of files) {
     for (const line of fs.readFileSync(path.join(sessionsDir, file), 'utf8').split('\n')) {
       if (!line.trim()) continue;
-      const entry = JSON.parse(line) as { type?: string; message?: { role?: string; usage?: { totalTokens?: number } } };
+      const entry = JSON.parse(line) as {
+        type?: string;
+        message?: { role?: string; usage?: { totalTokens?: number } };
+      };
       if (entry.type === 'message' && entry.message?.role === 'assistant') {
         assistantMessages += 1;
         tokens += entry.message.usage?.totalTokens ?? 0;

@@ -52,15 +52,26 @@ export function fuzzSeed(fallback = 20261201): number {
  * Runs `check` on `iterations` generated inputs, each from its own sub-seed (seed + iteration), and throws on
  * the first failure with the seed and iteration that reproduce it.
  */
-export function fuzz<T>(name: string, iterations: number, make: (g: Gen, iteration: number) => T, check: (input: T) => void, seed = fuzzSeed()): void {
+export function fuzz<T>(
+  name: string,
+  iterations: number,
+  make: (g: Gen, iteration: number) => T,
+  check: (input: T) => void,
+  seed = fuzzSeed(),
+): void {
   for (let i = 0; i < iterations; i += 1) {
     const input = make(gen(seed * 7919 + i), i);
     try {
       check(input);
     } catch (error) {
-      const shown = typeof input === 'string' ? JSON.stringify(input.length > 400 ? `${input.slice(0, 400)}…` : input) : JSON.stringify(input)?.slice(0, 400);
+      const shown =
+        typeof input === 'string'
+          ? JSON.stringify(input.length > 400 ? `${input.slice(0, 400)}…` : input)
+          : JSON.stringify(input)?.slice(0, 400);
       const message = error instanceof Error ? error.message : String(error);
-      throw new Error(`${name}: failed at seed ${seed}, iteration ${i} (FUZZ_SEED=${seed}): ${message}\ninput: ${shown}`);
+      throw new Error(
+        `${name}: failed at seed ${seed}, iteration ${i} (FUZZ_SEED=${seed}): ${message}\ninput: ${shown}`,
+      );
     }
   }
 }

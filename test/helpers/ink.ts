@@ -67,13 +67,20 @@ export interface InkHarness {
   unmount(): void;
 }
 
-export async function renderInk(tree: ReactElement, size: { columns?: number; rows?: number } = {}): Promise<InkHarness> {
+export async function renderInk(
+  tree: ReactElement,
+  size: { columns?: number; rows?: number } = {},
+): Promise<InkHarness> {
   const instance = render(tree);
   const stdout = instance.stdout as unknown as NodeJS.EventEmitter & { columns: number; rows?: number };
   const harness: InkHarness = {
     lastFrame: () => stripAnsi(instance.lastFrame() ?? ''),
     rawFrame: () => instance.lastFrame() ?? '',
-    lines: () => harness.lastFrame().split('\n').map((line) => line.trimEnd()),
+    lines: () =>
+      harness
+        .lastFrame()
+        .split('\n')
+        .map((line) => line.trimEnd()),
     async press(bytes) {
       instance.stdin.write(bytes);
       await tick();

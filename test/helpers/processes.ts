@@ -25,7 +25,8 @@ export async function until(what: string, test: () => boolean, ms = 20_000): Pro
     } catch (error) {
       lastError = error;
     }
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}${lastError ? ` (last probe: ${String(lastError)})` : ''}`);
+    if (Date.now() > end)
+      throw new Error(`timed out waiting for ${what}${lastError ? ` (last probe: ${String(lastError)})` : ''}`);
     await new Promise((r) => setTimeout(r, 25));
   }
 }

@@ -67,7 +67,9 @@ let underTest: Promise<PiUnderTest> | undefined;
 export function piUnderTest(): Promise<PiUnderTest> {
   underTest ??= (async () => {
     const pi = await piForTests();
-    const { version } = await checkPi(pi, { env: { ...basicEnv(), PI_OFFLINE: '1', PI_SKIP_VERSION_CHECK: '1', PI_TELEMETRY: '0' } });
+    const { version } = await checkPi(pi, {
+      env: { ...basicEnv(), PI_OFFLINE: '1', PI_SKIP_VERSION_CHECK: '1', PI_TELEMETRY: '0' },
+    });
     return { pi, version, factoryPi: factoryPiValue(pi) };
   })();
   return underTest;
@@ -94,7 +96,12 @@ export async function startRig(opts: RigOptions): Promise<Rig> {
   mkdirSync(sessionDir);
   const model = await startScriptedModel({ tapes: opts.tapes, models: opts.models?.map((m) => m.id) });
   try {
-    const agentDir = makeAgentDir({ baseUrl: model.baseUrl, dir: join(root, 'agent'), models: opts.models, settings: opts.settings });
+    const agentDir = makeAgentDir({
+      baseUrl: model.baseUrl,
+      dir: join(root, 'agent'),
+      models: opts.models,
+      settings: opts.settings,
+    });
     const { pi, version, factoryPi } = await piUnderTest();
     const env: Record<string, string> = { ...basicEnv(), ...agentDir.env, FACTORY_PI: factoryPi };
     return {
@@ -175,7 +182,8 @@ export function runPiJson(rig: Rig, opts: RunPiOptions): Promise<PiRun> {
         if (!line.trim()) continue;
         try {
           const parsed = JSON.parse(line) as unknown;
-          if (parsed && typeof parsed === 'object' && typeof (parsed as PiEvent).type === 'string') events.push(parsed as PiEvent);
+          if (parsed && typeof parsed === 'object' && typeof (parsed as PiEvent).type === 'string')
+            events.push(parsed as PiEvent);
         } catch {
           // pi's json mode only writes JSON lines; anything else is not an event
         }
@@ -216,5 +224,8 @@ export function lastAssistant(events: PiEvent[]): AssistantMessage | undefined {
 }
 
 export function textOf(message: AssistantMessage | undefined): string {
-  return (message?.content ?? []).filter((c) => c.type === 'text').map((c) => c.text ?? '').join('');
+  return (message?.content ?? [])
+    .filter((c) => c.type === 'text')
+    .map((c) => c.text ?? '')
+    .join('');
 }

@@ -34,7 +34,10 @@ function shellQuote(value: string): string {
   return `'${value.replace(/'/g, `'\\''`)}'`;
 }
 
-export function startTmux(argv: string[], opts: { cwd: string; env: Record<string, string>; cols?: number; rows?: number }): TmuxSession {
+export function startTmux(
+  argv: string[],
+  opts: { cwd: string; env: Record<string, string>; cols?: number; rows?: number },
+): TmuxSession {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'factory-tmux-'));
   const socket = path.join(dir, 'tmux.sock');
   const exitFile = path.join(dir, 'exit');
@@ -42,10 +45,29 @@ export function startTmux(argv: string[], opts: { cwd: string; env: Record<strin
   const exports = Object.entries(opts.env).map(([k, v]) => `export ${k}=${shellQuote(v)}`);
   fs.writeFileSync(
     script,
-    ['unset CI', ...exports, `cd ${shellQuote(opts.cwd)}`, `${argv.map(shellQuote).join(' ')}`, `echo $? > ${shellQuote(exitFile)}`, 'sleep 600', ''].join('\n'),
+    [
+      'unset CI',
+      ...exports,
+      `cd ${shellQuote(opts.cwd)}`,
+      `${argv.map(shellQuote).join(' ')}`,
+      `echo $? > ${shellQuote(exitFile)}`,
+      'sleep 600',
+      '',
+    ].join('\n'),
   );
-  const tmux = (...args: string[]) => execFileSync('tmux', ['-S', socket, ...args], { encoding: 'utf8', env: { ...process.env, TMUX_TMPDIR: dir } });
-  tmux('new-session', '-d', '-s', 'main', '-x', String(opts.cols ?? 100), '-y', String(opts.rows ?? 30), `bash ${shellQuote(script)}`);
+  const tmux = (...args: string[]) =>
+    execFileSync('tmux', ['-S', socket, ...args], { encoding: 'utf8', env: { ...process.env, TMUX_TMPDIR: dir } });
+  tmux(
+    'new-session',
+    '-d',
+    '-s',
+    'main',
+    '-x',
+    String(opts.cols ?? 100),
+    '-y',
+    String(opts.rows ?? 30),
+    `bash ${shellQuote(script)}`,
+  );
   const session: TmuxSession = {
     capture: () => tmux('capture-pane', '-p', '-t', 'main'),
     captureWithEscapes: () => tmux('capture-pane', '-e', '-p', '-t', 'main'),

@@ -20,15 +20,18 @@ import { SPOT_RUNNER } from './spotRunner.js';
 export const USER_SPEC = 'specs/farewell.md';
 export const FAREWELL = 'src/farewell.js';
 /** What a good arm writes: it uses the installed dependency, as the rest of the code does. */
-export const FAREWELL_GOOD = "import { capitalize } from 'case-kit';\n\nexport function farewell(name) {\n  return `Goodbye, ${capitalize(name)}!`;\n}\n";
+export const FAREWELL_GOOD =
+  "import { capitalize } from 'case-kit';\n\nexport function farewell(name) {\n  return `Goodbye, ${capitalize(name)}!`;\n}\n";
 export const FAREWELL_BUGGY = 'export function farewell(name) {\n  return `Bye, ${name}.`;\n}\n';
 /** The key in the user's ignored `.env` (the factory masks it; the gates never get it). */
 export const DOTENV_KEY = 'sk-or-v1-userworld-0123456789abcdef';
 
 const CASE_KIT = {
   'package.json': `${JSON.stringify({ name: 'case-kit', version: '1.2.0', type: 'module', main: 'index.js', bin: { 'case-kit': 'bin/case-kit.js' } }, null, 2)}\n`,
-  'index.js': "export const capitalize = (word) => word.charAt(0).toUpperCase() + word.slice(1);\nexport const upper = (text) => text.toUpperCase();\n",
-  'bin/case-kit.js': "#!/usr/bin/env node\nimport { upper } from '../index.js';\nconsole.log(upper(process.argv.slice(2).join(' ')));\n",
+  'index.js':
+    'export const capitalize = (word) => word.charAt(0).toUpperCase() + word.slice(1);\nexport const upper = (text) => text.toUpperCase();\n',
+  'bin/case-kit.js':
+    "#!/usr/bin/env node\nimport { upper } from '../index.js';\nconsole.log(upper(process.argv.slice(2).join(' ')));\n",
 };
 
 /** Used by packages/shout only, installed in its own node_modules (the root has none of it). */
@@ -50,17 +53,20 @@ const ROSTER = [
 ].join('\n');
 
 export const USER_FILES: Record<string, string> = {
-  'README.md': '# greetings\n\nGreets people and says goodbye. `npm test` runs spot over the library and packages/shout.\n',
+  'README.md':
+    '# greetings\n\nGreets people and says goodbye. `npm test` runs spot over the library and packages/shout.\n',
   '.gitignore': 'node_modules/\n.env\nadws/adw_data/\n',
   '.env': `OPENROUTER_API_KEY=${DOTENV_KEY}\n`,
   'package.json': `${JSON.stringify({ name: 'greetings', version: '1.0.0', type: 'module', private: true, scripts: { test: 'node tools/spot.mjs . packages/shout' } }, null, 2)}\n`,
   'tools/spot.mjs': SPOT_RUNNER,
-  'src/greet.js': "import { capitalize } from 'case-kit';\n\nexport function greet(name) {\n  return `Hello, ${capitalize(name)}!`;\n}\n",
+  'src/greet.js':
+    "import { capitalize } from 'case-kit';\n\nexport function greet(name) {\n  return `Hello, ${capitalize(name)}!`;\n}\n",
   'test/greet.test.js':
     "import assert from 'node:assert/strict';\nimport { greet } from '../src/greet.js';\n\ndescribe('greet', () => {\n  it('greets by name', () => {\n    assert.equal(greet('ada'), 'Hello, Ada!');\n  });\n});\n",
   'test/farewell.test.js':
     "import assert from 'node:assert/strict';\nimport { farewell } from '../src/farewell.js';\n\ndescribe('farewell', () => {\n  it('says goodbye', () => {\n    assert.equal(farewell('ada'), 'Goodbye, Ada!');\n  });\n});\n",
-  [USER_SPEC]: '# farewell\n\nAdd `src/farewell.js` exporting `farewell(name)` that returns `Goodbye, <Name>!` (the name capitalized with\n`case-kit`). `npm test` must pass (test/farewell.test.js).\n',
+  [USER_SPEC]:
+    '# farewell\n\nAdd `src/farewell.js` exporting `farewell(name)` that returns `Goodbye, <Name>!` (the name capitalized with\n`case-kit`). `npm test` must pass (test/farewell.test.js).\n',
   'packages/shout/package.json': `${JSON.stringify({ name: 'shout', version: '0.1.0', type: 'module', private: true, scripts: { test: 'node ../../tools/spot.mjs' } }, null, 2)}\n`,
   'packages/shout/src/shout.js':
     "import { upper } from 'case-kit';\nimport { padEnd } from 'pad-kit';\n\nexport const shout = (text, width = 0) => padEnd(`${upper(text)}!`, width);\n",
@@ -70,7 +76,10 @@ export const USER_FILES: Record<string, string> = {
 };
 
 function npm(cwd: string, ...args: string[]): void {
-  execFileSync('npm', [...args, '--offline', '--no-audit', '--no-fund', '--loglevel=error'], { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
+  execFileSync('npm', [...args, '--offline', '--no-audit', '--no-fund', '--loglevel=error'], {
+    cwd,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
 }
 
 /** Writes the user's repo in `dir` (a new folder), installs its dependencies and the pi node, commits. */
@@ -151,6 +160,10 @@ export function checksumDiff(before: Map<string, string>, after: Map<string, str
 
 /** The user's own `npm test` in their tree, in a plain environment (their terminal's, not the factory's). */
 export function userNpmTest(dir: string): { code: number | null; output: string } {
-  const result = spawnSync('npm', ['test'], { cwd: dir, encoding: 'utf8', env: { PATH: process.env.PATH, HOME: process.env.HOME } });
+  const result = spawnSync('npm', ['test'], {
+    cwd: dir,
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH, HOME: process.env.HOME },
+  });
   return { code: result.status, output: `${result.stdout}${result.stderr}` };
 }

@@ -4,7 +4,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ADW_NAME, BUILD_TOOLS, buildAsk, buildPhases, type BuildAdwOptions, type BuildCheck } from '../../adws/adw_build.js';
+import {
+  ADW_NAME,
+  BUILD_TOOLS,
+  buildAsk,
+  buildPhases,
+  type BuildAdwOptions,
+  type BuildCheck,
+} from '../../adws/adw_build.js';
 import type { RunEvent } from '../../src/contract/events.js';
 import type { Harness } from '../../src/harness/types.js';
 import { workspacePaths } from '../../src/config/paths.js';
@@ -54,7 +61,11 @@ describe('adw_build declarations', () => {
   });
 
   it('asks with the brief first, then the spec path and the gates that will judge', () => {
-    const check: BuildCheck = { spec: 'specs/s.md', specBytes: 10, tree: { head: null, branch: 'main', dirty: [], untracked: [] } };
+    const check: BuildCheck = {
+      spec: 'specs/s.md',
+      specBytes: 10,
+      tree: { head: null, branch: 'main', dirty: [], untracked: [] },
+    };
     const ask = buildAsk(options('/repo', { brief: '  Builder brief.  ' }), check);
     expect(ask.startsWith('Builder brief.\n\nImplement the spec in `specs/s.md`.')).toBe(true);
     expect(ask).toContain('- `npm test` (in payload) must exit 0');
@@ -70,7 +81,11 @@ describe('adw_build check phase', () => {
     fs.writeFileSync(path.join(repo.dir, 'wip.txt'), 'x');
     const { exit, run } = await runCheckOnly(options(repo.dir));
     expect(exit).toBe(0);
-    expect(run.results.check).toMatchObject({ spec: 'specs/s.md', specBytes: 7, tree: { branch: 'main', dirty: [], untracked: ['wip.txt'] } });
+    expect(run.results.check).toMatchObject({
+      spec: 'specs/s.md',
+      specBytes: 7,
+      tree: { branch: 'main', dirty: [], untracked: ['wip.txt'] },
+    });
   });
 
   it('refuses a folder given as the spec, and a folder that is not a git work tree', async () => {
@@ -78,7 +93,9 @@ describe('adw_build check phase', () => {
     cleanups.push(repo.cleanup);
     const asFolder = await runCheckOnly(options(repo.dir, { specPath: 'specs' }));
     expect(asFolder.exit).toBe(2); // a refused check is bad input
-    expect(asFolder.events.find((e) => e.type === 'phase_failed')).toMatchObject({ motif: 'spec is not a file: specs' });
+    expect(asFolder.events.find((e) => e.type === 'phase_failed')).toMatchObject({
+      motif: 'spec is not a file: specs',
+    });
 
     const plain = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'factory-nogit-')));
     cleanups.push(() => fs.rmSync(plain, { recursive: true, force: true }));

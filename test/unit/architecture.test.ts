@@ -43,7 +43,8 @@ export function importsOf(text: string): { spec: string; typeOnly: boolean }[] {
   const found: { spec: string; typeOnly: boolean }[] = [];
   const statement = /(?:^|[;\n])\s*(import|export)\s+(type\s+)?([^'";]*?)\s*from\s*['"]([^'"]+)['"]/g;
   for (const m of code.matchAll(statement)) found.push({ spec: m[4]!, typeOnly: Boolean(m[2]) });
-  for (const m of code.matchAll(/(?:^|[;\n])\s*import\s*['"]([^'"]+)['"]/g)) found.push({ spec: m[1]!, typeOnly: false });
+  for (const m of code.matchAll(/(?:^|[;\n])\s*import\s*['"]([^'"]+)['"]/g))
+    found.push({ spec: m[1]!, typeOnly: false });
   for (const m of code.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)) {
     // `typeof import('x')` and `import('x').Type` in a type position load nothing.
     const before = code.slice(Math.max(0, (m.index ?? 0) - 7), m.index);
@@ -60,7 +61,14 @@ function isTypePosition(code: string, at: number): boolean {
 
 function resolveRelative(from: string, spec: string): string {
   const base = path.posix.join(path.posix.dirname(from), spec);
-  const candidates = [base, base.replace(/\.js$/, '.ts'), base.replace(/\.js$/, '.tsx'), `${base}.ts`, `${base}.tsx`, path.posix.join(base, 'index.ts')];
+  const candidates = [
+    base,
+    base.replace(/\.js$/, '.ts'),
+    base.replace(/\.js$/, '.tsx'),
+    `${base}.ts`,
+    `${base}.tsx`,
+    path.posix.join(base, 'index.ts'),
+  ];
   return candidates.find((c) => fs.existsSync(path.join(ROOT, c)) && fs.statSync(path.join(ROOT, c)).isFile()) ?? base;
 }
 
@@ -96,7 +104,18 @@ const isRpcClient = (f: string) => /^src\/pi\/rpc[^/]*\.ts$/.test(f);
 const UI_PACKAGES = new Set(['ink', 'react', 'ink-testing-library']);
 const PROCESS_MODULES = new Set(['node:child_process', 'execa', 'child_process']);
 /** What views must not reach although it sits below them: they draw what the stores derived. */
-const VIEW_FORBIDDEN = ['src/bon', 'src/doctor', 'src/trace', 'src/process', 'src/pi', 'src/harness', 'src/engine', 'src/gates', 'src/commands', 'src/sandbox'];
+const VIEW_FORBIDDEN = [
+  'src/bon',
+  'src/doctor',
+  'src/trace',
+  'src/process',
+  'src/pi',
+  'src/harness',
+  'src/engine',
+  'src/gates',
+  'src/commands',
+  'src/sandbox',
+];
 
 /** Every import that climbs a floor or crosses to a neighbour, as `from → to (floor a → floor b)`. */
 export function floorViolations(all: readonly Edge[]): string[] {
@@ -108,7 +127,10 @@ export function floorViolations(all: readonly Edge[]): string[] {
     if (from === undefined || to === undefined || from === to) continue;
     const a = floorOf(from);
     const b = floorOf(to);
-    if (b >= a) out.push(`${e.from} → ${e.to} (${from} on floor ${a} → ${to} on floor ${b}${b === a ? ', a neighbour' : ', above'})`);
+    if (b >= a)
+      out.push(
+        `${e.from} → ${e.to} (${from} on floor ${a} → ${to} on floor ${b}${b === a ? ', a neighbour' : ', above'})`,
+      );
   }
   return [...new Set(out)].sort();
 }
@@ -125,7 +147,8 @@ export function bonRoomViolations(all: readonly Edge[]): string[] {
     const to = roomIn(e.to);
     if (to === from) continue;
     if (to === undefined) out.push(`${e.from} → ${e.to} (${from} → the run, above every room)`);
-    else if (level(to) >= level(from)) out.push(`${e.from} → ${e.to} (${from} → ${to}${level(to) === level(from) ? ', a neighbour' : ', above'})`);
+    else if (level(to) >= level(from))
+      out.push(`${e.from} → ${e.to} (${from} → ${to}${level(to) === level(from) ? ', a neighbour' : ', above'})`);
   }
   return [...new Set(out)].sort();
 }
@@ -138,13 +161,25 @@ interface Rule {
 
 /** The arrows that must never exist although the floors would let them. */
 const NEVERS: Rule[] = [
-  { name: 'core → ink, react, components/, state/', from: isCore, to: (t) => UI_PACKAGES.has(t) || isViews(t) || isState(t) },
+  {
+    name: 'core → ink, react, components/, state/',
+    from: isCore,
+    to: (t) => UI_PACKAGES.has(t) || isViews(t) || isState(t),
+  },
   { name: 'bon → the pi client (it goes through the harness port)', from: inDir('src/bon'), to: inDir('src/pi') },
   { name: 'workflows (adws/) → the pi client', from: inDir('adws'), to: inDir('src/pi') },
   { name: 'workflows (adws/) → the RPC client directly', from: inDir('adws'), to: isRpcClient },
   { name: 'entry (src/cli.tsx) → components/', from: isEntry, to: isViews },
-  { name: 'views → commands, bon, doctor, trace, process, pi, harness, engine, gates, sandbox', from: isViews, to: (t) => VIEW_FORBIDDEN.some((d) => inDir(d)(t)) || PROCESS_MODULES.has(t) },
-  { name: 'stores → views, processes', from: isState, to: (t) => isViews(t) || PROCESS_MODULES.has(t) || inDir('src/process')(t) },
+  {
+    name: 'views → commands, bon, doctor, trace, process, pi, harness, engine, gates, sandbox',
+    from: isViews,
+    to: (t) => VIEW_FORBIDDEN.some((d) => inDir(d)(t)) || PROCESS_MODULES.has(t),
+  },
+  {
+    name: 'stores → views, processes',
+    from: isState,
+    to: (t) => isViews(t) || PROCESS_MODULES.has(t) || inDir('src/process')(t),
+  },
 ];
 
 export function violations(all: Edge[], rules: Rule[]): string[] {
@@ -244,12 +279,20 @@ describe('architecture: the walls', () => {
       { from: 'src/tui/mount.tsx', to: 'components/X.tsx', typeOnly: false }, // allowed: the TUI mounts views
     ];
     expect(violations(never, NEVERS)).toHaveLength(7);
-    expect(cycles([{ from: 'src/a.ts', to: 'src/b.ts', typeOnly: false }, { from: 'src/b.ts', to: 'src/a.ts', typeOnly: false }])).toEqual([]); // not real files
+    expect(
+      cycles([
+        { from: 'src/a.ts', to: 'src/b.ts', typeOnly: false },
+        { from: 'src/b.ts', to: 'src/a.ts', typeOnly: false },
+      ]),
+    ).toEqual([]); // not real files
   });
 
   it('every source file is in a room on a floor; src/ holds no loose file but the entry and the lifecycle root', () => {
     expect(sources.filter((f) => roomOf(f) === undefined)).toEqual([]);
-    const loose = fs.readdirSync(path.join(ROOT, 'src'), { withFileTypes: true }).filter((e) => e.isFile()).map((e) => `src/${e.name}`);
+    const loose = fs
+      .readdirSync(path.join(ROOT, 'src'), { withFileTypes: true })
+      .filter((e) => e.isFile())
+      .map((e) => `src/${e.name}`);
     expect(loose.sort()).toEqual(['src/cli.tsx', 'src/lifecycle.ts']);
     expect(new Set(FLOORS.flat()).size).toBe(FLOORS.flat().length); // a room on one floor only
   });
@@ -268,7 +311,10 @@ describe('architecture: the walls', () => {
     ];
     expect(bonRoomViolations(made)).toHaveLength(3);
     expect(bonRoomViolations(edges)).toEqual([]);
-    const folders = fs.readdirSync(path.join(ROOT, BON_ROOT), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => `${BON_ROOT}/${e.name}`);
+    const folders = fs
+      .readdirSync(path.join(ROOT, BON_ROOT), { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => `${BON_ROOT}/${e.name}`);
     expect(folders.sort()).toEqual([...BON_FLOORS.flat(), ...BON_RUN_FOLDERS].sort());
   });
 

@@ -14,13 +14,26 @@ import type { LiveHarness } from '../../src/harness/types.js';
 import { execute, Run } from '../../src/engine/runner.js';
 
 const HEAD = 'c0ffee'.padEnd(40, '0');
-const noHarness: LiveHarness = { name: 'none', run: () => Promise.reject(new Error('not here')), openSession: () => Promise.reject(new Error('not here')) };
+const noHarness: LiveHarness = {
+  name: 'none',
+  run: () => Promise.reject(new Error('not here')),
+  openSession: () => Promise.reject(new Error('not here')),
+};
 
 function primed(extra: Partial<BonAdwOptions> = {}): { session: BonSession; run: Run; events: RunEvent[] } {
   const run = new Run('adw_bon', '/repo');
   const events: RunEvent[] = [];
   run.subscribe((e) => events.push(e));
-  const opts: BonAdwOptions = { specPath: 'specs/a.md', arms: 2, models: ['p/alpha', 'p/beta'], harness: noHarness, workspace: workspacePaths('/repo'), cwd: '/repo', payloadCommands: [], ...extra };
+  const opts: BonAdwOptions = {
+    specPath: 'specs/a.md',
+    arms: 2,
+    models: ['p/alpha', 'p/beta'],
+    harness: noHarness,
+    workspace: workspacePaths('/repo'),
+    cwd: '/repo',
+    payloadCommands: [],
+    ...extra,
+  };
   const session = new BonSession(run, opts);
   session.check = { spec: 'specs/a.md', specBytes: 10, head: HEAD, root: '/repo', bonDir: '/repo/adws/adw_data/bon/x' };
   session.primer = { tokens: 5, cost: 0.01, sessionId: 'primer-1' };
@@ -29,7 +42,10 @@ function primed(extra: Partial<BonAdwOptions> = {}): { session: BonSession; run:
 }
 
 /** A dispatcher that plays a script of events, then resolves with the outcome given. */
-function scripted(outcome: (spec: ArmSpec) => ArmOutcome, script: (spec: ArmSpec) => RunEvent[]): ArmDispatcher & { specs: ArmSpec[] } {
+function scripted(
+  outcome: (spec: ArmSpec) => ArmOutcome,
+  script: (spec: ArmSpec) => RunEvent[],
+): ArmDispatcher & { specs: ArmSpec[] } {
   const specs: ArmSpec[] = [];
   return {
     specs,
@@ -84,14 +100,33 @@ describe('the arm spec', () => {
 });
 
 describe('an arm as a phase: fed by its dispatcher only', () => {
-  const rank = (arm: number, extra: object = {}) => ({ arm, phase: `arm_${arm}`, model: 'p/alpha', green: true, tokens: 120, cost: 0.25, seconds: 2, patchBytes: 40, ...extra });
+  const rank = (arm: number, extra: object = {}) => ({
+    arm,
+    phase: `arm_${arm}`,
+    model: 'p/alpha',
+    green: true,
+    tokens: 120,
+    cost: 0.25,
+    seconds: 2,
+    patchBytes: 40,
+    ...extra,
+  });
 
   it('tells the run its events in order, keeps its session, charges and ranks it from its outcome', async () => {
     const { session, run, events } = primed();
     const dispatcher = scripted(
       () => ({ rank: rank(1) }),
       (spec) => [
-        { type: 'attempt_started', adwId: spec.adwId, ts: 1, phase: spec.phase, attempt: 1, attempts: 1, sessionId: 'arm-session-1', model: spec.model },
+        {
+          type: 'attempt_started',
+          adwId: spec.adwId,
+          ts: 1,
+          phase: spec.phase,
+          attempt: 1,
+          attempts: 1,
+          sessionId: 'arm-session-1',
+          model: spec.model,
+        },
         { type: 'usage', adwId: spec.adwId, ts: 2, phase: spec.phase, tokens: 60, cost: 0.1 },
         { type: 'activity', adwId: spec.adwId, ts: 3, phase: spec.phase, activity: { kind: 'note', text: 'reading' } },
       ],
@@ -99,20 +134,39 @@ describe('an arm as a phase: fed by its dispatcher only', () => {
     expect(await execute(run, [armPhase(session, 1, dispatcher, false)])).toBe(0);
     expect(dispatcher.specs.map((s) => s.phase)).toEqual(['arm_1']);
     const seen = events.map((e) => e.type);
-    expect(seen.slice(seen.indexOf('attempt_started'), seen.indexOf('attempt_started') + 3)).toEqual(['attempt_started', 'usage', 'activity']);
+    expect(seen.slice(seen.indexOf('attempt_started'), seen.indexOf('attempt_started') + 3)).toEqual([
+      'attempt_started',
+      'usage',
+      'activity',
+    ]);
     expect(run.sessions.arm_1).toBe('arm-session-1');
     expect([run.tokens, run.cost]).toEqual([120, 0.25]);
     // The phase's time is the arm's own (one source: the phase table and the ranking of a run show the same seconds).
-    expect(events.find((e) => e.type === 'phase_ok')).toMatchObject({ phase: 'arm_1', tokens: 120, cost: 0.25, seconds: 2 });
+    expect(events.find((e) => e.type === 'phase_ok')).toMatchObject({
+      phase: 'arm_1',
+      tokens: 120,
+      cost: 0.25,
+      seconds: 2,
+    });
     expect(session.arms.get(1)).toEqual(rank(1));
   });
 
-  it('a red outcome is the phase\'s failure, its motif, detail and kind as the arm said them', async () => {
+  it("a red outcome is the phase's failure, its motif, detail and kind as the arm said them", async () => {
     const { session, run, events } = primed();
     const red = rank(2, { green: false, motif: 'gate test is red', failure: 'gate', tokens: 80, cost: 0.2 });
-    const dispatcher = scripted(() => ({ rank: red, failure: { motif: 'gate test is red', detail: '1 failing', kind: 'gate' } }), () => []);
+    const dispatcher = scripted(
+      () => ({ rank: red, failure: { motif: 'gate test is red', detail: '1 failing', kind: 'gate' } }),
+      () => [],
+    );
     await execute(run, [armPhase(session, 2, dispatcher, false)]);
-    expect(events.find((e) => e.type === 'phase_failed')).toMatchObject({ phase: 'arm_2', motif: 'gate test is red', failure: 'gate', tokens: 80, cost: 0.2, seconds: 2 });
+    expect(events.find((e) => e.type === 'phase_failed')).toMatchObject({
+      phase: 'arm_2',
+      motif: 'gate test is red',
+      failure: 'gate',
+      tokens: 80,
+      cost: 0.2,
+      seconds: 2,
+    });
     expect(session.arms.get(2)).toEqual(red);
   });
 });
@@ -140,8 +194,21 @@ describe('the local dispatcher', () => {
     const job = new LocalArmDispatcher(session, () => place).dispatch(armSpecOf(session, 1), (e) => sink.push(e));
     const { rank: ranked, failure } = await job.outcome;
     expect(failure).toEqual({ motif: 'its tree could not be made', kind: 'crashed' });
-    expect(ranked).toMatchObject({ arm: 1, phase: 'arm_1', green: false, motif: 'its tree could not be made', failure: 'crashed' });
-    expect(sink).toEqual([expect.objectContaining({ type: 'attempt_started', phase: 'arm_1', sessionId: 'arm-session-7', model: 'p/alpha' })]);
+    expect(ranked).toMatchObject({
+      arm: 1,
+      phase: 'arm_1',
+      green: false,
+      motif: 'its tree could not be made',
+      failure: 'crashed',
+    });
+    expect(sink).toEqual([
+      expect.objectContaining({
+        type: 'attempt_started',
+        phase: 'arm_1',
+        sessionId: 'arm-session-7',
+        model: 'p/alpha',
+      }),
+    ]);
     expect(events).toEqual([]);
     expect(released).toBe(1);
   });

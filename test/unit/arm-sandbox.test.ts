@@ -35,8 +35,8 @@ async function armOf(files: Record<string, string>) {
   return { repo, base, tree, env };
 }
 
-describe('an arm\'s own git', () => {
-  it('is a repository of its own at the base: the user\'s objects borrowed, its commits, refs and hooks its own', async () => {
+describe("an arm's own git", () => {
+  it("is a repository of its own at the base: the user's objects borrowed, its commits, refs and hooks its own", async () => {
     const { repo, base, tree } = await armOf({ 'a.txt': 'a\n' });
     expect(git(tree.dir, 'rev-parse', 'HEAD').trim()).toBe(base);
     expect(git(tree.dir, 'status', '--porcelain')).toBe('');
@@ -56,7 +56,18 @@ describe('an arm\'s own git', () => {
   it('names what the arm planted in it (a remote, core.hooksPath, a filter, a hook, attributes), not its commits', async () => {
     const { tree } = await armOf({ 'a.txt': 'a\n' });
     const before = await readOwnGit(tree.dir);
-    git(tree.dir, '-c', 'user.name=a', '-c', 'user.email=a@example.invalid', 'commit', '-q', '--allow-empty', '-m', 'work');
+    git(
+      tree.dir,
+      '-c',
+      'user.name=a',
+      '-c',
+      'user.email=a@example.invalid',
+      'commit',
+      '-q',
+      '--allow-empty',
+      '-m',
+      'work',
+    );
     expect(await ownGitActs(tree.dir, before)).toEqual([]);
     git(tree.dir, 'remote', 'add', 'evil', 'https://example.invalid/e.git');
     git(tree.dir, 'config', 'core.hooksPath', '/tmp/x');
@@ -65,7 +76,14 @@ describe('an arm\'s own git', () => {
     fs.writeFileSync(path.join(tree.dir, '.git', 'hooks', 'pre-commit'), '#!/bin/sh\n');
     fs.writeFileSync(path.join(tree.dir, '.git', 'info', 'attributes'), '* filter=evil\n');
     const acts = await ownGitActs(tree.dir, before);
-    for (const act of ['added remote evil', 'set core.hooksPath', 'set filter.evil.clean', '.git/hooks/pre-commit (added)', '.git/info/attributes (added)']) expect(acts).toContain(act);
+    for (const act of [
+      'added remote evil',
+      'set core.hooksPath',
+      'set filter.evil.clean',
+      '.git/hooks/pre-commit (added)',
+      '.git/info/attributes (added)',
+    ])
+      expect(acts).toContain(act);
   });
 });
 
@@ -78,13 +96,16 @@ describe('the bubblewrap sandbox', () => {
     expect(args.slice(-2)).toEqual(['--chdir', '/w/tree']);
   });
 
-  it('lets a program write its tree only: the user\'s repository and a read-only file in the tree are refused; a detached job dies with it', async () => {
+  it("lets a program write its tree only: the user's repository and a read-only file in the tree are refused; a detached job dies with it", async () => {
     const probe = await detectSandbox();
     if (!probe.ok) throw new Error(`this test needs the sandbox (CI installs bubblewrap): ${probe.motif}`);
     const user = scratch('factory-sbx-user-');
     const tree = scratch('factory-sbx-tree-');
     fs.writeFileSync(path.join(tree, 'sealed'), 'sealed\n');
-    const spec = { sandbox: probe.sandbox, policy: { writable: [tree], readOnly: [path.join(tree, 'sealed')], cwd: tree } };
+    const spec = {
+      sandbox: probe.sandbox,
+      policy: { writable: [tree], readOnly: [path.join(tree, 'sealed')], cwd: tree },
+    };
     const script = [
       'echo mine > own.txt && echo own-ok',
       `echo x > ${user}/intruder.txt 2>/dev/null || echo user-refused`,

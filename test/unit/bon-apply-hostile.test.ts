@@ -19,7 +19,9 @@ afterEach(() => {
 const tempDir = (prefix: string): string => makeTempDir(prefix, cleanups);
 
 function repo(): string {
-  const r = makeTempRepo({ files: { '.gitignore': 'adws/adw_data/\n', 'a.txt': 'a\n', 'src/sum.js': 'module.exports = (a, b) => a - b;\n' } });
+  const r = makeTempRepo({
+    files: { '.gitignore': 'adws/adw_data/\n', 'a.txt': 'a\n', 'src/sum.js': 'module.exports = (a, b) => a - b;\n' },
+  });
   cleanups.push(r.cleanup);
   return r.dir;
 }
@@ -41,7 +43,12 @@ function state(dir: string): { status: string; index: string; head: string; link
     }
   };
   walk(dir);
-  return { status: git(dir, 'status', '--porcelain', '--untracked-files=all'), index: git(dir, 'ls-files', '-s'), head: git(dir, 'rev-parse', 'HEAD'), links };
+  return {
+    status: git(dir, 'status', '--porcelain', '--untracked-files=all'),
+    index: git(dir, 'ls-files', '-s'),
+    head: git(dir, 'rev-parse', 'HEAD'),
+    links,
+  };
 }
 
 const symlinkPatch = (mode: string, name = 'link', target = '/etc/passwd'): string =>
@@ -49,16 +56,26 @@ const symlinkPatch = (mode: string, name = 'link', target = '/etc/passwd'): stri
 
 describe('modes as git reads them', () => {
   it('takes the leading octal digits, so every spelling of a symlink or submodule is one', () => {
-    for (const m of ['120000', '120777', '0120000', '1120000', '120000 junk', '160000', '0160000']) expect({ m, special: isSpecialMode(m) }).toEqual({ m, special: true });
-    for (const m of ['100644', '100755', '040000', '0100644', '644', 'junk', '']) expect({ m, special: isSpecialMode(m) }).toEqual({ m, special: false });
+    for (const m of ['120000', '120777', '0120000', '1120000', '120000 junk', '160000', '0160000'])
+      expect({ m, special: isSpecialMode(m) }).toEqual({ m, special: true });
+    for (const m of ['100644', '100755', '040000', '0100644', '644', 'junk', ''])
+      expect({ m, special: isSpecialMode(m) }).toEqual({ m, special: false });
     expect(modeType('120777')).toBe(0o120000);
     expect(modeType('x120000')).toBeUndefined();
   });
 
   it('our reader sees rename old/new as paths and every mode line (index included) that names a symlink', () => {
-    const renamed = parsePatchHeaders('diff --git a/a.txt b/b.txt\nsimilarity index 100%\nrename old a.txt\nrename new .git/hooks/pre-commit\n');
+    const renamed = parsePatchHeaders(
+      'diff --git a/a.txt b/b.txt\nsimilarity index 100%\nrename old a.txt\nrename new .git/hooks/pre-commit\n',
+    );
     expect(renamed.paths.map((p) => [p.source, p.path])).toContainEqual(['rename new', '.git/hooks/pre-commit']);
-    for (const line of ['new file mode 120777', 'new mode 0120000', 'old mode 120000', 'deleted file mode 120000 ', 'index 1111111..2222222 120000']) {
+    for (const line of [
+      'new file mode 120777',
+      'new mode 0120000',
+      'old mode 120000',
+      'deleted file mode 120000 ',
+      'index 1111111..2222222 120000',
+    ]) {
       const headers = parsePatchHeaders(`diff --git a/l b/l\n${line}\n`);
       expect({ line, link: headers.symlinkCreated }).toEqual({ line, link: 'l' });
     }
@@ -96,9 +113,14 @@ describe('hostile patches through verifyPatch and applyVerified', () => {
     const dir = repo();
     const facts = await gitPatchFacts(dir, patchFile(symlinkPatch('120777', 'sub dir/l n')));
     expect(facts).toEqual({ paths: ['sub dir/l n'], specialMode: 'create mode 120777 sub dir/l n' });
-    const renamed = await gitPatchFacts(dir, patchFile('diff --git a/a.txt b/b.txt\nsimilarity index 100%\nrename old a.txt\nrename new b.txt\n'));
+    const renamed = await gitPatchFacts(
+      dir,
+      patchFile('diff --git a/a.txt b/b.txt\nsimilarity index 100%\nrename old a.txt\nrename new b.txt\n'),
+    );
     expect(renamed).toEqual({ paths: ['b.txt'], specialMode: undefined });
-    expect(await gitPatchFacts(dir, patchFile('not a patch at all\n'))).toEqual({ motif: expect.stringMatching(/^git cannot read the patch: .*No valid patches/) });
+    expect(await gitPatchFacts(dir, patchFile('not a patch at all\n'))).toEqual({
+      motif: expect.stringMatching(/^git cannot read the patch: .*No valid patches/),
+    });
   });
 
   it("git's index after the apply is the last word: a symlink entry is named", async () => {
@@ -123,11 +145,16 @@ describe('sealed patches', () => {
     expect(readSealed(file, harvest.sha256)).toHaveProperty('bytes');
     // A later arm rewrites the winner's patch: a change no arm was judged on.
     const sealedBytes = fs.readFileSync(file);
-    fs.writeFileSync(file, `${sealedBytes.toString('utf8')}diff --git a/evil.txt b/evil.txt\nnew file mode 100644\n--- /dev/null\n+++ b/evil.txt\n@@ -0,0 +1 @@\n+pwned\n`);
+    fs.writeFileSync(
+      file,
+      `${sealedBytes.toString('utf8')}diff --git a/evil.txt b/evil.txt\nnew file mode 100644\n--- /dev/null\n+++ b/evil.txt\n@@ -0,0 +1 @@\n+pwned\n`,
+    );
     const before = state(dir);
     const refused = await applyVerified({ cwd: dir, patchFile: file, sha256: harvest.sha256, gates: [] });
     expect(refused.applied).toBe(false);
-    expect(refused.motif).toMatch(/^patch refused: .*arm-1\.patch changed since it was harvested \(sealed sha256 [0-9a-f]{12}…, now [0-9a-f]{12}…\)$/);
+    expect(refused.motif).toMatch(
+      /^patch refused: .*arm-1\.patch changed since it was harvested \(sealed sha256 [0-9a-f]{12}…, now [0-9a-f]{12}…\)$/,
+    );
     expect(state(dir)).toEqual(before);
     expect((await verifyPatch(dir, file, { sha256: harvest.sha256 })).ok).toBe(false);
     fs.writeFileSync(file, sealedBytes);

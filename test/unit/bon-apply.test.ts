@@ -17,7 +17,13 @@ afterEach(() => {
 const tempDir = (prefix: string): string => makeTempDir(prefix, cleanups);
 
 function repo(files: Record<string, string> = {}): string {
-  const r = makeTempRepo({ files: { '.gitignore': 'node_modules/\nadws/adw_data/\n', 'src/sum.js': 'module.exports = (a, b) => a - b;\n', ...files } });
+  const r = makeTempRepo({
+    files: {
+      '.gitignore': 'node_modules/\nadws/adw_data/\n',
+      'src/sum.js': 'module.exports = (a, b) => a - b;\n',
+      ...files,
+    },
+  });
   cleanups.push(r.cleanup);
   return r.dir;
 }
@@ -43,14 +49,21 @@ async function armPatch(dir: string, edits: Record<string, string>): Promise<str
 }
 
 function snapshot(dir: string): { status: string; index: string; sum: string } {
-  return { status: git(dir, 'status', '--porcelain', '--untracked-files=all'), index: git(dir, 'ls-files', '-s'), sum: fs.readFileSync(path.join(dir, 'src/sum.js'), 'utf8') };
+  return {
+    status: git(dir, 'status', '--porcelain', '--untracked-files=all'),
+    index: git(dir, 'ls-files', '-s'),
+    sum: fs.readFileSync(path.join(dir, 'src/sum.js'), 'utf8'),
+  };
 }
 
 function worktrees(dir: string): string[] {
-  return git(dir, 'worktree', 'list', '--porcelain').split('\n').filter((l) => l.startsWith('worktree '));
+  return git(dir, 'worktree', 'list', '--porcelain')
+    .split('\n')
+    .filter((l) => l.startsWith('worktree '));
 }
 
-const newFile = (target: string): string => `diff --git a/${target} b/${target}\nnew file mode 100644\n--- /dev/null\n+++ b/${target}\n@@ -0,0 +1 @@\n+pwned\n`;
+const newFile = (target: string): string =>
+  `diff --git a/${target} b/${target}\nnew file mode 100644\n--- /dev/null\n+++ b/${target}\n@@ -0,0 +1 @@\n+pwned\n`;
 
 describe('parsePatchHeaders', () => {
   it('reads header paths only, unquotes C-quoted names, and skips hunk bodies by their counts', () => {
@@ -78,7 +91,9 @@ describe('parsePatchHeaders', () => {
       ['rename to', 'new name'],
     ]);
     // A hunk claiming more lines than it has cannot hide the header that follows.
-    const hiding = parsePatchHeaders('diff --git a/ok b/ok\n--- a/ok\n+++ b/ok\n@@ -1,9 +1,9 @@\n x\ndiff --git a/.git/config b/.git/config\n');
+    const hiding = parsePatchHeaders(
+      'diff --git a/ok b/ok\n--- a/ok\n+++ b/ok\n@@ -1,9 +1,9 @@\n x\ndiff --git a/.git/config b/.git/config\n',
+    );
     expect(hiding.paths.map((p) => p.path)).toContain('.git/config');
     expect(unquote('"a\\tb\\"c" rest')).toEqual({ value: 'a\tb"c', rest: ' rest' });
     expect(parsePatchHeaders('diff --git a/l b/l\nnew file mode 120000\n').symlinkCreated).toBe('l');
@@ -108,8 +123,14 @@ describe('verifyPatch', () => {
       ['--- /dev/null\n+++ /etc/x\n@@ -0,0 +1 @@\n+pwned\n', 'patch refused: "/etc/x" is an absolute path'],
       [newFile('.git/hooks/pre-commit'), 'patch refused: "a/.git/hooks/pre-commit" touches .git/'],
       [newFile('linkdir/evil.txt'), 'patch refused: "linkdir/evil.txt" goes through the symlink linkdir'],
-      ['diff --git a/linkfile b/linkfile\n--- a/linkfile\n+++ b/linkfile\n@@ -1 +1 @@\n-x\n+y\n', 'patch refused: "linkfile" is a symlink in the tree'],
-      ['diff --git a/ln b/ln\nnew file mode 120000\n--- /dev/null\n+++ b/ln\n@@ -0,0 +1 @@\n+/etc\n\\ No newline at end of file\n', 'patch refused: it makes "ln" a symlink'],
+      [
+        'diff --git a/linkfile b/linkfile\n--- a/linkfile\n+++ b/linkfile\n@@ -1 +1 @@\n-x\n+y\n',
+        'patch refused: "linkfile" is a symlink in the tree',
+      ],
+      [
+        'diff --git a/ln b/ln\nnew file mode 120000\n--- /dev/null\n+++ b/ln\n@@ -0,0 +1 @@\n+/etc\n\\ No newline at end of file\n',
+        'patch refused: it makes "ln" a symlink',
+      ],
       ['diff --git "a/x/../../y" "b/x/../../y"\n', 'patch refused: "a/x/../../y" climbs out of the work tree (..)'],
       ['', `patch refused: `],
     ];
@@ -143,18 +164,29 @@ describe('applyVerified', () => {
     const dir = repo();
     const file = await armPatch(dir, { 'src/sum.js': 'module.exports = (a, b) => a * b;\n' });
     const before = snapshot(dir);
-    const result = await applyVerified({ cwd: dir, patchFile: file, gates: [{ ...TEST, cwd: dir }, { run: 'touch made-by-gate', cwd: dir, timeoutMs: 5000 }] });
+    const result = await applyVerified({
+      cwd: dir,
+      patchFile: file,
+      gates: [
+        { ...TEST, cwd: dir },
+        { run: 'touch made-by-gate', cwd: dir, timeoutMs: 5000 },
+      ],
+    });
     expect(result.applied).toBe(false);
     expect(result.motif).toMatch(/^gates red on HEAD with the patch, not applied: `node -e .*` exited 1/);
     expect(result.gates.map((g) => g.ok)).toEqual([false, true]);
     expect(snapshot(dir)).toEqual(before);
     expect(fs.existsSync(path.join(dir, 'made-by-gate'))).toBe(false);
     expect(worktrees(dir)).toHaveLength(1);
-    expect(fs.existsSync(path.join(dir, '.git', 'worktrees')) ? fs.readdirSync(path.join(dir, '.git', 'worktrees')) : []).toEqual([]);
+    expect(
+      fs.existsSync(path.join(dir, '.git', 'worktrees')) ? fs.readdirSync(path.join(dir, '.git', 'worktrees')) : [],
+    ).toEqual([]);
   });
 
   it('applies a green patch with --index, judged on HEAD + patch (the gate is red on the bare tree)', async () => {
-    const dir = repo({ 'pkg/check.sh': 'test -f ../node_modules/dep/index.js && test "$(basename "$(dirname "$PWD")")" = tree\n' });
+    const dir = repo({
+      'pkg/check.sh': 'test -f ../node_modules/dep/index.js && test "$(basename "$(dirname "$PWD")")" = tree\n',
+    });
     write(dir, 'node_modules/dep/index.js', 'module.exports = 1;\n');
     const file = await armPatch(dir, { 'src/sum.js': 'module.exports = (a, b) => a + b;\n', 'src/new.js': 'new\n' });
     const red = await applyVerified({ cwd: dir, patchFile: patchFile(dir, ''), gates: [] });
@@ -179,19 +211,28 @@ describe('applyVerified', () => {
   it('refuses a gate folder outside the work tree and does not apply after an interrupt', async () => {
     const dir = repo();
     const file = await armPatch(dir, { 'src/sum.js': 'module.exports = (a, b) => a + b;\n' });
-    const outside = await applyVerified({ cwd: dir, patchFile: file, gates: [{ ...TEST, cwd: tempDir('factory-elsewhere-') }] });
+    const outside = await applyVerified({
+      cwd: dir,
+      patchFile: file,
+      gates: [{ ...TEST, cwd: tempDir('factory-elsewhere-') }],
+    });
     expect(outside.applied).toBe(false);
     expect(outside.motif).toMatch(/is outside the work tree/);
     const controller = new AbortController();
     controller.abort();
-    const interrupted = await applyVerified({ cwd: dir, patchFile: file, gates: [{ ...TEST, cwd: dir }], signal: controller.signal });
+    const interrupted = await applyVerified({
+      cwd: dir,
+      patchFile: file,
+      gates: [{ ...TEST, cwd: dir }],
+      signal: controller.signal,
+    });
     expect(interrupted).toMatchObject({ applied: false, motif: 'interrupted by the user: the patch was not applied' });
     expect(git(dir, 'status', '--porcelain')).toBe('');
     expect(worktrees(dir)).toHaveLength(1);
   });
 });
 
-describe('applyVerified and the user\'s installed packages', () => {
+describe("applyVerified and the user's installed packages", () => {
   /** path → content of every file under `root` (a link as its target), never through a link. */
   function contents(root: string): Record<string, string> {
     const out: Record<string, string> = {};
@@ -207,18 +248,29 @@ describe('applyVerified and the user\'s installed packages', () => {
     return out;
   }
 
-  it('the gates use the user\'s packages, root and nested, but their caches stay in the scratch tree', async () => {
+  it("the gates use the user's packages, root and nested, but their caches stay in the scratch tree", async () => {
     const dir = repo({ 'pkg/x/package.json': '{}\n' });
     write(dir, 'node_modules/dep/index.js', 'module.exports = 1;\n');
     write(dir, 'node_modules/.cache/runner/root', `${dir}\n`); // a cache of the user's own runs
     write(dir, 'pkg/x/node_modules/only-x/index.js', 'module.exports = 2;\n');
     const file = await armPatch(dir, { 'src/sum.js': 'module.exports = (a, b) => a + b;\n' });
-    const nodeModules = () => ({ root: contents(path.join(dir, 'node_modules')), nested: contents(path.join(dir, 'pkg/x/node_modules')) });
+    const nodeModules = () => ({
+      root: contents(path.join(dir, 'node_modules')),
+      nested: contents(path.join(dir, 'pkg/x/node_modules')),
+    });
     const before = nodeModules();
     // Each gate needs the packages, must not see the user's cache, and writes a cache keyed by its own folder.
     const gates = [
-      { run: 'test ! -e node_modules/.cache && node -e "require(\'dep\')" && mkdir -p node_modules/.cache/runner && pwd > node_modules/.cache/runner/root', cwd: '.', timeoutMs: 10_000 },
-      { run: 'node -e "require(\'only-x\'); require(\'dep\')" && mkdir -p node_modules/.cache/runner && pwd > node_modules/.cache/runner/nested', cwd: 'pkg/x', timeoutMs: 10_000 },
+      {
+        run: 'test ! -e node_modules/.cache && node -e "require(\'dep\')" && mkdir -p node_modules/.cache/runner && pwd > node_modules/.cache/runner/root',
+        cwd: '.',
+        timeoutMs: 10_000,
+      },
+      {
+        run: "node -e \"require('only-x'); require('dep')\" && mkdir -p node_modules/.cache/runner && pwd > node_modules/.cache/runner/nested",
+        cwd: 'pkg/x',
+        timeoutMs: 10_000,
+      },
     ];
     const result = await applyVerified({ cwd: dir, patchFile: file, gates });
     expect(result.gates.map((g) => [g.ok, g.motif])).toEqual([

@@ -14,7 +14,9 @@ afterEach(() => {
 });
 
 function repo(): string {
-  const r = makeTempRepo({ files: { '.gitignore': '.env\nnode_modules/\nadws/adw_data/\n', 'src/a.js': 'a\n', 'specs/old.md': '# old\n' } });
+  const r = makeTempRepo({
+    files: { '.gitignore': '.env\nnode_modules/\nadws/adw_data/\n', 'src/a.js': 'a\n', 'specs/old.md': '# old\n' },
+  });
   cleanups.push(r.cleanup);
   return r.dir;
 }
@@ -25,7 +27,14 @@ function write(dir: string, rel: string, content: string): void {
 }
 
 function opts(dir: string, extra: Partial<Parameters<typeof checkBon>[0]> = {}): Parameters<typeof checkBon>[0] {
-  return { cwd: dir, specPath: 'specs/feature.md', arms: 3, dataDir: path.join(dir, 'adws', 'adw_data'), adwId: 'abcd1234', ...extra };
+  return {
+    cwd: dir,
+    specPath: 'specs/feature.md',
+    arms: 3,
+    dataDir: path.join(dir, 'adws', 'adw_data'),
+    adwId: 'abcd1234',
+    ...extra,
+  };
 }
 
 async function refusal(promise: Promise<unknown>): Promise<string> {
@@ -57,7 +66,7 @@ describe('checkBon', () => {
     write(dir, 'specs/feature.md', '# f\n');
     write(dir, 'src/a.js', 'changed\n');
     expect(await refusal(checkBon(opts(dir)))).toBe(
-      'the work tree is not clean: src/a.js (changed) — commit or stash them first (only untracked files under specs/ and the factory\'s adws/adw_data/ are tolerated)',
+      "the work tree is not clean: src/a.js (changed) — commit or stash them first (only untracked files under specs/ and the factory's adws/adw_data/ are tolerated)",
     );
     git(dir, 'checkout', '--', 'src/a.js');
     write(dir, 'notes.txt', 'n\n');
@@ -75,7 +84,9 @@ describe('checkBon', () => {
     write(dir, 'specs/old.md', 'edited\n');
     expect(await refusal(checkBon(opts(dir)))).toContain('specs/old.md (changed)');
     for (const n of [1, 2, 3, 4]) write(dir, `extra${n}.txt`, '');
-    expect(await refusal(checkBon(opts(dir)))).toContain('specs/old.md (changed), extra1.txt (untracked), extra2.txt (untracked) and 2 more');
+    expect(await refusal(checkBon(opts(dir)))).toContain(
+      'specs/old.md (changed), extra1.txt (untracked), extra2.txt (untracked) and 2 more',
+    );
   });
 
   it('refuses a missing, empty or folder spec, and a folder outside git', async () => {
@@ -93,8 +104,12 @@ describe('checkBon', () => {
   it('refuses an arms count out of 2..5 before touching anything', async () => {
     const dir = repo();
     write(dir, 'specs/feature.md', '# f\n');
-    expect(await refusal(checkBon(opts(dir, { arms: 6 })))).toBe('--arms 6 is too many: at most 5 arms (each one is a full implementation)');
-    expect(await refusal(checkBon(opts(dir, { arms: 1 })))).toBe('--arms 1 is too few: best-of-N compares at least 2 arms');
+    expect(await refusal(checkBon(opts(dir, { arms: 6 })))).toBe(
+      '--arms 6 is too many: at most 5 arms (each one is a full implementation)',
+    );
+    expect(await refusal(checkBon(opts(dir, { arms: 1 })))).toBe(
+      '--arms 1 is too few: best-of-N compares at least 2 arms',
+    );
     expect(fs.existsSync(path.join(dir, 'adws', 'adw_data'))).toBe(false);
   });
 });
@@ -110,17 +125,22 @@ describe('validateArms', () => {
   });
 });
 
-describe('the factory\'s own data', () => {
+describe("the factory's own data", () => {
   it('does not count untracked adws/adw_data/ (a repo that forgot to ignore it) as a change', async () => {
     const repo = makeTempRepo({ files: { 'specs/x.md': '# x\n', 'README.md': '# r\n' } });
     try {
       fs.mkdirSync(path.join(repo.dir, 'adws', 'adw_data', 'sessions'), { recursive: true });
       fs.writeFileSync(path.join(repo.dir, 'adws', 'adw_data', 'sessions', 'ledger.jsonl'), '{}\n');
-      const check = await checkBon({ cwd: repo.dir, specPath: 'specs/x.md', arms: 2, dataDir: path.join(repo.dir, 'adws', 'adw_data'), adwId: 'abcd1234' });
+      const check = await checkBon({
+        cwd: repo.dir,
+        specPath: 'specs/x.md',
+        arms: 2,
+        dataDir: path.join(repo.dir, 'adws', 'adw_data'),
+        adwId: 'abcd1234',
+      });
       expect(check.spec).toBe('specs/x.md');
     } finally {
       repo.cleanup();
     }
   });
 });
-

@@ -13,11 +13,32 @@ const GIT_ENV = { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOS
 const lines = (n: number, make: (i: number) => string) => Array.from({ length: n }, (_, i) => make(i + 1));
 
 /** 60 lines of a small module, a bug on line 40 (`a - b`), so hunks near the top and the bottom stay apart. */
-const CALC = lines(60, (i) => (i === 40 ? 'export const sum = (a, b) => a - b;' : `export const v${i} = ${i};`)).join('\n') + '\n';
+const CALC =
+  lines(60, (i) => (i === 40 ? 'export const sum = (a, b) => a - b;' : `export const v${i} = ${i};`)).join('\n') + '\n';
 const OLD_SQL = ['-- the old schema', 'create table t (id int);', '-- end', ''].join('\n');
 const CRLF = lines(12, (i) => `line ${i}`).join('\r\n') + '\r\n';
-const PNG_A = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, ...Array.from({ length: 64 }, (_, i) => (i * 7) % 256)]);
-const PNG_B = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, ...Array.from({ length: 64 }, (_, i) => (i * 13) % 256)]);
+const PNG_A = Buffer.from([
+  0x89,
+  0x50,
+  0x4e,
+  0x47,
+  0x0d,
+  0x0a,
+  0x1a,
+  0x0a,
+  ...Array.from({ length: 64 }, (_, i) => (i * 7) % 256),
+]);
+const PNG_B = Buffer.from([
+  0x89,
+  0x50,
+  0x4e,
+  0x47,
+  0x0d,
+  0x0a,
+  0x1a,
+  0x0a,
+  ...Array.from({ length: 64 }, (_, i) => (i * 13) % 256),
+]);
 
 let dir = '';
 const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, env: GIT_ENV, encoding: 'utf8' });
@@ -72,7 +93,10 @@ describe('parseHunks', () => {
     expect(twin.header).not.toBe(alone!.header); // +40 vs +43: the new side moved
     expect(twin.key).toBe(alone!.key);
     expect(alone).toMatchObject({ file: 'src/calc.js', header: '@@ -37,7 +37,7 @@ export const v36 = 36;' });
-    expect(alone!.lines.filter((l) => /^[+-]/.test(l))).toEqual(['-export const sum = (a, b) => a - b;', '+export const sum = (a, b) => a + b;']);
+    expect(alone!.lines.filter((l) => /^[+-]/.test(l))).toEqual([
+      '-export const sum = (a, b) => a - b;',
+      '+export const sum = (a, b) => a + b;',
+    ]);
     expect(shifted[0]!.key).not.toBe(alone!.key);
   });
 
@@ -121,7 +145,10 @@ describe('parseHunks', () => {
   });
 
   it('the same change twice in one patch is two hunks with distinct keys', () => {
-    const twice = (t: string) => t.replace('export const v5 = 5;', 'export const v5 = 5; // x').replace('export const v55 = 55;', 'export const v5 = 5; // x');
+    const twice = (t: string) =>
+      t
+        .replace('export const v5 = 5;', 'export const v5 = 5; // x')
+        .replace('export const v55 = 55;', 'export const v5 = 5; // x');
     const patch = armPatch({ 'src/calc.js': (t) => t.replace('export const v5 = 5;', 'export const v5 = 5; // x') });
     const doubled = armPatch({ 'src/calc.js': twice });
     expect(parseHunks(doubled)).toHaveLength(2);
@@ -150,15 +177,31 @@ describe('armOverlap', () => {
       { arm: 2, patch: arm2 },
       { arm: 3, patch: arm3 },
     ]);
-    expect(overlap.shared.map((h) => h.lines.find((l) => l.startsWith('+')))).toEqual(['+export const sum = (a, b) => a + b;']);
+    expect(overlap.shared.map((h) => h.lines.find((l) => l.startsWith('+')))).toEqual([
+      '+export const sum = (a, b) => a + b;',
+    ]);
     expect(overlap.partial).toHaveLength(1);
     expect(overlap.partial[0]!.arms).toEqual([1, 3]);
     expect(overlap.partial[0]!.hunk.lines).toContain('+export const fifty = 50;');
     expect(overlap.unique.get(1)!.map((h) => h.header)).toEqual(['@@ -1,3 +1,6 @@']);
     expect(overlap.unique.get(2)).toEqual([]);
     expect(overlap.unique.get(3)!.map((h) => h.file)).toEqual(['src/new.js']);
-    expect(overlap.perArm.get(1)).toEqual({ hunks: 3, shared: 1, unique: 1, files: ['src/calc.js'], added: 5, removed: 2 });
-    expect(overlap.perArm.get(3)).toEqual({ hunks: 3, shared: 1, unique: 1, files: ['src/calc.js', 'src/new.js'], added: 3, removed: 2 });
+    expect(overlap.perArm.get(1)).toEqual({
+      hunks: 3,
+      shared: 1,
+      unique: 1,
+      files: ['src/calc.js'],
+      added: 5,
+      removed: 2,
+    });
+    expect(overlap.perArm.get(3)).toEqual({
+      hunks: 3,
+      shared: 1,
+      unique: 1,
+      files: ['src/calc.js', 'src/new.js'],
+      added: 3,
+      removed: 2,
+    });
   });
 
   it('an arm with an empty patch takes no part in "every arm"', () => {
@@ -204,7 +247,14 @@ describe('armOverlap', () => {
       { arm: 2, patch: armPatch(edits) },
     ]);
     expect(overlap.shared.map((h) => h.file)).toEqual(['src/new.js', 'src/old.sql']);
-    expect(overlap.perArm.get(2)).toEqual({ hunks: 2, shared: 2, unique: 0, files: ['src/new.js', 'src/old.sql'], added: 1, removed: 3 });
+    expect(overlap.perArm.get(2)).toEqual({
+      hunks: 2,
+      shared: 2,
+      unique: 0,
+      files: ['src/new.js', 'src/old.sql'],
+      added: 1,
+      removed: 3,
+    });
   });
 });
 
@@ -223,7 +273,21 @@ describe('sideBySide', () => {
       ['src/old.sql', undefined],
     ]);
     const kinds = rows.map((r) => r.kind).filter((k, i, all) => k !== all[i - 1]);
-    expect(kinds).toEqual(['file', 'both-differ', 'left', 'same', 'both-differ', 'right', 'same', 'right', 'same', 'file', 'right', 'file', 'left']);
+    expect(kinds).toEqual([
+      'file',
+      'both-differ',
+      'left',
+      'same',
+      'both-differ',
+      'right',
+      'same',
+      'right',
+      'same',
+      'file',
+      'right',
+      'file',
+      'left',
+    ]);
     // The top of calc.js, where both arms changed something else: aligned line by line, the identical ones `same`.
     expect(rows.slice(1, 11)).toEqual([
       { kind: 'both-differ', left: '@@ -1,3 +1,6 @@', right: '@@ -1,5 +1,5 @@' },
@@ -250,18 +314,28 @@ describe('sideBySide', () => {
 
   it('aligns two hunks of different lengths on the same lines line by line: only what differs is marked', () => {
     // Arm 1 fixes the sum and comments it (its hunk one line longer); arm 2 fixes it another way.
-    const left = armPatch({ 'src/calc.js': (t) => fixSum(t).replace('export const sum', '// sum them\nexport const sum') });
+    const left = armPatch({
+      'src/calc.js': (t) => fixSum(t).replace('export const sum', '// sum them\nexport const sum'),
+    });
     const right = armPatch({ 'src/calc.js': (t) => t.replace('(a, b) => a - b', '(a, b) => b + a') });
     const rows = sideBySide(left, right);
     expect(rows).toEqual([
       { kind: 'file', left: 'src/calc.js', right: 'src/calc.js' },
-      { kind: 'both-differ', left: '@@ -37,7 +37,8 @@ export const v36 = 36;', right: '@@ -37,7 +37,7 @@ export const v36 = 36;' },
+      {
+        kind: 'both-differ',
+        left: '@@ -37,7 +37,8 @@ export const v36 = 36;',
+        right: '@@ -37,7 +37,7 @@ export const v36 = 36;',
+      },
       { kind: 'same', left: ' export const v37 = 37;', right: ' export const v37 = 37;' },
       { kind: 'same', left: ' export const v38 = 38;', right: ' export const v38 = 38;' },
       { kind: 'same', left: ' export const v39 = 39;', right: ' export const v39 = 39;' },
       { kind: 'same', left: '-export const sum = (a, b) => a - b;', right: '-export const sum = (a, b) => a - b;' },
       { kind: 'left', left: '+// sum them' },
-      { kind: 'both-differ', left: '+export const sum = (a, b) => a + b;', right: '+export const sum = (a, b) => b + a;' },
+      {
+        kind: 'both-differ',
+        left: '+export const sum = (a, b) => a + b;',
+        right: '+export const sum = (a, b) => b + a;',
+      },
       { kind: 'same', left: ' export const v41 = 41;', right: ' export const v41 = 41;' },
       { kind: 'same', left: ' export const v42 = 42;', right: ' export const v42 = 42;' },
       { kind: 'same', left: ' export const v43 = 43;', right: ' export const v43 = 43;' },
@@ -270,12 +344,18 @@ describe('sideBySide', () => {
 
   it('aligns one hunk with the two of the other arm on its lines; a hunk header never faces a body line', () => {
     // Arm 1's edits of lines 40, 45 and 50 make one hunk (their contexts touch); arm 2's of 40 and 50, two.
-    const left = armPatch({ 'src/calc.js': (t) => renameV50(fixSum(t)).replace('export const v45 = 45;', 'export const v45 = 4.5;') });
+    const left = armPatch({
+      'src/calc.js': (t) => renameV50(fixSum(t)).replace('export const v45 = 45;', 'export const v45 = 4.5;'),
+    });
     const right = armPatch({ 'src/calc.js': (t) => renameV50(fixSum(t)) });
     expect(parseHunks(left)).toHaveLength(1);
     expect(parseHunks(right)).toHaveLength(2);
     const rows = sideBySide(left, right).slice(1);
-    expect(rows[0]).toEqual({ kind: 'both-differ', left: '@@ -37,17 +37,17 @@ export const v36 = 36;', right: '@@ -37,7 +37,7 @@ export const v36 = 36;' });
+    expect(rows[0]).toEqual({
+      kind: 'both-differ',
+      left: '@@ -37,17 +37,17 @@ export const v36 = 36;',
+      right: '@@ -37,7 +37,7 @@ export const v36 = 36;',
+    });
     expect(rows.slice(1, 9).every((r) => r.kind === 'same')).toBe(true);
     expect(rows.slice(9, 14)).toEqual([
       { kind: 'left', left: ' export const v44 = 44;' },

@@ -17,7 +17,9 @@ const BINARY = Buffer.from(Array.from({ length: 600 }, (_, i) => (i * 37) % 256)
 const BINARY_2 = Buffer.from(Array.from({ length: 700 }, (_, i) => (i * 91 + 3) % 256));
 
 function repo(gitignore = '.env\nnode_modules/\nadws/adw_data/\n'): string {
-  const r = makeTempRepo({ files: { '.gitignore': gitignore, 'src/a.js': 'a\n', 'old.txt': 'old\n', 'specs/base.md': '# base\n' } });
+  const r = makeTempRepo({
+    files: { '.gitignore': gitignore, 'src/a.js': 'a\n', 'old.txt': 'old\n', 'specs/base.md': '# base\n' },
+  });
   cleanups.push(r.cleanup);
   fs.writeFileSync(path.join(r.dir, 'logo.bin'), BINARY);
   git(r.dir, 'add', 'logo.bin');
@@ -88,7 +90,9 @@ describe('harvestPatch and resetTree', () => {
     write(dir, 'node_modules/dep/added-by-arm.js', 'x\n');
     const harvest = await harvestPatch(dir, path.join(dir, 'adws/adw_data/bon/x/arm-1.patch'));
     expect(harvest.files).toContain('newdir/plain.txt');
-    expect(harvest.files.some((f) => f.includes('.env') || f.startsWith('node_modules') || f.startsWith('adws/'))).toBe(false);
+    expect(harvest.files.some((f) => f.includes('.env') || f.startsWith('node_modules') || f.startsWith('adws/'))).toBe(
+      false,
+    );
     await resetTree(dir);
     expect(read(dir, '.env').toString()).toBe('OPENROUTER_API_KEY=secret\n');
     expect(read(dir, 'node_modules/dep/index.js').toString()).toBe('module.exports = 1;\n');

@@ -22,22 +22,38 @@ describe('specScope and beyondScope', () => {
   });
 
   it('flags the files beyond it: out of scope, or named nowhere; tests of a named file and the plan are in', () => {
-    const scope = specScope(ZUSTAND_LIKE, 'Plan: change src/vanilla/shallow.ts and src/shallow.ts; add a case to tests/shallow.test.tsx.');
+    const scope = specScope(
+      ZUSTAND_LIKE,
+      'Plan: change src/vanilla/shallow.ts and src/shallow.ts; add a case to tests/shallow.test.tsx.',
+    );
     expect(beyondScope(['src/vanilla/shallow.ts', 'tests/shallow.test.tsx', 'src/shallow.ts'], scope)).toEqual([]);
-    expect(beyondScope(['src/vanilla/shallow.ts', 'CONTRIBUTING.md', 'docs/guide.md', 'src/react.ts'], scope)).toEqual(['CONTRIBUTING.md', 'docs/guide.md', 'src/react.ts']);
+    expect(beyondScope(['src/vanilla/shallow.ts', 'CONTRIBUTING.md', 'docs/guide.md', 'src/react.ts'], scope)).toEqual([
+      'CONTRIBUTING.md',
+      'docs/guide.md',
+      'src/react.ts',
+    ]);
     expect(beyondScope(['tests/vanilla/shallow.spec.ts'], scope)).toEqual([]);
   });
 
   it('an out-of-scope line ending in a colon holds until the next blank line; a line that says it holds for itself', () => {
-    const scope = specScope('Add src/a.js.\n\nDo not touch:\n- README.md\n- LICENSE.txt\n\nThen test/a.test.js passes. Out of scope: package.json\n');
+    const scope = specScope(
+      'Add src/a.js.\n\nDo not touch:\n- README.md\n- LICENSE.txt\n\nThen test/a.test.js passes. Out of scope: package.json\n',
+    );
     expect(scope.outside.sort()).toEqual(['LICENSE.txt', 'README.md', 'package.json']);
     expect([...scope.files].sort()).toEqual(['src/a.js', 'test/a.test.js']);
   });
 
   it('a spec that names no file flags nothing but what it puts out of scope; a named manifest takes its lock file', () => {
     expect(beyondScope(['anything.js', 'README.md'], specScope('Make the greeting friendlier.\n'))).toEqual([]);
-    expect(beyondScope(['README.md'], specScope('Make it friendlier. Out of scope: README.md\n'))).toEqual(['README.md']);
-    expect(beyondScope(['package.json', 'package-lock.json', 'yarn.lock'], specScope('Bump the dependency in package.json.\n'))).toEqual([]);
+    expect(beyondScope(['README.md'], specScope('Make it friendlier. Out of scope: README.md\n'))).toEqual([
+      'README.md',
+    ]);
+    expect(
+      beyondScope(
+        ['package.json', 'package-lock.json', 'yarn.lock'],
+        specScope('Bump the dependency in package.json.\n'),
+      ),
+    ).toEqual([]);
   });
 
   it('says the files in one bounded line', () => {

@@ -32,7 +32,9 @@ function fakeSession(sessionId: string, alive = true): AgentSession & { closed: 
   };
 }
 
-function harness(open: (request: SessionRequest) => Promise<AgentSession> = async (r) => fakeSession(r.sessionId)): LiveHarness & { requests: SessionRequest[] } {
+function harness(
+  open: (request: SessionRequest) => Promise<AgentSession> = async (r) => fakeSession(r.sessionId),
+): LiveHarness & { requests: SessionRequest[] } {
   const requests: SessionRequest[] = [];
   return {
     name: 'fake',
@@ -46,7 +48,16 @@ function harness(open: (request: SessionRequest) => Promise<AgentSession> = asyn
 }
 
 function options(extra: Partial<BonAdwOptions> = {}): BonAdwOptions {
-  return { specPath: 'specs/a.md', arms: 2, models: [], harness: harness(), workspace: workspacePaths('/repo'), cwd: '/repo', payloadCommands: [], ...extra };
+  return {
+    specPath: 'specs/a.md',
+    arms: 2,
+    models: [],
+    harness: harness(),
+    workspace: workspacePaths('/repo'),
+    cwd: '/repo',
+    payloadCommands: [],
+    ...extra,
+  };
 }
 
 function session(extra: Partial<BonAdwOptions> = {}): { session: BonSession; events: RunEvent[] } {
@@ -57,7 +68,14 @@ function session(extra: Partial<BonAdwOptions> = {}): { session: BonSession; eve
 }
 
 const codePhase = (name: string): Phase => ({ name, kind: 'code', action: () => undefined });
-const fakeArm: ArmPhaseFactory = (s, arm) => ({ name: `arm_${arm}`, arm, kind: 'agent', optional: true, model: s.modelOf(arm), action: () => undefined });
+const fakeArm: ArmPhaseFactory = (s, arm) => ({
+  name: `arm_${arm}`,
+  arm,
+  kind: 'agent',
+  optional: true,
+  model: s.modelOf(arm),
+  action: () => undefined,
+});
 
 describe('BonSession: the arm factory', () => {
   it('adds an arm with the injected factory, before the harvest, and plans it as an event', () => {
@@ -72,7 +90,13 @@ describe('BonSession: the arm factory', () => {
     expect(built).toEqual([2]);
     expect(s.phases.map((p) => p.name)).toEqual(['check', 'arm_1', 'arm_2', 'harvest']);
     expect(s.armCount()).toBe(2);
-    expect(events).toEqual([expect.objectContaining({ type: 'phase_planned', before: 'harvest', phase: { name: 'arm_2', kind: 'agent', attempts: 1, model: 'p/b', arm: 2 } })]);
+    expect(events).toEqual([
+      expect.objectContaining({
+        type: 'phase_planned',
+        before: 'harvest',
+        phase: { name: 'arm_2', kind: 'agent', attempts: 1, model: 'p/b', arm: 2 },
+      }),
+    ]);
   });
 
   it('refuses past the most a batch takes, after the harvest, and before any plan', () => {
@@ -84,7 +108,9 @@ describe('BonSession: the arm factory', () => {
     s.markHarvested();
     expect(s.addArm()).toBe('the harvest is done: no more arms');
     // Each refusal is an event, so that the board's count of clones asked for is right at once.
-    expect(events).toEqual([expect.objectContaining({ type: 'clone_refused', motif: 'the batch is not planned yet: no arm to add' })]);
+    expect(events).toEqual([
+      expect.objectContaining({ type: 'clone_refused', motif: 'the batch is not planned yet: no arm to add' }),
+    ]);
   });
 
   it('is wired by bonPhases: the workflow builds its own arm for `c`', () => {
@@ -94,7 +120,13 @@ describe('BonSession: the arm factory', () => {
     expect(phases.map((p) => p.name)).toEqual(['check', 'prime', 'arm_1', 'arm_2', 'harvest']);
     expect(s.addArm()).toBeUndefined();
     const added = s.phases[s.phases.length - 2]!;
-    expect({ name: added.name, arm: added.arm, kind: added.kind, optional: added.optional, model: added.model }).toEqual({ name: 'arm_3', arm: 3, kind: 'agent', optional: true, model: 'p/a' });
+    expect({
+      name: added.name,
+      arm: added.arm,
+      kind: added.kind,
+      optional: added.optional,
+      model: added.model,
+    }).toEqual({ name: 'arm_3', arm: 3, kind: 'agent', optional: true, model: 'p/a' });
   });
 });
 
@@ -149,7 +181,10 @@ describe('BonSession: the live session', () => {
     // An arm's own pi is the arm's failure: red with why, the batch goes on.
     const armError = await s.open('sess-2', 'arm_2').catch((e: unknown) => e);
     expect(armError).toBeInstanceOf(PhaseFailure);
-    expect([(armError as PhaseFailure).message, (armError as PhaseFailure).kind]).toEqual(['pi could not start in RPC mode: spawn ENOENT', 'crashed']);
+    expect([(armError as PhaseFailure).message, (armError as PhaseFailure).kind]).toEqual([
+      'pi could not start in RPC mode: spawn ENOENT',
+      'crashed',
+    ]);
     await s.close();
   });
 

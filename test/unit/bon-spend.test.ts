@@ -32,7 +32,9 @@ describe('SpendWatch', () => {
     const arm = levers(1);
     for (const cost of [0.3, 0.79, 0.8, 0.85, 0.99]) w.armUsage(1, cost);
     expect(arm.steers).toHaveLength(1);
-    expect(arm.steers[0]).toMatch(/^Budget notice from the factory: this attempt has spent \$0\.8000 of its \$1 cap\. Wrap up now/);
+    expect(arm.steers[0]).toMatch(
+      /^Budget notice from the factory: this attempt has spent \$0\.8000 of its \$1 cap\. Wrap up now/,
+    );
     expect(arm.stops).toEqual([]);
     w.armUsage(1, 1.02);
     expect(arm.stops).toEqual([{ kind: 'budget', motif: 'budget: the arm spent $1.02, its cap is $1' }]);
@@ -99,15 +101,25 @@ describe('SpendWatch', () => {
     expect(c).toBeUndefined();
     w.settle((b as { id: string }).id, 0.45);
     await Promise.resolve();
-    expect(c).toEqual({ ok: false, reason: "budget: the run reached its cap of $1 (--max-cost) — the batch stopped" });
-    expect(stops).toEqual([{ kind: 'budget', motif: "budget: the run reached its cap of $1 (--max-cost) — the batch stopped" }]);
+    expect(c).toEqual({ ok: false, reason: 'budget: the run reached its cap of $1 (--max-cost) — the batch stopped' });
+    expect(stops).toEqual([
+      { kind: 'budget', motif: 'budget: the run reached its cap of $1 (--max-cost) — the batch stopped' },
+    ]);
     expect(w.toolRefusal()).toBe(stops[0]!.motif);
     expect(await w.reserve('arm_1')).toEqual({ ok: false, reason: stops[0]!.motif });
     // The figure said once, with every call in.
-    expect(notes.filter((n) => n.kind === 'capped')).toEqual([{ kind: 'capped', spent: 1.05, cap: 1, scope: 'run', motif: 'budget: the run spent $1.05, its cap is $1 (--max-cost)' }]);
+    expect(notes.filter((n) => n.kind === 'capped')).toEqual([
+      {
+        kind: 'capped',
+        spent: 1.05,
+        cap: 1,
+        scope: 'run',
+        motif: 'budget: the run spent $1.05, its cap is $1 (--max-cost)',
+      },
+    ]);
   });
 
-  it("a cap crossed while calls are in flight: their stop waits for them, the figure is said once they are in", async () => {
+  it('a cap crossed while calls are in flight: their stop waits for them, the figure is said once they are in', async () => {
     const { w, notes, stops } = watch({ maxCost: 1 });
     const a = (await w.reserve('arm_1')) as { id: string };
     const b = (await w.reserve('arm_2')) as { id: string };
@@ -169,10 +181,17 @@ describe('SpendWatch', () => {
 
 describe('flag readers', () => {
   it.each([
-    ['90s', 90_000], ['20m', 1_200_000], ['1h30m', 5_400_000], ['1.5h', 5_400_000], ['500ms', 500], [' 2M ', 120_000],
+    ['90s', 90_000],
+    ['20m', 1_200_000],
+    ['1h30m', 5_400_000],
+    ['1.5h', 5_400_000],
+    ['500ms', 500],
+    [' 2M ', 120_000],
   ])('duration %j → %d ms', (text, ms) => expect(parseDuration(text)).toBe(ms));
 
-  it.each(['', 'soon', '-5m', '0s', '5', 'm5', '1h 30m', '5 min'])('not a duration: %j', (text) => expect(parseDuration(text)).toBeUndefined());
+  it.each(['', 'soon', '-5m', '0s', '5', 'm5', '1h 30m', '5 min'])('not a duration: %j', (text) =>
+    expect(parseDuration(text)).toBeUndefined(),
+  );
 
   it('durations and caps written back as people write them', () => {
     expect(formatDuration(9000)).toBe('9s');
@@ -181,10 +200,17 @@ describe('flag readers', () => {
     expect(formatCap(2.5)).toBe('$2.5');
   });
 
-  it.each([['0.5', 0.5], ['$2', 2], ['1e-2', 0.01], ['.25', 0.25]])('dollars %j → %d', (text, usd) => expect(parseUsd('--max-cost', text)).toBe(usd));
+  it.each([
+    ['0.5', 0.5],
+    ['$2', 2],
+    ['1e-2', 0.01],
+    ['.25', 0.25],
+  ])('dollars %j → %d', (text, usd) => expect(parseUsd('--max-cost', text)).toBe(usd));
 
   it.each(['-1', '0', 'lots', '', 'NaN', 'Infinity', '1,5', '0x10'])('not an amount: %j', (text) => {
-    expect(parseUsd('--max-cost', text)).toEqual({ motif: `--max-cost takes a positive amount of dollars, e.g. --max-cost 0.50 (got ${JSON.stringify(text)})` });
+    expect(parseUsd('--max-cost', text)).toEqual({
+      motif: `--max-cost takes a positive amount of dollars, e.g. --max-cost 0.50 (got ${JSON.stringify(text)})`,
+    });
   });
 });
 
@@ -202,8 +228,19 @@ describe('forecast', () => {
     expect(armShape(calls, 100)).toEqual({ context: 3280, growth: 130, output: 65, calls: 2 });
   });
 
-  it('the first arm on the primer\'s model reads the context cached; the first on another model pays it in full, the next does not', () => {
-    const f = forecastFanOut({ calls, primerCost: 0.01, primerModel: 'p/warm', arms: [{ arm: 1, model: 'p/warm' }, { arm: 2, model: 'p/cold' }, { arm: 3, model: 'p/cold' }], prices, askTokens: 100 });
+  it("the first arm on the primer's model reads the context cached; the first on another model pays it in full, the next does not", () => {
+    const f = forecastFanOut({
+      calls,
+      primerCost: 0.01,
+      primerModel: 'p/warm',
+      arms: [
+        { arm: 1, model: 'p/warm' },
+        { arm: 2, model: 'p/cold' },
+        { arm: 3, model: 'p/cold' },
+      ],
+      prices,
+      askTokens: 100,
+    });
     const shape = armShape(calls, 100);
     // No past arm: six calls (the primer's two, three more, six at least).
     expect(f.perArm[0]!.mid).toBeCloseTo(armCost(shape, prices.get('p/warm')!, 6, 100, true), 6);
@@ -214,8 +251,14 @@ describe('forecast', () => {
     for (const a of f.perArm) expect([a.low <= a.mid, a.mid <= a.high]).toEqual([true, true]);
   });
 
-  it('a route without a price is priced as the primer\'s calls were', () => {
-    const f = forecastFanOut({ calls, primerCost: 0.0066, arms: [{ arm: 1, model: 'x/unknown' }], prices: new Map(), askTokens: 0 });
+  it("a route without a price is priced as the primer's calls were", () => {
+    const f = forecastFanOut({
+      calls,
+      primerCost: 0.0066,
+      arms: [{ arm: 1, model: 'x/unknown' }],
+      prices: new Map(),
+      askTokens: 0,
+    });
     expect(f.perArm[0]!.mid).toBeGreaterThan(0);
   });
 });
@@ -237,10 +280,27 @@ describe('notifications', () => {
 
   it('a run that ends, an arm paused at its cap and a forecast that asks are told; other events are not', () => {
     const base = { adwId: 'a1', ts: 0 };
-    expect(notificationOf({ ...base, type: 'run_finished', exit: 0, seconds: 1, tokens: 1, cost: 0 })).toBe('run a1 green');
-    expect(notificationOf({ ...base, type: 'run_finished', exit: 3, seconds: 1, tokens: 1, cost: 0, budget: 'b' })).toBe('run a1 stopped by its budget');
-    expect(notificationOf({ ...base, type: 'spend', phase: 'arm_2', arm: 2, kind: 'paused', spent: 1, cap: 1, scope: 'arm' })).toMatch(/^arm_2 paused at its cap/);
-    expect(notificationOf({ ...base, type: 'spend', arm: 2, kind: 'wrap_up', spent: 1, cap: 1, scope: 'arm' })).toBeUndefined();
+    expect(notificationOf({ ...base, type: 'run_finished', exit: 0, seconds: 1, tokens: 1, cost: 0 })).toBe(
+      'run a1 green',
+    );
+    expect(
+      notificationOf({ ...base, type: 'run_finished', exit: 3, seconds: 1, tokens: 1, cost: 0, budget: 'b' }),
+    ).toBe('run a1 stopped by its budget');
+    expect(
+      notificationOf({
+        ...base,
+        type: 'spend',
+        phase: 'arm_2',
+        arm: 2,
+        kind: 'paused',
+        spent: 1,
+        cap: 1,
+        scope: 'arm',
+      }),
+    ).toMatch(/^arm_2 paused at its cap/);
+    expect(
+      notificationOf({ ...base, type: 'spend', arm: 2, kind: 'wrap_up', spent: 1, cap: 1, scope: 'arm' }),
+    ).toBeUndefined();
   });
 });
 
@@ -272,7 +332,10 @@ describe('the spend gate over the loopback (the node side is .pi/lib/spend-gate.
     const server = await startBudgetServer(w);
     try {
       const handlers = new Map<string, (...args: unknown[]) => unknown>();
-      installSpendGate({ on: (event: string, handler: (...args: unknown[]) => unknown) => void handlers.set(event, handler) } as never, { FACTORY_BUDGET_URL: server.url, FACTORY_PHASE: 'arm_3' });
+      installSpendGate(
+        { on: (event: string, handler: (...args: unknown[]) => unknown) => void handlers.set(event, handler) } as never,
+        { FACTORY_BUDGET_URL: server.url, FACTORY_PHASE: 'arm_3' },
+      );
       let aborted = 0;
       const ctx = { abort: () => (aborted += 1) };
       await handlers.get('turn_start')!({}, ctx);
@@ -289,13 +352,16 @@ describe('the spend gate over the loopback (the node side is .pi/lib/spend-gate.
       expect(await handlers.get('before_provider_request')!({}, ctx)).toBeUndefined();
       expect(aborted).toBe(1);
       expect(w.inFlight('arm_3')).toBe(false);
-      expect(await askGate(server.url, 'go', { key: 'arm_3', id: 'r9' })).toEqual({ ok: false, reason: w.stopped!.motif });
+      expect(await askGate(server.url, 'go', { key: 'arm_3', id: 'r9' })).toEqual({
+        ok: false,
+        reason: w.stopped!.motif,
+      });
     } finally {
       await server.close();
     }
   });
 
-  it("the node aborts a refused turn before its request and blocks every tool after it; nothing is asked without the address", async () => {
+  it('the node aborts a refused turn before its request and blocks every tool after it; nothing is asked without the address', async () => {
     const handlers = new Map<string, (...args: unknown[]) => unknown>();
     const pi = { on: (event: string, handler: (...args: unknown[]) => unknown) => void handlers.set(event, handler) };
     installSpendGate(pi as never, {});
@@ -327,7 +393,9 @@ describe('a run a cap stopped, in the trace', () => {
       db.exec(MIGRATIONS[0]!);
       db.exec(MIGRATIONS[1]!);
       db.pragma('user_version = 2');
-      db.prepare("INSERT INTO runs (adw_id, status, exit_code) VALUES ('aaaa0001', 'failed', 3), ('aaaa0002', 'failed', 1)").run();
+      db.prepare(
+        "INSERT INTO runs (adw_id, status, exit_code) VALUES ('aaaa0001', 'failed', 3), ('aaaa0002', 'failed', 1)",
+      ).run();
       migrate(db);
       expect(db.prepare('SELECT adw_id, status FROM runs ORDER BY adw_id').all()).toEqual([
         { adw_id: 'aaaa0001', status: 'budget' },

@@ -91,11 +91,41 @@ describe('reduceBonEvent: the arms of a best-of-3', () => {
     let state = through('arm3running');
     state = ui(ui(state, { type: 'abort_arm' }), { type: 'confirm_abort' });
     expect(arm(state, 3)).toMatchObject({ status: 'running', aborting: true });
-    state = fold([ev('phase_failed', 17000, { phase: 'arm_3', kind: 'agent', attempts: 2, motif: 'turn aborted by the user', seconds: 4.3, tokens: 1300, cost: 0.0027 })], state);
+    state = fold(
+      [
+        ev('phase_failed', 17000, {
+          phase: 'arm_3',
+          kind: 'agent',
+          attempts: 2,
+          motif: 'turn aborted by the user',
+          seconds: 4.3,
+          tokens: 1300,
+          cost: 0.0027,
+        }),
+      ],
+      state,
+    );
     expect(arm(state, 3)).toMatchObject({ status: 'aborted', aborting: false, motif: 'turn aborted by the user' });
 
     const died = (motif: string, failure: FailureKind) =>
-      arm(fold([ev('phase_failed', 17000, { phase: 'arm_3', kind: 'agent', attempts: 2, motif, failure, seconds: 4.3, tokens: 1300, cost: 0.0027 })], through('arm3running')), 3).status;
+      arm(
+        fold(
+          [
+            ev('phase_failed', 17000, {
+              phase: 'arm_3',
+              kind: 'agent',
+              attempts: 2,
+              motif,
+              failure,
+              seconds: 4.3,
+              tokens: 1300,
+              cost: 0.0027,
+            }),
+          ],
+          through('arm3running'),
+        ),
+        3,
+      ).status;
     expect(died('crashed: pi exited with signal SIGKILL', 'crashed')).toBe('crashed');
     expect(died('pi exited mid-turn (code 1)', 'exit')).toBe('crashed');
     expect(died('the turn ended', 'aborted')).toBe('aborted');
@@ -105,20 +135,45 @@ describe('reduceBonEvent: the arms of a best-of-3', () => {
   });
 
   it('attempt_failed with a retry keeps the arm running (its correction turn)', () => {
-    const state = fold([ev('attempt_failed', 15000, { phase: 'arm_3', attempt: 1, attempts: 2, motif: 'no JSON object', willRetry: true })], through('arm3running'));
+    const state = fold(
+      [
+        ev('attempt_failed', 15000, {
+          phase: 'arm_3',
+          attempt: 1,
+          attempts: 2,
+          motif: 'no JSON object',
+          willRetry: true,
+        }),
+      ],
+      through('arm3running'),
+    );
     expect(arm(state, 3).status).toBe('running');
   });
 
   it('phase_planned inserts the cloned arm before harvest, once; without `before` it is appended', () => {
     let state = ui(through('arm3running'), { type: 'clone' });
     expect(state.bon.ui.pendingClones).toBe(1);
-    const planned = ev('phase_planned', 16600, { phase: { name: 'arm_4', kind: 'agent', attempts: 2, arm: 4 }, before: 'harvest' });
+    const planned = ev('phase_planned', 16600, {
+      phase: { name: 'arm_4', kind: 'agent', attempts: 2, arm: 4 },
+      before: 'harvest',
+    });
     state = fold([planned, planned], state);
-    expect(state.phases.map((phase) => phase.name)).toEqual(['check', 'prime', 'arm_1', 'arm_2', 'arm_3', 'arm_4', 'harvest']);
+    expect(state.phases.map((phase) => phase.name)).toEqual([
+      'check',
+      'prime',
+      'arm_1',
+      'arm_2',
+      'arm_3',
+      'arm_4',
+      'harvest',
+    ]);
     expect(state.bon.ui.pendingClones).toBe(0);
     expect(arm(state, 4).status).toBe('pending');
 
-    const appended = fold([ev('phase_planned', 1, { phase: { name: 'extra', kind: 'code', attempts: 1 } })], through('started'));
+    const appended = fold(
+      [ev('phase_planned', 1, { phase: { name: 'extra', kind: 'code', attempts: 1 } })],
+      through('started'),
+    );
     expect(appended.phases.at(-1)?.name).toBe('extra');
   });
 
@@ -138,25 +193,39 @@ describe('reduceBonEvent: the arms of a best-of-3', () => {
   });
 
   it('a harvest that says an arm is red makes it red even when its phase ended ok', () => {
-    const ranking: ArmRank[] = RANKING.map((rank) => (rank.arm === 3 ? { ...rank, green: false, motif: 'patch empty' } : rank));
-    const events = eventsThrough('harvested').map((event) => (event.type === 'harvest' ? { ...event, ranking } : event));
+    const ranking: ArmRank[] = RANKING.map((rank) =>
+      rank.arm === 3 ? { ...rank, green: false, motif: 'patch empty' } : rank,
+    );
+    const events = eventsThrough('harvested').map((event) =>
+      event.type === 'harvest' ? { ...event, ranking } : event,
+    );
     expect(arm(fold(events), 3)).toMatchObject({ status: 'red', motif: 'patch empty' });
   });
 
   it('run_finished interrupted mid-arm: the live arm ends aborted', () => {
-    const state = fold([ev('run_finished', 17000, { exit: 130, seconds: 17, tokens: 5400, cost: 0.0116, interrupted: true })], through('arm3running'));
+    const state = fold(
+      [ev('run_finished', 17000, { exit: 130, seconds: 17, tokens: 5400, cost: 0.0116, interrupted: true })],
+      through('arm3running'),
+    );
     expect(arm(state, 3)).toMatchObject({ status: 'aborted', motif: 'interrupted' });
   });
 
   it('events of another run are ignored', () => {
     const state = through('arm1');
-    expect(reduceBonEvent(state, ev('arm_patch', 1, { phase: 'arm_2', arm: 2, patchFile: 'x', bytes: 1, files: [] }, 'ffffffff'))).toBe(state);
+    expect(
+      reduceBonEvent(
+        state,
+        ev('arm_patch', 1, { phase: 'arm_2', arm: 2, patchFile: 'x', bytes: 1, files: [] }, 'ffffffff'),
+      ),
+    ).toBe(state);
   });
 });
 
 describe('whyFirst and primerLine', () => {
   it('names the winner against the green runner-up, with the saving and the red count', () => {
-    expect(whyFirst(RANKING)).toBe('why #1: arm_1 (scripted/fast) is green and cheapest: $0.0021 vs $0.0034 for arm_3 (-38%) (1 red)');
+    expect(whyFirst(RANKING)).toBe(
+      'why #1: arm_1 (scripted/fast) is green and cheapest: $0.0021 vs $0.0034 for arm_3 (-38%) (1 red)',
+    );
   });
 
   it('same cost: faster; same cost and time: plan order; the only green; no green', () => {
@@ -164,8 +233,12 @@ describe('whyFirst and primerLine', () => {
       { ...RANKING[0], cost: 0.002, seconds: 3 },
       { ...RANKING[1], cost: 0.002, seconds },
     ];
-    expect(whyFirst(tie(5))).toBe('why #1: arm_1 (scripted/fast) is green, as cheap as arm_3 ($0.0020) and faster: 3.0s vs 5.0s');
-    expect(whyFirst(tie(3))).toBe('why #1: arm_1 (scripted/fast) is green and ties arm_3 on cost and time (within 10 %): first in plan order');
+    expect(whyFirst(tie(5))).toBe(
+      'why #1: arm_1 (scripted/fast) is green, as cheap as arm_3 ($0.0020) and faster: 3.0s vs 5.0s',
+    );
+    expect(whyFirst(tie(3))).toBe(
+      'why #1: arm_1 (scripted/fast) is green and ties arm_3 on cost and time (within 10 %): first in plan order',
+    );
     expect(whyFirst([RANKING[0], RANKING[2]])).toBe('why #1: arm_1 (scripted/fast) is the only green arm (1 red)');
     expect(whyFirst([RANKING[2]])).toMatch(/^no green arm: nothing to apply \(the best ranked, arm_\d, is red/);
     expect(whyFirst([])).toBe('no arm ran: nothing to apply');
@@ -183,7 +256,9 @@ describe('reduceBonUi: selection, diff, abort, clone, apply', () => {
   it('←/→ move the selection among the arms and stop at the ends', () => {
     const state = through('harvested');
     expect(selectedArm(ui(state, { type: 'select', by: 1 }))).toBe(2);
-    expect(selectedArm(ui(state, { type: 'select', by: 1 }, { type: 'select', by: 1 }, { type: 'select', by: 1 }))).toBe(3);
+    expect(
+      selectedArm(ui(state, { type: 'select', by: 1 }, { type: 'select', by: 1 }, { type: 'select', by: 1 })),
+    ).toBe(3);
     expect(selectedArm(ui(state, { type: 'select', by: -1 }))).toBe(1);
     // Before the harvest the default is the running arm.
     expect(selectedArm(through('arm3running'))).toBe(3);
@@ -206,7 +281,11 @@ describe('reduceBonUi: selection, diff, abort, clone, apply', () => {
     expect(ui(state, { type: 'scroll_to', to: 'bottom', page: 20 }).bon.ui.diff?.offset).toBe(27);
     expect(ui(state, { type: 'scroll', by: 500, page: 20 }).bon.ui.diff?.offset).toBe(27);
     expect(ui(state, { type: 'close_diff' }).bon.ui.diff).toBeUndefined();
-    const failed = ui(ui(through('harvested'), { type: 'open_diff' }), { type: 'diff_failed', arm: 1, message: 'ENOENT:\n no such file' });
+    const failed = ui(ui(through('harvested'), { type: 'open_diff' }), {
+      type: 'diff_failed',
+      arm: 1,
+      message: 'ENOENT:\n no such file',
+    });
     expect(failed.bon.ui.diff).toMatchObject({ status: 'failed', error: 'ENOENT: no such file' });
   });
 
@@ -251,7 +330,11 @@ describe('reduceBonUi: selection, diff, abort, clone, apply', () => {
     expect(state.bon.ui.confirmApply).toBe(1);
     expect(bonModeOf(state)).toBe('confirm-apply');
     const cancelled = ui(state, { type: 'cancel_apply' });
-    expect([cancelled.bon.ui.confirmApply, cancelled.bon.ui.applying, cancelled.ui.statusLine]).toEqual([undefined, undefined, 'apply cancelled']);
+    expect([cancelled.bon.ui.confirmApply, cancelled.bon.ui.applying, cancelled.ui.statusLine]).toEqual([
+      undefined,
+      undefined,
+      'apply cancelled',
+    ]);
     state = ui(state, { type: 'confirm_apply' });
     expect(state.bon.ui).toMatchObject({ confirmApply: undefined, applying: 1 });
     // A red arm can be chosen, and the question says it is red.
@@ -265,64 +348,111 @@ describe('unverified arms: every gate red on HEAD the same way', () => {
   const excusedRun = (stage: Stage): RunEvent[] =>
     eventsThrough(stage).map((event) => {
       const own = 'phase' in event && (event.phase === 'arm_1' || event.phase === 'arm_3');
-      if (event.type === 'gate_result' && own && event.gate === 'npm test') return { ...event, ok: false, motif: RED_MOTIF, preexisting: true };
-      if (event.type === 'phase_ok' && own) return { ...event, result: { arm: Number(event.phase.slice(4)), green: false, unverified: true, excused: ['npm test'] } };
+      if (event.type === 'gate_result' && own && event.gate === 'npm test')
+        return { ...event, ok: false, motif: RED_MOTIF, preexisting: true };
+      if (event.type === 'phase_ok' && own)
+        return {
+          ...event,
+          result: { arm: Number(event.phase.slice(4)), green: false, unverified: true, excused: ['npm test'] },
+        };
       if (event.type === 'harvest') {
-        const ranking = RANKING.map((rank) => (rank.arm === 2 ? rank : { ...rank, green: false, unverified: true, excused: ['npm test'] }));
+        const ranking = RANKING.map((rank) =>
+          rank.arm === 2 ? rank : { ...rank, green: false, unverified: true, excused: ['npm test'] },
+        );
         return { ...event, ranking, winner: undefined, applyCommand: undefined };
       }
       return event;
     });
 
   it('the card says unverified (its own word, not green, not red) before the harvest and after it; no winner star', () => {
-    expect(arm(fold(excusedRun('arm3done')), 1)).toMatchObject({ status: 'unverified', motif: 'npm test red on HEAD the same way — nothing verified it' });
+    expect(arm(fold(excusedRun('arm3done')), 1)).toMatchObject({
+      status: 'unverified',
+      motif: 'npm test red on HEAD the same way — nothing verified it',
+    });
     const state = fold(excusedRun('harvested'));
     expect(armsOf(state, T0 + 20_000).map((view) => [view.arm, view.status, view.winner])).toEqual([
       [1, 'unverified', false],
       [2, 'red', false],
       [3, 'unverified', false],
     ]);
-    expect(whyFirstOf(state)).toEqual({ text: expect.stringMatching(/^no verified arm: nothing to apply unless you name one/), green: false });
+    expect(whyFirstOf(state)).toEqual({
+      text: expect.stringMatching(/^no verified arm: nothing to apply unless you name one/),
+      green: false,
+    });
   });
 
   it('p without a choice applies nothing; an arm chosen with ←/→ is asked about as unverified', () => {
     const state = fold(excusedRun('harvested'));
     const refused = ui(state, { type: 'ask_apply' });
-    expect([refused.bon.ui.confirmApply, refused.ui.statusLine]).toEqual([undefined, 'no verified arm: arm_1 is unverified — choose an arm with ←/→, then p, to apply it anyway']);
+    expect([refused.bon.ui.confirmApply, refused.ui.statusLine]).toEqual([
+      undefined,
+      'no verified arm: arm_1 is unverified — choose an arm with ←/→, then p, to apply it anyway',
+    ]);
     const chosen = ui(state, { type: 'select', by: 1 }, { type: 'select', by: -1 }, { type: 'ask_apply' });
-    expect([chosen.bon.ui.confirmApply, chosen.ui.statusLine]).toEqual([1, "apply arm_1's patch (it is unverified)? y applies, n cancels"]);
+    expect([chosen.bon.ui.confirmApply, chosen.ui.statusLine]).toEqual([
+      1,
+      "apply arm_1's patch (it is unverified)? y applies, n cancels",
+    ]);
   });
 
   it('a gate red on HEAD the same way does not make a green arm red on the board', () => {
     const events = eventsThrough('arm1').map((event) =>
-      event.type === 'gate_result' && event.gate === 'npm test' ? { ...event, ok: false, motif: RED_MOTIF, preexisting: true } : event,
+      event.type === 'gate_result' && event.gate === 'npm test'
+        ? { ...event, ok: false, motif: RED_MOTIF, preexisting: true }
+        : event,
     );
     expect(arm(fold(events), 1).status).toBe('green');
   });
 });
 
 describe('reduceBonUi effects: what the core is asked for, folded over a list of actions', () => {
-  const effects = (state: BonState, ...actions: BonAction[]): BonEffect[] => foldSteps(reduceBonUi, actions, state).effects;
+  const effects = (state: BonState, ...actions: BonAction[]): BonEffect[] =>
+    foldSteps(reduceBonUi, actions, state).effects;
 
-  it('the diff reads the selected arm\'s patch once it is opened, never for an arm without one', () => {
+  it("the diff reads the selected arm's patch once it is opened, never for an arm without one", () => {
     expect(effects(through('arm3running'), { type: 'open_diff' })).toEqual([]);
-    expect(effects(through('harvested'), { type: 'select', by: 1 }, { type: 'open_diff' }, { type: 'scroll', by: 1, page: 5 }, { type: 'close_diff' })).toEqual([
-      { type: 'read_patch', arm: 2 },
-    ]);
+    expect(
+      effects(
+        through('harvested'),
+        { type: 'select', by: 1 },
+        { type: 'open_diff' },
+        { type: 'scroll', by: 1, page: 5 },
+        { type: 'close_diff' },
+      ),
+    ).toEqual([{ type: 'read_patch', arm: 2 }]);
   });
 
   it('abort_arm asks once for the running arm; clone once per arm asked, none past the limit or the harvest', () => {
     expect(effects(through('arm3running'), { type: 'abort_arm' })).toEqual([]); // a question, not yet an abort
-    expect(effects(through('arm3running'), { type: 'abort_arm' }, { type: 'confirm_abort' }, { type: 'abort_arm' }, { type: 'confirm_abort' })).toEqual([{ type: 'abort_arm', arm: 3 }]);
+    expect(
+      effects(
+        through('arm3running'),
+        { type: 'abort_arm' },
+        { type: 'confirm_abort' },
+        { type: 'abort_arm' },
+        { type: 'confirm_abort' },
+      ),
+    ).toEqual([{ type: 'abort_arm', arm: 3 }]);
     expect(effects(through('arm2'), { type: 'abort_arm' })).toEqual([]);
-    expect(effects(through('arm3running'), { type: 'clone' }, { type: 'clone' }, { type: 'clone' })).toEqual([{ type: 'clone_arm' }, { type: 'clone_arm' }]);
+    expect(effects(through('arm3running'), { type: 'clone' }, { type: 'clone' }, { type: 'clone' })).toEqual([
+      { type: 'clone_arm' },
+      { type: 'clone_arm' },
+    ]);
     expect(effects(through('harvested'), { type: 'clone' })).toEqual([]);
   });
 
   it('apply hands one arm over only on y after p; n, or y with nothing asked, hand nothing', () => {
     const harvested = through('harvested');
     expect(effects(harvested, { type: 'ask_apply' }, { type: 'cancel_apply' }, { type: 'confirm_apply' })).toEqual([]);
-    expect(effects(harvested, { type: 'ask_apply' }, { type: 'confirm_apply' }, { type: 'ask_apply' }, { type: 'confirm_apply' })).toEqual([{ type: 'apply', arm: 1 }]);
+    expect(
+      effects(
+        harvested,
+        { type: 'ask_apply' },
+        { type: 'confirm_apply' },
+        { type: 'ask_apply' },
+        { type: 'confirm_apply' },
+      ),
+    ).toEqual([{ type: 'apply', arm: 1 }]);
     expect(effects(through('arm3done'), { type: 'ask_apply' }, { type: 'confirm_apply' })).toEqual([]);
   });
 
@@ -339,14 +469,20 @@ describe('bon selectors: what the board draws beside the arms', () => {
     expect(whyFirstOf(through('arm3done'))).toBeUndefined();
     expect(whyFirstOf(through('harvested'))).toEqual({ text: whyFirst(RANKING), green: true });
     const red = RANKING.map((rank) => ({ ...rank, green: false }));
-    const events = eventsThrough('harvested').map((event) => (event.type === 'harvest' ? { ...event, ranking: red, winner: undefined } : event));
+    const events = eventsThrough('harvested').map((event) =>
+      event.type === 'harvest' ? { ...event, ranking: red, winner: undefined } : event,
+    );
     expect(whyFirstOf(fold(events))).toMatchObject({ green: false, text: expect.stringMatching(/^no green arm/) });
-    const none = eventsThrough('harvested').map((event) => (event.type === 'harvest' ? { ...event, ranking: [], winner: undefined } : event));
+    const none = eventsThrough('harvested').map((event) =>
+      event.type === 'harvest' ? { ...event, ranking: [], winner: undefined } : event,
+    );
     expect(whyFirstOf(fold(none))).toEqual({ text: 'no arm ran: nothing to apply', green: false });
   });
 
   it('why #1 is the line the harvest carried (ranked once, in the core), not one the board works out again', () => {
-    const carried = eventsThrough('harvested').map((event) => (event.type === 'harvest' ? { ...event, why: 'why #1: the line the core wrote' } : event));
+    const carried = eventsThrough('harvested').map((event) =>
+      event.type === 'harvest' ? { ...event, why: 'why #1: the line the core wrote' } : event,
+    );
     expect(whyFirstOf(fold(carried))).toEqual({ text: 'why #1: the line the core wrote', green: true });
   });
 
@@ -378,7 +514,8 @@ describe('dispatchBonIntent: the controller is called for what the reducers acce
     const controller = recorder(Promise.resolve(samplePatch(3)));
     send(store, controller, 'abort-arm', 'confirm-abort', 'abort-arm', 'confirm-abort', 'clone');
     expect(controller.calls).toEqual(['abortArm 3', 'cloneArm']);
-    for (const event of [...eventsThrough('harvested')].slice(eventsThrough('arm3running').length)) store.getState().apply(event);
+    for (const event of [...eventsThrough('harvested')].slice(eventsThrough('arm3running').length))
+      store.getState().apply(event);
     send(store, controller, 'ask-apply', 'apply', 'ask-apply', 'diff');
     expect(controller.calls).toEqual(['abortArm 3', 'cloneArm', 'apply 1', 'readPatch 1']);
     await Promise.resolve();
@@ -414,14 +551,17 @@ describe('bon key tables', () => {
     for (const [mode, table] of Object.entries(BON_KEYS)) {
       const keys = table.flatMap((binding) => binding.keys);
       expect(new Set(keys).size, mode).toBe(keys.length);
-      for (const binding of table) for (const name of binding.keys) {
-        expect(helpText(table), mode).toContain(keyLabel(name));
-        expect(intentFor(table, name)).toBe(binding.intent);
-      }
+      for (const binding of table)
+        for (const name of binding.keys) {
+          expect(helpText(table), mode).toContain(keyLabel(name));
+          expect(intentFor(table, name)).toBe(binding.intent);
+        }
     }
     expect(helpText(BON_KEYS.running)).toBe(
       '←/→ select arm · enter diff · a abort arm · c clone arm · m message arm · + raise cap · o overlap · s compare · p apply · ctrl-c abort turn (twice: quit) · q quit (asks first) · d doctor',
     );
-    expect(helpText(BON_KEYS.diff)).toBe('↑/k/↓/j scroll · PgUp/PgDn page · g top · G end · esc/q back to board · ctrl-c abort / quit');
+    expect(helpText(BON_KEYS.diff)).toBe(
+      '↑/k/↓/j scroll · PgUp/PgDn page · g top · G end · esc/q back to board · ctrl-c abort / quit',
+    );
   });
 });

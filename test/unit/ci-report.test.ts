@@ -6,7 +6,14 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { collectReport, junitReport, markdownReport, parseReportKinds, writeReports, type CiReport } from '../../src/headless/ciReport.js';
+import {
+  collectReport,
+  junitReport,
+  markdownReport,
+  parseReportKinds,
+  writeReports,
+  type CiReport,
+} from '../../src/headless/ciReport.js';
 import type { RunEvent } from '../../src/contract/events.js';
 import { BON_ADW, RED_MOTIF, ev, eventsThrough } from '../helpers/bonEvents.js';
 import { tempDir } from '../helpers/repo.js';
@@ -38,7 +45,11 @@ function parseXml(src: string): XmlNode {
     raw.replace(/&([^;&<]*);|&/g, (whole, ref: string | undefined) => {
       if (ref === undefined) return fail('a bare &');
       if (ref in ENTITIES) return ENTITIES[ref]!;
-      const code = /^#x[0-9a-fA-F]+$/.test(ref) ? parseInt(ref.slice(2), 16) : /^#[0-9]+$/.test(ref) ? Number(ref.slice(1)) : fail(`unknown entity ${whole}`);
+      const code = /^#x[0-9a-fA-F]+$/.test(ref)
+        ? parseInt(ref.slice(2), 16)
+        : /^#[0-9]+$/.test(ref)
+          ? Number(ref.slice(1))
+          : fail(`unknown entity ${whole}`);
       const char = String.fromCodePoint(code);
       return XML_CHAR.test(char) ? char : fail(`a reference to an illegal character ${whole}`);
     });
@@ -117,7 +128,9 @@ const EXPAT = spawnSync('python3', ['-c', 'import xml.dom.minidom'], { encoding:
 /** A second, independent reader: Python's expat (strict XML 1.0), when python3 is installed. */
 function expatAccepts(file: string): boolean | undefined {
   if (!EXPAT) return undefined;
-  const run = spawnSync('python3', ['-c', 'import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])', file], { encoding: 'utf8' });
+  const run = spawnSync('python3', ['-c', 'import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])', file], {
+    encoding: 'utf8',
+  });
   if (run.status !== 0) throw new Error(`expat refused ${file}: ${run.stderr}`);
   return true;
 }
@@ -130,7 +143,12 @@ function suites(xml: string): Record<string, XmlNode> {
   for (const s of root.children) {
     const cases = s.children.filter((c) => c.name === 'testcase');
     const tagged = (tag: string) => cases.filter((c) => c.children.some((k) => k.name === tag)).length;
-    expect({ tests: s.attrs.tests, failures: s.attrs.failures, errors: s.attrs.errors, skipped: s.attrs.skipped }).toEqual({
+    expect({
+      tests: s.attrs.tests,
+      failures: s.attrs.failures,
+      errors: s.attrs.errors,
+      skipped: s.attrs.skipped,
+    }).toEqual({
       tests: String(cases.length),
       failures: String(tagged('failure')),
       errors: String(tagged('error')),
@@ -143,7 +161,8 @@ function suites(xml: string): Record<string, XmlNode> {
   return byName;
 }
 
-const counts = (s: XmlNode | undefined) => s && { tests: Number(s.attrs.tests), failures: Number(s.attrs.failures), skipped: Number(s.attrs.skipped) };
+const counts = (s: XmlNode | undefined) =>
+  s && { tests: Number(s.attrs.tests), failures: Number(s.attrs.failures), skipped: Number(s.attrs.skipped) };
 
 // -- Markdown tables -----------------------------------------------------------------------------------------
 
@@ -158,7 +177,12 @@ function tableRows(md: string, title: string): string[][] {
     table.push(line);
   }
   // Every | is a cell boundary: the report writes a cell's own | as &#124;.
-  const cells = table.map((l) => l.slice(1, -1).split('|').map((c) => c.trim()));
+  const cells = table.map((l) =>
+    l
+      .slice(1, -1)
+      .split('|')
+      .map((c) => c.trim()),
+  );
   for (const row of cells) expect(row).toHaveLength(cells[0]!.length);
   return cells.slice(2);
 }
@@ -172,7 +196,8 @@ function expectInert(md: string): void {
 // -- runs ----------------------------------------------------------------------------------------------------
 
 const BUILD_ADW = 'bd000001';
-const b = <T extends RunEvent['type']>(type: T, at: number, payload: Parameters<typeof ev<T>>[2]) => ev(type, at, payload, BUILD_ADW);
+const b = <T extends RunEvent['type']>(type: T, at: number, payload: Parameters<typeof ev<T>>[2]) =>
+  ev(type, at, payload, BUILD_ADW);
 
 /** adw_build whose gates stay red: sent back once, red again, the run fails at `gates`. */
 function failedBuild(): RunEvent[] {
@@ -183,7 +208,15 @@ function failedBuild(): RunEvent[] {
     b('gate_result', at + 3, { phase: 'gates', gate: 'npm test', ok: false, motif: RED_MOTIF, seconds: 2.5 }),
   ];
   return [
-    b('run_started', 0, { adwName: 'adw_build', cwd: '/w', phases: [{ name: 'check', kind: 'code', attempts: 1 }, { name: 'build', kind: 'agent', attempts: 2 }, { name: 'gates', kind: 'code', attempts: 1 }] }),
+    b('run_started', 0, {
+      adwName: 'adw_build',
+      cwd: '/w',
+      phases: [
+        { name: 'check', kind: 'code', attempts: 1 },
+        { name: 'build', kind: 'agent', attempts: 2 },
+        { name: 'gates', kind: 'code', attempts: 1 },
+      ],
+    }),
     b('phase_started', 1, { phase: 'check', kind: 'code' }),
     b('attempt_started', 2, { phase: 'check', attempt: 1, attempts: 1 }),
     b('phase_ok', 3, { phase: 'check', kind: 'code', attempt: 1, attempts: 1, seconds: 0.05, tokens: 0, cost: 0 }),
@@ -191,13 +224,44 @@ function failedBuild(): RunEvent[] {
     b('attempt_started', 5, { phase: 'build', attempt: 1, attempts: 2, sessionId: 's1', model: 'scripted/base' }),
     b('phase_ok', 6, { phase: 'build', kind: 'agent', attempt: 1, attempts: 2, seconds: 10, tokens: 1000, cost: 0.01 }),
     ...gates(7),
-    b('attempt_failed', 11, { phase: 'gates', attempt: 1, attempts: 1, motif: RED_MOTIF, failure: 'gate', willRetry: true }),
+    b('attempt_failed', 11, {
+      phase: 'gates',
+      attempt: 1,
+      attempts: 1,
+      motif: RED_MOTIF,
+      failure: 'gate',
+      willRetry: true,
+    }),
     b('phase_started', 12, { phase: 'build', kind: 'agent' }),
     b('attempt_started', 13, { phase: 'build', attempt: 2, attempts: 2, sessionId: 's1', model: 'scripted/base' }),
-    b('phase_ok', 14, { phase: 'build', kind: 'agent', attempt: 2, attempts: 2, seconds: 5, tokens: 1800, cost: 0.018 }),
+    b('phase_ok', 14, {
+      phase: 'build',
+      kind: 'agent',
+      attempt: 2,
+      attempts: 2,
+      seconds: 5,
+      tokens: 1800,
+      cost: 0.018,
+    }),
     ...gates(15),
-    b('attempt_failed', 19, { phase: 'gates', attempt: 1, attempts: 1, motif: RED_MOTIF, failure: 'gate', willRetry: false }),
-    b('phase_failed', 20, { phase: 'gates', kind: 'code', attempts: 1, motif: RED_MOTIF, failure: 'gate', seconds: 2.6, tokens: 0, cost: 0 }),
+    b('attempt_failed', 19, {
+      phase: 'gates',
+      attempt: 1,
+      attempts: 1,
+      motif: RED_MOTIF,
+      failure: 'gate',
+      willRetry: false,
+    }),
+    b('phase_failed', 20, {
+      phase: 'gates',
+      kind: 'code',
+      attempts: 1,
+      motif: RED_MOTIF,
+      failure: 'gate',
+      seconds: 2.6,
+      tokens: 0,
+      cost: 0,
+    }),
     b('run_finished', 21, { exit: 1, seconds: 21, tokens: 1800, cost: 0.018, failedPhase: 'gates' }),
   ];
 }
@@ -208,21 +272,45 @@ function interruptedBon(): RunEvent[] {
   return [
     ...through,
     ev('phase_started', 7500, { phase: 'arm_2', kind: 'agent' }),
-    ev('attempt_started', 7510, { phase: 'arm_2', attempt: 1, attempts: 2, sessionId: 'clone-2', model: 'scripted/sloppy' }),
-    ev('phase_failed', 9000, { phase: 'arm_2', kind: 'agent', attempts: 2, motif: 'interrupted by the user', failure: 'interrupted', seconds: 1.5, tokens: 300, cost: 0.0006 }),
+    ev('attempt_started', 7510, {
+      phase: 'arm_2',
+      attempt: 1,
+      attempts: 2,
+      sessionId: 'clone-2',
+      model: 'scripted/sloppy',
+    }),
+    ev('phase_failed', 9000, {
+      phase: 'arm_2',
+      kind: 'agent',
+      attempts: 2,
+      motif: 'interrupted by the user',
+      failure: 'interrupted',
+      seconds: 1.5,
+      tokens: 300,
+      cost: 0.0006,
+    }),
     ev('arm_patch', 9050, { phase: 'arm_2', arm: 2, patchFile: 'arm-2.patch', bytes: 0, files: [] }),
-    ev('run_finished', 9100, { exit: 130, seconds: 9.1, tokens: 3500, cost: 0.0077, failedPhase: 'arm_2', interrupted: true }),
+    ev('run_finished', 9100, {
+      exit: 130,
+      seconds: 9.1,
+      tokens: 3500,
+      cost: 0.0077,
+      failedPhase: 'arm_2',
+      interrupted: true,
+    }),
   ];
 }
 
-const HOSTILE = 'FAIL | a|b\nline two\r\n<script>alert("x")</script> & \u001b[31mred\u001b[0m \u0000nul \u0007bell ]]> \'q\' `code` **bold** [l](javascript:x) \ud800';
+const HOSTILE =
+  'FAIL | a|b\nline two\r\n<script>alert("x")</script> & \u001b[31mred\u001b[0m \u0000nul \u0007bell ]]> \'q\' `code` **bold** [l](javascript:x) \ud800';
 
 /** A bon whose arm and gate texts come from a hostile model and test runner. */
 function hostileBon(): RunEvent[] {
   return eventsThrough('harvested').map((e) => {
     if (e.type === 'gate_result' && !e.ok) return { ...e, gate: 'npm | test <b>', motif: HOSTILE };
     if (e.type === 'arm_patch' && e.arm === 2) return { ...e, files: ['src/a|b.js', 'x\n<img src=y>.js'] };
-    if (e.type === 'harvest') return { ...e, ranking: e.ranking.map((r) => (r.green ? r : { ...r, motif: HOSTILE, model: 'evil|<model>' })) };
+    if (e.type === 'harvest')
+      return { ...e, ranking: e.ranking.map((r) => (r.green ? r : { ...r, motif: HOSTILE, model: 'evil|<model>' })) };
     return e;
   });
 }
@@ -237,13 +325,46 @@ function writtenJunit(report: CiReport): string {
 describe('collectReport', () => {
   it('folds a green best-of-3 with one red arm: arms in rank order, the winner, files, primer, apply command', () => {
     const r = collectReport(eventsThrough('harvested'));
-    expect(r).toMatchObject({ adwId: BON_ADW, adwName: 'adw_bon', cwd: '/home/dev/payload', verdict: 'green', exit: 0, interrupted: false });
-    expect(r.phases.map((p) => [p.name, p.status])).toEqual([['check', 'ok'], ['prime', 'ok'], ['arm_1', 'ok'], ['arm_2', 'failed'], ['arm_3', 'ok'], ['harvest', 'ok']]);
-    expect(r.bon?.arms.map((a) => [a.rank, a.arm, a.status, a.winner])).toEqual([[1, 1, 'green', true], [2, 3, 'green', false], [3, 2, 'red', false]]);
-    expect(r.bon?.arms[2]).toMatchObject({ motif: RED_MOTIF, failure: 'gate', patchBytes: 800, files: ['src/sum.js', 'test/sum.test.js'], model: 'scripted/sloppy' });
-    expect(r.bon).toMatchObject({ harvested: true, winner: 1, primer: { tokens: 2100, cost: 0.005 }, applyCommand: `factory apply ${BON_ADW}` });
+    expect(r).toMatchObject({
+      adwId: BON_ADW,
+      adwName: 'adw_bon',
+      cwd: '/home/dev/payload',
+      verdict: 'green',
+      exit: 0,
+      interrupted: false,
+    });
+    expect(r.phases.map((p) => [p.name, p.status])).toEqual([
+      ['check', 'ok'],
+      ['prime', 'ok'],
+      ['arm_1', 'ok'],
+      ['arm_2', 'failed'],
+      ['arm_3', 'ok'],
+      ['harvest', 'ok'],
+    ]);
+    expect(r.bon?.arms.map((a) => [a.rank, a.arm, a.status, a.winner])).toEqual([
+      [1, 1, 'green', true],
+      [2, 3, 'green', false],
+      [3, 2, 'red', false],
+    ]);
+    expect(r.bon?.arms[2]).toMatchObject({
+      motif: RED_MOTIF,
+      failure: 'gate',
+      patchBytes: 800,
+      files: ['src/sum.js', 'test/sum.test.js'],
+      model: 'scripted/sloppy',
+    });
+    expect(r.bon).toMatchObject({
+      harvested: true,
+      winner: 1,
+      primer: { tokens: 2100, cost: 0.005 },
+      applyCommand: `factory apply ${BON_ADW}`,
+    });
     expect(r.bon?.why).toMatch(/^why #1: arm_1/);
-    expect(r.gates.map((g) => [g.phase, g.gates.length])).toEqual([['arm_1', 2], ['arm_2', 2], ['arm_3', 2]]);
+    expect(r.gates.map((g) => [g.phase, g.gates.length])).toEqual([
+      ['arm_1', 2],
+      ['arm_2', 2],
+      ['arm_3', 2],
+    ]);
   });
 
   it('keeps the last verdict of a gate run again after a send-back, and the attempts a phase spent', () => {
@@ -251,19 +372,39 @@ describe('collectReport', () => {
     expect(r).toMatchObject({ verdict: 'failed', exit: 1, failedPhase: 'gates', tokens: 1800 });
     expect(r.bon).toBeUndefined();
     const build = r.phases.find((p) => p.name === 'build')!;
-    expect(build).toMatchObject({ status: 'ok', attempts: 2, maxAttempts: 2, seconds: 15, tokens: 1800, model: 'scripted/base' });
-    expect(r.phases.find((p) => p.name === 'gates')).toMatchObject({ status: 'failed', failure: 'gate', motif: RED_MOTIF });
-    expect(r.gates).toEqual([{ phase: 'gates', gates: [
-      { gate: 'changed_files', ok: true, seconds: 0.01, runs: 2 },
-      { gate: 'npm test', ok: false, seconds: 2.5, runs: 2, motif: RED_MOTIF },
-    ] }]);
+    expect(build).toMatchObject({
+      status: 'ok',
+      attempts: 2,
+      maxAttempts: 2,
+      seconds: 15,
+      tokens: 1800,
+      model: 'scripted/base',
+    });
+    expect(r.phases.find((p) => p.name === 'gates')).toMatchObject({
+      status: 'failed',
+      failure: 'gate',
+      motif: RED_MOTIF,
+    });
+    expect(r.gates).toEqual([
+      {
+        phase: 'gates',
+        gates: [
+          { gate: 'changed_files', ok: true, seconds: 0.01, runs: 2 },
+          { gate: 'npm test', ok: false, seconds: 2.5, runs: 2, motif: RED_MOTIF },
+        ],
+      },
+    ]);
   });
 
   it('lists the arms of a run stopped before its harvest from their phases and patches, unranked', () => {
     const r = collectReport(interruptedBon());
     expect(r).toMatchObject({ verdict: 'interrupted', interrupted: true, exit: 130, failedPhase: 'arm_2' });
     expect(r.bon?.harvested).toBe(false);
-    expect(r.bon?.arms.map((a) => [a.arm, a.status, a.rank, a.winner])).toEqual([[1, 'green', undefined, false], [2, 'interrupted', undefined, false], [3, 'not-run', undefined, false]]);
+    expect(r.bon?.arms.map((a) => [a.arm, a.status, a.rank, a.winner])).toEqual([
+      [1, 'green', undefined, false],
+      [2, 'interrupted', undefined, false],
+      [3, 'not-run', undefined, false],
+    ]);
     expect(r.bon?.arms[0]).toMatchObject({ patchBytes: 1536, files: ['src/sum.js'], tokens: 1100 });
     expect(r.bon?.primer).toEqual({ tokens: 2100, cost: 0.005 });
     expect(r.phases.find((p) => p.name === 'harvest')?.status).toBe('skipped');
@@ -273,30 +414,66 @@ describe('collectReport', () => {
     const r = collectReport(eventsThrough('arm3running'));
     expect(r.verdict).toBe('unfinished');
     expect(r.exit).toBeUndefined();
-    expect(r.phases.find((p) => p.name === 'arm_3')).toMatchObject({ status: 'failed', motif: expect.stringMatching(/^unfinished/) });
+    expect(r.phases.find((p) => p.name === 'arm_3')).toMatchObject({
+      status: 'failed',
+      motif: expect.stringMatching(/^unfinished/),
+    });
     expect(r.bon?.arms.find((a) => a.arm === 3)?.status).toBe('interrupted');
     expect(r.tokens).toBe(2100 + 1100 + 900);
   });
 
   it('reads newer optional fields generically: a budget stop, a gate red on HEAD already, an arm added live', () => {
-    const events = eventsThrough('arm2').map((e) => (e.type === 'gate_result' && !e.ok ? ({ ...e, preexisting: true } as RunEvent) : e));
+    const events = eventsThrough('arm2').map((e) =>
+      e.type === 'gate_result' && !e.ok ? ({ ...e, preexisting: true } as RunEvent) : e,
+    );
     events.push(
-      ev('phase_planned', 12660, { phase: { name: 'arm_4', kind: 'agent', attempts: 2, arm: 4, model: 'scripted/late' }, before: 'harvest' }),
+      ev('phase_planned', 12660, {
+        phase: { name: 'arm_4', kind: 'agent', attempts: 2, arm: 4, model: 'scripted/late' },
+        before: 'harvest',
+      }),
       ev('phase_started', 12700, { phase: 'arm_3', kind: 'agent' }),
-      ev('phase_failed', 13000, { phase: 'arm_3', kind: 'agent', attempts: 2, motif: 'budget: the arm cap of $0.01 is reached', seconds: 0.3, tokens: 10, cost: 0.01 }),
-      { ...ev('run_finished', 13100, { exit: 1, seconds: 13, tokens: 4110, cost: 0.0209, failedPhase: 'arm_3', interrupted: true }), budget: 'run cap $0.02 reached' } as RunEvent,
+      ev('phase_failed', 13000, {
+        phase: 'arm_3',
+        kind: 'agent',
+        attempts: 2,
+        motif: 'budget: the arm cap of $0.01 is reached',
+        seconds: 0.3,
+        tokens: 10,
+        cost: 0.01,
+      }),
+      {
+        ...ev('run_finished', 13100, {
+          exit: 1,
+          seconds: 13,
+          tokens: 4110,
+          cost: 0.0209,
+          failedPhase: 'arm_3',
+          interrupted: true,
+        }),
+        budget: 'run cap $0.02 reached',
+      } as RunEvent,
     );
     const r = collectReport(events);
     expect(r).toMatchObject({ verdict: 'budget', budget: 'run cap $0.02 reached' });
     expect(r.phases.map((p) => p.name)).toEqual(['check', 'prime', 'arm_1', 'arm_2', 'arm_3', 'arm_4', 'harvest']);
-    expect(r.bon?.arms.map((a) => [a.arm, a.status, a.model])).toEqual([[1, 'green', 'scripted/fast'], [2, 'red', 'scripted/sloppy'], [3, 'red', undefined], [4, 'not-run', 'scripted/late']]);
+    expect(r.bon?.arms.map((a) => [a.arm, a.status, a.model])).toEqual([
+      [1, 'green', 'scripted/fast'],
+      [2, 'red', 'scripted/sloppy'],
+      [3, 'red', undefined],
+      [4, 'not-run', 'scripted/late'],
+    ]);
     expect(r.gates.find((g) => g.phase === 'arm_2')?.gates[1]).toMatchObject({ ok: false, preexisting: true });
     const md = markdownReport(r);
     expect(md).toMatch(/^## 💸 stopped by budget: run cap \$0\.02 reached at phase arm\\_3/);
     expect(md).toContain('❌ red: budget: the arm cap of $0.01 is reached');
     expect(md).toContain('⚠️ red on HEAD already');
     const s = suites(writtenJunit(r));
-    expect(s.gates!.children.find((c) => c.attrs.name === 'arm_2: npm test')?.children[0]).toEqual({ name: 'skipped', attrs: { message: 'pre-existing on HEAD' }, children: [], text: '' });
+    expect(s.gates!.children.find((c) => c.attrs.name === 'arm_2: npm test')?.children[0]).toEqual({
+      name: 'skipped',
+      attrs: { message: 'pre-existing on HEAD' },
+      children: [],
+      text: '',
+    });
     expect(counts(s.arms)).toEqual({ tests: 4, failures: 2, skipped: 1 });
   });
 });
@@ -307,7 +484,11 @@ describe('markdownReport', () => {
     expect(md.split('\n')[0]).toBe(`## ✅ green — adw\\_bon ${BON_ADW}`);
     expect(tableRows(md, 'Phases')).toHaveLength(6);
     const arms = tableRows(md, 'Arms');
-    expect(arms.map((row) => row.slice(0, 2))).toEqual([['🏆 **#1**', '**arm 1** (winner)'], ['#2', 'arm 3'], ['#3', 'arm 2']]);
+    expect(arms.map((row) => row.slice(0, 2))).toEqual([
+      ['🏆 **#1**', '**arm 1** (winner)'],
+      ['#2', 'arm 3'],
+      ['#3', 'arm 2'],
+    ]);
     expect(arms[2]![8]).toBe('2: src/sum.js, test/sum.test.js');
     expect(tableRows(md, 'Gates')).toHaveLength(6);
     expect(md).toContain(`\`\`\`sh\nfactory apply ${BON_ADW}\n\`\`\``);
@@ -318,7 +499,11 @@ describe('markdownReport', () => {
     const md = markdownReport(collectReport(failedBuild()));
     expect(md.split('\n')[0]).toBe(`## ❌ failed at phase gates — adw\\_build ${BUILD_ADW}`);
     expect(md).toContain('> **gates**: \\`npm test\\` exited 1: FAIL test/sum.test.js &#124; 1 failing');
-    expect(tableRows(md, 'Phases').map((r) => [r[0], r[2], r[3]])).toEqual([['check', '✅ ok', '1/1'], ['build', '✅ ok', '2/2'], ['gates', '❌ failed', '1/1']]);
+    expect(tableRows(md, 'Phases').map((r) => [r[0], r[2], r[3]])).toEqual([
+      ['check', '✅ ok', '1/1'],
+      ['build', '✅ ok', '2/2'],
+      ['gates', '❌ failed', '1/1'],
+    ]);
     expect(tableRows(md, 'Arms')).toEqual([]);
     expect(tableRows(md, 'Gates').map((r) => r[4])).toEqual(['2', '2']);
   });
@@ -327,7 +512,11 @@ describe('markdownReport', () => {
     const md = markdownReport(collectReport(interruptedBon()));
     expect(md.split('\n')[0]).toMatch(/^## ⏹️ interrupted at phase arm\\_2/);
     expect(md).toContain('### Arms (no harvest: not ranked)');
-    expect(tableRows(md, 'Arms').map((r) => [r[0], r[3]])).toEqual([['', '✅ green'], ['', '⏹️ interrupted: interrupted by the user'], ['', '⏭️ not run']]);
+    expect(tableRows(md, 'Arms').map((r) => [r[0], r[3]])).toEqual([
+      ['', '✅ green'],
+      ['', '⏹️ interrupted: interrupted by the user'],
+      ['', '⏭️ not run'],
+    ]);
     expect(md).not.toContain('```');
   });
 
@@ -340,7 +529,9 @@ describe('markdownReport', () => {
     expect(tableRows(md, 'Gates')).toHaveLength(6);
     const red = tableRows(md, 'Arms')[2]!;
     expect(red[2]).toBe('evil&#124;&lt;model&gt;');
-    expect(red[3]).toContain('FAIL &#124; a&#124;b<br>line two<br>&lt;script&gt;alert("x")&lt;/script&gt; &amp; red nul bell');
+    expect(red[3]).toContain(
+      'FAIL &#124; a&#124;b<br>line two<br>&lt;script&gt;alert("x")&lt;/script&gt; &amp; red nul bell',
+    );
     expect(red[3]).toContain('\\`code\\` \\*\\*bold\\*\\* \\[l\\](javascript:x)');
     expect(red[8]).toBe('2: src/a&#124;b.js, x<br>&lt;img src=y&gt;.js');
     expect(tableRows(md, 'Gates')[3]![1]).toBe('npm &#124; test &lt;b&gt;');
@@ -355,7 +546,11 @@ describe('junitReport', () => {
     expect(counts(s.arms)).toEqual({ tests: 3, failures: 1, skipped: 0 });
     expect(counts(s.gates)).toEqual({ tests: 6, failures: 1, skipped: 0 });
     const red = s.arms!.children.find((c) => c.attrs.name === 'arm_2 (scripted/sloppy)')!;
-    expect(red.children[0]).toMatchObject({ name: 'failure', attrs: { message: RED_MOTIF, type: 'gate' }, text: RED_MOTIF });
+    expect(red.children[0]).toMatchObject({
+      name: 'failure',
+      attrs: { message: RED_MOTIF, type: 'gate' },
+      text: RED_MOTIF,
+    });
   });
 
   it('a failed build: its failed phase and the red gate as failures', () => {
@@ -375,7 +570,18 @@ describe('junitReport', () => {
 
   it('an infrastructure failure is an error, not a failure', () => {
     const events = failedBuild().slice(0, 5);
-    events.push(b('phase_failed', 6, { phase: 'build', kind: 'agent', attempts: 2, motif: 'pi 0.1 is too old', failure: 'version', seconds: 0, tokens: 0, cost: 0 }));
+    events.push(
+      b('phase_failed', 6, {
+        phase: 'build',
+        kind: 'agent',
+        attempts: 2,
+        motif: 'pi 0.1 is too old',
+        failure: 'version',
+        seconds: 0,
+        tokens: 0,
+        cost: 0,
+      }),
+    );
     events.push(b('run_finished', 7, { exit: 2, seconds: 1, tokens: 0, cost: 0, failedPhase: 'build' }));
     const root = parseXml(writtenJunit(collectReport(events)));
     expect(root.attrs).toMatchObject({ tests: '3', failures: '0', errors: '1', skipped: '1' });
@@ -385,7 +591,8 @@ describe('junitReport', () => {
     const xml = writtenJunit(collectReport(hostileBon()));
     expect(xml).not.toMatch(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/);
     const s = suites(xml);
-    const clean = 'FAIL | a|b\nline two\r\n<script>alert("x")</script> & red nul bell ]]> \'q\' `code` **bold** [l](javascript:x) ';
+    const clean =
+      'FAIL | a|b\nline two\r\n<script>alert("x")</script> & red nul bell ]]> \'q\' `code` **bold** [l](javascript:x) ';
     const red = s.arms!.children.find((c) => c.attrs.name === 'arm_2 (evil|<model>)')!;
     expect(red.children[0]).toMatchObject({ name: 'failure', attrs: { message: clean }, text: clean });
     const gate = s.gates!.children.find((c) => c.attrs.name === 'arm_2: npm | test <b>')!;
@@ -407,7 +614,12 @@ describe('the XML checkers of this file', () => {
       '<a>',
     ];
     for (const xml of bad) expect(() => parseXml(xml), xml).toThrow(/not well-formed/);
-    expect(parseXml('<?xml version="1.0"?>\n<a x="&quot;&#10;"><b/>t&amp;</a>\n')).toEqual({ name: 'a', attrs: { x: '"\n' }, children: [{ name: 'b', attrs: {}, children: [], text: '' }], text: 't&' });
+    expect(parseXml('<?xml version="1.0"?>\n<a x="&quot;&#10;"><b/>t&amp;</a>\n')).toEqual({
+      name: 'a',
+      attrs: { x: '"\n' },
+      children: [{ name: 'b', attrs: {}, children: [], text: '' }],
+      text: 't&',
+    });
     const dir = tempDir('factory-ci-report-', cleanups);
     const file = path.join(dir, 'bad.xml');
     fs.writeFileSync(file, '<a>\u0001</a>');

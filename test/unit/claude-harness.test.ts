@@ -105,7 +105,10 @@ describe('claude adapter (recorded-output stand-in: the real claude needs an acc
     const result = await harness.run({ ...req, onUsage: (u) => usage.push(u) });
 
     expect(result.source).toBe('text');
-    expect(parse(result.payload, Envelope)).toMatchObject({ status: 'success', summary: 'slugify added in src/text.ts, with a test' });
+    expect(parse(result.payload, Envelope)).toMatchObject({
+      status: 'success',
+      summary: 'slugify added in src/text.ts, with a test',
+    });
     expect(result.tokens).toBe(12 + 1406 + 9231 + 48112);
     expect(result.cost).toBeCloseTo(0.0874215, 9);
     expect(result.model).toBe('anthropic/claude-sonnet-4-5');
@@ -113,30 +116,59 @@ describe('claude adapter (recorded-output stand-in: the real claude needs an acc
 
     const [call] = calls();
     expect(call!.argv).toEqual([
-      '-p', '--output-format', 'json',
-      '--model', 'claude-sonnet-4-5',
-      '--allowedTools', 'Read,Bash,Glob,Edit',
-      '--session-id', result.sessionId,
+      '-p',
+      '--output-format',
+      'json',
+      '--model',
+      'claude-sonnet-4-5',
+      '--allowedTools',
+      'Read,Bash,Glob,Edit',
+      '--session-id',
+      result.sessionId,
     ]);
     expect(call!.argv.join(' ')).not.toContain('slugify');
     expect(call!.stdin).toBe(PROMPT);
     expect(call!.cwd).toBe(cwd);
-    expect(call!.env).toMatchObject({ MAX_THINKING_TOKENS: '10000', FACTORY_RUN_TAG: req.identity.adwId, FACTORY_PHASE: 'build' });
+    expect(call!.env).toMatchObject({
+      MAX_THINKING_TOKENS: '10000',
+      FACTORY_RUN_TAG: req.identity.adwId,
+      FACTORY_PHASE: 'build',
+    });
 
     const ledger = readLedger(workspace.ledgerFile);
     expect(ledger).toHaveLength(1);
-    expect(ledger[0]).toMatchObject({ session_id: result.sessionId, cwd, model: 'anthropic/claude-sonnet-4-5', phase: 'build', adw_id: req.identity.adwId });
+    expect(ledger[0]).toMatchObject({
+      session_id: result.sessionId,
+      cwd,
+      model: 'anthropic/claude-sonnet-4-5',
+      phase: 'build',
+      adw_id: req.identity.adwId,
+    });
     expect(processesTagged(req.identity.adwId)).toEqual([]);
   });
 
   it('continues the same session with --resume on a retry; thinking off removes an inherited budget', async () => {
     const first = await harness.run(request('success'));
     const retry = await harness.run(
-      request('success', { sessionId: first.sessionId, thinking: 'off', tools: ['read'], model: undefined, limits: { maxTurns: 12 } }, { MAX_THINKING_TOKENS: '8000' }),
+      request(
+        'success',
+        { sessionId: first.sessionId, thinking: 'off', tools: ['read'], model: undefined, limits: { maxTurns: 12 } },
+        { MAX_THINKING_TOKENS: '8000' },
+      ),
     );
     expect(retry.sessionId).toBe(first.sessionId);
     const second = calls()[1]!;
-    expect(second.argv).toEqual(['-p', '--output-format', 'json', '--allowedTools', 'Read', '--resume', first.sessionId, '--max-turns', '12']);
+    expect(second.argv).toEqual([
+      '-p',
+      '--output-format',
+      'json',
+      '--allowedTools',
+      'Read',
+      '--resume',
+      first.sessionId,
+      '--max-turns',
+      '12',
+    ]);
     expect(second.argv).not.toContain('--session-id');
     expect(second.env.MAX_THINKING_TOKENS).toBeUndefined();
     expect(readLedger(workspace.ledgerFile).map((e) => e.session_id)).toEqual([first.sessionId, first.sessionId]);
@@ -237,7 +269,10 @@ describe('claude adapter (recorded-output stand-in: the real claude needs an acc
   });
 
   it('a provider outage falls back once, in the same session, figures summed', async () => {
-    const req = request('outage,success', { model: 'anthropic/claude-opus-4-1', fallbackModel: 'anthropic/claude-sonnet-4-5' });
+    const req = request('outage,success', {
+      model: 'anthropic/claude-opus-4-1',
+      fallbackModel: 'anthropic/claude-sonnet-4-5',
+    });
     const result = await harness.run(req);
     expect(result.model).toBe('anthropic/claude-sonnet-4-5');
     expect(result.fallback).toMatchObject({ from: 'anthropic/claude-opus-4-1' });
@@ -282,12 +317,27 @@ describe('claude adapter (recorded-output stand-in: the real claude needs an acc
 
 describe('claude dialect (pure)', () => {
   it('maps and dedupes tools, drops the typed gate', () => {
-    expect(claudeTools(['read', 'write', 'edit', 'bash', 'grep', 'find', 'ls', 'report_phase'])).toEqual(['Read', 'Write', 'Edit', 'Bash', 'Grep', 'Glob']);
+    expect(claudeTools(['read', 'write', 'edit', 'bash', 'grep', 'find', 'ls', 'report_phase'])).toEqual([
+      'Read',
+      'Write',
+      'Edit',
+      'Bash',
+      'Grep',
+      'Glob',
+    ]);
     expect(claudeTools(['report_phase'])).toEqual([]);
   });
 
   it('translates thinking levels to budgets; off is "unset"', () => {
-    expect([undefined, 'off', 'minimal', 'low', 'medium', 'high', 'xhigh'].map(thinkingBudget)).toEqual([undefined, null, 1024, 4000, 10_000, 16_000, 31_999]);
+    expect([undefined, 'off', 'minimal', 'low', 'medium', 'high', 'xhigh'].map(thinkingBudget)).toEqual([
+      undefined,
+      null,
+      1024,
+      4000,
+      10_000,
+      16_000,
+      31_999,
+    ]);
   });
 
   it('drops provider and gateway prefixes from model routes', () => {
@@ -297,7 +347,13 @@ describe('claude dialect (pure)', () => {
   });
 
   it('never leaves the tools flag empty', () => {
-    expect(claudeArgs({ sessionId: 'x', resume: false, tools: ['report_phase'] })).toEqual(['-p', '--output-format', 'json', '--session-id', 'x']);
+    expect(claudeArgs({ sessionId: 'x', resume: false, tools: ['report_phase'] })).toEqual([
+      '-p',
+      '--output-format',
+      'json',
+      '--session-id',
+      'x',
+    ]);
   });
 
   it('skips Ignoring warnings and stack frames in stderr evidence', () => {
@@ -306,11 +362,28 @@ describe('claude dialect (pure)', () => {
   });
 
   it('reads the result of a --verbose array and a result after a banner', () => {
-    const result = { type: 'result', subtype: 'success', is_error: false, result: 'ok', usage: { input_tokens: 1, output_tokens: 2 } };
+    const result = {
+      type: 'result',
+      subtype: 'success',
+      is_error: false,
+      result: 'ok',
+      usage: { input_tokens: 1, output_tokens: 2 },
+    };
     const base = { stderr: '', exitCode: 0, signal: null, started: true, display: 'claude' };
-    expect(judgeClaude({ ...base, stdout: JSON.stringify([{ type: 'system', subtype: 'init' }, result]) })).toMatchObject({ ok: true, text: 'ok' });
-    expect(judgeClaude({ ...base, stdout: `banner line\n${JSON.stringify(result)}\n` })).toMatchObject({ ok: true, text: 'ok' });
-    expect(judgeClaude({ ...base, stdout: JSON.stringify({ ...result, result: '  ' }) })).toMatchObject({ ok: false, kind: 'empty' });
-    expect(judgeClaude({ ...base, exitCode: 1, stdout: JSON.stringify(result) })).toMatchObject({ ok: false, kind: 'exit' });
+    expect(
+      judgeClaude({ ...base, stdout: JSON.stringify([{ type: 'system', subtype: 'init' }, result]) }),
+    ).toMatchObject({ ok: true, text: 'ok' });
+    expect(judgeClaude({ ...base, stdout: `banner line\n${JSON.stringify(result)}\n` })).toMatchObject({
+      ok: true,
+      text: 'ok',
+    });
+    expect(judgeClaude({ ...base, stdout: JSON.stringify({ ...result, result: '  ' }) })).toMatchObject({
+      ok: false,
+      kind: 'empty',
+    });
+    expect(judgeClaude({ ...base, exitCode: 1, stdout: JSON.stringify(result) })).toMatchObject({
+      ok: false,
+      kind: 'exit',
+    });
   });
 });

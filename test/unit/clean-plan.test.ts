@@ -6,7 +6,12 @@ import { DEFAULT_KEEP, DEFAULT_OLDER_THAN_MS, parseAge, planClean, type RunFacts
 
 const DAY = 86_400_000;
 const NOW = 100 * DAY;
-const run = (adwId: string, daysAgo: number, more: Partial<RunFacts> = {}): RunFacts => ({ adwId, startedAt: NOW - daysAgo * DAY, applied: false, ...more });
+const run = (adwId: string, daysAgo: number, more: Partial<RunFacts> = {}): RunFacts => ({
+  adwId,
+  startedAt: NOW - daysAgo * DAY,
+  applied: false,
+  ...more,
+});
 const ids = (runs: readonly RunFacts[]) => runs.map((r) => r.adwId);
 
 describe('planClean', () => {
@@ -21,7 +26,12 @@ describe('planClean', () => {
   });
 
   it('never a running run, nor the last harvest not yet applied', () => {
-    const runs = [run('old-live', 90, { running: { pid: 42 } }), run('h1', 60, { harvestAt: NOW - 60 * DAY }), run('h2', 50, { harvestAt: NOW - 50 * DAY }), run('plain', 40)];
+    const runs = [
+      run('old-live', 90, { running: { pid: 42 } }),
+      run('h1', 60, { harvestAt: NOW - 60 * DAY }),
+      run('h2', 50, { harvestAt: NOW - 50 * DAY }),
+      run('plain', 40),
+    ];
     const plan = planClean(runs, { olderThanMs: 0, keep: 0 }, NOW);
     expect(ids(plan.remove)).toEqual(['plain', 'h1']);
     expect(plan.kept.map((r) => [r.adwId, r.kept])).toEqual([
@@ -31,7 +41,10 @@ describe('planClean', () => {
   });
 
   it('an applied last harvest protects nothing: an older unapplied one is not the last', () => {
-    const runs = [run('h1', 60, { harvestAt: NOW - 60 * DAY }), run('h2', 50, { harvestAt: NOW - 50 * DAY, applied: true })];
+    const runs = [
+      run('h1', 60, { harvestAt: NOW - 60 * DAY }),
+      run('h2', 50, { harvestAt: NOW - 50 * DAY, applied: true }),
+    ];
     expect(ids(planClean(runs, { olderThanMs: 0, keep: 0 }, NOW).remove)).toEqual(['h2', 'h1']);
   });
 });
@@ -50,7 +63,11 @@ describe('the command line', () => {
     expect(cleanArgs([], {})).toEqual({ olderThanMs: DEFAULT_OLDER_THAN_MS, keep: DEFAULT_KEEP, dryRun: false });
     expect(DEFAULT_OLDER_THAN_MS).toBe(14 * DAY);
     expect(DEFAULT_KEEP).toBe(20);
-    expect(cleanArgs([], { 'older-than': '2w', keep: 0, 'dry-run': true })).toEqual({ olderThanMs: 14 * DAY, keep: 0, dryRun: true });
+    expect(cleanArgs([], { 'older-than': '2w', keep: 0, 'dry-run': true })).toEqual({
+      olderThanMs: 14 * DAY,
+      keep: 0,
+      dryRun: true,
+    });
     expect(() => cleanArgs([], { 'older-than': 'soon' })).toThrow(UsageError);
     expect(() => cleanArgs([], { keep: -1 })).toThrow(/--keep must be a whole number/);
     expect(() => cleanArgs([], { keep: Number.NaN })).toThrow(/--keep/);

@@ -11,13 +11,31 @@ describe('parseCli', () => {
   it('fills the defaults and keeps the positionals', () => {
     const { input, flags } = parseCli(['bon', 'specs/x.md']);
     expect(input).toEqual(['bon', 'specs/x.md']);
-    expect(flags).toMatchObject({ retries: 2, ui: true, json: false, apply: false, quick: false, strict: false, help: false, version: false });
+    expect(flags).toMatchObject({
+      retries: 2,
+      ui: true,
+      json: false,
+      apply: false,
+      quick: false,
+      strict: false,
+      help: false,
+      version: false,
+    });
     expect(flags.arms).toBeUndefined();
     expect(flags.cwd).toBeUndefined();
   });
 
   it('reads numbers as numbers (NaN when they are not), strings in both spellings, and --no-<flag>', () => {
-    const { flags } = parseCli(['--arms', '4', '--retries=0', '--cwd=/tmp/x', '--models', 'a/b,c/d', '--no-ui', '--json']);
+    const { flags } = parseCli([
+      '--arms',
+      '4',
+      '--retries=0',
+      '--cwd=/tmp/x',
+      '--models',
+      'a/b,c/d',
+      '--no-ui',
+      '--json',
+    ]);
     expect(flags).toMatchObject({ arms: 4, retries: 0, cwd: '/tmp/x', models: 'a/b,c/d', ui: false, json: true });
     expect(Number.isNaN(parseCli(['--arms', 'three']).flags.arms)).toBe(true);
     expect(parseCli(['--arms', '2', '--arms', '5']).flags.arms).toBe(5); // the last one wins
@@ -56,8 +74,12 @@ describe('a flag that takes a value takes the next word', () => {
   });
 
   it('the commands then name the flag and its range', () => {
-    expect(() => validateArms(parseCli(['--arms', '-3']).flags.arms)).toThrow(/^--arms -3 is too few: best-of-N compares at least 2 arms$/);
-    expect(() => parseRetries(parseCli(['--retries', '-1']).flags.retries)).toThrow(/^--retries must be an integer from 0 to 10 \(got -1\)$/);
+    expect(() => validateArms(parseCli(['--arms', '-3']).flags.arms)).toThrow(
+      /^--arms -3 is too few: best-of-N compares at least 2 arms$/,
+    );
+    expect(() => parseRetries(parseCli(['--retries', '-1']).flags.retries)).toThrow(
+      /^--retries must be an integer from 0 to 10 \(got -1\)$/,
+    );
   });
 });
 

@@ -9,12 +9,19 @@ import { FLOORS } from '../helpers/floors.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const DOCS = path.join(ROOT, 'docs');
-const pages = fs.readdirSync(DOCS).filter((f) => f.endsWith('.md')).map((f) => path.join(DOCS, f));
+const pages = fs
+  .readdirSync(DOCS)
+  .filter((f) => f.endsWith('.md'))
+  .map((f) => path.join(DOCS, f));
 const read = (file: string) => fs.readFileSync(file, 'utf8');
 
 /** GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens. */
 function slug(heading: string): string {
-  return heading.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-');
 }
 
 function anchorsOf(text: string): Set<string> {
@@ -46,18 +53,21 @@ describe('the README and docs/', () => {
         const [target, anchor] = link.split('#') as [string, string | undefined];
         const to = target === '' ? file : path.resolve(path.dirname(file), target);
         if (!fs.existsSync(to)) broken.push(`${path.relative(ROOT, file)} → ${link} (no file)`);
-        else if (anchor && to.endsWith('.md') && !anchorsOf(read(to)).has(anchor)) broken.push(`${path.relative(ROOT, file)} → ${link} (no heading)`);
+        else if (anchor && to.endsWith('.md') && !anchorsOf(read(to)).has(anchor))
+          broken.push(`${path.relative(ROOT, file)} → ${link} (no heading)`);
       }
     }
     expect(broken).toEqual([]);
   });
 
-  it('each docs page says its command lines are illustrative (the README\'s are the tested ones)', () => {
-    const silent = pages.filter((p) => /```(sh|bash)\n/.test(read(p)) && !read(p).includes('Command lines on this page are illustrative'));
+  it("each docs page says its command lines are illustrative (the README's are the tested ones)", () => {
+    const silent = pages.filter(
+      (p) => /```(sh|bash)\n/.test(read(p)) && !read(p).includes('Command lines on this page are illustrative'),
+    );
     expect(silent.map((p) => path.basename(p))).toEqual([]);
   });
 
-  it('the floor table of docs/architecture.md is the wall test\'s list, floor by floor', () => {
+  it("the floor table of docs/architecture.md is the wall test's list, floor by floor", () => {
     const rows = read(path.join(DOCS, 'architecture.md'))
       .split('\n')
       .filter((l) => /^\| \d+ \|/.test(l))

@@ -11,14 +11,24 @@ afterAll(async () => {
 });
 
 function serve(status: number, body: string): Promise<string> {
-  const server = http.createServer((_req, res) => res.writeHead(status, { 'content-type': 'application/json' }).end(body));
+  const server = http.createServer((_req, res) =>
+    res.writeHead(status, { 'content-type': 'application/json' }).end(body),
+  );
   servers.push(server);
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as net.AddressInfo).port}/v1`)));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as net.AddressInfo).port}/v1`)),
+  );
 }
 
 describe('models.endpoint', () => {
   it('reads the providers that have a baseUrl; junk gives none', () => {
-    const text = JSON.stringify({ providers: { local: { baseUrl: 'http://127.0.0.1:8080/v1', models: [] }, anthropic: { modelOverrides: {} }, odd: { baseUrl: 'ftp://x' } } });
+    const text = JSON.stringify({
+      providers: {
+        local: { baseUrl: 'http://127.0.0.1:8080/v1', models: [] },
+        anthropic: { modelOverrides: {} },
+        odd: { baseUrl: 'ftp://x' },
+      },
+    });
     expect([...providerEndpoints(text)]).toEqual([['local', 'http://127.0.0.1:8080/v1']]);
     expect(providerEndpoints('{ not json').size).toBe(0);
     expect(modelsUrl('http://h/v1/')).toBe('http://h/v1/models');
@@ -28,9 +38,15 @@ describe('models.endpoint', () => {
 
   it('a live server is ok with its model count; another HTTP answer warns; a refused port fails with the fix', async () => {
     const live = await serve(200, JSON.stringify({ object: 'list', data: [{ id: 'a' }, { id: 'b' }] }));
-    expect(await probeEndpoint('local', live, '/m.json')).toEqual({ status: 'ok', detail: `${live}/models answers (2 models)` });
+    expect(await probeEndpoint('local', live, '/m.json')).toEqual({
+      status: 'ok',
+      detail: `${live}/models answers (2 models)`,
+    });
     const locked = await serve(401, '{}');
-    expect(await probeEndpoint('local', locked, '/m.json')).toMatchObject({ status: 'warn', detail: `${locked}/models answered HTTP 401` });
+    expect(await probeEndpoint('local', locked, '/m.json')).toMatchObject({
+      status: 'warn',
+      detail: `${locked}/models answered HTTP 401`,
+    });
     const port = await new Promise<number>((resolve) => {
       const probe = net.createServer().listen(0, '127.0.0.1', () => {
         const free = (probe.address() as net.AddressInfo).port;

@@ -36,13 +36,18 @@ describe('the doctor over a run', () => {
     expect(ids).toContain('models.route.builder');
     expect(ids.filter((id) => id.startsWith('models.key.'))).toEqual([]);
     // What the board's `d` used to read: the repository's roster, with its keys.
-    const repoDefault = (await doctorSession([], { cwd: dir, retries: 0, ui: true, json: false }, {})).planned.map((c) => c.id);
+    const repoDefault = (await doctorSession([], { cwd: dir, retries: 0, ui: true, json: false }, {})).planned.map(
+      (c) => c.id,
+    );
     expect(repoDefault).toContain('models.key.OPENROUTER_API_KEY');
   });
 
   it('reads the run environment (a key the run has is not reported missing by the shell it was started from)', async () => {
     const { dir } = repoWithTwoRosters();
-    const ws = await openWorkspace({ cwd: dir, retries: 0, ui: true, json: false }, { env: { OPENROUTER_API_KEY: 'sk-or-v1-run-env-0123456789' } });
+    const ws = await openWorkspace(
+      { cwd: dir, retries: 0, ui: true, json: false },
+      { env: { OPENROUTER_API_KEY: 'sk-or-v1-run-env-0123456789' } },
+    );
     const session = await doctorOfRun(ws);
     const keys = session.planned.filter((c) => c.id === 'models.key.OPENROUTER_API_KEY');
     expect(keys).toHaveLength(1);

@@ -19,9 +19,15 @@ describe('piVersionVerdict', () => {
     expect(result.fix).toMatch(/^pi update/);
   });
 
-  it.each(['1.7.0', '1.7.0-beta.1', '2.0.0'])('%s is newer than the ceiling: a warning, never a downgrade', (version) => {
-    const result = piVersionVerdict(version);
-    expect(result).toMatchObject({ status: 'warn', detail: `pi ${version} is newer than the newest pi tested (1.6.x); report problems` });
-    expect(result.fix ?? '').not.toMatch(/@\d|downgrade|install .*0\.85/);
-  });
+  it.each(['1.7.0', '1.7.0-beta.1', '2.0.0'])(
+    '%s is newer than the ceiling: a warning, never a downgrade',
+    (version) => {
+      const result = piVersionVerdict(version);
+      expect(result).toMatchObject({
+        status: 'warn',
+        detail: `pi ${version} is newer than the newest pi tested (1.6.x); report problems`,
+      });
+      expect(result.fix ?? '').not.toMatch(/@\d|downgrade|install .*0\.85/);
+    },
+  );
 });

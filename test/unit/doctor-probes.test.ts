@@ -55,7 +55,19 @@ describe('pointsAtFactory', () => {
 
 describe('extensionNames', () => {
   it('lists all seven extensions of the node, each required: a missing one is a failing row, never a row that disappears', () => {
-    expect(extensionNames().map((e) => e.name).sort()).toEqual(['damage-control', 'factory-compact', 'factory-context', 'factory-guard', 'factory-inventory', 'factory-obs', 'factory-report']);
+    expect(
+      extensionNames()
+        .map((e) => e.name)
+        .sort(),
+    ).toEqual([
+      'damage-control',
+      'factory-compact',
+      'factory-context',
+      'factory-guard',
+      'factory-inventory',
+      'factory-obs',
+      'factory-report',
+    ]);
     expect(extensionNames().every((e) => e.required)).toBe(true);
   });
 });
@@ -68,10 +80,18 @@ describe('the doctor sees the whole node', () => {
     expect(droppedByFilter({ source: '../factory' })).toEqual([]);
     expect(droppedByFilter(nodePackageEntry('../factory'))).toEqual([]);
     expect(droppedByFilter({ source: '../f', extensions: ['.pi/extensions'] })).toEqual([]);
-    expect(droppedByFilter({ source: '../f', extensions: ['.pi/extensions/*.ts', '!.pi/extensions/damage-control.ts'] })).toEqual(['.pi/extensions/damage-control.ts']);
-    expect(droppedByFilter({ source: '../f', extensions: ['!.pi/extensions/factory-compact.ts'] })).toEqual(['.pi/extensions/factory-compact.ts']);
-    expect(droppedByFilter({ source: '../f', extensions: ['.pi/extensions/*.ts', '-.pi/extensions/factory-obs.ts'] })).toEqual(['.pi/extensions/factory-obs.ts']);
-    expect(droppedByFilter({ source: '../f', extensions: ['!.pi/extensions/*.ts', '+.pi/extensions/factory-obs.ts'] })).toEqual(ALL.filter((f) => !f.endsWith('factory-obs.ts')));
+    expect(
+      droppedByFilter({ source: '../f', extensions: ['.pi/extensions/*.ts', '!.pi/extensions/damage-control.ts'] }),
+    ).toEqual(['.pi/extensions/damage-control.ts']);
+    expect(droppedByFilter({ source: '../f', extensions: ['!.pi/extensions/factory-compact.ts'] })).toEqual([
+      '.pi/extensions/factory-compact.ts',
+    ]);
+    expect(
+      droppedByFilter({ source: '../f', extensions: ['.pi/extensions/*.ts', '-.pi/extensions/factory-obs.ts'] }),
+    ).toEqual(['.pi/extensions/factory-obs.ts']);
+    expect(
+      droppedByFilter({ source: '../f', extensions: ['!.pi/extensions/*.ts', '+.pi/extensions/factory-obs.ts'] }),
+    ).toEqual(ALL.filter((f) => !f.endsWith('factory-obs.ts')));
     expect(droppedByFilter({ source: '../f', extensions: [] })).toEqual(ALL);
     expect(droppedByFilter({ source: '../f', extensions: 'all' })).toEqual(ALL);
   });
@@ -85,19 +105,36 @@ describe('the doctor sees the whole node', () => {
       rmSync(path.join(factory, '.pi/extensions/factory-context.ts'));
       const repo = path.join(scratch, 'repo');
       mkdirSync(path.join(repo, '.pi'), { recursive: true });
-      const entry = { ...nodePackageEntry('../../factory'), extensions: ALL.filter((f) => !f.endsWith('damage-control.ts')) };
+      const entry = {
+        ...nodePackageEntry('../../factory'),
+        extensions: ALL.filter((f) => !f.endsWith('damage-control.ts')),
+      };
       writeFileSync(path.join(repo, '.pi/settings.json'), JSON.stringify({ packages: [entry] }));
       const ctx = await createDoctorContext({ cwd: repo, env: { PATH: process.env.PATH }, factoryRoot: factory });
       const rows = Object.fromEntries((await runDoctor(ctx, { only: ['node'] })).map((r) => [r.id, r]));
-      expect(rows['node.ext.factory-context']).toMatchObject({ status: 'fail', detail: expect.stringMatching(/factory-context\.ts: missing$/) });
+      expect(rows['node.ext.factory-context']).toMatchObject({
+        status: 'fail',
+        detail: expect.stringMatching(/factory-context\.ts: missing$/),
+      });
       expect(rows['node.ext.factory-compact']).toMatchObject({ status: 'ok' });
-      expect(rows['node.settings']).toMatchObject({ status: 'fail', detail: expect.stringContaining('does not load .pi/extensions/damage-control.ts (its extensions filter)') });
+      expect(rows['node.settings']).toMatchObject({
+        status: 'fail',
+        detail: expect.stringContaining('does not load .pi/extensions/damage-control.ts (its extensions filter)'),
+      });
       // Another install of the factory loaded beside this one: pi would refuse to start (report_phase twice).
       const other = path.join(scratch, 'other-install');
       cpSync(path.join(factoryRoot(), '.pi'), path.join(other, '.pi'), { recursive: true });
-      writeFileSync(path.join(repo, '.pi/settings.json'), JSON.stringify({ packages: [nodePackageEntry('../../other-install'), nodePackageEntry('../../factory')] }));
+      writeFileSync(
+        path.join(repo, '.pi/settings.json'),
+        JSON.stringify({ packages: [nodePackageEntry('../../other-install'), nodePackageEntry('../../factory')] }),
+      );
       const twice = Object.fromEntries((await runDoctor(ctx, { only: ['node'] })).map((r) => [r.id, r]));
-      expect(twice['node.settings']).toMatchObject({ status: 'fail', detail: expect.stringMatching(/loads the factory 2 times \("\.\.\/\.\.\/other-install", "\.\.\/\.\.\/factory"\): pi would load the node twice/) });
+      expect(twice['node.settings']).toMatchObject({
+        status: 'fail',
+        detail: expect.stringMatching(
+          /loads the factory 2 times \("\.\.\/\.\.\/other-install", "\.\.\/\.\.\/factory"\): pi would load the node twice/,
+        ),
+      });
     } finally {
       rmSync(scratch, { recursive: true, force: true });
     }

@@ -31,35 +31,64 @@ describe('doctor: repo checks', () => {
     const rows = await repoRows(workspace({ 'README.md': '# x\n' }));
     expect(rows['repo.gates']).toMatchObject({ status: 'warn', fix: expect.stringContaining('factory init') });
     for (const role of ['builder', 'prompter']) {
-      expect(rows[`repo.brief.${role}`]).toMatchObject({ status: 'warn', severity: 'optional', detail: `the repository has none: ${role} gets the factory's neutral default` });
+      expect(rows[`repo.brief.${role}`]).toMatchObject({
+        status: 'warn',
+        severity: 'optional',
+        detail: `the repository has none: ${role} gets the factory's neutral default`,
+      });
     }
   });
 
   it("the placeholder gate fails, a real one is named, and the repo's own brief is the one used", async () => {
-    const roster = (run: string) => `gateway: ""\npayload: { dir: ., commands: [{ run: ${JSON.stringify(run)} }] }\nagents:\n  judge: { model: scripted/alpha }\n`;
+    const roster = (run: string) =>
+      `gateway: ""\npayload: { dir: ., commands: [{ run: ${JSON.stringify(run)} }] }\nagents:\n  judge: { model: scripted/alpha }\n`;
     const placeholder = await repoRows(workspace({ 'adws/adw_config/factory.config.yaml': roster(PLACEHOLDER_GATE) }));
-    expect(placeholder['repo.gates']).toMatchObject({ status: 'fail', detail: "payload.commands[0] is factory init's placeholder (it always fails)" });
+    expect(placeholder['repo.gates']).toMatchObject({
+      status: 'fail',
+      detail: "payload.commands[0] is factory init's placeholder (it always fails)",
+    });
 
-    const dir = workspace({ 'adws/adw_config/factory.config.yaml': roster('make check'), 'adws/adw_config/briefs/builder.md': '# Ours\nTabs only.\n' });
+    const dir = workspace({
+      'adws/adw_config/factory.config.yaml': roster('make check'),
+      'adws/adw_config/briefs/builder.md': '# Ours\nTabs only.\n',
+    });
     const rows = await repoRows(dir);
     expect(rows['repo.gates']).toMatchObject({ status: 'ok', detail: 'make check' });
-    expect(rows['repo.brief.builder']).toMatchObject({ status: 'ok', detail: 'adws/adw_config/briefs/builder.md (17 characters)' });
+    expect(rows['repo.brief.builder']).toMatchObject({
+      status: 'ok',
+      detail: 'adws/adw_config/briefs/builder.md (17 characters)',
+    });
     expect(rows['repo.brief.judge']?.status).toBe('warn'); // a role the roster names is checked too
   });
 
-  it('a roster that routes the prompter but lacks the builder names the builder, with the fix (pi\'s default model otherwise)', async () => {
+  it("a roster that routes the prompter but lacks the builder names the builder, with the fix (pi's default model otherwise)", async () => {
     const { modelChecks } = await import('../../src/doctor/modelChecks.js');
     const roster = 'gateway: ""\nagents:\n  prompter: { model: scripted/alpha }\n';
-    const ctx = await createDoctorContext({ cwd: workspace({ 'adws/adw_config/factory.config.yaml': roster }), env: { PATH: process.env.PATH }, factoryRoot: factoryRoot() });
+    const ctx = await createDoctorContext({
+      cwd: workspace({ 'adws/adw_config/factory.config.yaml': roster }),
+      env: { PATH: process.env.PATH },
+      factoryRoot: factoryRoot(),
+    });
     const lacking = modelChecks(ctx).find((c) => c.id === 'models.route.builder');
     expect(lacking).toBeDefined();
-    expect(await lacking!.run(ctx)).toMatchObject({ status: 'warn', detail: "the roster has no builder: factory build and every bon arm would run on pi's default model", fix: expect.stringContaining('agents.builder.model') });
+    expect(await lacking!.run(ctx)).toMatchObject({
+      status: 'warn',
+      detail: "the roster has no builder: factory build and every bon arm would run on pi's default model",
+      fix: expect.stringContaining('agents.builder.model'),
+    });
     expect(modelChecks(ctx).some((c) => c.id === 'models.route.judge')).toBe(false);
   });
 
   it('names pi --list-models as the user types it: pi, or "$FACTORY_PI" — never a path to a bundled Node and pi', async () => {
     const { listModelsCommand } = await import('../../src/doctor/modelChecks.js');
-    const pi = (source: 'FACTORY_PI' | 'PATH' | 'bundled') => ({ pi: { command: '/opt/node/bin/node', prefixArgs: ['/opt/pi/cli.js'], source, display: '/opt/node/bin/node /opt/pi/cli.js' } });
+    const pi = (source: 'FACTORY_PI' | 'PATH' | 'bundled') => ({
+      pi: {
+        command: '/opt/node/bin/node',
+        prefixArgs: ['/opt/pi/cli.js'],
+        source,
+        display: '/opt/node/bin/node /opt/pi/cli.js',
+      },
+    });
     expect(listModelsCommand(pi('bundled'), 'openrouter')).toBe('pi --list-models openrouter');
     expect(listModelsCommand(pi('PATH'), 'openrouter')).toBe('pi --list-models openrouter');
     expect(listModelsCommand(pi('FACTORY_PI'), 'openrouter')).toBe('"$FACTORY_PI" --list-models openrouter');

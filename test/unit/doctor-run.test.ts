@@ -65,10 +65,14 @@ describe('runDoctor', () => {
         fake('boom', async () => {
           throw new Error('probe exploded');
         }),
-        fake('slow', async () => {
-          slowRan = true;
-          return { status: 'ok', detail: '' };
-        }, { slow: true }),
+        fake(
+          'slow',
+          async () => {
+            slowRan = true;
+            return { status: 'ok', detail: '' };
+          },
+          { slow: true },
+        ),
       ],
     });
     expect(results[0]).toMatchObject({ status: 'fail', detail: 'the check itself failed: probe exploded' });
@@ -77,7 +81,10 @@ describe('runDoctor', () => {
   });
 
   it('selects by id or id prefix, and names selectors that match nothing', async () => {
-    const checks = [fake('tools.git', async () => ({ status: 'ok', detail: '' })), fake('node.ext.obs', async () => ({ status: 'ok', detail: '' }))];
+    const checks = [
+      fake('tools.git', async () => ({ status: 'ok', detail: '' })),
+      fake('node.ext.obs', async () => ({ status: 'ok', detail: '' })),
+    ];
     expect(selects(['node'], 'node.ext.obs')).toBe(true);
     expect(selects(['node.ex'], 'node.ext.obs')).toBe(false);
     expect(unknownSelectors(checks, ['tools.git', 'nope'])).toEqual(['nope']);
@@ -86,14 +93,21 @@ describe('runDoctor', () => {
   });
 
   it('drops a fix hint from an ok or skipped result', async () => {
-    const [r] = await runDoctor(ctx, { checks: [fake('x', async () => ({ status: 'ok', detail: 'fine', fix: 'nothing' }))] });
+    const [r] = await runDoctor(ctx, {
+      checks: [fake('x', async () => ({ status: 'ok', detail: 'fine', fix: 'nothing' }))],
+    });
     expect(r?.fix).toBeUndefined();
   });
 });
 
 describe('doctorExit', () => {
   it('is 0 when every required check passes; optional failures and warnings do not count unless strict', () => {
-    const results = [result('a', 'ok'), result('b', 'fail', { severity: 'optional' }), result('c', 'warn'), result('d', 'skipped')];
+    const results = [
+      result('a', 'ok'),
+      result('b', 'fail', { severity: 'optional' }),
+      result('c', 'warn'),
+      result('d', 'skipped'),
+    ];
     expect(doctorExit(results)).toBe(0);
     expect(doctorExit(results, { strict: true })).toBe(1);
     expect(doctorExit([...results, result('e', 'fail')])).toBe(1);
@@ -121,13 +135,22 @@ describe('headless rows and --json', () => {
       '  – tests.battery  skipped by --quick',
       '1 ok, 1 warning, 1 failed, 1 skipped',
     ]);
-    expect(doctorSummary([result('a', 'ok'), result('b', 'warn'), result('c', 'warn')])).toBe('1 ok, 2 warnings, 0 failed, 0 skipped');
+    expect(doctorSummary([result('a', 'ok'), result('b', 'warn'), result('c', 'warn')])).toBe(
+      '1 ok, 2 warnings, 0 failed, 0 skipped',
+    );
   });
 
   it('--json carries every field, fix null when absent', () => {
     expect(doctorJson(results.slice(0, 2))).toEqual({
       checks: [
-        { id: 'node.rules', category: 'node', severity: 'required', status: 'fail', detail: 'broken', fix: 'correct it' },
+        {
+          id: 'node.rules',
+          category: 'node',
+          severity: 'required',
+          status: 'fail',
+          detail: 'broken',
+          fix: 'correct it',
+        },
         { id: 'tools.git', category: 'tools', severity: 'required', status: 'ok', detail: 'git 2.43.0', fix: null },
       ],
     });

@@ -54,7 +54,12 @@ describe('reduceDoctor', () => {
       { type: 'begin', generation: 1 },
       { type: 'planned', generation: 1, checks: [BATTERY, GIT, PI, CLAUDE] },
     ]);
-    expect(statuses(state)).toEqual({ 'tests.battery': 'pending', 'tools.git': 'pending', 'pi.version': 'pending', 'tools.claude': 'pending' });
+    expect(statuses(state)).toEqual({
+      'tests.battery': 'pending',
+      'tools.git': 'pending',
+      'pi.version': 'pending',
+      'tools.claude': 'pending',
+    });
     const live = fold(
       [
         { type: 'started', generation: 1, check: PI },
@@ -63,7 +68,12 @@ describe('reduceDoctor', () => {
       ],
       state,
     );
-    expect(statuses(live)).toEqual({ 'tests.battery': 'pending', 'tools.git': 'running', 'pi.version': 'fail', 'tools.claude': 'pending' });
+    expect(statuses(live)).toEqual({
+      'tests.battery': 'pending',
+      'tools.git': 'running',
+      'pi.version': 'fail',
+      'tools.claude': 'pending',
+    });
     expect(doctorProgressLine(live)).toBe('0 ok, 0 warnings, 1 failed, 0 skipped · 3 running');
     expect(doctorModeOf(live)).toBe('running');
     // Display groups follow the category order (tools, pi, node, models, tests), rows their planned order.
@@ -81,14 +91,21 @@ describe('reduceDoctor', () => {
       { type: 'started', generation: 1, check: BATTERY },
       { type: 'started', generation: 1, check: GIT },
     ]);
-    expect(state.rows.map((r) => [r.id, r.status])).toEqual([['tests.battery', 'skipped'], ['tools.git', 'running']]);
+    expect(state.rows.map((r) => [r.id, r.status])).toEqual([
+      ['tests.battery', 'skipped'],
+      ['tools.git', 'running'],
+    ]);
   });
 
   it('finished fills in what no callback said, drops planned rows not run, and sets the tone', () => {
     const state = fold([
       { type: 'begin', generation: 1 },
       { type: 'planned', generation: 1, checks: [GIT, CLAUDE, PI] },
-      { type: 'finished', generation: 1, results: [result(GIT, 'ok', 'git 2.43'), result(CLAUDE, 'warn', 'claude not found', 'npm i -g claude')] },
+      {
+        type: 'finished',
+        generation: 1,
+        results: [result(GIT, 'ok', 'git 2.43'), result(CLAUDE, 'warn', 'claude not found', 'npm i -g claude')],
+      },
     ]);
     expect(state.finished).toBe(true);
     expect(state.rows.map((r) => r.id)).toEqual(['tools.git', 'tools.claude']);
@@ -121,17 +138,28 @@ describe('reduceDoctor', () => {
   });
 
   it('rerun is refused while a pass runs, and nothing moves once closing', () => {
-    const running = fold([{ type: 'begin', generation: 1 }, { type: 'started', generation: 1, check: GIT }]);
-    expect(reduceDoctor(running, { type: 'rerun' })).toEqual({ state: expect.objectContaining({ statusLine: RERUN_REFUSED, finished: false }) });
+    const running = fold([
+      { type: 'begin', generation: 1 },
+      { type: 'started', generation: 1, check: GIT },
+    ]);
+    expect(reduceDoctor(running, { type: 'rerun' })).toEqual({
+      state: expect.objectContaining({ statusLine: RERUN_REFUSED, finished: false }),
+    });
     const closed = reduceDoctor(running, { type: 'close' }).state;
     expect(doctorModeOf(closed)).toBe('closing');
-    expect(reduceDoctor(closed, { type: 'resolved', generation: 1, result: result(GIT, 'ok', 'x') }).state).toBe(closed);
+    expect(reduceDoctor(closed, { type: 'resolved', generation: 1, result: result(GIT, 'ok', 'x') }).state).toBe(
+      closed,
+    );
   });
 });
 
 describe('reduceDoctor effects: what the core is asked for, folded over a list of actions', () => {
-  const effects = (actions: DoctorAction[], state: DoctorState = initialDoctorState()): DoctorEffect[] => foldSteps(reduceDoctor, actions, state).effects;
-  const done: DoctorAction[] = [{ type: 'begin', generation: 1 }, { type: 'finished', generation: 1, results: [result(GIT, 'ok', 'git 2.43')] }];
+  const effects = (actions: DoctorAction[], state: DoctorState = initialDoctorState()): DoctorEffect[] =>
+    foldSteps(reduceDoctor, actions, state).effects;
+  const done: DoctorAction[] = [
+    { type: 'begin', generation: 1 },
+    { type: 'finished', generation: 1, results: [result(GIT, 'ok', 'git 2.43')] },
+  ];
 
   it('rerun only once a pass is over, once per pass', () => {
     expect(effects([{ type: 'begin', generation: 1 }, { type: 'rerun' }])).toEqual([]);
@@ -140,7 +168,9 @@ describe('reduceDoctor effects: what the core is asked for, folded over a list o
 
   it('close (or quit, from the home) once; nothing after it', () => {
     expect(effects([{ type: 'close' }, { type: 'close' }, { type: 'rerun' }])).toEqual([{ type: 'close' }]);
-    expect(effects([...done, { type: 'close', quit: true }, { type: 'close' }, { type: 'rerun' }])).toEqual([{ type: 'quit' }]);
+    expect(effects([...done, { type: 'close', quit: true }, { type: 'close' }, { type: 'rerun' }])).toEqual([
+      { type: 'quit' },
+    ]);
   });
 });
 
@@ -148,21 +178,30 @@ describe('doctor selectors: what the checklist draws', () => {
   it('the mark of a row: planned ○, none while it runs (a spinner), the headless mark once resolved', () => {
     expect(doctorMark({ status: 'pending' })).toBe(PLANNED_MARK);
     expect(doctorMark({ status: 'running' })).toBeUndefined();
-    expect(['ok', 'warn', 'fail', 'skipped'].map((status) => doctorMark({ status: status as DoctorResult['status'] }))).toEqual(['✓', '!', '✗', '–']);
+    expect(
+      ['ok', 'warn', 'fail', 'skipped'].map((status) => doctorMark({ status: status as DoctorResult['status'] })),
+    ).toEqual(['✓', '!', '✗', '–']);
   });
 
   it('(optional) after an optional check that is not ok, as the headless rows say', () => {
-    expect(optionalNote({ severity: 'optional', result: result(CLAUDE, 'warn', 'claude not found') })).toBe(' (optional)');
+    expect(optionalNote({ severity: 'optional', result: result(CLAUDE, 'warn', 'claude not found') })).toBe(
+      ' (optional)',
+    );
     expect(optionalNote({ severity: 'optional', result: result(CLAUDE, 'ok', 'claude 1.0') })).toBe('');
     expect(optionalNote({ severity: 'required', result: result(GIT, 'fail', 'git missing') })).toBe('');
     expect(optionalNote({ severity: 'optional' })).toBe('');
   });
 
   it('the clock spins while a check runs, and stops once closing', () => {
-    const running = fold([{ type: 'begin', generation: 1 }, { type: 'started', generation: 1, check: GIT }]);
+    const running = fold([
+      { type: 'begin', generation: 1 },
+      { type: 'started', generation: 1, check: GIT },
+    ]);
     expect(doctorSpinning(running)).toBe(true);
     expect(doctorSpinning(fold([{ type: 'close' }], running))).toBe(false);
-    expect(doctorSpinning(fold([{ type: 'resolved', generation: 1, result: result(GIT, 'ok', 'git') }], running))).toBe(false);
+    expect(doctorSpinning(fold([{ type: 'resolved', generation: 1, result: result(GIT, 'ok', 'git') }], running))).toBe(
+      false,
+    );
   });
 });
 
@@ -198,7 +237,12 @@ describe('doctor keys', () => {
     const scroll = '↑/k/↓/j scroll · PgUp/PgDn page · g top · G end';
     expect(helpText(DOCTOR_KEYS.home.finished)).toBe(`${scroll} · r re-run · q/esc back to runs · ctrl-c quit`);
     expect(helpText(DOCTOR_KEYS.command.running)).toBe(`${scroll} · q/esc/ctrl-c quit`);
-    const quitter = { ...recorder(), quit() { this.calls.push('quit'); } };
+    const quitter = {
+      ...recorder(),
+      quit() {
+        this.calls.push('quit');
+      },
+    };
     const store = createDoctorStore(initialDoctorState('home'));
     press(store, quitter, 'ctrl+c');
     expect(quitter.calls).toEqual(['quit']);
@@ -211,7 +255,10 @@ describe('doctor keys', () => {
   it('scroll keys move the window within the checklist, a page keeping one line in view; the end of a pass opens on its first problem', () => {
     const store = createDoctorStore();
     const controller = recorder();
-    const checks = Array.from({ length: 30 }, (_, i): DoctorCheckInfo => ({ id: `node.c${i}`, category: 'node', severity: 'required', title: `c${i}` }));
+    const checks = Array.from(
+      { length: 30 },
+      (_, i): DoctorCheckInfo => ({ id: `node.c${i}`, category: 'node', severity: 'required', title: `c${i}` }),
+    );
     const { dispatch } = store.getState();
     dispatch({ type: 'begin', generation: 1 });
     dispatch({ type: 'planned', generation: 1, checks });
@@ -219,7 +266,8 @@ describe('doctor keys', () => {
     dispatch({ type: 'finished', generation: 1, results });
     // 1 heading, 30 rows, 1 fix: the failing row is line 21.
     expect(store.getState().offset).toBe(21);
-    const key = (intent: Parameters<typeof dispatchDoctorIntent>[2]) => dispatchDoctorIntent(store, controller, intent, { page: 10 });
+    const key = (intent: Parameters<typeof dispatchDoctorIntent>[2]) =>
+      dispatchDoctorIntent(store, controller, intent, { page: 10 });
     key('down');
     expect(store.getState().offset).toBe(22); // the last window: 32 lines, 10 shown
     key('down');
@@ -241,7 +289,13 @@ describe('doctor keys', () => {
 
   it('d on the home screen opens the doctor through the controller', () => {
     const calls: string[] = [];
-    const home: HomeController = { listRuns: () => [], runEvents: () => [], resume: () => {}, quit: () => {}, doctor: () => calls.push('doctor') };
+    const home: HomeController = {
+      listRuns: () => [],
+      runEvents: () => [],
+      resume: () => {},
+      quit: () => {},
+      doctor: () => calls.push('doctor'),
+    };
     dispatchHomeIntent(createHomeStore(), home, 'doctor');
     expect(calls).toEqual(['doctor']);
     // Without a doctor the key is harmless.
@@ -277,10 +331,18 @@ describe('runDoctorInto with the real runDoctor', () => {
     const store = createDoctorStore();
     const pass = runDoctorInto(store, (hooks) => runDoctor(ctx, { quick: true, checks, ...hooks }), checks);
     await Promise.resolve();
-    expect(statuses(store.getState())).toEqual({ 'tools.git': 'running', 'pi.version': 'running', 'tests.battery': 'skipped' });
+    expect(statuses(store.getState())).toEqual({
+      'tools.git': 'running',
+      'pi.version': 'running',
+      'tests.battery': 'skipped',
+    });
     pi.resolve({ status: 'fail', detail: 'pi not found', fix: 'npm i -g @earendil-works/pi-coding-agent' });
     await new Promise((r) => setImmediate(r));
-    expect(statuses(store.getState())).toEqual({ 'tools.git': 'running', 'pi.version': 'fail', 'tests.battery': 'skipped' });
+    expect(statuses(store.getState())).toEqual({
+      'tools.git': 'running',
+      'pi.version': 'fail',
+      'tests.battery': 'skipped',
+    });
     git.resolve({ status: 'ok', detail: 'git 2.43.0' });
     const results = await pass;
     expect(results?.map((r) => r.status)).toEqual(['ok', 'fail', 'skipped']);

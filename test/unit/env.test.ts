@@ -2,7 +2,17 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { childEnv, emptyDotEnv, isSecretName, loadDotEnv, missingProfileKeys, parseDotEnv, secretEntries, secretValues, type DotEnv } from '../../src/config/env.js';
+import {
+  childEnv,
+  emptyDotEnv,
+  isSecretName,
+  loadDotEnv,
+  missingProfileKeys,
+  parseDotEnv,
+  secretEntries,
+  secretValues,
+  type DotEnv,
+} from '../../src/config/env.js';
 
 let dir: string;
 beforeEach(() => {
@@ -54,7 +64,13 @@ describe('parseDotEnv', () => {
   });
 
   it('skips malformed lines with a warning naming the line, never the value', () => {
-    const text = ['GOOD=1', 'no equals sign sk-secret-aaaa', '9BAD=sk-secret-bbbb', 'OPEN="sk-secret-cccc', 'NEXT=2'].join('\n');
+    const text = [
+      'GOOD=1',
+      'no equals sign sk-secret-aaaa',
+      '9BAD=sk-secret-bbbb',
+      'OPEN="sk-secret-cccc',
+      'NEXT=2',
+    ].join('\n');
     const { values, warnings } = parseDotEnv(text, '/repo/.env');
     // The unclosed quote swallows nothing: the parser gives up on that line only.
     expect(values).toEqual({ GOOD: '1', NEXT: '2' });
@@ -122,44 +138,109 @@ describe('childEnv', () => {
     UNSET: undefined,
   };
   const dotenv = (values: Record<string, string>, realEnv = real): DotEnv => {
-    fs.writeFileSync(path.join(dir, '.env'), Object.entries(values).map(([k, v]) => `${k}=${v}`).join('\n'));
+    fs.writeFileSync(
+      path.join(dir, '.env'),
+      Object.entries(values)
+        .map(([k, v]) => `${k}=${v}`)
+        .join('\n'),
+    );
     return loadDotEnv(dir, realEnv);
   };
 
   it('keeps what the outcome of a suite hangs on: colour switches and toolchain homes, as the shell has them', () => {
-    const shell = { ...real, NODE_DISABLE_COLORS: '1', CLICOLOR_FORCE: '1', PY_COLORS: '1', JAVA_HOME: '/opt/jdk', VIRTUAL_ENV: '/w/.venv', PYENV_VERSION: '3.12.1', CARGO_HOME: '/c' };
+    const shell = {
+      ...real,
+      NODE_DISABLE_COLORS: '1',
+      CLICOLOR_FORCE: '1',
+      PY_COLORS: '1',
+      JAVA_HOME: '/opt/jdk',
+      VIRTUAL_ENV: '/w/.venv',
+      PYENV_VERSION: '3.12.1',
+      CARGO_HOME: '/c',
+    };
     const env = childEnv({ real: shell, dotenv: emptyDotEnv() });
-    for (const name of ['NODE_DISABLE_COLORS', 'CLICOLOR_FORCE', 'PY_COLORS', 'JAVA_HOME', 'VIRTUAL_ENV', 'PYENV_VERSION', 'CARGO_HOME']) {
+    for (const name of [
+      'NODE_DISABLE_COLORS',
+      'CLICOLOR_FORCE',
+      'PY_COLORS',
+      'JAVA_HOME',
+      'VIRTUAL_ENV',
+      'PYENV_VERSION',
+      'CARGO_HOME',
+    ]) {
       expect(env[name], name).toBe(shell[name as keyof typeof shell]);
     }
   });
 
   it('keeps only the allowlist of the real environment', () => {
     const env = childEnv({ real, dotenv: emptyDotEnv() });
-    for (const name of ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TERM', 'GIT_AUTHOR_NAME', 'PI_CODING_AGENT_DIR', 'PI_OFFLINE', 'PI_SKIP_VERSION_CHECK', 'PI_TELEMETRY', 'FACTORY_PI']) {
+    for (const name of [
+      'PATH',
+      'HOME',
+      'LANG',
+      'LC_ALL',
+      'TERM',
+      'GIT_AUTHOR_NAME',
+      'PI_CODING_AGENT_DIR',
+      'PI_OFFLINE',
+      'PI_SKIP_VERSION_CHECK',
+      'PI_TELEMETRY',
+      'FACTORY_PI',
+    ]) {
       expect(env[name], name).toBe(real[name]);
     }
-    for (const name of ['GIT_ASKPASS', 'GIT_CONFIG_PARAMETERS', 'GIT_DIR', 'GIT_TOKEN', 'PI_UNRELATED', 'GITHUB_TOKEN', 'DATABASE_URL', 'NODE_OPTIONS', 'RANDOM_THING', 'UNSET']) {
+    for (const name of [
+      'GIT_ASKPASS',
+      'GIT_CONFIG_PARAMETERS',
+      'GIT_DIR',
+      'GIT_TOKEN',
+      'PI_UNRELATED',
+      'GITHUB_TOKEN',
+      'DATABASE_URL',
+      'NODE_OPTIONS',
+      'RANDOM_THING',
+      'UNSET',
+    ]) {
       expect(name in env, name).toBe(false);
     }
   });
 
   it('without a profile the vault is open: every .env value and the real provider variables pass', () => {
-    const env = childEnv({ real, dotenv: dotenv({ OPENROUTER_API_KEY: 'sk-or-file', ZAI_API_KEY: 'zai-file', APP_MODE: 'dev' }) });
-    expect(env).toMatchObject({ OPENROUTER_API_KEY: 'sk-or-file', ZAI_API_KEY: 'zai-file', APP_MODE: 'dev', ANTHROPIC_API_KEY: 'sk-ant-real', AWS_REGION: 'eu-west-1' });
+    const env = childEnv({
+      real,
+      dotenv: dotenv({ OPENROUTER_API_KEY: 'sk-or-file', ZAI_API_KEY: 'zai-file', APP_MODE: 'dev' }),
+    });
+    expect(env).toMatchObject({
+      OPENROUTER_API_KEY: 'sk-or-file',
+      ZAI_API_KEY: 'zai-file',
+      APP_MODE: 'dev',
+      ANTHROPIC_API_KEY: 'sk-ant-real',
+      AWS_REGION: 'eu-west-1',
+    });
     expect(env.SSH_AUTH_SOCK).toBe('/tmp/agent.sock');
     expect('GITHUB_TOKEN' in env).toBe(false); // the user's credentials that are not a provider's stay out
   });
 
   it('a profile closes the vault: only its keys come back, from .env or the real environment', () => {
     const file = dotenv({ OPENROUTER_API_KEY: 'sk-or-file', ZAI_API_KEY: 'zai-file', APP_MODE: 'dev' });
-    const env = childEnv({ real, dotenv: file, profile: { keys: ['OPENROUTER_API_KEY', 'GITHUB_TOKEN'] }, extra: { FACTORY_PHASE: 'build', MAX_THINKING_TOKENS: '8192' } });
+    const env = childEnv({
+      real,
+      dotenv: file,
+      profile: { keys: ['OPENROUTER_API_KEY', 'GITHUB_TOKEN'] },
+      extra: { FACTORY_PHASE: 'build', MAX_THINKING_TOKENS: '8192' },
+    });
     expect(env.OPENROUTER_API_KEY).toBe('sk-or-file');
     expect(env.GITHUB_TOKEN).toBe('ghp_real'); // named by the profile: the real environment's value
     for (const name of ['ZAI_API_KEY', 'APP_MODE', 'ANTHROPIC_API_KEY', 'AWS_REGION', 'SSH_AUTH_SOCK', 'GIT_TOKEN']) {
       expect(name in env, name).toBe(false);
     }
-    expect(env).toMatchObject({ PATH: '/usr/bin', HOME: '/home/me', PI_CODING_AGENT_DIR: '/tmp/pi', FACTORY_PHASE: 'build', MAX_THINKING_TOKENS: '8192' });
+    expect(env).toMatchObject({
+      PATH: '/usr/bin',
+      HOME: '/home/me',
+      PI_CODING_AGENT_DIR: '/tmp/pi',
+      FACTORY_PHASE: 'build',
+      MAX_THINKING_TOKENS: '8192',
+    });
   });
 
   it('a profile with no keys (a subscription route) leaves no key at all', () => {
@@ -170,29 +251,63 @@ describe('childEnv', () => {
 
   it('the real environment wins over .env under a profile too', () => {
     const realEnv = { ...real, OPENROUTER_API_KEY: 'sk-or-shell' };
-    const env = childEnv({ real: realEnv, dotenv: dotenv({ OPENROUTER_API_KEY: 'sk-or-file' }, realEnv), profile: { keys: ['OPENROUTER_API_KEY'] } });
+    const env = childEnv({
+      real: realEnv,
+      dotenv: dotenv({ OPENROUTER_API_KEY: 'sk-or-file' }, realEnv),
+      profile: { keys: ['OPENROUTER_API_KEY'] },
+    });
     expect(env.OPENROUTER_API_KEY).toBe('sk-or-shell');
   });
 
   it('missingProfileKeys names the keys found nowhere', () => {
     const file = dotenv({ ZAI_API_KEY: 'zai-file' });
-    expect(missingProfileKeys({ keys: ['ZAI_API_KEY', 'GITHUB_TOKEN', 'KIMI_API_KEY'] }, real, file)).toEqual(['KIMI_API_KEY']);
+    expect(missingProfileKeys({ keys: ['ZAI_API_KEY', 'GITHUB_TOKEN', 'KIMI_API_KEY'] }, real, file)).toEqual([
+      'KIMI_API_KEY',
+    ]);
   });
 });
 
 describe('secret names and values', () => {
   it('recognises credential names without flagging ordinary ones', () => {
-    for (const name of ['OPENAI_API_KEY', 'OPENROUTER_APIKEY', 'GITHUB_TOKEN', 'HF_TOKEN', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'DB_PASSWORD', 'MYSQL_PWD_PASSWD', 'NPM_AUTH', 'CLIENT_SECRET', 'GITHUBTOKEN', 'ssh-private']) {
+    for (const name of [
+      'OPENAI_API_KEY',
+      'OPENROUTER_APIKEY',
+      'GITHUB_TOKEN',
+      'HF_TOKEN',
+      'AWS_SECRET_ACCESS_KEY',
+      'AWS_SESSION_TOKEN',
+      'DB_PASSWORD',
+      'MYSQL_PWD_PASSWD',
+      'NPM_AUTH',
+      'CLIENT_SECRET',
+      'GITHUBTOKEN',
+      'ssh-private',
+    ]) {
       expect(isSecretName(name), name).toBe(true);
     }
-    for (const name of ['PATH', 'SSH_AUTH_SOCK', 'GIT_AUTHOR_NAME', 'TOKENIZERS_PARALLELISM', 'KEYBOARD_LAYOUT', 'MONKEY', 'PI_OFFLINE', 'AWS_REGION']) {
+    for (const name of [
+      'PATH',
+      'SSH_AUTH_SOCK',
+      'GIT_AUTHOR_NAME',
+      'TOKENIZERS_PARALLELISM',
+      'KEYBOARD_LAYOUT',
+      'MONKEY',
+      'PI_OFFLINE',
+      'AWS_REGION',
+    ]) {
       expect(isSecretName(name), name).toBe(false);
     }
   });
 
   it('every .env value, every secret-looking real value and the profile keys, deduplicated', () => {
     fs.writeFileSync(path.join(dir, '.env'), 'OPENROUTER_API_KEY=sk-or-file\nAPP_MODE=production\nSAME=sk-ant-real\n');
-    const real = { OPENROUTER_API_KEY: 'sk-or-shell', ANTHROPIC_API_KEY: 'sk-ant-real', ACCOUNT_ID: 'acct-123456', PATH: '/usr/bin', EMPTY_TOKEN: '' };
+    const real = {
+      OPENROUTER_API_KEY: 'sk-or-shell',
+      ANTHROPIC_API_KEY: 'sk-ant-real',
+      ACCOUNT_ID: 'acct-123456',
+      PATH: '/usr/bin',
+      EMPTY_TOKEN: '',
+    };
     const file = loadDotEnv(dir, real);
     expect(secretEntries(real, file, { keys: ['ACCOUNT_ID'] })).toEqual([
       { name: 'OPENROUTER_API_KEY', value: 'sk-or-file' }, // shadowed by the shell, still a secret written in a file

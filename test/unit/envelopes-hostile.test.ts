@@ -31,7 +31,8 @@ function motifOf(payload: unknown, type = Envelope as typeof Envelope | typeof B
   return '<accepted>';
 }
 
-const nested = (open: string, close: string, depth: number, inner = '') => `${open.repeat(depth)}${inner}${close.repeat(depth)}`;
+const nested = (open: string, close: string, depth: number, inner = '') =>
+  `${open.repeat(depth)}${inner}${close.repeat(depth)}`;
 
 /** A value nested `depth` levels deep, built without recursion. */
 function deepArray(depth: number): unknown {
@@ -66,7 +67,9 @@ describe('parse: adversarial text', () => {
     const junk = 'x{ "y'.repeat(MB / 5);
     expect(parse(`${junk}\n{"status": "fail", "summary": "at the end"}`, Envelope).summary).toBe('at the end');
     const tail = 'z'.repeat(ENVELOPE_SCAN_MAX_CHARS);
-    expect(motifOf(`{"status": "fail"}${tail}`)).toBe(`no JSON object in the last ${ENVELOPE_SCAN_MAX_CHARS} characters of the answer`);
+    expect(motifOf(`{"status": "fail"}${tail}`)).toBe(
+      `no JSON object in the last ${ENVELOPE_SCAN_MAX_CHARS} characters of the answer`,
+    );
   });
 
   it('the number of tries is bounded: spans that do not parse after the envelope end the search', () => {
@@ -83,7 +86,9 @@ describe('parse: adversarial text', () => {
   });
 
   it('an enclosing prose span that does not parse gives way to the object inside it', () => {
-    expect(parse('I wrote { this: {"status": "fail", "summary": "inner"} } and stopped.', Envelope).summary).toBe('inner');
+    expect(parse('I wrote { this: {"status": "fail", "summary": "inner"} } and stopped.', Envelope).summary).toBe(
+      'inner',
+    );
   });
 });
 
@@ -103,8 +108,15 @@ describe('parse: hostile dicts', () => {
       },
     };
     expect(motifOf(trap)).toBe('envelope could not be checked: RangeError: boom');
-    const broken = { ...BuildEnvelope, invariant: () => { throw new TypeError('invariant\u2028bug'); } };
-    expect(motifOf({ status: 'fail' }, broken as typeof BuildEnvelope)).toBe('envelope could not be checked: TypeError: invariant');
+    const broken = {
+      ...BuildEnvelope,
+      invariant: () => {
+        throw new TypeError('invariant\u2028bug');
+      },
+    };
+    expect(motifOf({ status: 'fail' }, broken as typeof BuildEnvelope)).toBe(
+      'envelope could not be checked: TypeError: invariant',
+    );
     expect(motifOf({ status: 10n })).toMatch(/^envelope could not be checked: TypeError: /);
   });
 
@@ -132,10 +144,14 @@ describe('handoff: bounded', () => {
   });
 
   it('a value too deep, cyclic or not JSON is named, never thrown', () => {
-    expect(handoff({ x: deepArray(200_000) })).toBe(`${HEADING}(not shown: the previous envelope is nested deeper than ${ENVELOPE_MAX_DEPTH} levels)`);
+    expect(handoff({ x: deepArray(200_000) })).toBe(
+      `${HEADING}(not shown: the previous envelope is nested deeper than ${ENVELOPE_MAX_DEPTH} levels)`,
+    );
     const cyclic: Record<string, unknown> = { status: 'fail' };
     cyclic.self = cyclic;
-    expect(handoff(cyclic)).toMatch(/^### previous_envelope\n\n\(not shown: the previous envelope cannot be written as JSON: TypeError: /);
+    expect(handoff(cyclic)).toMatch(
+      /^### previous_envelope\n\n\(not shown: the previous envelope cannot be written as JSON: TypeError: /,
+    );
     expect(handoff({ n: 1n })).toMatch(/cannot be written as JSON: TypeError: /);
   });
 

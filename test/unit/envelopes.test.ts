@@ -36,7 +36,11 @@ describe('schema', () => {
     expect(s.type).toBe('object');
     expect(s.additionalProperties).toBe(true);
     expect(s.required).toEqual(['status']);
-    expect(s.properties.status).toMatchObject({ type: 'string', enum: ['success', 'fail'], description: "'success' when the phase reached its goal, else 'fail'" });
+    expect(s.properties.status).toMatchObject({
+      type: 'string',
+      enum: ['success', 'fail'],
+      description: "'success' when the phase reached its goal, else 'fail'",
+    });
     expect(s.properties.artifacts).toMatchObject({ type: 'array', items: { type: 'string' } });
     expect(s.properties.summary.type).toBe('string');
     expect(s.properties.notes_for_next_agent.type).toBe('string');
@@ -46,7 +50,13 @@ describe('schema', () => {
   it('a subtype keeps the base fields and adds its own', () => {
     const s = schema(BuildEnvelope) as any;
     expect(s.title).toBe('BuildEnvelope');
-    expect(Object.keys(s.properties)).toEqual(['status', 'summary', 'artifacts', 'notes_for_next_agent', 'changed_files']);
+    expect(Object.keys(s.properties)).toEqual([
+      'status',
+      'summary',
+      'artifacts',
+      'notes_for_next_agent',
+      'changed_files',
+    ]);
     expect(s.properties.changed_files).toMatchObject({ type: 'array', items: { type: 'string' } });
     expect(s.required).toEqual(['status']);
   });
@@ -63,7 +73,9 @@ describe('schema', () => {
 describe('envelope types by title', () => {
   it('finds each type by its title and names the known ones otherwise', () => {
     expect(envelopeType('BuildEnvelope')).toBe(BuildEnvelope);
-    expect(() => envelopeType('Nope')).toThrow(/unknown envelope type "Nope" \(known: Envelope, BuildEnvelope, JudgeEnvelope\)/);
+    expect(() => envelopeType('Nope')).toThrow(
+      /unknown envelope type "Nope" \(known: Envelope, BuildEnvelope, JudgeEnvelope\)/,
+    );
   });
 });
 
@@ -73,7 +85,9 @@ describe('contract, correction, handoff', () => {
     expect(text).toContain(REPORT_TOOL);
     expect(text).toMatch(/call report_phase once, as the only tool call of your final message/);
     for (const name of ['status', 'summary', 'artifacts', 'notes_for_next_agent']) expect(text).toContain(`"${name}"`);
-    expect(text).toMatch(/No report_phase tool in this session\? Then make this object, filled in, the last thing in your answer/);
+    expect(text).toMatch(
+      /No report_phase tool in this session\? Then make this object, filled in, the last thing in your answer/,
+    );
     expect(text).toMatch(/as plain JSON \(no code fence\)/);
     expect(contract(BuildEnvelope)).toContain('"changed_files"');
   });
@@ -83,7 +97,9 @@ describe('contract, correction, handoff', () => {
     const text = correction(motif, BuildEnvelope);
     expect(text.startsWith(`The factory did not accept your last answer: ${motif}\n\n`)).toBe(true);
     expect(text.endsWith(contract(BuildEnvelope))).toBe(true);
-    expect(text.length).toBe(`The factory did not accept your last answer: ${motif}\n\n`.length + contract(BuildEnvelope).length);
+    expect(text.length).toBe(
+      `The factory did not accept your last answer: ${motif}\n\n`.length + contract(BuildEnvelope).length,
+    );
   });
 
   it('handoff carries the previous envelope as pretty JSON under its heading', () => {
@@ -108,7 +124,9 @@ describe('parse: a dict from the gate', () => {
   });
 
   it('wrong type → "<field>: <expected> expected, <kind> received"', () => {
-    expect(motifOf({ status: 'success', changed_files: 'src/a.ts' }, BuildEnvelope)).toBe('changed_files: array expected, string received');
+    expect(motifOf({ status: 'success', changed_files: 'src/a.ts' }, BuildEnvelope)).toBe(
+      'changed_files: array expected, string received',
+    );
     expect(motifOf({ status: 'fail', summary: 3 })).toBe('summary: string expected, number received');
     expect(motifOf({ status: 'fail', artifacts: ['a', 7] })).toBe('artifacts[1]: string expected, number received');
     expect(motifOf({ status: 'fail', summary: null })).toBe('summary: string expected, null received');
@@ -125,7 +143,9 @@ describe('parse: a dict from the gate', () => {
 
   it('several violations are joined on one line', () => {
     const motif = motifOf({ status: 'ok', changed_files: 'x' }, BuildEnvelope);
-    expect(motif).toBe('status: one of "success", "fail" expected, "ok" received; changed_files: array expected, string received');
+    expect(motif).toBe(
+      'status: one of "success", "fail" expected, "ok" received; changed_files: array expected, string received',
+    );
     expect(motif).not.toContain('\n');
   });
 
@@ -144,8 +164,14 @@ describe('parse: a dict from the gate', () => {
   });
 
   it('a sub-subtype chains the invariants of its bases', () => {
-    const Review = extendEnvelope(BuildEnvelope, 'ReviewEnvelope', { findings: z.array(z.string()).default([]).describe('issues found') }, (v) =>
-      v.status === 'fail' && v.findings.length === 0 ? 'findings: a failed review names at least one finding' : undefined,
+    const Review = extendEnvelope(
+      BuildEnvelope,
+      'ReviewEnvelope',
+      { findings: z.array(z.string()).default([]).describe('issues found') },
+      (v) =>
+        v.status === 'fail' && v.findings.length === 0
+          ? 'findings: a failed review names at least one finding'
+          : undefined,
     );
     expect((schema(Review) as any).properties.findings.description).toBe('issues found');
     expect(() => parse({ status: 'success', changed_files: [] }, Review)).toThrow(/at least one changed file/);
@@ -156,7 +182,8 @@ describe('parse: a dict from the gate', () => {
 
 describe('parse: a text (fallback path)', () => {
   it('braces in prose before the final object do not break extraction', () => {
-    const text = 'I set `const cfg = { theme: "dark" }` in the config.\n{"status": "success", "summary": "done", "changed_files": ["cfg.ts"]}';
+    const text =
+      'I set `const cfg = { theme: "dark" }` in the config.\n{"status": "success", "summary": "done", "changed_files": ["cfg.ts"]}';
     expect(parse(text, BuildEnvelope).changed_files).toEqual(['cfg.ts']);
   });
 
@@ -166,7 +193,8 @@ describe('parse: a text (fallback path)', () => {
   });
 
   it('braces and escaped quotes inside JSON strings do not unbalance the object', () => {
-    const text = 'Answer: {"status": "success", "summary": "use } and { and \\"quoted {\\" text", "changed_files": ["a"]}';
+    const text =
+      'Answer: {"status": "success", "summary": "use } and { and \\"quoted {\\" text", "changed_files": ["a"]}';
     expect(parse(text, BuildEnvelope).summary).toBe('use } and { and "quoted {" text');
   });
 
@@ -177,7 +205,9 @@ describe('parse: a text (fallback path)', () => {
 
   it('a stray quote or an unclosed brace in prose does not hide the final object', () => {
     expect(parse('He said "hi {" and left { open\n{"status": "fail"}', Envelope).status).toBe('fail');
-    expect(parse('unclosed { at the start {"status": "success", "changed_files": ["b"]}', BuildEnvelope).changed_files).toEqual(['b']);
+    expect(
+      parse('unclosed { at the start {"status": "success", "changed_files": ["b"]}', BuildEnvelope).changed_files,
+    ).toEqual(['b']);
   });
 
   it('an object inside a markdown fence is still found', () => {

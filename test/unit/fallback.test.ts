@@ -5,11 +5,19 @@ import type { HarnessRequest, HarnessResult } from '../../src/harness/types.js';
 import { workspacePaths } from '../../src/config/paths.js';
 import { defaultRoster, effectiveFallback, type Roster } from '../../src/config/roster.js';
 
-const modelError = (text: string) => new HarnessError(`model error: ${text}`, 's-1', { kind: 'model_error', tokens: 3, cost: 0.5 });
+const modelError = (text: string) =>
+  new HarnessError(`model error: ${text}`, 's-1', { kind: 'model_error', tokens: 3, cost: 0.5 });
 
 describe('outageReason', () => {
   it('recognises provider outages', () => {
-    for (const text of ['429: {"message":"Rate limit exceeded"}', '503: Service unavailable', 'Overloaded', 'no endpoints found', '500 Internal Server Error', 'insufficient capacity']) {
+    for (const text of [
+      '429: {"message":"Rate limit exceeded"}',
+      '503: Service unavailable',
+      'Overloaded',
+      'no endpoints found',
+      '500 Internal Server Error',
+      'insufficient capacity',
+    ]) {
       expect(outageReason(modelError(text))).toBeDefined();
     }
   });
@@ -37,7 +45,15 @@ describe('withFallback', () => {
     idleTimeoutMs: 1,
     ...over,
   });
-  const ok = (r: HarnessRequest): HarnessResult => ({ sessionId: r.sessionId ?? 'new', payload: 'x', source: 'text', tokens: 10, cost: 1, model: r.model, seconds: 1 });
+  const ok = (r: HarnessRequest): HarnessResult => ({
+    sessionId: r.sessionId ?? 'new',
+    payload: 'x',
+    source: 'text',
+    tokens: 10,
+    cost: 1,
+    model: r.model,
+    seconds: 1,
+  });
 
   it('relaunches once in the same session on the fallback, summing both calls', async () => {
     const calls: [HarnessRequest, string | undefined][] = [];
@@ -51,7 +67,12 @@ describe('withFallback', () => {
       ['p/b', 's-1', 'fallback'],
     ]);
     expect(calls[1]![0].prompt).toMatch(/down \(503: down\)/);
-    expect(result).toMatchObject({ model: 'p/b', tokens: 13, cost: 1.5, fallback: { from: 'p/a', reason: '503: down' } });
+    expect(result).toMatchObject({
+      model: 'p/b',
+      tokens: 13,
+      cost: 1.5,
+      fallback: { from: 'p/a', reason: '503: down' },
+    });
   });
 
   it('does not fall back twice, and says so when the fallback fails too', async () => {
@@ -79,12 +100,26 @@ describe('withFallback', () => {
 });
 
 describe('the fallback a run uses', () => {
-  const roster = (fallback?: string): Roster => ({ ...defaultRoster(), gateway: 'openrouter', ...(fallback ? { fallbackModel: fallback } : {}) });
+  const roster = (fallback?: string): Roster => ({
+    ...defaultRoster(),
+    gateway: 'openrouter',
+    ...(fallback ? { fallbackModel: fallback } : {}),
+  });
 
   it('the roster first, else FACTORY_FALLBACK_MODEL of the environment, else of .env — routed through the gateway', () => {
-    expect(effectiveFallback(roster('z-ai/glm-5.3'), { FACTORY_FALLBACK_MODEL: 'x/y' }, {})).toBe('openrouter/z-ai/glm-5.3');
-    expect(effectiveFallback(roster(), { FACTORY_FALLBACK_MODEL: 'anthropic/claude-haiku-4.5' }, { FACTORY_FALLBACK_MODEL: 'other/z' })).toBe('openrouter/anthropic/claude-haiku-4.5');
-    expect(effectiveFallback(roster(), {}, { FACTORY_FALLBACK_MODEL: 'anthropic/claude-haiku-4.5' })).toBe('openrouter/anthropic/claude-haiku-4.5');
+    expect(effectiveFallback(roster('z-ai/glm-5.3'), { FACTORY_FALLBACK_MODEL: 'x/y' }, {})).toBe(
+      'openrouter/z-ai/glm-5.3',
+    );
+    expect(
+      effectiveFallback(
+        roster(),
+        { FACTORY_FALLBACK_MODEL: 'anthropic/claude-haiku-4.5' },
+        { FACTORY_FALLBACK_MODEL: 'other/z' },
+      ),
+    ).toBe('openrouter/anthropic/claude-haiku-4.5');
+    expect(effectiveFallback(roster(), {}, { FACTORY_FALLBACK_MODEL: 'anthropic/claude-haiku-4.5' })).toBe(
+      'openrouter/anthropic/claude-haiku-4.5',
+    );
     expect(effectiveFallback(roster(), {}, {})).toBeUndefined();
     expect(effectiveFallback(roster(), { FACTORY_FALLBACK_MODEL: '  ' }, {})).toBeUndefined();
   });

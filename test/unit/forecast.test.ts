@@ -14,14 +14,22 @@ import { pastArms } from '../../src/trace/pastArms.js';
 import type { CallUsage } from '../../src/contract/agent.js';
 
 const PRICES = { input: 3, output: 15, cacheRead: 0.3 };
-const prices = new Map([['p/m', PRICES], ['p/other', PRICES], ['p/new', PRICES]]);
+const prices = new Map([
+  ['p/m', PRICES],
+  ['p/other', PRICES],
+  ['p/new', PRICES],
+]);
 
 /**
  * A conversation billed as a caching provider bills it: each call's prompt is the previous prompt (read from the
  * cache) plus what was added since (the last answer and tool results, fresh). `start`: the first prompt, cached
  * but for `ask` tokens. `steps`: per call, what its tools returned, and the call's answer.
  */
-function billed(start: number, ask: number, steps: ReadonlyArray<{ tool: number; output: number }>): { calls: CallUsage[]; usd: number } {
+function billed(
+  start: number,
+  ask: number,
+  steps: ReadonlyArray<{ tool: number; output: number }>,
+): { calls: CallUsage[]; usd: number } {
   const calls: CallUsage[] = [];
   let prompt = start;
   let fresh = ask;
@@ -64,9 +72,20 @@ const arm = (suite: number) => billed(context + ASK, ASK, armSteps(suite));
 describe('the forecast of a fan-out', () => {
   it("with past arms of this repo, an arm's spend is forecast within 15 % (the primer alone is off by more)", () => {
     // Last week's run of the same repo forked from a shorter primer (another spec): its arms' calls still tell.
-    const past = [billed(9000, ASK, armSteps(4000)).calls, billed(9000, ASK, armSteps(4200)).calls, billed(9000, ASK, armSteps(3800)).calls];
+    const past = [
+      billed(9000, ASK, armSteps(4000)).calls,
+      billed(9000, ASK, armSteps(4200)).calls,
+      billed(9000, ASK, armSteps(3800)).calls,
+    ];
     const actual = arm(4000).usd;
-    const base = { calls: primer, primerCost: 0, primerModel: 'p/m', arms: [{ arm: 1, model: 'p/m' }], prices, askTokens: ASK };
+    const base = {
+      calls: primer,
+      primerCost: 0,
+      primerModel: 'p/m',
+      arms: [{ arm: 1, model: 'p/m' }],
+      prices,
+      askTokens: ASK,
+    };
     const blind = forecastFanOut(base).perArm[0]!;
     expect(Math.abs(blind.mid - actual) / actual).toBeGreaterThan(0.15);
     const told = forecastFanOut({ ...base, history: past.map((calls) => ({ model: 'p/m', calls })) }).perArm[0]!;
@@ -80,33 +99,78 @@ describe('the forecast of a fan-out', () => {
     const short = billed(9000, ASK, armSteps(500).slice(0, 3)).calls;
     const long = billed(9000, ASK, [...armSteps(4000), ...armSteps(4000)]).calls;
     const middle = billed(9000, ASK, armSteps(2000)).calls;
-    const f = forecastFanOut({ calls: primer, primerCost: 0.01, primerModel: 'p/m', arms: [{ arm: 1, model: 'p/m' }], prices, askTokens: ASK, history: [short, long, middle].map((calls) => ({ model: 'p/m', calls })) });
-    const only = (calls: CallUsage[]) => forecastFanOut({ calls: primer, primerCost: 0, primerModel: 'p/m', arms: [{ arm: 1, model: 'p/m' }], prices, askTokens: ASK, history: [{ model: 'p/m', calls }] }).perArm[0]!.mid;
+    const f = forecastFanOut({
+      calls: primer,
+      primerCost: 0.01,
+      primerModel: 'p/m',
+      arms: [{ arm: 1, model: 'p/m' }],
+      prices,
+      askTokens: ASK,
+      history: [short, long, middle].map((calls) => ({ model: 'p/m', calls })),
+    });
+    const only = (calls: CallUsage[]) =>
+      forecastFanOut({
+        calls: primer,
+        primerCost: 0,
+        primerModel: 'p/m',
+        arms: [{ arm: 1, model: 'p/m' }],
+        prices,
+        askTokens: ASK,
+        history: [{ model: 'p/m', calls }],
+      }).perArm[0]!.mid;
     // Arm 1 runs on the primer's model: its first call is cached; the range also spans one that finds nothing cached.
     expect(f.perArm[0]).toMatchObject({ low: only(short), mid: only(middle) });
     expect(f.perArm[0]!.high).toBeGreaterThan(only(long));
     expect(f.total.low).toBeCloseTo(0.01 + only(short), 6);
     expect(f.basis).toContain('3 past arm(s) of this repo');
     // The line the log and the board show: the range, and what it went by.
-    expect(forecastLine({ type: 'forecast', adwId: 'x', ts: 0, forecast: f })).toMatch(/^forecast: 1 arm\(s\) ~\$[\d.]+ \(\$[\d.]+–\$[\d.]+\) after the primer's \$0\.0100, run ~\$[\d.]+ · by 3 past arm\(s\)$/);
+    expect(forecastLine({ type: 'forecast', adwId: 'x', ts: 0, forecast: f })).toMatch(
+      /^forecast: 1 arm\(s\) ~\$[\d.]+ \(\$[\d.]+–\$[\d.]+\) after the primer's \$0\.0100, run ~\$[\d.]+ · by 3 past arm\(s\)$/,
+    );
   });
 
-  it("an arm goes by past arms on its own route, by every past arm when its route has none", () => {
+  it('an arm goes by past arms on its own route, by every past arm when its route has none', () => {
     const cheap = billed(9000, ASK, armSteps(100).slice(0, 2)).calls;
     const dear = billed(9000, ASK, armSteps(4000)).calls;
-    const history = [{ model: 'p/m', calls: cheap }, { model: 'p/other', calls: dear }];
-    const f = forecastFanOut({ calls: primer, primerCost: 0, primerModel: 'p/m', arms: [{ arm: 1, model: 'p/m' }, { arm: 2, model: 'p/other' }, { arm: 3, model: 'p/new' }], prices, askTokens: ASK, history });
+    const history = [
+      { model: 'p/m', calls: cheap },
+      { model: 'p/other', calls: dear },
+    ];
+    const f = forecastFanOut({
+      calls: primer,
+      primerCost: 0,
+      primerModel: 'p/m',
+      arms: [
+        { arm: 1, model: 'p/m' },
+        { arm: 2, model: 'p/other' },
+        { arm: 3, model: 'p/new' },
+      ],
+      prices,
+      askTokens: ASK,
+      history,
+    });
     expect(f.perArm[0]!.mid).toBeLessThan(f.perArm[1]!.mid);
     expect(f.perArm[2]!.low).toBeLessThan(f.perArm[2]!.high);
   });
 
   it("with no past arm, the tests' output on HEAD grows the forecast: an arm runs them before and after its change, more often at the high end", () => {
-    const base = { calls: primer, primerCost: 0, primerModel: 'p/m', arms: [{ arm: 1, model: 'p/m' }], prices, askTokens: ASK };
+    const base = {
+      calls: primer,
+      primerCost: 0,
+      primerModel: 'p/m',
+      arms: [{ arm: 1, model: 'p/m' }],
+      prices,
+      askTokens: ASK,
+    };
     const silent = forecastFanOut(base);
     const loud = forecastFanOut({ ...base, testOutputTokens: 4000 });
     expect(loud.perArm[0]!.mid).toBeGreaterThan(silent.perArm[0]!.mid);
-    expect(forecastLine({ type: 'forecast', adwId: 'x', ts: 0, forecast: loud })).toMatch(/ · no past run: by the primer$/);
-    expect(loud.basis).toMatch(/8 call\(s\) \(the tests run twice: ~4000 tokens of output each\), 3–16 for the range; no past arm/);
+    expect(forecastLine({ type: 'forecast', adwId: 'x', ts: 0, forecast: loud })).toMatch(
+      / · no past run: by the primer$/,
+    );
+    expect(loud.basis).toMatch(
+      /8 call\(s\) \(the tests run twice: ~4000 tokens of output each\), 3–16 for the range; no past arm/,
+    );
     for (const a of loud.perArm) expect(a.low < a.mid && a.mid < a.high).toBe(true);
     // Each run's output is fresh once, then resent in every later call: two runs weigh more than one, earlier more.
     const shape = armShape(primer, ASK);
@@ -119,11 +183,19 @@ describe('the forecast of a fan-out', () => {
 });
 
 describe('a first run, with no past arm', () => {
-  it('reckons an arm\'s own work, not the primer\'s reading: a primer that read in one call does not make a one-call arm', () => {
+  it("reckons an arm's own work, not the primer's reading: a primer that read in one call does not make a one-call arm", () => {
     // The day-one trial: the primer read everything in one call; the arms then made four to ten calls each and spent
     // 4–7× what a one-call arm was forecast. The range must hold that.
     const one: CallUsage[] = [{ input: 9000, output: 300, cacheRead: 0, cacheWrite: 0, cost: 0.01 }];
-    const f = forecastFanOut({ calls: one, primerCost: 0.01, primerModel: 'p/m', arms: [{ arm: 1, model: 'p/m' }], prices, askTokens: ASK, testOutputTokens: 800 });
+    const f = forecastFanOut({
+      calls: one,
+      primerCost: 0.01,
+      primerModel: 'p/m',
+      arms: [{ arm: 1, model: 'p/m' }],
+      prices,
+      askTokens: ASK,
+      testOutputTokens: 800,
+    });
     const a = f.perArm[0]!;
     const shape = armShape(one, ASK);
     const p = prices.get('p/m')!;
@@ -154,9 +226,17 @@ describe('past arms in factory.db', () => {
     const Database = createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
     const db = new Database(path.join(paths.dataDir, 'factory.db'));
     migrate(db);
-    const usage = (input: number, output: number) => JSON.stringify({ message_role: 'assistant', usage: { input, output, cacheRead: 10, cacheWrite: 0, cost: { total: 0.001 } } });
-    db.prepare(`INSERT INTO runs (adw_id, adw_name, started_at, status) VALUES ('b1', 'adw_bon', '2026-01-01', 'green'), ('b2', 'adw_bon', '2026-01-02', 'running'), ('p1', 'adw_prompt', '2026-01-03', 'green')`).run();
-    const phase = db.prepare(`INSERT INTO phases (adw_id, seq, name, kind, status, model) VALUES (?, ?, ?, 'agent', ?, ?)`);
+    const usage = (input: number, output: number) =>
+      JSON.stringify({
+        message_role: 'assistant',
+        usage: { input, output, cacheRead: 10, cacheWrite: 0, cost: { total: 0.001 } },
+      });
+    db.prepare(
+      `INSERT INTO runs (adw_id, adw_name, started_at, status) VALUES ('b1', 'adw_bon', '2026-01-01', 'green'), ('b2', 'adw_bon', '2026-01-02', 'running'), ('p1', 'adw_prompt', '2026-01-03', 'green')`,
+    ).run();
+    const phase = db.prepare(
+      `INSERT INTO phases (adw_id, seq, name, kind, status, model) VALUES (?, ?, ?, 'agent', ?, ?)`,
+    );
     phase.run('b1', 0, 'prime', 'ok', 'p/m');
     phase.run('b1', 1, 'arm_1', 'ok', 'p/m');
     phase.run('b1', 2, 'arm_2', 'failed', 'p/o');
@@ -164,7 +244,13 @@ describe('past arms in factory.db', () => {
     phase.run('p1', 1, 'arm_1', 'ok', 'p/m');
     const session = db.prepare(`INSERT INTO sessions (session_id, adw_id, phase) VALUES (?, ?, ?)`);
     const line = db.prepare(`INSERT INTO harness_events (session_id, line_no, type, payload) VALUES (?, ?, ?, ?)`);
-    for (const [id, adw, ph] of [['s0', 'b1', 'prime'], ['s1', 'b1', 'arm_1'], ['s2', 'b1', 'arm_2'], ['s3', 'b2', 'arm_1'], ['s4', 'p1', 'arm_1']] as const) {
+    for (const [id, adw, ph] of [
+      ['s0', 'b1', 'prime'],
+      ['s1', 'b1', 'arm_1'],
+      ['s2', 'b1', 'arm_2'],
+      ['s3', 'b2', 'arm_1'],
+      ['s4', 'p1', 'arm_1'],
+    ] as const) {
       session.run(id, adw, ph);
       line.run(id, 1, 'message_end', usage(100, 5));
       line.run(id, 2, 'message_end', JSON.stringify({ message_role: 'toolResult', tool_name: 'bash' }));

@@ -4,14 +4,59 @@
 // the handoff stays bounded.
 import { describe, expect, it } from 'vitest';
 import { LINE_BREAK } from '../../src/contract/errors.js';
-import { BuildEnvelope, Envelope, EnvelopeError, HANDOFF_MAX_CHARS, handoff, parse, type EnvelopeType } from '../../src/envelope/envelopes.js';
+import {
+  BuildEnvelope,
+  Envelope,
+  EnvelopeError,
+  HANDOFF_MAX_CHARS,
+  handoff,
+  parse,
+  type EnvelopeType,
+} from '../../src/envelope/envelopes.js';
 import { fuzz, type Gen } from '../helpers/fuzz.js';
 
 /** Pieces of text a model writes around (and instead of) an envelope: JSON syntax, prose, every line break. */
 const PIECES = [
-  '{', '}', '[', ']', '"', '\\', '\\"', ':', ',', ' ', '\n', '\r\n', '\u2028', '\u0085', 'a', 'ok', '1', '-2.5e3', 'true', 'null',
-  '"status"', '"success"', '"fail"', '"summary"', '"changed_files"', '"artifacts"', '["a.ts"]', '{}', '[]', '😀', '\ud83d', 'é',
-  '```json', '<tool_call>', '<function=', '<tool', 'call>', '{"status": "fail"}', '{"status": "success", "changed_files": ["x"]}', '{"a": {"b": [1, {"c": "}"}]}}',
+  '{',
+  '}',
+  '[',
+  ']',
+  '"',
+  '\\',
+  '\\"',
+  ':',
+  ',',
+  ' ',
+  '\n',
+  '\r\n',
+  '\u2028',
+  '\u0085',
+  'a',
+  'ok',
+  '1',
+  '-2.5e3',
+  'true',
+  'null',
+  '"status"',
+  '"success"',
+  '"fail"',
+  '"summary"',
+  '"changed_files"',
+  '"artifacts"',
+  '["a.ts"]',
+  '{}',
+  '[]',
+  '😀',
+  '\ud83d',
+  'é',
+  '```json',
+  '<tool_call>',
+  '<function=',
+  '<tool',
+  'call>',
+  '{"status": "fail"}',
+  '{"status": "success", "changed_files": ["x"]}',
+  '{"a": {"b": [1, {"c": "}"}]}}',
 ];
 
 /** Junk with no brace, so it can follow an envelope without making a span of its own. */
@@ -33,8 +78,10 @@ function parsesOrRefuses(payload: unknown, type: EnvelopeType<Record<string, unk
   try {
     value = parse(payload, type);
   } catch (error) {
-    if (!(error instanceof EnvelopeError)) throw new Error(`threw ${(error as Error)?.name}: ${(error as Error)?.message}`);
-    if (error.motif === '' || LINE_BREAK.test(error.motif)) throw new Error(`motif not one line: ${JSON.stringify(error.motif)}`);
+    if (!(error instanceof EnvelopeError))
+      throw new Error(`threw ${(error as Error)?.name}: ${(error as Error)?.message}`);
+    if (error.motif === '' || LINE_BREAK.test(error.motif))
+      throw new Error(`motif not one line: ${JSON.stringify(error.motif)}`);
     return;
   }
   if (!type.zod.safeParse(value).success) throw new Error(`returned an invalid envelope: ${JSON.stringify(value)}`);
@@ -42,7 +89,8 @@ function parsesOrRefuses(payload: unknown, type: EnvelopeType<Record<string, unk
 
 /** A random JSON-like value up to `depth` levels, sometimes deeper than any envelope may go. */
 function value(g: Gen, depth: number): unknown {
-  if (depth <= 0 || g.chance(0.35)) return g.pick<unknown>([null, true, 0, -1, 1e308, 'fail', 'success', g.text(g.int(8), STRING_PIECES)]);
+  if (depth <= 0 || g.chance(0.35))
+    return g.pick<unknown>([null, true, 0, -1, 1e308, 'fail', 'success', g.text(g.int(8), STRING_PIECES)]);
   if (g.chance(0.05)) {
     let deep: unknown = [];
     for (let i = g.int(200); i > 0; i -= 1) deep = [deep];
@@ -51,7 +99,8 @@ function value(g: Gen, depth: number): unknown {
   const size = g.int(4);
   if (g.chance(0.5)) return Array.from({ length: size }, () => value(g, depth - 1));
   const out: Record<string, unknown> = {};
-  for (let i = 0; i < size; i += 1) out[g.pick(['status', 'summary', 'artifacts', 'changed_files', 'x', g.text(3, 'abc')])] = value(g, depth - 1);
+  for (let i = 0; i < size; i += 1)
+    out[g.pick(['status', 'summary', 'artifacts', 'changed_files', 'x', g.text(3, 'abc')])] = value(g, depth - 1);
   return out;
 }
 
@@ -69,11 +118,21 @@ function envelope(g: Gen, build: boolean): Record<string, unknown> {
 
 describe('fuzz: envelope parser', () => {
   it('arbitrary text: a validated envelope or an EnvelopeError, nothing else', () => {
-    fuzz('parse(text)', 2000, (g) => ({ text: junk(g, 120), type: g.int(TYPES.length) }), ({ text, type }) => parsesOrRefuses(text, TYPES[type]!));
+    fuzz(
+      'parse(text)',
+      2000,
+      (g) => ({ text: junk(g, 120), type: g.int(TYPES.length) }),
+      ({ text, type }) => parsesOrRefuses(text, TYPES[type]!),
+    );
   });
 
   it('arbitrary dicts and values from the gate: a validated envelope or an EnvelopeError', () => {
-    fuzz('parse(dict)', 2000, (g) => ({ payload: value(g, 5), type: g.int(TYPES.length) }), ({ payload, type }) => parsesOrRefuses(payload, TYPES[type]!));
+    fuzz(
+      'parse(dict)',
+      2000,
+      (g) => ({ payload: value(g, 5), type: g.int(TYPES.length) }),
+      ({ payload, type }) => parsesOrRefuses(payload, TYPES[type]!),
+    );
   });
 
   it('a valid envelope after any junk (on its own line) and before brace-free trailing text is found whole', () => {
@@ -111,7 +170,8 @@ describe('fuzz: envelope parser', () => {
         // Whenever its compact JSON fits, the envelope is handed over whole (pretty or compact).
         if (text.includes('(not shown')) return;
         const compact = JSON.stringify(previous);
-        if (compact.length <= HANDOFF_MAX_CHARS) expect(JSON.parse(text.slice(HEADING.length))).toEqual(JSON.parse(compact));
+        if (compact.length <= HANDOFF_MAX_CHARS)
+          expect(JSON.parse(text.slice(HEADING.length))).toEqual(JSON.parse(compact));
         else expect(text).toMatch(/\n… \(truncated: \d+ of \d+ characters\)$/);
       },
     );

@@ -12,8 +12,36 @@ import { pathRefusal } from '../../src/bon/patch/apply.js';
 import { isSpecialMode, parsePatchHeaders } from '../../src/bon/patch/text.js';
 import { fuzz, type Gen } from '../helpers/fuzz.js';
 
-const NAMES = ['a.txt', 'src/x.js', '.git/config', '.GIT/hooks/pre-commit', 'sub/.git/x', '../out', '/etc/passwd', 'dir with space/f', 'tab\there', 'é.txt', 'a/../../b', 'link', '.gitx', 'x.git'];
-const MODES = ['100644', '100755', '120000', '120777', '0120000', '1120000', '160000', '040000', '100644 junk', '120000 x', '644', 'zzz'];
+const NAMES = [
+  'a.txt',
+  'src/x.js',
+  '.git/config',
+  '.GIT/hooks/pre-commit',
+  'sub/.git/x',
+  '../out',
+  '/etc/passwd',
+  'dir with space/f',
+  'tab\there',
+  'é.txt',
+  'a/../../b',
+  'link',
+  '.gitx',
+  'x.git',
+];
+const MODES = [
+  '100644',
+  '100755',
+  '120000',
+  '120777',
+  '0120000',
+  '1120000',
+  '160000',
+  '040000',
+  '100644 junk',
+  '120000 x',
+  '644',
+  'zzz',
+];
 
 function quoted(g: Gen, name: string): string {
   if (!g.chance(0.3)) return name;
@@ -30,7 +58,12 @@ function header(g: Gen, a: string, b: string): string[] {
   if (pick === 0) lines.push(`new file mode ${g.pick(MODES)}`);
   if (pick === 1) lines.push(`deleted file mode ${g.pick(MODES)}`);
   if (pick === 2) lines.push(`old mode ${g.pick(MODES)}`, `new mode ${g.pick(MODES)}`);
-  if (pick === 3) lines.push('similarity index 100%', `${g.pick(['rename from', 'rename old', 'copy from'])} ${quoted(g, a)}`, `${g.pick(['rename to', 'rename new', 'copy to'])} ${quoted(g, b)}`);
+  if (pick === 3)
+    lines.push(
+      'similarity index 100%',
+      `${g.pick(['rename from', 'rename old', 'copy from'])} ${quoted(g, a)}`,
+      `${g.pick(['rename to', 'rename new', 'copy to'])} ${quoted(g, b)}`,
+    );
   if (pick === 4) lines.push(`index 0000000..1111111 ${g.pick(MODES)}`);
   if (pick === 5) lines.push('GIT binary patch', 'literal 0', 'HcmV?d00001', '');
   return lines;
@@ -39,7 +72,9 @@ function header(g: Gen, a: string, b: string): string[] {
 function hunk(g: Gen, a: string, b: string): string[] {
   const out = [`--- ${g.chance(0.5) ? '/dev/null' : quoted(g, `a/${a}`)}`, `+++ ${quoted(g, `b/${b}`)}`];
   // Bodies that look like headers, and (sometimes) a count that lies about the body's length.
-  const body = Array.from({ length: 1 + g.int(4) }, () => g.pick(['+x', '+--- a/.git/config', '+diff --git a/.git/x b/.git/x', '++++ b/.git/y']));
+  const body = Array.from({ length: 1 + g.int(4) }, () =>
+    g.pick(['+x', '+--- a/.git/config', '+diff --git a/.git/x b/.git/x', '++++ b/.git/y']),
+  );
   out.push(`@@ -0,0 +1,${g.chance(0.7) ? body.length : g.int(5)} @@`, ...body);
   return out;
 }
@@ -61,7 +96,8 @@ describe('fuzz: the patch header reader', () => {
       const headers = parsePatchHeaders(text);
       for (const p of headers.paths) {
         const refused = pathRefusal(p);
-        if (refused !== undefined && /[\n\r\u2028\u2029\u0085]/.test(refused)) throw new Error(`a refusal with a line break: ${JSON.stringify(refused)}`);
+        if (refused !== undefined && /[\n\r\u2028\u2029\u0085]/.test(refused))
+          throw new Error(`a refusal with a line break: ${JSON.stringify(refused)}`);
       }
     });
   });
@@ -84,8 +120,16 @@ describe('fuzz: our reading is never blinder than git apply', () => {
       let numstat: string;
       let summary: string;
       try {
-        numstat = execFileSync('git', ['apply', '--numstat', '-z', '--', file], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
-        summary = execFileSync('git', ['apply', '--summary', '--', file], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+        numstat = execFileSync('git', ['apply', '--numstat', '-z', '--', file], {
+          cwd: dir,
+          encoding: 'utf8',
+          stdio: ['ignore', 'pipe', 'ignore'],
+        });
+        summary = execFileSync('git', ['apply', '--summary', '--', file], {
+          cwd: dir,
+          encoding: 'utf8',
+          stdio: ['ignore', 'pipe', 'ignore'],
+        });
       } catch {
         return; // git refuses the patch outright: nothing it would write
       }
@@ -96,7 +140,8 @@ describe('fuzz: our reading is never blinder than git apply', () => {
         const parts = field.split('\t');
         return parts.length >= 3 ? [parts.slice(2).join('\t')] : field ? [field] : [];
       });
-      for (const p of gitPaths.filter((x) => x !== '')) expect({ path: p, read: read.has(p) }).toEqual({ path: p, read: true });
+      for (const p of gitPaths.filter((x) => x !== ''))
+        expect({ path: p, read: read.has(p) }).toEqual({ path: p, read: true });
       const gitSpecial = summary.split('\n').some((line) => {
         const m = /^ (?:create|delete) mode (\S+) /.exec(line) ?? /^ mode change (\S+) => (\S+) /.exec(line);
         return m !== null && m.slice(1).some((x) => x !== undefined && isSpecialMode(x));

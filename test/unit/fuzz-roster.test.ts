@@ -51,22 +51,134 @@ function baseRoster(g: Gen, secret: string): string[] {
     ...some(`    tools: [read, ${at(5, 'grep')}]`),
     ...some('    limits: { max_turns: 10, max_cost_usd: 0.25 }'),
     `    auth: { keys: [${at(6, 'ZAI_API_KEY')}] }`,
-    ...some('  builder:', `    writable: [src, ${at(7, 'test')}]`, '    auth:', `      keys: [OPENROUTER_API_KEY, "${at(8, 'ZAI_API_KEY')}"]`, '      direct: false'),
+    ...some(
+      '  builder:',
+      `    writable: [src, ${at(7, 'test')}]`,
+      '    auth:',
+      `      keys: [OPENROUTER_API_KEY, "${at(8, 'ZAI_API_KEY')}"]`,
+      '      direct: false',
+    ),
   ];
 }
 
 const KEYS = [
-  ...RESERVED_NAMES, '"__proto__"', '"constructor"', 'model', 'tools', 'agents', 'auth', 'keys', 'limits', 'builder', 'prompter',
-  'run', 'timeout', 'Builder', 'my role', '"a\\nb"', '"a\\rb"', '"a\\u2028b"', '"a\\u2029b"', '"a\\x85b"', '"a\\x7fb"', '"a\\tb"',
-  '"\\u202e"', 'a\u2028b', 'a\u0085b', 'ünïcode', '"quoted key"', "'single'", '1', 'true', '~', '? [1, 2]', '<<', 'x'.repeat(1100),
+  ...RESERVED_NAMES,
+  '"__proto__"',
+  '"constructor"',
+  'model',
+  'tools',
+  'agents',
+  'auth',
+  'keys',
+  'limits',
+  'builder',
+  'prompter',
+  'run',
+  'timeout',
+  'Builder',
+  'my role',
+  '"a\\nb"',
+  '"a\\rb"',
+  '"a\\u2028b"',
+  '"a\\u2029b"',
+  '"a\\x85b"',
+  '"a\\x7fb"',
+  '"a\\tb"',
+  '"\\u202e"',
+  'a\u2028b',
+  'a\u0085b',
+  'ünïcode',
+  '"quoted key"',
+  "'single'",
+  '1',
+  'true',
+  '~',
+  '? [1, 2]',
+  '<<',
+  'x'.repeat(1100),
 ];
 const SCALARS = [
-  '0', '-1', '1e309', '.nan', '.inf', '-.inf', '0x1F', '0o17', '2.5', '1_000', '~', 'null', 'true', 'yes', '', '""', "''",
-  '"\\u2028"', '"\\q"', "'it''s'", '|\n  line one\n  line two', '>-\n  folded', '!!str 3', '!!int x', '!custom v', '!!binary aGVsbG8=',
-  '!!timestamp 2001-12-14', '!!set { a, b }', '2001-12-14', 'x'.repeat(300), '@x', '`x', '%x', '*nowhere', '&anchor v', '[]', '{}',
-  'read', 'grpe', 'report_phase', '../out', '/abs', 'a/b', 'openrouter/', 'ghp_a1b2c3d4e5f6g7h8i9',
+  '0',
+  '-1',
+  '1e309',
+  '.nan',
+  '.inf',
+  '-.inf',
+  '0x1F',
+  '0o17',
+  '2.5',
+  '1_000',
+  '~',
+  'null',
+  'true',
+  'yes',
+  '',
+  '""',
+  "''",
+  '"\\u2028"',
+  '"\\q"',
+  "'it''s'",
+  '|\n  line one\n  line two',
+  '>-\n  folded',
+  '!!str 3',
+  '!!int x',
+  '!custom v',
+  '!!binary aGVsbG8=',
+  '!!timestamp 2001-12-14',
+  '!!set { a, b }',
+  '2001-12-14',
+  'x'.repeat(300),
+  '@x',
+  '`x',
+  '%x',
+  '*nowhere',
+  '&anchor v',
+  '[]',
+  '{}',
+  'read',
+  'grpe',
+  'report_phase',
+  '../out',
+  '/abs',
+  'a/b',
+  'openrouter/',
+  'ghp_a1b2c3d4e5f6g7h8i9',
 ];
-const NOISE = ['[', ']', '{', '}', ':', ': ', '-', '- ', '?', ',', '&a', '*a', '!t', '!!set', '"', "'", '|', '>', '#', ' #', '%', '@', '`', '\t', '\r', '\n', '\u2028', '\u0085', '\u0000', '---', '...', '  ', '\n  '];
+const NOISE = [
+  '[',
+  ']',
+  '{',
+  '}',
+  ':',
+  ': ',
+  '-',
+  '- ',
+  '?',
+  ',',
+  '&a',
+  '*a',
+  '!t',
+  '!!set',
+  '"',
+  "'",
+  '|',
+  '>',
+  '#',
+  ' #',
+  '%',
+  '@',
+  '`',
+  '\t',
+  '\r',
+  '\n',
+  '\u2028',
+  '\u0085',
+  '\u0000',
+  '---',
+  '...',
+  '  ',
+  '\n  ',
+];
 
 function value(g: Gen, secret: string): string {
   if (g.chance(0.1)) return secret;
@@ -129,12 +241,18 @@ function mutate(g: Gen, lines: string[], secret: string): string[] {
       // Aliases: one shared anchor, an alias out of nowhere, or a small bomb.
       const target = lines.findIndex((l, i) => i >= at && /: \S/.test(l));
       if (target !== -1) lines[target] = lines[target]!.replace(': ', ': &a ');
-      lines.splice(g.int(lines.length + 1), 0, `${' '.repeat(g.pick([0, 2, 4]))}${g.pick(KEYS)}: *${g.pick(['a', 'b'])}`);
+      lines.splice(
+        g.int(lines.length + 1),
+        0,
+        `${' '.repeat(g.pick([0, 2, 4]))}${g.pick(KEYS)}: *${g.pick(['a', 'b'])}`,
+      );
       if (g.chance(0.2)) lines.push('b: &b [*a, *a, *a, *a, *a, *a, *a, *a]', 'c: &c [*b, *b, *b, *b, *b, *b, *b, *b]');
       return lines;
     }
     case 8:
-      return g.chance(0.5) ? [...lines, '---', ...lines.slice(0, 3)] : lines.map((l) => (g.chance(0.1) ? `${l} # ${g.pick(NOISE)}` : l));
+      return g.chance(0.5)
+        ? [...lines, '---', ...lines.slice(0, 3)]
+        : lines.map((l) => (g.chance(0.1) ? `${l} # ${g.pick(NOISE)}` : l));
     default:
       return benign(g, lines, at);
   }
@@ -147,9 +265,17 @@ function benign(g: Gen, lines: string[], at: number): string[] {
       lines.splice(at, 0, g.pick(['', '# a comment [ { " \'', `${' '.repeat(indentOf(lines[at] ?? ''))}# ünïcode ✓`]));
       return lines;
     case 1:
-      return [...lines, `  ${g.pick(['judge'])}: { model: a/b, tools: [read], timeout: ${g.pick(['1', '60', '0.5'])} }`];
+      return [
+        ...lines,
+        `  ${g.pick(['judge'])}: { model: a/b, tools: [read], timeout: ${g.pick(['1', '60', '0.5'])} }`,
+      ];
     case 2:
-      return lines.map((l) => l.replace(/^(\s*(?:gateway|model|thinking|dir): )([\w./-]+)$/, (_, key: string, v: string) => `${key}${g.pick([`"${v}"`, `'${v}'`, v])}`));
+      return lines.map((l) =>
+        l.replace(
+          /^(\s*(?:gateway|model|thinking|dir): )([\w./-]+)$/,
+          (_, key: string, v: string) => `${key}${g.pick([`"${v}"`, `'${v}'`, v])}`,
+        ),
+      );
     default:
       return [...lines.slice(1), lines[0]!];
   }
@@ -164,13 +290,15 @@ function makeCase(g: Gen): Case {
 
 /** The invariants a motif keeps, whatever the input. */
 function checkMotif(message: string, c: Case): void {
-  if (BREAKS.test(message) || UNSAFE.test(message)) throw new Error(`motif not on one line: ${JSON.stringify(message)}`);
+  if (BREAKS.test(message) || UNSAFE.test(message))
+    throw new Error(`motif not on one line: ${JSON.stringify(message)}`);
   const tail = c.secret.slice('sk-or-v1-'.length);
   for (let i = 0; i + 16 <= tail.length; i += 1) {
     if (message.includes(tail.slice(i, i + 16))) throw new Error(`motif quotes the secret: ${JSON.stringify(message)}`);
   }
   // The pre-scan bounds nesting before the parser: only an alias loop can reach the walk's own depth check.
-  if (/nested deeper than/.test(message) && !c.text.includes('*')) throw new Error(`the nesting pre-scan under-counted: ${message}`);
+  if (/nested deeper than/.test(message) && !c.text.includes('*'))
+    throw new Error(`the nesting pre-scan under-counted: ${message}`);
   // The reader's last resort names an exception it did not expect: a bug, even if the user sees one line.
   if (/YAML could not be read/.test(message)) throw new Error(`unexpected exception in the reader: ${message}`);
 }
@@ -179,9 +307,11 @@ function checkMotif(message: string, c: Case): void {
 function checkRoster(roster: Roster): void {
   if (Object.getPrototypeOf(roster.agents) !== null) throw new Error('agents is not a null-prototype map');
   for (const role of [...Object.keys(roster.agents), 'constructor', 'builder']) {
-    if (Object.hasOwn(roster.agents, role) && (!ROLE_PATTERN.test(role) || RESERVED_NAMES.has(role))) throw new Error(`role ${JSON.stringify(role)} accepted`);
+    if (Object.hasOwn(roster.agents, role) && (!ROLE_PATTERN.test(role) || RESERVED_NAMES.has(role)))
+      throw new Error(`role ${JSON.stringify(role)} accepted`);
     const profile = agentFor(roster, role);
-    if (!(Number.isFinite(profile.timeoutMs) && profile.timeoutMs > 0)) throw new Error(`${role}: timeout ${profile.timeoutMs}`);
+    if (!(Number.isFinite(profile.timeoutMs) && profile.timeoutMs > 0))
+      throw new Error(`${role}: timeout ${profile.timeoutMs}`);
     if (!Array.isArray(profile.tools)) throw new Error(`${role}: tools ${String(profile.tools)}`);
   }
 }
@@ -192,7 +322,10 @@ function check(c: Case): boolean {
   try {
     roster = parse('/fuzz/factory.config.yaml', c.text);
   } catch (error) {
-    if (!(error instanceof UsageError)) throw new Error(`not a UsageError: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
+    if (!(error instanceof UsageError))
+      throw new Error(
+        `not a UsageError: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`,
+      );
     checkMotif(error.message, c);
     return true;
   }
@@ -228,7 +361,11 @@ describe('roster fuzz', () => {
       for (let i = 0; i < 12; i += 1) {
         const c = makeCase(gen(seed * 104_729 + i));
         fs.writeFileSync(file, c.text);
-        const outcome = async () => loadRosterIfPresent(repo.dir).then((r) => ({ roster: JSON.stringify(r) }), (e: unknown) => ({ error: e }));
+        const outcome = async () =>
+          loadRosterIfPresent(repo.dir).then(
+            (r) => ({ roster: JSON.stringify(r) }),
+            (e: unknown) => ({ error: e }),
+          );
         const [first, second] = [await outcome(), await outcome()];
         const where = `seed ${seed}, file case ${i} (FUZZ_SEED=${seed})`;
         if ('error' in first) {

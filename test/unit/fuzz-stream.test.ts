@@ -14,12 +14,64 @@ const ANY_BREAK = /[\n\v\f\r\u0085\u2028\u2029]/;
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /** Figures as a stream may write them, raw: `1e400` reads as Infinity, the rest as junk, negatives or overflow. */
-const NUMBERS = ['0', '5', '1234', '-3', '1.5', '1e308', '1e400', '-1e400', '9007199254740993', '"7"', 'null', 'true', '{}'];
+const NUMBERS = [
+  '0',
+  '5',
+  '1234',
+  '-3',
+  '1.5',
+  '1e308',
+  '1e400',
+  '-1e400',
+  '9007199254740993',
+  '"7"',
+  'null',
+  'true',
+  '{}',
+];
 
 /** Text pieces: every line break, escapes, braces, multi-byte characters (whole ones: the reader gets UTF-8). */
-const TEXT = ['a', 'b c', ' ', '\n', '\r\n', '\r', '\v', '\f', '\u0085', '\u2028', '\u2029', '\t', '"', '\\', '{', '}', 'é', '✓', '😀', '\u0000'];
+const TEXT = [
+  'a',
+  'b c',
+  ' ',
+  '\n',
+  '\r\n',
+  '\r',
+  '\v',
+  '\f',
+  '\u0085',
+  '\u2028',
+  '\u2029',
+  '\t',
+  '"',
+  '\\',
+  '{',
+  '}',
+  'é',
+  '✓',
+  '😀',
+  '\u0000',
+];
 
-const JUNK = ['{', '}', '"', ':', ',', 'type', '"type"', '"message_end"', '[', ']', 'x', ' ', '\\', '😀', 'null', '1e400'];
+const JUNK = [
+  '{',
+  '}',
+  '"',
+  ':',
+  ',',
+  'type',
+  '"type"',
+  '"message_end"',
+  '[',
+  ']',
+  'x',
+  ' ',
+  '\\',
+  '😀',
+  'null',
+  '1e400',
+];
 
 function text(g: Gen, max: number): string {
   return g.text(g.int(max), TEXT);
@@ -29,7 +81,8 @@ function text(g: Gen, max: number): string {
 function eventLine(g: Gen): string {
   const s = (max = 40) => JSON.stringify(text(g, max));
   const n = () => g.pick(NUMBERS);
-  const content = () => (g.chance(0.5) ? s(300) : `[{"type":"text","text":${s(300)}},{"type":"toolCall","name":${s()}}]`);
+  const content = () =>
+    g.chance(0.5) ? s(300) : `[{"type":"text","text":${s(300)}},{"type":"toolCall","name":${s()}}]`;
   switch (g.int(10)) {
     case 0:
       return `{"type":"message_end","message":{"role":"assistant","content":${content()},"usage":{"totalTokens":${n()},"cost":{"total":${n()}}},"model":${s(10)},"provider":${s(10)},"stopReason":${s(10)}}}`;
@@ -42,7 +95,11 @@ function eventLine(g: Gen): string {
     case 4:
       return `{"type":"auto_retry_start","attempt":${n()},"errorMessage":${s(200)}}`;
     case 5:
-      return g.pick(['{"type":"turn_start"}', `{"type":"session","id":${s(10)}}`, `{"type":"agent_settled","aborted":${g.pick(['true', 'false', '0'])}}`]);
+      return g.pick([
+        '{"type":"turn_start"}',
+        `{"type":"session","id":${s(10)}}`,
+        `{"type":"agent_settled","aborted":${g.pick(['true', 'false', '0'])}}`,
+      ]);
     case 6:
       return `{"type":"entry_appended","entry":{"customType":${g.pick(['"factory-guard"', '"factory-inventory"', s(10)])},"data":{"reason":${s()},"pi_version":${s(10)},"present":[${s(5)}]}}}`;
     case 7: {
@@ -122,7 +179,8 @@ describe('fuzz: pi stream reader', () => {
       for (const line of lines) observer.take(line);
       const summary = observer.reader.summary;
       for (const figures of [summary, ...usage]) {
-        if (!isFigure(figures.tokens) || !isFigure(figures.cost)) throw new Error(`figures ${figures.tokens} / ${figures.cost}`);
+        if (!isFigure(figures.tokens) || !isFigure(figures.cost))
+          throw new Error(`figures ${figures.tokens} / ${figures.cost}`);
       }
       expect(summary.lines).toBeLessThanOrEqual(lines.length);
       expect(summary.nonJson).toBeLessThanOrEqual(summary.lines);

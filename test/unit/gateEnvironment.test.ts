@@ -21,26 +21,53 @@ afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 /** The user's environment as a shell that forces colour has it (FORCE_COLOR=1, as kleur's and chalk's users set it). */
 function colourShell(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, FORCE_COLOR: '1' };
-  for (const name of ['NO_COLOR', 'NODE_DISABLE_COLORS', 'CLICOLOR', 'PY_COLORS', 'npm_config_color', 'NPM_CONFIG_COLOR', 'CI']) delete env[name];
+  for (const name of [
+    'NO_COLOR',
+    'NODE_DISABLE_COLORS',
+    'CLICOLOR',
+    'PY_COLORS',
+    'npm_config_color',
+    'NPM_CONFIG_COLOR',
+    'CI',
+  ])
+    delete env[name];
   return env;
 }
 
 /** The verdict of `run` in a plain shell: bash -c, in `cwd`, with `env` (pipes, as a CI job has them). */
 function plainShell(run: string, cwd: string, env: NodeJS.ProcessEnv): boolean {
-  return spawnSync('bash', ['--norc', '--noprofile', '-c', run], { cwd, env, stdio: 'pipe', timeout: 60_000 }).status === 0;
+  return (
+    spawnSync('bash', ['--norc', '--noprofile', '-c', run], { cwd, env, stdio: 'pipe', timeout: 60_000 }).status === 0
+  );
 }
 
-describe('a gate\'s environment', () => {
+describe("a gate's environment", () => {
   it('is the one it is given, byte for byte: no colour variable added, none removed', async () => {
-    const env = { PATH: process.env.PATH, HOME: '/home/ada', FORCE_COLOR: '3', CLICOLOR_FORCE: '1', NPM_CONFIG_COLOR: 'always' };
-    const report = await commandGate({ run: 'env | grep -v "^\\(PWD\\|SHLVL\\|_\\|FACTORY_RUN_TAG\\|FACTORY_SPAWN_ID\\|OLDPWD\\)=" | sort', cwd: dir, timeoutMs: 5000 }, { env })();
+    const env = {
+      PATH: process.env.PATH,
+      HOME: '/home/ada',
+      FORCE_COLOR: '3',
+      CLICOLOR_FORCE: '1',
+      NPM_CONFIG_COLOR: 'always',
+    };
+    const report = await commandGate(
+      {
+        run: 'env | grep -v "^\\(PWD\\|SHLVL\\|_\\|FACTORY_RUN_TAG\\|FACTORY_SPAWN_ID\\|OLDPWD\\)=" | sort',
+        cwd: dir,
+        timeoutMs: 5000,
+      },
+      { env },
+    )();
     expect(report.ok, report.motif).toBe(true);
-    expect(report.outputTail).toBe('CLICOLOR_FORCE=1\nFORCE_COLOR=3\nHOME=/home/ada\nNPM_CONFIG_COLOR=always\nPATH=' + process.env.PATH + '\n');
+    expect(report.outputTail).toBe(
+      'CLICOLOR_FORCE=1\nFORCE_COLOR=3\nHOME=/home/ada\nNPM_CONFIG_COLOR=always\nPATH=' + process.env.PATH + '\n',
+    );
   });
 
   it('node:test asserting chalk, picocolors and kleur escape codes: green in the gate as in the shell', async () => {
     fs.mkdirSync(path.join(dir, 'node_modules'));
-    for (const lib of ['chalk', 'picocolors']) fs.symlinkSync(path.resolve('node_modules', lib), path.join(dir, 'node_modules', lib));
+    for (const lib of ['chalk', 'picocolors'])
+      fs.symlinkSync(path.resolve('node_modules', lib), path.join(dir, 'node_modules', lib));
     fs.writeFileSync(
       path.join(dir, 'colour.test.mjs'),
       [
@@ -64,7 +91,7 @@ describe('a gate\'s environment', () => {
     expect(report.ok, report.motif).toBe(true);
   });
 
-  it('uvu asserting the real kleur\'s escape codes (kleur\'s own test setup): the same verdict as in the shell; red, the motif names the test in plain text', async () => {
+  it("uvu asserting the real kleur's escape codes (kleur's own test setup): the same verdict as in the shell; red, the motif names the test in plain text", async () => {
     // The checkout's own uvu and kleur (dev dependencies), as a user's repo has them installed.
     fs.symlinkSync(path.resolve('node_modules'), path.join(dir, 'node_modules'));
     fs.mkdirSync(path.join(dir, 'test'));
@@ -111,7 +138,10 @@ describe('a gate\'s environment', () => {
         '',
       ].join('\n'),
     );
-    fs.writeFileSync(path.join(dir, 'test_paint.py'), ['from paint import red', 'def test_red():', "    assert red('x') == '\\x1b[31mx\\x1b[0m'", ''].join('\n'));
+    fs.writeFileSync(
+      path.join(dir, 'test_paint.py'),
+      ['from paint import red', 'def test_red():', "    assert red('x') == '\\x1b[31mx\\x1b[0m'", ''].join('\n'),
+    );
     const run = 'python3 -m pytest --color=yes -q -p no:cacheprovider';
     const env = colourShell();
     expect(plainShell(run, dir, env)).toBe(true);

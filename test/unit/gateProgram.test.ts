@@ -30,7 +30,12 @@ afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 describe('gatePrograms', () => {
   it('names the programs a command line starts, past assignments, keywords, wrappers and operators', () => {
     expect(gatePrograms('python -m pytest')).toEqual(['python']);
-    expect(gatePrograms('CI=1 FOO="a b" npm test && make lint; ./run.sh | tee out')).toEqual(['npm', 'make', './run.sh', 'tee']);
+    expect(gatePrograms('CI=1 FOO="a b" npm test && make lint; ./run.sh | tee out')).toEqual([
+      'npm',
+      'make',
+      './run.sh',
+      'tee',
+    ]);
     expect(gatePrograms('timeout 60 node --test && nice -n 5 make')).toEqual(['timeout', 'node', 'nice', 'make']);
     expect(gatePrograms('env A=1 uv run pytest')).toEqual(['env', 'uv']);
     // Where the lookup stops being the gate's: another folder, another PATH, a function of the command line.
@@ -52,7 +57,10 @@ describe('resolveProgram and missingProgram (a PATH with python3 only)', () => {
     expect(resolveProgram('cd', lookup)).toEqual({ found: 'builtin' });
     expect(resolveProgram('python3', lookup)).toEqual({ found: 'file', file: path.join(bin, 'python3') });
     expect(resolveProgram('python', lookup)).toEqual({ found: 'missing' });
-    expect(resolveProgram('./notes.txt', lookup)).toEqual({ found: 'not-executable', file: path.join(dir, 'notes.txt') });
+    expect(resolveProgram('./notes.txt', lookup)).toEqual({
+      found: 'not-executable',
+      file: path.join(dir, 'notes.txt'),
+    });
     expect(resolveProgram('./bin/python3', lookup)).toEqual({ found: 'file', file: path.join(bin, 'python3') });
   });
 
@@ -63,19 +71,28 @@ describe('resolveProgram and missingProgram (a PATH with python3 only)', () => {
       problem: 'not found on PATH',
       fix: 'python3 is on PATH: use `python3 -m pytest` in payload.commands in adws/adw_config/factory.config.yaml',
     });
-    expect(missingProgram('pythn -m pytest', lookup)?.fix).toBe('python3 is on PATH: use `python3 -m pytest` in payload.commands in adws/adw_config/factory.config.yaml');
-    expect(missingProgram('cargo test', lookup)?.fix).toBe('install cargo (or put it on PATH), or write the command that runs your tests in payload.commands in adws/adw_config/factory.config.yaml');
+    expect(missingProgram('pythn -m pytest', lookup)?.fix).toBe(
+      'python3 is on PATH: use `python3 -m pytest` in payload.commands in adws/adw_config/factory.config.yaml',
+    );
+    expect(missingProgram('cargo test', lookup)?.fix).toBe(
+      'install cargo (or put it on PATH), or write the command that runs your tests in payload.commands in adws/adw_config/factory.config.yaml',
+    );
     expect(missingProgram('./notes.txt', lookup)?.problem).toBe(`is not executable (${path.join(dir, 'notes.txt')})`);
     expect(missingProgram('python3 -m pytest && cd . && echo ok', lookup)).toBeUndefined();
   });
 
   it('the pre-flight names the first gate that cannot start, with its index in the roster', () => {
-    const commands = [{ run: 'python3 -m pytest', cwd: dir }, { run: 'pythn -m mypy .', cwd: dir }];
+    const commands = [
+      { run: 'python3 -m pytest', cwd: dir },
+      { run: 'pythn -m mypy .', cwd: dir },
+    ];
     expect(gatePreflight(commands, env)).toBe(
       'gate `pythn -m mypy .` cannot run: pythn not found on PATH — python3 is on PATH: use `python3 -m mypy .` in payload.commands[1] in adws/adw_config/factory.config.yaml',
     );
     expect(gatePreflight(commands.slice(0, 1), env)).toBeUndefined();
-    expect(gatePreflight([], env, { run: 'npm ci', cwd: dir })).toMatch(/^gate `npm ci` cannot run: npm not found on PATH — .* in payload\.setup in /);
+    expect(gatePreflight([], env, { run: 'npm ci', cwd: dir })).toMatch(
+      /^gate `npm ci` cannot run: npm not found on PATH — .* in payload\.setup in /,
+    );
   });
 });
 
@@ -84,10 +101,12 @@ describe('a gate that cannot run is a setup failure', () => {
     const report = await commandGate({ run: 'pythn -m pytest', cwd: dir, timeoutMs: 10_000 }, { env })();
     expect(report.ok).toBe(false);
     expect(report.outcome).toBe('setup');
-    expect(report.motif).toBe('`pythn -m pytest` cannot run: pythn: command not found — python3 is on PATH: use `python3 -m pytest` in payload.commands in adws/adw_config/factory.config.yaml');
+    expect(report.motif).toBe(
+      '`pythn -m pytest` cannot run: pythn: command not found — python3 is on PATH: use `python3 -m pytest` in payload.commands in adws/adw_config/factory.config.yaml',
+    );
   });
 
-  it('a program a script runs further in (npm\'s `sh: 1: mocha: not found`), a file that is no program (126)', async () => {
+  it("a program a script runs further in (npm's `sh: 1: mocha: not found`), a file that is no program (126)", async () => {
     const nested = await commandGate({ run: "sh -c 'mocha test/'", cwd: dir, timeoutMs: 10_000 }, { env })();
     expect(nested.outcome).toBe('setup');
     expect(nested.motif).toMatch(/^`sh -c 'mocha test\/'` cannot run: mocha: not found — /);
@@ -99,7 +118,9 @@ describe('a gate that cannot run is a setup failure', () => {
   it('python -m of a module the interpreter lacks', async () => {
     const report = await commandGate({ run: 'python3 -m no_such_runner_xyz', cwd: dir, timeoutMs: 10_000 })();
     expect(report.outcome).toBe('setup');
-    expect(report.motif).toMatch(/cannot run: python3[\d.]* has no module no_such_runner_xyz — install no_such_runner_xyz for python3/);
+    expect(report.motif).toMatch(
+      /cannot run: python3[\d.]* has no module no_such_runner_xyz — install no_such_runner_xyz for python3/,
+    );
   });
 
   it('a test that fails is a test result, not a setup failure', async () => {
@@ -128,7 +149,7 @@ describe('a gate that cannot run is a setup failure', () => {
 });
 
 describe('the roster file the fixes name', () => {
-  it('is the roster\'s own', async () => {
+  it("is the roster's own", async () => {
     const { ROSTER_FILE } = await import('../../src/config/roster.js');
     expect(gatePreflight([{ run: 'pythn', cwd: dir }], env)).toContain(` in ${ROSTER_FILE}`);
   });
@@ -136,7 +157,10 @@ describe('the roster file the fixes name', () => {
 
 describe('what is no setup failure', () => {
   it('a test whose own redirection is refused (`sh: 1: cannot create /x: Permission denied`) is a test result', async () => {
-    const report = await commandGate({ run: "echo 'sh: 1: cannot create /x: Permission denied' >&2; exit 2", cwd: dir, timeoutMs: 10_000 }, { env })();
+    const report = await commandGate(
+      { run: "echo 'sh: 1: cannot create /x: Permission denied' >&2; exit 2", cwd: dir, timeoutMs: 10_000 },
+      { env },
+    )();
     expect(report.ok).toBe(false);
     expect(report.outcome).toBeUndefined();
   });
@@ -147,6 +171,8 @@ describe('make, whose recipe runs a missing program', () => {
     fs.writeFileSync(path.join(dir, 'Makefile'), 'test:\n\tpythn -m pytest\n');
     const report = await commandGate({ run: 'make test', cwd: dir, timeoutMs: 10_000 })();
     expect(report.outcome).toBe('setup');
-    expect(report.motif).toMatch(/^`make test` cannot run: pythn: (No such file or directory|command not found|not found) — /);
+    expect(report.motif).toMatch(
+      /^`make test` cannot run: pythn: (No such file or directory|command not found|not found) — /,
+    );
   });
 });

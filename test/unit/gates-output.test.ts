@@ -16,11 +16,17 @@ const CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
 
 describe('plainText', () => {
   it('drops SGR colours and styles, keeping the text they paint', () => {
-    expect(plainText('\x1b[31m✗\x1b[39m \x1b[1;4mfarewell\x1b[0m > \x1b[38;5;196msays\x1b[m \x1b[38;2;255;0;0mgoodbye\x1b[49m')).toBe('✗ farewell > says goodbye');
+    expect(
+      plainText(
+        '\x1b[31m✗\x1b[39m \x1b[1;4mfarewell\x1b[0m > \x1b[38;5;196msays\x1b[m \x1b[38;2;255;0;0mgoodbye\x1b[49m',
+      ),
+    ).toBe('✗ farewell > says goodbye');
   });
 
   it('keeps the text of an OSC 8 hyperlink, ended by ST or by BEL, and drops window titles', () => {
-    expect(plainText('see \x1b]8;;file:///home/ada/test/x.test.js\x1b\\test/x.test.js\x1b]8;;\x1b\\ now')).toBe('see test/x.test.js now');
+    expect(plainText('see \x1b]8;;file:///home/ada/test/x.test.js\x1b\\test/x.test.js\x1b]8;;\x1b\\ now')).toBe(
+      'see test/x.test.js now',
+    );
     expect(plainText('\x1b]8;id=1;https://example.com/\x07docs\x1b]8;;\x07!')).toBe('docs!');
     expect(plainText('\x1b]0;npm test\x07done')).toBe('done');
   });
@@ -59,12 +65,20 @@ describe('tellingOutput on the usual runners', () => {
   const cases: [file: string, named: string, why: string][] = [
     ['spot.txt', '✗ farewell > says goodbye', 'Expected values to be strictly equal:'],
     ['node-test-spec.txt', '✖ says goodbye', "actual: 'Bye, Ada.'"],
-    ['vitest.txt', 'FAIL  test/farewell.vitest.test.js > farewell > says goodbye', "AssertionError: expected 'Bye, Ada.' to be 'Goodbye, Ada!'"],
+    [
+      'vitest.txt',
+      'FAIL  test/farewell.vitest.test.js > farewell > says goodbye',
+      "AssertionError: expected 'Bye, Ada.' to be 'Goodbye, Ada!'",
+    ],
     ['jest.txt', '● farewell › says goodbye', 'Received: "Bye, Ada."'],
     ['mocha.txt', '1) farewell | says goodbye:', "'Bye, Ada.' !== 'Goodbye, Ada!'"],
     ['tap.txt', 'not ok 1 - says goodbye', 'not ok 1 - should be equal'],
     // uvu (dequal's runner, captured here): both sides of its diff, not only the first.
-    ['uvu.txt', 'FAIL  "says goodbye" | Expected values to be strictly equal:  (is)', '++true     (Expected) | --false    (Actual)'],
+    [
+      'uvu.txt',
+      'FAIL  "says goodbye" | Expected values to be strictly equal:  (is)',
+      '++true     (Expected) | --false    (Actual)',
+    ],
   ];
   for (const [file, named, why] of cases) {
     it(`names the failing test and why in ${file}`, () => {
@@ -78,10 +92,14 @@ describe('tellingOutput on the usual runners', () => {
 
   it('puts the failing test first: the motif keeps the start when the room is short', () => {
     expect(tellingOutput(sample('spot.txt'), 40)).toBe('✗ farewell > says goodbye | Expected va…');
-    expect(tellingOutput(sample('jest.txt'), 300).startsWith('FAIL  test/farewell.test.js | farewell | ✕ says goodbye (3 ms) | ● farewell › says goodbye')).toBe(true);
+    expect(
+      tellingOutput(sample('jest.txt'), 300).startsWith(
+        'FAIL  test/farewell.test.js | farewell | ✕ says goodbye (3 ms) | ● farewell › says goodbye',
+      ),
+    ).toBe(true);
   });
 
-  it('leaves out jest\'s console blocks, TAP plans and the rules vitest draws; keeps mocha\'s counts, last', () => {
+  it("leaves out jest's console blocks, TAP plans and the rules vitest draws; keeps mocha's counts, last", () => {
     expect(tellingOutput(sample('jest.txt'), 300)).not.toContain('Console');
     expect(tellingOutput(sample('mocha.txt'), 300)).toMatch(/ \| 1 passing \(4ms\) \| 1 failing$/);
     expect(tellingOutput(sample('tap.txt'), 300)).not.toMatch(/\| 1\.\.1/);

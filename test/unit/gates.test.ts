@@ -4,7 +4,16 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { changedFilesExist, commandGate, flattenTail, motif, MOTIF_MAX, OUTPUT_TAIL_BYTES, tellingOutput, type GateReport } from '../../src/gates/judges.js';
+import {
+  changedFilesExist,
+  commandGate,
+  flattenTail,
+  motif,
+  MOTIF_MAX,
+  OUTPUT_TAIL_BYTES,
+  tellingOutput,
+  type GateReport,
+} from '../../src/gates/judges.js';
 
 import { processesTagged } from '../helpers/factory.js';
 
@@ -53,7 +62,11 @@ describe('changedFilesExist', () => {
 
 describe('commandGate', () => {
   it('is green when the command exits 0 in its folder, with the output kept', async () => {
-    const report = await commandGate({ run: 'pwd; echo to-stderr >&2', cwd: path.join(dir, 'src'), timeoutMs: 10_000 })();
+    const report = await commandGate({
+      run: 'pwd; echo to-stderr >&2',
+      cwd: path.join(dir, 'src'),
+      timeoutMs: 10_000,
+    })();
     expect(report.ok).toBe(true);
     expect(report.gate).toBe('pwd; echo to-stderr >&2');
     expect(report.outputTail).toContain(path.join(dir, 'src'));
@@ -62,9 +75,15 @@ describe('commandGate', () => {
   });
 
   it('is red on a non-zero exit: the motif names the command, the exit and the end of the output', async () => {
-    const report = await commandGate({ run: 'echo first line; echo "boom: 3 !== 5" >&2; exit 3', cwd: dir, timeoutMs: 10_000 })();
+    const report = await commandGate({
+      run: 'echo first line; echo "boom: 3 !== 5" >&2; exit 3',
+      cwd: dir,
+      timeoutMs: 10_000,
+    })();
     expect(report.ok).toBe(false);
-    expect(report.motif).toBe('`echo first line; echo "boom: 3 !== 5" >&2; exit 3` exited 3: first line | boom: 3 !== 5');
+    expect(report.motif).toBe(
+      '`echo first line; echo "boom: 3 !== 5" >&2; exit 3` exited 3: first line | boom: 3 !== 5',
+    );
   });
 
   it('keeps only the last ~4 KB of a long output and a one-line motif within bounds', async () => {
@@ -83,7 +102,11 @@ describe('commandGate', () => {
   });
 
   it('bounds the kept output in bytes, not characters, when the output is not ASCII', async () => {
-    const report = await commandGate({ run: `node -e 'for (let i = 0; i < 400; i++) console.log("éàü—✗ ligne " + i)'; exit 1`, cwd: dir, timeoutMs: 20_000 })();
+    const report = await commandGate({
+      run: `node -e 'for (let i = 0; i < 400; i++) console.log("éàü—✗ ligne " + i)'; exit 1`,
+      cwd: dir,
+      timeoutMs: 20_000,
+    })();
     expect(Buffer.byteLength(report.outputTail!)).toBeLessThanOrEqual(OUTPUT_TAIL_BYTES);
     expect(report.outputTail).toMatch(/éàü—✗ ligne 399\n$/);
     expect(report.outputTail).not.toContain('\ufffd');
@@ -92,16 +115,24 @@ describe('commandGate', () => {
   it('ends the whole process group on timeout and says so', async () => {
     const tag = `gate-timeout-${process.pid}`;
     // A background sleep in the same group as well as the foreground one: both must go.
-    const report = await commandGate({ run: 'echo started; sleep 600 & sleep 600', cwd: dir, timeoutMs: 300 }, { runTag: tag, killGraceMs: 200 })();
+    const report = await commandGate(
+      { run: 'echo started; sleep 600 & sleep 600', cwd: dir, timeoutMs: 300 },
+      { runTag: tag, killGraceMs: 200 },
+    )();
     expect(report.ok).toBe(false);
-    expect(report.motif).toMatch(/^`echo started; sleep 600 & sleep 600` timed out after 300 ms \(its process group was ended\): started$/);
+    expect(report.motif).toMatch(
+      /^`echo started; sleep 600 & sleep 600` timed out after 300 ms \(its process group was ended\): started$/,
+    );
     expect(processesTagged(tag)).toEqual([]);
   });
 
   it('ends the whole process group on abort', async () => {
     const tag = `gate-abort-${process.pid}`;
     const aborter = new AbortController();
-    const gate = commandGate({ run: 'sleep 600', cwd: dir, timeoutMs: 60_000 }, { runTag: tag, signal: aborter.signal, killGraceMs: 200 });
+    const gate = commandGate(
+      { run: 'sleep 600', cwd: dir, timeoutMs: 60_000 },
+      { runTag: tag, signal: aborter.signal, killGraceMs: 200 },
+    );
     const pending = gate();
     const end = Date.now() + 5000;
     while (processesTagged(tag).length === 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
@@ -117,7 +148,10 @@ describe('commandGate', () => {
     const aborter = new AbortController();
     aborter.abort();
     const tag = `gate-never-${process.pid}`;
-    const aborted = await commandGate({ run: 'touch started', cwd: dir, timeoutMs: 1000 }, { signal: aborter.signal, runTag: tag })();
+    const aborted = await commandGate(
+      { run: 'touch started', cwd: dir, timeoutMs: 1000 },
+      { signal: aborter.signal, runTag: tag },
+    )();
     expect(aborted.motif).toBe('`touch started` not run: interrupted by the user');
     expect(fs.existsSync(path.join(dir, 'started'))).toBe(false);
     const missing = await commandGate({ run: 'true', cwd: path.join(dir, 'nope'), timeoutMs: 1000 })();
@@ -135,7 +169,7 @@ describe('commandGate', () => {
   });
 });
 
-describe('the colour of a gate\'s output', () => {
+describe("the colour of a gate's output", () => {
   /** Escape and control bytes a terminal interprets (tab and newline are text). */
   const CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
 
@@ -173,21 +207,27 @@ describe('motif', () => {
     ];
     expect(motif(reports)).toBe('`npm test` exited 1: fail');
     expect(motif([{ gate: 'x', ok: false, seconds: 0 }])).toBe('gate x failed');
-    expect(motif([{ gate: 'x', ok: false, motif: '\x1b[31m✗\x1b[39m failed\r\nnext\x07', seconds: 0 }])).toBe('✗ failed next');
+    expect(motif([{ gate: 'x', ok: false, motif: '\x1b[31m✗\x1b[39m failed\r\nnext\x07', seconds: 0 }])).toBe(
+      '✗ failed next',
+    );
   });
 });
 
 describe('flattenTail', () => {
   it('keeps the last lines that fit, without stack frames or blank lines', () => {
-    const out = 'ok 1\n\nAssertionError: -1 !== 5\n    at Test.run (node:internal/test_runner/test:796:25)\n    at x (y.js:1:1)\n# fail 1\n';
+    const out =
+      'ok 1\n\nAssertionError: -1 !== 5\n    at Test.run (node:internal/test_runner/test:796:25)\n    at x (y.js:1:1)\n# fail 1\n';
     expect(flattenTail(out, 200)).toBe('ok 1 | AssertionError: -1 !== 5 | # fail 1');
     expect(flattenTail(out, 30)).toBe('… | # fail 1');
     expect(flattenTail('x'.repeat(50), 10)).toBe(`…${'x'.repeat(9)}`);
   });
 
   it('picks the failure lines of a test run, its closing counts last', () => {
-    const tap = 'TAP version 13\nok 1 - greets\nnot ok 2 - says goodbye\n  ---\n  error: |-\n    Expected values to be strictly equal:\n  expected: \'Goodbye\'\n  actual: \'Bye\'\n  ...\n1..2\n# pass 1\n# fail 1\n';
-    expect(tellingOutput(tap, 300)).toBe("not ok 2 - says goodbye | error: |- | Expected values to be strictly equal: | expected: 'Goodbye' | actual: 'Bye' | # pass 1 | # fail 1");
+    const tap =
+      "TAP version 13\nok 1 - greets\nnot ok 2 - says goodbye\n  ---\n  error: |-\n    Expected values to be strictly equal:\n  expected: 'Goodbye'\n  actual: 'Bye'\n  ...\n1..2\n# pass 1\n# fail 1\n";
+    expect(tellingOutput(tap, 300)).toBe(
+      "not ok 2 - says goodbye | error: |- | Expected values to be strictly equal: | expected: 'Goodbye' | actual: 'Bye' | # pass 1 | # fail 1",
+    );
     expect(tellingOutput('all fine\nexit code 3\n', 300)).toBe('all fine | exit code 3');
   });
 });

@@ -81,7 +81,7 @@ async function settled(dir: string): Promise<void> {
 }
 
 describe('the .git guard', () => {
-  it('in worktrees: the user\'s branch moved from an arm\'s tree, a remote, core.hooksPath, a tag, packed refs and a hook are each named and undone byte for byte', async () => {
+  it("in worktrees: the user's branch moved from an arm's tree, a remote, core.hooksPath, a tag, packed refs and a hook are each named and undone byte for byte", async () => {
     const dir = repo();
     await settled(dir);
     const tree = armTree(dir);
@@ -98,9 +98,20 @@ describe('the .git guard', () => {
     git(tree, 'tag', 'evil-tag');
     git(tree, 'tag', '-d', 'v1');
     git(tree, 'pack-refs', '--all');
-    fs.writeFileSync(path.join(dir, '.git/hooks/post-checkout'), `#!/bin/sh\ntouch '${pwnedMark()}'\n`, { mode: 0o755 });
+    fs.writeFileSync(path.join(dir, '.git/hooks/post-checkout'), `#!/bin/sh\ntouch '${pwnedMark()}'\n`, {
+      mode: 0o755,
+    });
     const acts = await restoreGitDir(dir, snapshot);
-    expect(acts.sort()).toEqual(['.git/hooks/post-checkout (added)', 'added refs/tags/evil-tag', 'added remote evil', 'deleted refs/tags/v1', 'moved refs/heads/main', 'set core.hooksPath'].sort());
+    expect(acts.sort()).toEqual(
+      [
+        '.git/hooks/post-checkout (added)',
+        'added refs/tags/evil-tag',
+        'added remote evil',
+        'deleted refs/tags/v1',
+        'moved refs/heads/main',
+        'set core.hooksPath',
+      ].sort(),
+    );
     expect(dotGit(dir)).toEqual(before);
     expect(git(dir, 'rev-parse', 'HEAD')).toBe(head);
     expect(git(dir, 'status', '--porcelain')).toBe('');
@@ -108,7 +119,7 @@ describe('the .git guard', () => {
     expect(await restoreGitDir(dir, snapshot)).toEqual([]);
   });
 
-  it('in worktrees: a submodule\'s git dir (hooks, config) and the user\'s other linked worktree\'s config are guarded like the rest; its HEAD is the user\'s to move', async () => {
+  it("in worktrees: a submodule's git dir (hooks, config) and the user's other linked worktree's config are guarded like the rest; its HEAD is the user's to move", async () => {
     const dir = repo();
     withSubmodule(dir);
     // The user's own second worktree, beside the repo (not under the factory's worktree root).
@@ -120,14 +131,20 @@ describe('the .git guard', () => {
     const userAdmin = path.join(dir, '.git/worktrees', path.basename(userTree));
     const snapshot = await snapshotGitDir(dir, { agentsIn: 'worktrees' });
     const pwned = pwnedMark();
-    fs.writeFileSync(path.join(dir, '.git/modules/vendor/lib/hooks/post-checkout'), `#!/bin/sh\ntouch '${pwned}'\n`, { mode: 0o755 });
+    fs.writeFileSync(path.join(dir, '.git/modules/vendor/lib/hooks/post-checkout'), `#!/bin/sh\ntouch '${pwned}'\n`, {
+      mode: 0o755,
+    });
     git(path.join(dir, 'vendor/lib'), 'config', 'core.hooksPath', '/tmp/evil-hooks');
     git(userTree, 'checkout', '-q', '--detach'); // the user, working there meanwhile
     fs.writeFileSync(path.join(userAdmin, 'config.worktree'), '[core]\n\tfsmonitor = /tmp/evil\n');
     const acts = await restoreGitDir(dir, snapshot);
     const admin = `.git/worktrees/${path.basename(userTree)}`;
     expect(acts.sort()).toEqual(
-      [`${admin}/config.worktree (added)`, '.git/modules/vendor/lib/config (changed)', '.git/modules/vendor/lib/hooks/post-checkout (added)'].sort(),
+      [
+        `${admin}/config.worktree (added)`,
+        '.git/modules/vendor/lib/config (changed)',
+        '.git/modules/vendor/lib/hooks/post-checkout (added)',
+      ].sort(),
     );
     expect(dotGit(dir, ['worktrees'])).toEqual(before);
     expect(git(userTree, 'rev-parse', '--abbrev-ref', 'HEAD').trim()).toBe('HEAD'); // still detached: the user's act
@@ -136,7 +153,7 @@ describe('the .git guard', () => {
     expect(fs.existsSync(pwned)).toBe(false);
   });
 
-  it('in worktrees: what the user\'s index holds is guarded, its stat data refreshed by a status is not an act', async () => {
+  it("in worktrees: what the user's index holds is guarded, its stat data refreshed by a status is not an act", async () => {
     const dir = repo();
     const tree = armTree(dir);
     const snapshot = await snapshotGitDir(dir, { agentsIn: 'worktrees' });
@@ -211,7 +228,7 @@ describe('the .git guard', () => {
     expect(git(dir, 'symbolic-ref', 'HEAD').trim()).toBe('refs/heads/main');
   });
 
-  it('what the factory itself writes is no act: an arm\'s tree made (its submodule checked out), harvested, kept as a ref, removed', async () => {
+  it("what the factory itself writes is no act: an arm's tree made (its submodule checked out), harvested, kept as a ref, removed", async () => {
     const dir = repo();
     withSubmodule(dir);
     const base = fs.mkdtempSync(path.join(os.tmpdir(), 'factory-guard-trees-'));
@@ -219,9 +236,26 @@ describe('the .git guard', () => {
     const env = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', FACTORY_WORKTREES: base };
     const snapshot = await snapshotGitDir(dir, { env, agentsIn: 'worktrees' });
     const head = git(dir, 'rev-parse', 'HEAD').trim();
-    const tree = await prepareArmTree(dir, { run: 'rg', name: 'arm_1', commit: head, gateFolders: [], git: { env }, env });
+    const tree = await prepareArmTree(dir, {
+      run: 'rg',
+      name: 'arm_1',
+      commit: head,
+      gateFolders: [],
+      git: { env },
+      env,
+    });
     fs.writeFileSync(path.join(tree.dir, 'b.txt'), 'b\n');
-    git(tree.dir, '-c', 'user.name=a', '-c', 'user.email=a@b', 'commit', '-qm', 'the arm commits in its own tree', '--allow-empty');
+    git(
+      tree.dir,
+      '-c',
+      'user.name=a',
+      '-c',
+      'user.email=a@b',
+      'commit',
+      '-qm',
+      'the arm commits in its own tree',
+      '--allow-empty',
+    );
     const patchFile = path.join(base, 'arm-1.patch');
     await harvestPatch(tree.dir, patchFile, { base: head, git: { env } });
     await keepArmRef(dir, 'rg', 1, patchFile, { base: head, git: { env } });
@@ -268,15 +302,50 @@ describe('the .git guard', () => {
 
   it('config acts are named as a person says them: remotes added, removed, changed; variables set (as spelled) and unset', () => {
     const before = ['core.bare=false', 'remote.origin.url=https://a', 'remote.gone.url=https://g', 'user.name=x'];
-    const after = ['core.bare=false', 'remote.origin.url=https://b', 'remote.evil.url=https://e', 'remote.evil.fetch=+refs/heads/*:refs/remotes/evil/*', 'core.hookspath=/tmp/h'];
+    const after = [
+      'core.bare=false',
+      'remote.origin.url=https://b',
+      'remote.evil.url=https://e',
+      'remote.evil.fetch=+refs/heads/*:refs/remotes/evil/*',
+      'core.hookspath=/tmp/h',
+    ];
     const text = '[core]\n\tbare = false\n\thooksPath = /tmp/h\n';
-    expect(configActs(before, after, text).sort()).toEqual(['added remote evil', 'changed remote origin', 'removed remote gone', 'set core.hooksPath', 'unset user.name'].sort());
-    expect(refActs(new Map([['refs/heads/main', 'a'], ['refs/tags/v1', 'b']]), new Map([['refs/heads/main', 'c'], ['refs/tags/v2', 'd']]), undefined)).toEqual(['moved refs/heads/main', 'deleted refs/tags/v1', 'added refs/tags/v2']);
-    expect(refActs(new Map([['refs/heads/main', 'a']]), new Map([['refs/heads/main', 'c']]), 'refs/heads/main')).toEqual([]);
+    expect(configActs(before, after, text).sort()).toEqual(
+      [
+        'added remote evil',
+        'changed remote origin',
+        'removed remote gone',
+        'set core.hooksPath',
+        'unset user.name',
+      ].sort(),
+    );
+    expect(
+      refActs(
+        new Map([
+          ['refs/heads/main', 'a'],
+          ['refs/tags/v1', 'b'],
+        ]),
+        new Map([
+          ['refs/heads/main', 'c'],
+          ['refs/tags/v2', 'd'],
+        ]),
+        undefined,
+      ),
+    ).toEqual(['moved refs/heads/main', 'deleted refs/tags/v1', 'added refs/tags/v2']);
+    expect(
+      refActs(new Map([['refs/heads/main', 'a']]), new Map([['refs/heads/main', 'c']]), 'refs/heads/main'),
+    ).toEqual([]);
   });
 
   it('the motif names the acts on one line', () => {
-    expect(gitDirMotif(['moved refs/heads/main', 'added remote evil', 'set core.hooksPath', '.git/hooks/post-checkout (added)'])).toBe(
+    expect(
+      gitDirMotif([
+        'moved refs/heads/main',
+        'added remote evil',
+        'set core.hooksPath',
+        '.git/hooks/post-checkout (added)',
+      ]),
+    ).toBe(
       "it changed the repository's .git (moved refs/heads/main, added remote evil, set core.hooksPath, .git/hooks/post-checkout (added)): an agent may not; undone",
     );
     expect(gitDirMotif(['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'])).toMatch(/\(a, b, c, d, e, f and 2 more\)/);

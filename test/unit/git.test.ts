@@ -4,7 +4,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { changedFiles, GitError, gitRaw, isWorkTree, parseStatusV2, topLevel, treeState } from '../../src/process/git.js';
+import {
+  changedFiles,
+  GitError,
+  gitRaw,
+  isWorkTree,
+  parseStatusV2,
+  topLevel,
+  treeState,
+} from '../../src/process/git.js';
 import { prefetchWorkspaceRoot, resolveWorkspaceRoot } from '../../src/config/paths.js';
 import { processesTagged } from '../helpers/factory.js';
 import { git, makeTempRepo, type TempRepo } from '../helpers/repo.js';
@@ -14,7 +22,9 @@ afterEach(() => {
   for (const c of cleanups.splice(0)) c();
 });
 
-function repo(files: Record<string, string> = { 'README.md': '# r\n', 'src/a.js': 'a\n', 'src/b.js': 'b\n' }): TempRepo {
+function repo(
+  files: Record<string, string> = { 'README.md': '# r\n', 'src/a.js': 'a\n', 'src/b.js': 'b\n' },
+): TempRepo {
   const r = makeTempRepo({ files });
   cleanups.push(r.cleanup);
   return r;
@@ -39,7 +49,9 @@ describe('isWorkTree', () => {
   it('runs git with the environment it is given', async () => {
     const r = repo();
     // GIT_DIR pointing nowhere makes git look outside the repo: proof the given env, not the cockpit's, is used.
-    expect(await isWorkTree(r.dir, { env: { PATH: process.env.PATH, GIT_DIR: path.join(r.dir, 'nowhere') } })).toBe(false);
+    expect(await isWorkTree(r.dir, { env: { PATH: process.env.PATH, GIT_DIR: path.join(r.dir, 'nowhere') } })).toBe(
+      false,
+    );
     expect(await isWorkTree(r.dir, { env: { PATH: process.env.PATH } })).toBe(true);
   });
 });
@@ -95,7 +107,13 @@ describe('changedFiles', () => {
     fs.writeFileSync(path.join(r.dir, '.gitignore'), 'ignored.log\n');
     fs.writeFileSync(path.join(r.dir, 'ignored.log'), 'x');
     git(r.dir, 'mv', 'src/b.js', 'src/c.js');
-    expect(await changedFiles(path.join(r.dir, 'src'))).toEqual(['.gitignore', 'src/a.js', 'src/b.js', 'src/c.js', 'src/new.js']);
+    expect(await changedFiles(path.join(r.dir, 'src'))).toEqual([
+      '.gitignore',
+      'src/a.js',
+      'src/b.js',
+      'src/c.js',
+      'src/new.js',
+    ]);
   });
 
   it('since a commit: committed changes since then count as well as the working tree', async () => {
@@ -157,7 +175,7 @@ describe('resolveWorkspaceRoot and its prefetch', () => {
     expect(await resolveWorkspaceRoot(plain)).toBe(plain);
   });
 
-  it('a prefetched answer is the probe\'s answer, taken once: the next call probes afresh', async () => {
+  it("a prefetched answer is the probe's answer, taken once: the next call probes afresh", async () => {
     const dir = tempDir();
     const sub = path.join(dir, 'sub');
     fs.mkdirSync(sub);
@@ -172,8 +190,8 @@ describe('resolveWorkspaceRoot and its prefetch', () => {
   });
 });
 
-describe('the factory\'s git runs no program the repository names', () => {
-  it('hooks and the fsmonitor an agent could plant in .git never run under the factory\'s git; plain git does run them', async () => {
+describe("the factory's git runs no program the repository names", () => {
+  it("hooks and the fsmonitor an agent could plant in .git never run under the factory's git; plain git does run them", async () => {
     const r = repo();
     const marks = tempDir();
     // What a hostile arm could write with bash: a post-checkout hook and an fsmonitor hook, each leaving a mark.
@@ -197,7 +215,16 @@ describe('the factory\'s git runs no program the repository names', () => {
 
     // The control: the same repository under plain git runs them (so the test above can fail).
     spawnSync('git', ['checkout', '--', '.'], { cwd: r.dir });
-    spawnSync('git', ['commit', '-q', '--allow-empty', '-m', 'user'], { cwd: r.dir, env: { ...process.env, GIT_AUTHOR_NAME: 'u', GIT_AUTHOR_EMAIL: 'u@x', GIT_COMMITTER_NAME: 'u', GIT_COMMITTER_EMAIL: 'u@x' } });
+    spawnSync('git', ['commit', '-q', '--allow-empty', '-m', 'user'], {
+      cwd: r.dir,
+      env: {
+        ...process.env,
+        GIT_AUTHOR_NAME: 'u',
+        GIT_AUTHOR_EMAIL: 'u@x',
+        GIT_COMMITTER_NAME: 'u',
+        GIT_COMMITTER_EMAIL: 'u@x',
+      },
+    });
     expect(fs.readdirSync(marks).sort()).toEqual(expect.arrayContaining(['post-checkout', 'pre-commit']));
   });
 });

@@ -9,7 +9,9 @@ describe('guardAttempt', () => {
 
   it('the deadline stops with kind timeout; the idle watchdog waits while progress comes', () => {
     const stops: [string, string][] = [];
-    const guard = guardAttempt({ timeoutMs: 10_000, idle: { ms: 3_000, motif: idleMotif(3_000, 'it') } }, (m, k) => stops.push([m, k]));
+    const guard = guardAttempt({ timeoutMs: 10_000, idle: { ms: 3_000, motif: idleMotif(3_000, 'it') } }, (m, k) =>
+      stops.push([m, k]),
+    );
     for (let i = 0; i < 4; i++) {
       vi.advanceTimersByTime(2_000);
       guard.progress();
@@ -21,10 +23,13 @@ describe('guardAttempt', () => {
     guard.disarm();
   });
 
-  it('the interrupt carries the caller\'s motif; disarm removes every timer and the listener', () => {
+  it("the interrupt carries the caller's motif; disarm removes every timer and the listener", () => {
     const stops: [string, string][] = [];
     const controller = new AbortController();
-    const guard = guardAttempt({ timeoutMs: 1_000, signal: controller.signal, abortMotif: 'aborted by the user' }, (m, k) => stops.push([m, k]));
+    const guard = guardAttempt(
+      { timeoutMs: 1_000, signal: controller.signal, abortMotif: 'aborted by the user' },
+      (m, k) => stops.push([m, k]),
+    );
     controller.abort();
     expect(stops).toEqual([['aborted by the user', 'aborted']]);
     guard.disarm();

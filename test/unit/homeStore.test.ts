@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { HOME_KEYS, helpText, intentFor, keyLabel } from '../../components/keymap.js';
-import { dispatchHomeIntent, homeModeOf, type HomeController, type HomeMode, type RunRow } from '../../state/controller.js';
+import {
+  dispatchHomeIntent,
+  homeModeOf,
+  type HomeController,
+  type HomeMode,
+  type RunRow,
+} from '../../state/controller.js';
 import {
   canResume,
   createHomeStore,
@@ -22,7 +28,12 @@ function row(adwId: string, status: RunRow['status'], extra: Partial<RunRow> = {
   return { adwId, adwName: 'adw_prompt', status, phases: '1/2', tokens: 1200, cost: 0.0031, startedAt: T0, ...extra };
 }
 
-const ROWS = [row('aaaa0001', 'green'), row('bbbb0002', 'failed'), row('cccc0003', 'interrupted'), row('dddd0004', 'running')];
+const ROWS = [
+  row('aaaa0001', 'green'),
+  row('bbbb0002', 'failed'),
+  row('cccc0003', 'interrupted'),
+  row('dddd0004', 'running'),
+];
 
 function fold(actions: HomeAction[], state: HomeState = initialHomeState()): HomeState {
   return foldSteps(reduceHome, actions, state).state;
@@ -32,7 +43,17 @@ const loaded = fold([{ type: 'rows_loaded', rows: ROWS }]);
 
 function events(adwId: string): RunEvent[] {
   return [
-    { type: 'run_started', adwId, ts: T0, adwName: 'adw_prompt', cwd: '/w', phases: [{ name: 'prompt', kind: 'agent', attempts: 3 }, { name: 'dispose', kind: 'code', attempts: 1 }] },
+    {
+      type: 'run_started',
+      adwId,
+      ts: T0,
+      adwName: 'adw_prompt',
+      cwd: '/w',
+      phases: [
+        { name: 'prompt', kind: 'agent', attempts: 3 },
+        { name: 'dispose', kind: 'code', attempts: 1 },
+      ],
+    },
     { type: 'phase_started', adwId, ts: T0 + 1, phase: 'prompt', kind: 'agent' },
     { type: 'attempt_started', adwId, ts: T0 + 1, phase: 'prompt', attempt: 1, attempts: 3, sessionId: 's-1' },
     { type: 'usage', adwId, ts: T0 + 500, phase: 'prompt', tokens: 900, cost: 0.002 },
@@ -49,8 +70,21 @@ describe('reduceHome: the list', () => {
 
   it('moves the selection within bounds', () => {
     expect(fold([{ type: 'move', by: -1 }], loaded).selected).toBe(0);
-    expect(fold([{ type: 'move', by: 1 }, { type: 'move', by: 1 }], loaded).selected).toBe(2);
-    expect(fold(Array.from({ length: 9 }, () => ({ type: 'move', by: 1 }) as HomeAction), loaded).selected).toBe(3);
+    expect(
+      fold(
+        [
+          { type: 'move', by: 1 },
+          { type: 'move', by: 1 },
+        ],
+        loaded,
+      ).selected,
+    ).toBe(2);
+    expect(
+      fold(
+        Array.from({ length: 9 }, () => ({ type: 'move', by: 1 }) as HomeAction),
+        loaded,
+      ).selected,
+    ).toBe(3);
     // Nothing to move through in an empty list.
     expect(fold([{ type: 'move', by: 1 }], fold([{ type: 'rows_loaded', rows: [] }])).selected).toBe(0);
   });
@@ -140,26 +174,36 @@ describe('reduceHome: resume', () => {
 });
 
 describe('reduceHome effects: what the core is asked for, folded over a list of actions', () => {
-  const effects = (actions: HomeAction[], state: HomeState = loaded): HomeEffect[] => foldSteps(reduceHome, actions, state).effects;
+  const effects = (actions: HomeAction[], state: HomeState = loaded): HomeEffect[] =>
+    foldSteps(reduceHome, actions, state).effects;
 
-  it('open reads the selected run\'s events; back reads the list again; neither when refused', () => {
-    expect(effects([{ type: 'move', by: 1 }, { type: 'open' }, { type: 'open' }, { type: 'back' }, { type: 'back' }])).toEqual([
-      { type: 'load_replay', adwId: 'bbbb0002' },
-      { type: 'load_runs' },
-    ]);
+  it("open reads the selected run's events; back reads the list again; neither when refused", () => {
+    expect(
+      effects([{ type: 'move', by: 1 }, { type: 'open' }, { type: 'open' }, { type: 'back' }, { type: 'back' }]),
+    ).toEqual([{ type: 'load_replay', adwId: 'bbbb0002' }, { type: 'load_runs' }]);
     expect(effects([{ type: 'open' }], initialHomeState())).toEqual([]);
   });
 
   it('resume once for a run that stopped short, never for a green or a running one', () => {
     expect(effects([{ type: 'resume' }, { type: 'move', by: 3 }, { type: 'resume' }])).toEqual([]);
-    expect(effects([{ type: 'move', by: 2 }, { type: 'resume' }, { type: 'resume' }, { type: 'move', by: -1 }, { type: 'resume' }])).toEqual([
+    expect(
+      effects([
+        { type: 'move', by: 2 },
+        { type: 'resume' },
+        { type: 'resume' },
+        { type: 'move', by: -1 },
+        { type: 'resume' },
+      ]),
+    ).toEqual([
       { type: 'resume', adwId: 'cccc0003' },
       { type: 'resume', adwId: 'bbbb0002' },
     ]);
   });
 
   it('quit once; after it nothing more is asked', () => {
-    expect(effects([{ type: 'quit' }, { type: 'quit' }, { type: 'open' }, { type: 'resume' }])).toEqual([{ type: 'quit' }]);
+    expect(effects([{ type: 'quit' }, { type: 'quit' }, { type: 'open' }, { type: 'resume' }])).toEqual([
+      { type: 'quit' },
+    ]);
   });
 
   it('a store dispatch returns the effect of the action it folded', () => {
@@ -181,7 +225,10 @@ describe('replayRun', () => {
   });
 
   it('closes a run the trace store knows is over but whose events stop short (cockpit killed)', () => {
-    const run = replayRun(events('cccc0003'), row('cccc0003', 'interrupted', { finishedAt: T0 + 600, tokens: 900, cost: 0.002 }));
+    const run = replayRun(
+      events('cccc0003'),
+      row('cccc0003', 'interrupted', { finishedAt: T0 + 600, tokens: 900, cost: 0.002 }),
+    );
     expect(run).toMatchObject({ exit: 130, interrupted: true, failedPhase: 'prompt' });
     expect(run.phases.map((p) => p.status)).toEqual(['failed', 'skipped']);
     expect(run.totals).toMatchObject({ tokens: 900, cost: 0.002, seconds: 0.6 });
@@ -239,10 +286,21 @@ describe('home key tables', () => {
 
   it('arrows and j/k move, enter opens, r resumes, q quits the list but goes back from a replay', () => {
     expect(['up', 'k', 'down', 'j', 'return', 'r', 'q', 'ctrl+c'].map((k) => intentFor(HOME_KEYS.list, k))).toEqual([
-      'up', 'up', 'down', 'down', 'open', 'resume', 'quit', 'quit',
+      'up',
+      'up',
+      'down',
+      'down',
+      'open',
+      'resume',
+      'quit',
+      'quit',
     ]);
     expect(['escape', 'q', 'r', 'ctrl+c', 'return'].map((k) => intentFor(HOME_KEYS.replay, k))).toEqual([
-      'back', 'back', 'resume', 'quit', undefined,
+      'back',
+      'back',
+      'resume',
+      'quit',
+      undefined,
     ]);
     expect(helpText(HOME_KEYS.list)).toBe('↑/k up · ↓/j down · enter open · r resume · q/ctrl-c quit · d doctor');
     expect(intentFor(HOME_KEYS.empty, 'return')).toBeUndefined();

@@ -36,22 +36,40 @@ const PYPROJECT = '[project]\nname = "lib"\n';
 describe('guessGate: a gate that runs here', () => {
   it('a Python project on a machine with python3 only writes python3 -m pytest, and says why', () => {
     files({ 'pyproject.toml': PYPROJECT });
-    expect(guessGate(repo, undefined, machine('python3'))).toEqual({ run: 'python3 -m pytest', from: 'the Python project files; python3 is on PATH', placeholder: false });
+    expect(guessGate(repo, undefined, machine('python3'))).toEqual({
+      run: 'python3 -m pytest',
+      from: 'the Python project files; python3 is on PATH',
+      placeholder: false,
+    });
   });
 
   it('with python only, python; with neither, python3 and the warning', () => {
     files({ 'setup.py': 'from setuptools import setup\nsetup()\n' });
-    expect(guessGate(repo, undefined, machine('python'))).toMatchObject({ run: 'python -m pytest', from: 'the Python project files; python is on PATH (no python3)' });
-    expect(guessGate(repo, undefined, { PATH: path.join(dir, 'empty') })).toMatchObject({ run: 'python3 -m pytest', from: expect.stringContaining('no python3 (nor python) on PATH here: install it') });
+    expect(guessGate(repo, undefined, machine('python'))).toMatchObject({
+      run: 'python -m pytest',
+      from: 'the Python project files; python is on PATH (no python3)',
+    });
+    expect(guessGate(repo, undefined, { PATH: path.join(dir, 'empty') })).toMatchObject({
+      run: 'python3 -m pytest',
+      from: expect.stringContaining('no python3 (nor python) on PATH here: install it'),
+    });
   });
 
-  it('uv, poetry, hatch (its test script or its own), pipenv, a virtualenv: the project\'s environment', () => {
+  it("uv, poetry, hatch (its test script or its own), pipenv, a virtualenv: the project's environment", () => {
     const env = machine('python3', 'uv', 'poetry', 'hatch', 'pipenv');
     const cases: Array<[Record<string, string>, string, RegExp]> = [
       [{ 'pyproject.toml': PYPROJECT, 'uv.lock': 'version = 1\n' }, 'uv run pytest', /^uv\.lock: /],
       [{ 'pyproject.toml': PYPROJECT, 'poetry.lock': '# poetry\n' }, 'poetry run pytest', /^poetry\.lock: /],
-      [{ 'pyproject.toml': `${PYPROJECT}[tool.hatch.envs.default.scripts]\ntest = "pytest {args}"\n` }, 'hatch run test', /test script/],
-      [{ 'pyproject.toml': `${PYPROJECT}[tool.hatch.version]\npath = "lib/__init__.py"\n` }, 'hatch test', /hatch's own test environment/],
+      [
+        { 'pyproject.toml': `${PYPROJECT}[tool.hatch.envs.default.scripts]\ntest = "pytest {args}"\n` },
+        'hatch run test',
+        /test script/,
+      ],
+      [
+        { 'pyproject.toml': `${PYPROJECT}[tool.hatch.version]\npath = "lib/__init__.py"\n` },
+        'hatch test',
+        /hatch's own test environment/,
+      ],
       [{ 'pyproject.toml': PYPROJECT, 'hatch.toml': '[envs.default]\n' }, 'hatch test', /hatch's own/],
       [{ 'pyproject.toml': PYPROJECT, 'Pipfile.lock': '{}\n' }, 'pipenv run pytest', /^Pipfile\.lock: /],
       [{ 'pyproject.toml': PYPROJECT, '.venv/bin/python': '' }, '.venv/bin/python -m pytest', /repository's \.venv$/],
@@ -66,20 +84,29 @@ describe('guessGate: a gate that runs here', () => {
     }
   });
 
-  it('a manager the lock names but the machine lacks: still the repo\'s way, with the warning', () => {
+  it("a manager the lock names but the machine lacks: still the repo's way, with the warning", () => {
     files({ 'pyproject.toml': PYPROJECT, 'uv.lock': 'version = 1\n' });
-    expect(guessGate(repo, undefined, machine('python3')).from).toBe("uv.lock: pytest in the project's uv environment; uv is not on PATH here: install it");
+    expect(guessGate(repo, undefined, machine('python3')).from).toBe(
+      "uv.lock: pytest in the project's uv environment; uv is not on PATH here: install it",
+    );
   });
 
   it('JavaScript: the package manager from the lock file, named in the why', () => {
     const env = machine('npm', 'pnpm', 'yarn', 'bun');
     const manifest = { scripts: { test: 'mocha' } };
     expect(guessGate(repo, manifest, env)).toMatchObject({ run: 'npm test', from: 'package.json scripts.test' });
-    for (const [lock, run, pm] of [['pnpm-lock.yaml', 'pnpm test', 'pnpm'], ['yarn.lock', 'yarn test', 'yarn'], ['bun.lockb', 'bun run test', 'bun']] as const) {
+    for (const [lock, run, pm] of [
+      ['pnpm-lock.yaml', 'pnpm test', 'pnpm'],
+      ['yarn.lock', 'yarn test', 'yarn'],
+      ['bun.lockb', 'bun run test', 'bun'],
+    ] as const) {
       fs.rmSync(repo, { recursive: true, force: true });
       fs.mkdirSync(repo);
       files({ [lock]: '' });
-      expect(guessGate(repo, manifest, env)).toMatchObject({ run, from: `package.json scripts.test, with ${pm} (${lock})` });
+      expect(guessGate(repo, manifest, env)).toMatchObject({
+        run,
+        from: `package.json scripts.test, with ${pm} (${lock})`,
+      });
     }
   });
 
@@ -87,12 +114,28 @@ describe('guessGate: a gate that runs here', () => {
     files({ 'pnpm-lock.yaml': '' });
     const env = machine('npm');
     // scripts.test does not call pnpm itself: npm runs the same script.
-    expect(guessGate(repo, { scripts: { test: 'vitest run' } }, env)).toMatchObject({ run: 'npm test', from: 'package.json scripts.test, with pnpm (pnpm-lock.yaml); pnpm is not on PATH here: npm runs the same script' });
+    expect(guessGate(repo, { scripts: { test: 'vitest run' } }, env)).toMatchObject({
+      run: 'npm test',
+      from: 'package.json scripts.test, with pnpm (pnpm-lock.yaml); pnpm is not on PATH here: npm runs the same script',
+    });
     // zustand's way: scripts.test runs pnpm over its test:* scripts; the suite's own script is proposed.
-    const zustand = { scripts: { test: 'pnpm run "/^test:.*/"', 'test:format': 'prettier --check .', 'test:types': 'tsc --noEmit', 'test:spec': 'vitest run' } };
-    expect(guessGate(repo, zustand, env)).toMatchObject({ run: 'npm run test:spec', from: 'pnpm is not on PATH here and scripts.test calls it: npm runs scripts["test:spec"] instead (also: test:format, test:types); install pnpm to gate on pnpm test' });
+    const zustand = {
+      scripts: {
+        test: 'pnpm run "/^test:.*/"',
+        'test:format': 'prettier --check .',
+        'test:types': 'tsc --noEmit',
+        'test:spec': 'vitest run',
+      },
+    };
+    expect(guessGate(repo, zustand, env)).toMatchObject({
+      run: 'npm run test:spec',
+      from: 'pnpm is not on PATH here and scripts.test calls it: npm runs scripts["test:spec"] instead (also: test:format, test:types); install pnpm to gate on pnpm test',
+    });
     // No other script: the repo's way, with the warning.
-    expect(guessGate(repo, { scripts: { test: 'pnpm -r test' } }, env)).toMatchObject({ run: 'pnpm test', from: 'package.json scripts.test, with pnpm (pnpm-lock.yaml); pnpm is not on PATH here: install it' });
+    expect(guessGate(repo, { scripts: { test: 'pnpm -r test' } }, env)).toMatchObject({
+      run: 'pnpm test',
+      from: 'package.json scripts.test, with pnpm (pnpm-lock.yaml); pnpm is not on PATH here: install it',
+    });
   });
 
   it('cargo, go and make where they fit; a missing toolchain is said', () => {
@@ -101,7 +144,10 @@ describe('guessGate: a gate that runs here', () => {
     expect(guessGate(repo, undefined, env)).toMatchObject({ run: 'cargo test', from: 'Cargo.toml' });
     fs.rmSync(path.join(repo, 'Cargo.toml'));
     files({ 'go.mod': 'module x\n' });
-    expect(guessGate(repo, undefined, env)).toMatchObject({ run: 'go test ./...', from: 'go.mod; go is not on PATH here: install it' });
+    expect(guessGate(repo, undefined, env)).toMatchObject({
+      run: 'go test ./...',
+      from: 'go.mod; go is not on PATH here: install it',
+    });
     fs.rmSync(path.join(repo, 'go.mod'));
     files({ Makefile: 'test:\n\techo ok\n', 'pyproject.toml': PYPROJECT });
     expect(guessGate(repo, undefined, env)).toMatchObject({ run: 'make test', from: 'the Makefile test target' });

@@ -1,15 +1,39 @@
 import { describe, expect, it } from 'vitest';
 import type { Key } from 'ink';
 import { helpItems, helpText, intentFor, keyLabel, keyNameOf, RUN_KEYS } from '../../components/keymap.js';
-import { dispatchRunIntent, runModeOf, STATUS_ABORTING, STATUS_CONFIRM_QUIT, type RunController, type RunMode } from '../../state/controller.js';
+import {
+  dispatchRunIntent,
+  runModeOf,
+  STATUS_ABORTING,
+  STATUS_CONFIRM_QUIT,
+  type RunController,
+  type RunMode,
+} from '../../state/controller.js';
 import { createRunStore, type RunStore } from '../../state/run/store.js';
 import type { RunEvent } from '../../src/contract/events.js';
 
 function key(flags: Partial<Key> = {}): Key {
   return {
-    upArrow: false, downArrow: false, leftArrow: false, rightArrow: false, pageDown: false, pageUp: false,
-    home: false, end: false, return: false, escape: false, ctrl: false, shift: false, tab: false,
-    backspace: false, delete: false, meta: false, super: false, hyper: false, capsLock: false, numLock: false,
+    upArrow: false,
+    downArrow: false,
+    leftArrow: false,
+    rightArrow: false,
+    pageDown: false,
+    pageUp: false,
+    home: false,
+    end: false,
+    return: false,
+    escape: false,
+    ctrl: false,
+    shift: false,
+    tab: false,
+    backspace: false,
+    delete: false,
+    meta: false,
+    super: false,
+    hyper: false,
+    capsLock: false,
+    numLock: false,
     ...flags,
   };
 }
@@ -74,7 +98,11 @@ function recorder(): RunController & { calls: string[] } {
 }
 
 const started: RunEvent = {
-  type: 'run_started', adwId: 'a1b2c3d4', ts: 1, adwName: 'adw_prompt', cwd: '/w',
+  type: 'run_started',
+  adwId: 'a1b2c3d4',
+  ts: 1,
+  adwName: 'adw_prompt',
+  cwd: '/w',
   phases: [{ name: 'prompt', kind: 'agent', attempts: 3 }],
 };
 
@@ -130,7 +158,9 @@ describe('Ctrl-C and q semantics (SPEC 5)', () => {
     for (const name of ['q', 'ctrl+c']) {
       const store = createRunStore();
       store.getState().apply(started);
-      store.getState().apply({ type: 'run_finished', adwId: 'a1b2c3d4', ts: 2, exit: 0, seconds: 1, tokens: 0, cost: 0 });
+      store
+        .getState()
+        .apply({ type: 'run_finished', adwId: 'a1b2c3d4', ts: 2, exit: 0, seconds: 1, tokens: 0, cost: 0 });
       const controller = recorder();
       expect(runModeOf(store.getState())).toBe('finished');
       press(store, controller, name);

@@ -2,7 +2,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { appendLedger, readLedger, resumeRequiresCwd, sessionOrigin, type LedgerEntry } from '../../src/trace/ledger.js';
+import {
+  appendLedger,
+  readLedger,
+  resumeRequiresCwd,
+  sessionOrigin,
+  type LedgerEntry,
+} from '../../src/trace/ledger.js';
 
 let dir: string;
 let ledgerFile: string;
@@ -14,7 +20,14 @@ beforeEach(() => {
 });
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-const entry = (id: string, cwd: string): LedgerEntry => ({ session_id: id, cwd, model: 'p/m', phase: 'prompt', adw_id: 'abcd1234', declared_at: '2026-01-01T00:00:00.000Z' });
+const entry = (id: string, cwd: string): LedgerEntry => ({
+  session_id: id,
+  cwd,
+  model: 'p/m',
+  phase: 'prompt',
+  adw_id: 'abcd1234',
+  declared_at: '2026-01-01T00:00:00.000Z',
+});
 
 describe('ledger', () => {
   it('appends one line per write, creating its folder', () => {
@@ -45,8 +58,15 @@ describe('ledger', () => {
     appendLedger(ledgerFile, entry('s1', '/first'));
     appendLedger(ledgerFile, entry('s1', '/second'));
     expect(sessionOrigin('s1', { ledgerFile, sessionDir })).toEqual({ known: true, cwd: '/second', source: 'ledger' });
-    fs.writeFileSync(path.join(sessionDir, '2026-01-01T00-00-00-000Z_s9.jsonl'), `${JSON.stringify({ type: 'session', id: 's9', cwd: '/from-header' })}\n`);
-    expect(sessionOrigin('s9', { ledgerFile, sessionDir })).toEqual({ known: true, cwd: '/from-header', source: 'session-file' });
+    fs.writeFileSync(
+      path.join(sessionDir, '2026-01-01T00-00-00-000Z_s9.jsonl'),
+      `${JSON.stringify({ type: 'session', id: 's9', cwd: '/from-header' })}\n`,
+    );
+    expect(sessionOrigin('s9', { ledgerFile, sessionDir })).toEqual({
+      known: true,
+      cwd: '/from-header',
+      source: 'session-file',
+    });
     expect(sessionOrigin('nope', { ledgerFile, sessionDir })).toEqual({ known: false });
   });
 

@@ -103,7 +103,10 @@ describe('LineSplitter', () => {
 
   it('reads a captured pi stream identically whatever the chunk size', () => {
     const bytes = readFileSync(FIXTURE);
-    const expected = bytes.toString('utf8').split('\n').filter((l) => l !== '');
+    const expected = bytes
+      .toString('utf8')
+      .split('\n')
+      .filter((l) => l !== '');
     for (const size of [1, 7, 64, 4096, bytes.length]) {
       const cuts: number[] = [];
       for (let at = size; at < bytes.length; at += size) cuts.push(at);

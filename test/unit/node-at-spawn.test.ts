@@ -23,13 +23,21 @@ describe('the node at spawn', () => {
     const repo = temp();
     const files = nodeExtensionFiles(repo, FACTORY);
     expect(files).toEqual(NODE_EXTENSIONS.map((n) => path.join(FACTORY, '.pi', 'extensions', `${n}.ts`)));
-    expect(rpcModeArgs({ sessionId: 's', sessionDir: '/d', extensions: files }).filter((a) => a === '-e')).toHaveLength(NODE_EXTENSIONS.length);
+    expect(rpcModeArgs({ sessionId: 's', sessionDir: '/d', extensions: files }).filter((a) => a === '-e')).toHaveLength(
+      NODE_EXTENSIONS.length,
+    );
     expect(nodeExtensionFiles(FACTORY, FACTORY)).toEqual([]);
     fs.mkdirSync(path.join(repo, '.pi'));
-    fs.writeFileSync(path.join(repo, '.pi', 'settings.json'), JSON.stringify({ packages: [nodePackageEntry(packageSource(path.join(repo, '.pi'), FACTORY))] }));
+    fs.writeFileSync(
+      path.join(repo, '.pi', 'settings.json'),
+      JSON.stringify({ packages: [nodePackageEntry(packageSource(path.join(repo, '.pi'), FACTORY))] }),
+    );
     expect(nodeExtensionFiles(repo, FACTORY)).toEqual([]);
     // A machine path that is not on this machine: pi skips it, the cockpit gives the node.
-    fs.writeFileSync(path.join(repo, '.pi', 'settings.json'), JSON.stringify({ packages: [nodePackageEntry('../../prefix-old/lib/node_modules/factory-cockpit')] }));
+    fs.writeFileSync(
+      path.join(repo, '.pi', 'settings.json'),
+      JSON.stringify({ packages: [nodePackageEntry('../../prefix-old/lib/node_modules/factory-cockpit')] }),
+    );
     expect(nodeExtensionFiles(repo, FACTORY)).toEqual(files);
   });
 
@@ -38,9 +46,15 @@ describe('the node at spawn', () => {
     const fresh = seedNode(repo, FACTORY);
     expect(fresh).toMatchObject({ removed: [], settingsChanged: false, rulesCopied: true });
     expect(fs.existsSync(path.join(repo, '.pi', 'settings.json'))).toBe(false);
-    fs.writeFileSync(path.join(repo, '.pi', 'settings.json'), JSON.stringify({ theme: 'dark', packages: ['npm:x', nodePackageEntry('../../gone/factory-cockpit')] }));
+    fs.writeFileSync(
+      path.join(repo, '.pi', 'settings.json'),
+      JSON.stringify({ theme: 'dark', packages: ['npm:x', nodePackageEntry('../../gone/factory-cockpit')] }),
+    );
     const again = seedNode(repo, FACTORY);
     expect(again).toMatchObject({ removed: ['../../gone/factory-cockpit'], settingsChanged: true, rulesCopied: false });
-    expect(JSON.parse(fs.readFileSync(path.join(repo, '.pi', 'settings.json'), 'utf8'))).toEqual({ theme: 'dark', packages: ['npm:x'] });
+    expect(JSON.parse(fs.readFileSync(path.join(repo, '.pi', 'settings.json'), 'utf8'))).toEqual({
+      theme: 'dark',
+      packages: ['npm:x'],
+    });
   });
 });

@@ -19,7 +19,8 @@ function factoryVariablesIn(dir: string): Map<string, string[]> {
   const found = new Map<string, string[]>();
   for (const name of fs.readdirSync(dir).filter((n) => n.endsWith('.ts'))) {
     const text = fs.readFileSync(path.join(dir, name), 'utf8');
-    for (const [variable] of text.matchAll(/\bFACTORY_[A-Z_]+\b/g)) found.set(variable, [...(found.get(variable) ?? []), name]);
+    for (const [variable] of text.matchAll(/\bFACTORY_[A-Z_]+\b/g))
+      found.set(variable, [...(found.get(variable) ?? []), name]);
   }
   return found;
 }
@@ -32,13 +33,28 @@ describe('node contract', () => {
     expect(unnamed).toEqual([]);
   });
 
-  it('the cockpit launches a node with the contract\'s names', () => {
+  it("the cockpit launches a node with the contract's names", () => {
     const env = nodeEnv(
-      { identity: { adwId: 'aaaa0001', phase: 'build', role: 'builder' }, workspace: workspacePaths('/repo'), limits: { maxTurns: 3, maxToolCalls: 9, maxCostUsd: 0.5 }, env: {} },
+      {
+        identity: { adwId: 'aaaa0001', phase: 'build', role: 'builder' },
+        workspace: workspacePaths('/repo'),
+        limits: { maxTurns: 3, maxToolCalls: 9, maxCostUsd: 0.5 },
+        env: {},
+      },
       '/repo/schema.json',
     );
     expect(Object.keys(env).sort()).toEqual(
-      [NODE_ENV.envelopeSchema, NODE_ENV.expected, NODE_ENV.phase, NODE_ENV.role, NODE_ENV.adwId, NODE_ENV.dataDir, NODE_ENV.maxTurns, NODE_ENV.maxToolCalls, NODE_ENV.maxCostUsd].sort(),
+      [
+        NODE_ENV.envelopeSchema,
+        NODE_ENV.expected,
+        NODE_ENV.phase,
+        NODE_ENV.role,
+        NODE_ENV.adwId,
+        NODE_ENV.dataDir,
+        NODE_ENV.maxTurns,
+        NODE_ENV.maxToolCalls,
+        NODE_ENV.maxCostUsd,
+      ].sort(),
     );
     expect(env[NODE_ENV.expected]).toBe(SOCLE_NAMES.join(','));
   });

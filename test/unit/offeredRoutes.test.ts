@@ -18,12 +18,18 @@ function countingPi(dir: string, routes: string[]): { pi: PiCommand; starts: () 
   const log = path.join(dir, 'starts');
   const script = path.join(dir, 'fake-pi.mjs');
   const rows = routes.map((r) => r.split('/').join('  ')).join('\\n');
-  fs.writeFileSync(script, `import fs from 'node:fs';\nfs.appendFileSync(${JSON.stringify(log)}, 'x');\nprocess.stdout.write('provider  model  context\\n${rows}\\n');\n`);
-  return { pi: { command: process.execPath, prefixArgs: [script], source: 'FACTORY_PI', display: 'fake pi' }, starts: () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').length : 0) };
+  fs.writeFileSync(
+    script,
+    `import fs from 'node:fs';\nfs.appendFileSync(${JSON.stringify(log)}, 'x');\nprocess.stdout.write('provider  model  context\\n${rows}\\n');\n`,
+  );
+  return {
+    pi: { command: process.execPath, prefixArgs: [script], source: 'FACTORY_PI', display: 'fake pi' },
+    starts: () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').length : 0),
+  };
 }
 
 describe('remembered routes', () => {
-  it('changes its key with the agent folder\'s files, the project\'s pi settings and the environment, not with PWD', () => {
+  it("changes its key with the agent folder's files, the project's pi settings and the environment, not with PWD", () => {
     const dir = tempDir('factory-routes-', cleanups);
     const agent = path.join(dir, 'agent');
     fs.mkdirSync(agent);
@@ -57,7 +63,12 @@ describe('remembered routes', () => {
   it('a second check of an offered route starts no pi; a route not remembered is listed fresh before a refusal', async () => {
     const dir = tempDir('factory-routes-', cleanups);
     const { pi, starts } = countingPi(dir, ['p/a', 'p/b']);
-    const site = { root: dir, env: { PATH: process.env.PATH ?? '', PI_CODING_AGENT_DIR: path.join(dir, 'agent') }, dotenv: emptyDotEnv(dir), pi };
+    const site = {
+      root: dir,
+      env: { PATH: process.env.PATH ?? '', PI_CODING_AGENT_DIR: path.join(dir, 'agent') },
+      dotenv: emptyDotEnv(dir),
+      pi,
+    };
     await assertModelsOffered(site, ['p/a'], '--model');
     expect(starts()).toBe(1);
     await assertModelsOffered({ ...site }, ['p/a'], '--model');

@@ -21,8 +21,8 @@ function repo(): string {
   return dir;
 }
 
-describe('an arm that made or moved the user\'s refs in its own git', () => {
-  it('reads loose and packed refs, and names only the user\'s branches and tags that changed', () => {
+describe("an arm that made or moved the user's refs in its own git", () => {
+  it("reads loose and packed refs, and names only the user's branches and tags that changed", () => {
     const dir = repo();
     const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, stdio: 'pipe' });
     const gitDir = path.join(dir, '.git');

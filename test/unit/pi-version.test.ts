@@ -1,7 +1,16 @@
 // The pi version known without spawning pi (package.json above its CLI file, else an earlier checkPi of the
 // same file), and the flag it gates: --no-mcp only for pi ≥ 0.99.0. The two installed pis (the bundled floor
 // and CI's ceiling, when installed) are read from their real package.json; fakes stand in for the rest.
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -22,12 +31,19 @@ function fakePackage(dir: string, version: string, name = PI_PACKAGE): string {
   return cli;
 }
 
-const viaNode = (cli: string): PiCommand => ({ command: process.execPath, prefixArgs: [cli], source: 'FACTORY_PI', display: cli });
+const viaNode = (cli: string): PiCommand => ({
+  command: process.execPath,
+  prefixArgs: [cli],
+  source: 'FACTORY_PI',
+  display: cli,
+});
 
 describe('knownPiVersion', () => {
   it('reads the bundled pi from the package.json above its CLI', () => {
     const pi = bundledPi(factoryRoot())!;
-    const manifest = JSON.parse(readFileSync(join(pi.prefixArgs[0]!, '..', '..', '..', 'package.json'), 'utf8')) as { version: string };
+    const manifest = JSON.parse(readFileSync(join(pi.prefixArgs[0]!, '..', '..', '..', 'package.json'), 'utf8')) as {
+      version: string;
+    };
     expect(knownPiVersion(pi)).toBe(manifest.version);
   });
 
@@ -46,7 +62,7 @@ describe('knownPiVersion', () => {
     expect(knownPiVersion({ command: join(bin, 'pi'), prefixArgs: [], source: 'PATH', display: 'pi' })).toBe('1.2.3');
   });
 
-  it('ignores a package.json that is not pi\'s, and knows nothing of a file without one', () => {
+  it("ignores a package.json that is not pi's, and knows nothing of a file without one", () => {
     const cli = fakePackage('other', '9.9.9', 'not-pi');
     expect(packageVersionAbove(cli)).toBeUndefined();
     expect(knownPiVersion(viaNode(cli))).toBeUndefined();

@@ -36,6 +36,8 @@ describe('the prefix gate', () => {
     const waiting = waitUnlessAborted(never, controller.signal, () => new Error('aborted while waiting'));
     controller.abort();
     await expect(waiting).rejects.toThrow('aborted while waiting');
-    await expect(waitUnlessAborted(Promise.resolve(), new AbortController().signal, () => new Error('no'))).resolves.toBeUndefined();
+    await expect(
+      waitUnlessAborted(Promise.resolve(), new AbortController().signal, () => new Error('no')),
+    ).resolves.toBeUndefined();
   });
 });

@@ -26,7 +26,11 @@ function scratch(prefix: string): string {
 
 function looseObjects(dir: string): string[] {
   const objects = path.join(dir, '.git', 'objects');
-  return fs.readdirSync(objects).filter((d) => /^[0-9a-f]{2}$/.test(d)).flatMap((d) => fs.readdirSync(path.join(objects, d)).map((f) => d + f)).sort();
+  return fs
+    .readdirSync(objects)
+    .filter((d) => /^[0-9a-f]{2}$/.test(d))
+    .flatMap((d) => fs.readdirSync(path.join(objects, d)).map((f) => d + f))
+    .sort();
 }
 
 /** A repository, an arm's detached worktree of it, and an arm that planted every driver it could reach. */
@@ -61,10 +65,14 @@ function hostileArm() {
 }
 
 describe("the factory's private git on an arm's tree", () => {
-  it('harvests the arm\'s work and runs no filter, textconv, fsmonitor or home-config driver the arm planted', async () => {
+  it("harvests the arm's work and runs no filter, textconv, fsmonitor or home-config driver the arm planted", async () => {
     const arm = hostileArm();
     const before = looseObjects(arm.repo);
-    const harvest = await harvestPatch(arm.tree, path.join(arm.patchDir, 'arm-1.patch'), { base: arm.base, git: { env: arm.env }, privateFrom: arm.repo });
+    const harvest = await harvestPatch(arm.tree, path.join(arm.patchDir, 'arm-1.patch'), {
+      base: arm.base,
+      git: { env: arm.env },
+      privateFrom: arm.repo,
+    });
     expect(fs.readdirSync(arm.marks)).toEqual(['monitor.sh']);
     expect(harvest.files.sort()).toEqual(['.gitattributes', 'a.txt', 'b.txt', 'c.txt']);
     const patch = fs.readFileSync(harvest.patchFile, 'utf8');
@@ -74,12 +82,16 @@ describe("the factory's private git on an arm's tree", () => {
     // The harvest's blobs live in the private git dir, removed with it: the user's object store is as it was.
     expect(looseObjects(arm.repo)).toEqual(before);
     // The arm's own index was not touched by the harvest either.
-    expect(git(arm.tree, '-c', 'core.fsmonitor=false', '-c', 'filter.evil.clean=cat', 'diff', '--cached', '--name-only')).toBe('');
+    expect(
+      git(arm.tree, '-c', 'core.fsmonitor=false', '-c', 'filter.evil.clean=cat', 'diff', '--cached', '--name-only'),
+    ).toBe('');
   });
 
   it("reads the tree's status against the base through the same private git, running nothing", async () => {
     const arm = hostileArm();
-    const state = await withPrivateGit(arm.repo, arm.tree, arm.base, { env: arm.env }, (own) => treeState(arm.tree, own));
+    const state = await withPrivateGit(arm.repo, arm.tree, arm.base, { env: arm.env }, (own) =>
+      treeState(arm.tree, own),
+    );
     expect([...state.dirty].sort()).toEqual(['a.txt', 'b.txt']);
     expect([...state.untracked].sort()).toEqual(['.gitattributes', 'c.txt']);
     expect(fs.readdirSync(arm.marks)).toEqual(['monitor.sh']);

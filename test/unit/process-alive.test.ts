@@ -10,7 +10,9 @@ describe.skipIf(process.platform !== 'linux')('processAlive', () => {
     // `sleep 0.1` ends under a parent that never reaps it (it became `sleep 5`): a zombie while that one sleeps.
     const parent = spawn('sh', ['-c', 'sleep 0.1 & echo $!; exec sleep 5'], { stdio: ['ignore', 'pipe', 'ignore'] });
     try {
-      const pid = Number(await new Promise<string>((resolve) => parent.stdout.once('data', (d: Buffer) => resolve(d.toString().trim()))));
+      const pid = Number(
+        await new Promise<string>((resolve) => parent.stdout.once('data', (d: Buffer) => resolve(d.toString().trim()))),
+      );
       expect(processAlive(pid)).toBe(true);
       await new Promise((r) => setTimeout(r, 400));
       expect(() => process.kill(pid, 0)).not.toThrow(); // still in the process table

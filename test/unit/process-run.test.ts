@@ -28,7 +28,10 @@ describe('runToEnd', () => {
   });
 
   it('passes the environment as given, with the run tag', async () => {
-    const out = await runToEnd('sh', ['-c', 'echo "$FACTORY_RUN_TAG:$ONLY_HERE:${HOME:-none}"'], { env: { PATH: process.env.PATH, ONLY_HERE: 'yes' }, runTag: 'tag12345' });
+    const out = await runToEnd('sh', ['-c', 'echo "$FACTORY_RUN_TAG:$ONLY_HERE:${HOME:-none}"'], {
+      env: { PATH: process.env.PATH, ONLY_HERE: 'yes' },
+      runTag: 'tag12345',
+    });
     expect(out.stdout.toString()).toBe('tag12345:yes:none\n');
   });
 
@@ -41,7 +44,10 @@ describe('runToEnd', () => {
 
   it('on timeout ends the whole group, the grandchild included', async () => {
     let printed = '';
-    const out = await runToEnd('sh', ['-c', WITH_GRANDCHILD], { timeoutMs: 300, onOutput: (chunk) => (printed += chunk.toString()) });
+    const out = await runToEnd('sh', ['-c', WITH_GRANDCHILD], {
+      timeoutMs: 300,
+      onOutput: (chunk) => (printed += chunk.toString()),
+    });
     expect(out.timedOut).toBe(true);
     expect(out.code).toBeNull();
     expect(out.signal).toBe('SIGTERM'); // the timeout ended it (timedOut), not the sleep: no wall-clock bound needed
@@ -103,7 +109,9 @@ describe('runToEnd', () => {
   it('keeps the whole output of a program that writes a lot and ends with process.exit() (stdout through a file)', async () => {
     const size = 400_000;
     const script = `process.stdout.write('x'.repeat(${size})); process.exit(3)`;
-    const runs = await Promise.all(Array.from({ length: 8 }, () => runToEnd(process.execPath, ['-e', script], { stdoutToFile: true })));
+    const runs = await Promise.all(
+      Array.from({ length: 8 }, () => runToEnd(process.execPath, ['-e', script], { stdoutToFile: true })),
+    );
     for (const out of runs) {
       expect(out.code).toBe(3);
       expect(out.stdout.length).toBe(size);

@@ -24,7 +24,7 @@ describe('createRedactor', () => {
     expect(redact('p@ssXwwwrd')).toBe('p@ssXwwwrd');
   });
 
-  it('a secret that is a prefix of another never leaves the longer one\'s tail visible', () => {
+  it("a secret that is a prefix of another never leaves the longer one's tail visible", () => {
     const redact = createRedactor([
       { name: 'SHORT', value: 'abcdef12' },
       { name: 'LONG', value: 'abcdef12345678' },
@@ -52,7 +52,9 @@ describe('createRedactor', () => {
   });
 
   it('a named mask wins over a bare one for the same value', () => {
-    expect(createRedactor(['sk-same-value', { name: 'KEY_A', value: 'sk-same-value' }])('sk-same-value')).toBe('«redacted:KEY_A»');
+    expect(createRedactor(['sk-same-value', { name: 'KEY_A', value: 'sk-same-value' }])('sk-same-value')).toBe(
+      '«redacted:KEY_A»',
+    );
   });
 
   it('with nothing to hide it is the identity', () => {
@@ -71,17 +73,28 @@ describe('redactDeep', () => {
   it('redacts every string of a JSON-like value, keys included, and copies it', () => {
     const redact = createRedactor([{ name: 'K', value: 'sk-deep-secret' }]);
     const input = { a: 'sk-deep-secret', list: [1, 'x sk-deep-secret', null, { n: true }], 'sk-deep-secret': 2 };
-    expect(redactDeep(redact, input)).toEqual({ a: '«redacted:K»', list: [1, 'x «redacted:K»', null, { n: true }], '«redacted:K»': 2 });
+    expect(redactDeep(redact, input)).toEqual({
+      a: '«redacted:K»',
+      list: [1, 'x «redacted:K»', null, { n: true }],
+      '«redacted:K»': 2,
+    });
     expect(input.a).toBe('sk-deep-secret');
   });
 });
 
 describe('redactJsonLine', () => {
-  const redact = createRedactor([{ name: 'PIN', value: '424242' }, { name: 'QUOTED_SECRET', value: 'a"b\\c-secret' }]);
+  const redact = createRedactor([
+    { name: 'PIN', value: '424242' },
+    { name: 'QUOTED_SECRET', value: 'a"b\\c-secret' },
+  ]);
 
   it('masks the strings of a JSON line and never its numbers', () => {
     const line = JSON.stringify({ ts: 1424242000, note: 'pin 424242', nested: [{ v: 'a"b\\c-secret' }] });
-    expect(JSON.parse(redactJsonLine(redact, line))).toEqual({ ts: 1424242000, note: 'pin «redacted:PIN»', nested: [{ v: '«redacted:QUOTED_SECRET»' }] });
+    expect(JSON.parse(redactJsonLine(redact, line))).toEqual({
+      ts: 1424242000,
+      note: 'pin «redacted:PIN»',
+      nested: [{ v: '«redacted:QUOTED_SECRET»' }],
+    });
   });
 
   it('returns a clean line as the same string, and masks a torn one as text', () => {

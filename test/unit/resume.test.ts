@@ -18,8 +18,28 @@ const started = ev({
     { name: 'gates', kind: 'code', attempts: 1 },
   ],
 });
-const checkOk = [ev({ type: 'phase_started', phase: 'check', kind: 'code' }), ev({ type: 'phase_ok', phase: 'check', kind: 'code', attempt: 1, attempts: 1, seconds: 0.1, tokens: 0, cost: 0, result: { head: 'abc' } })];
-const line = (session: string, phase: string): LedgerEntry => ({ session_id: session, cwd: '/repo', model: 'p/m', phase, adw_id: ID, declared_at: '' });
+const checkOk = [
+  ev({ type: 'phase_started', phase: 'check', kind: 'code' }),
+  ev({
+    type: 'phase_ok',
+    phase: 'check',
+    kind: 'code',
+    attempt: 1,
+    attempts: 1,
+    seconds: 0.1,
+    tokens: 0,
+    cost: 0,
+    result: { head: 'abc' },
+  }),
+];
+const line = (session: string, phase: string): LedgerEntry => ({
+  session_id: session,
+  cwd: '/repo',
+  model: 'p/m',
+  phase,
+  adw_id: ID,
+  declared_at: '',
+});
 
 describe('planResume', () => {
   it('continues a phase cut by a crash in its live session, from the ledger, with what it already cost', () => {
@@ -34,7 +54,15 @@ describe('planResume', () => {
     const decision = planResume(ID, events, [line('s-1', 'build')]);
     expect(decision.ok).toBe(true);
     if (!decision.ok) return;
-    expect(decision.plan).toMatchObject({ adwName: 'adw_build', cwd: '/repo', phase: 'build', sessionId: 's-1', used: 1, spent: { tokens: 250, cost: 1.25 }, args: { spec: 'specs/x.md' } });
+    expect(decision.plan).toMatchObject({
+      adwName: 'adw_build',
+      cwd: '/repo',
+      phase: 'build',
+      sessionId: 's-1',
+      used: 1,
+      spent: { tokens: 250, cost: 1.25 },
+      args: { spec: 'specs/x.md' },
+    });
     expect([...decision.plan.carried.keys()]).toEqual(['check']);
     expect(decision.plan.carried.get('check')!.result).toEqual({ head: 'abc' });
   });
@@ -46,15 +74,37 @@ describe('planResume', () => {
   });
 
   it('resumes a failed run at its failed phase, and refuses a green run or one without inputs', () => {
-    const failed = [started, ...checkOk, ev({ type: 'phase_started', phase: 'build', kind: 'agent' }), ev({ type: 'phase_failed', phase: 'build', kind: 'agent', attempts: 3, motif: 'x', seconds: 1, tokens: 9, cost: 0.1 }), ev({ type: 'run_finished', exit: 1, seconds: 1, tokens: 9, cost: 0.1, failedPhase: 'build' })];
+    const failed = [
+      started,
+      ...checkOk,
+      ev({ type: 'phase_started', phase: 'build', kind: 'agent' }),
+      ev({
+        type: 'phase_failed',
+        phase: 'build',
+        kind: 'agent',
+        attempts: 3,
+        motif: 'x',
+        seconds: 1,
+        tokens: 9,
+        cost: 0.1,
+      }),
+      ev({ type: 'run_finished', exit: 1, seconds: 1, tokens: 9, cost: 0.1, failedPhase: 'build' }),
+    ];
     const decision = planResume(ID, failed, []);
     expect(decision.ok && [decision.plan.phase, decision.plan.spent.tokens]).toEqual(['build', 9]);
     const green = [...failed.slice(0, 3), ev({ type: 'run_finished', exit: 0, seconds: 1, tokens: 0, cost: 0 })];
     expect(planResume(ID, green, [])).toEqual({ ok: false, motif: `run ${ID} is green: nothing to resume` });
     // Outcome events after the end (the envelope, an apply) do not make a green run look unfinished.
-    const withOutcomes = [...green, ev({ type: 'envelope', envelope: { status: 'success' } }), ev({ type: 'apply', applied: true, line: 'applied' })];
+    const withOutcomes = [
+      ...green,
+      ev({ type: 'envelope', envelope: { status: 'success' } }),
+      ev({ type: 'apply', applied: true, line: 'applied' }),
+    ];
     expect(planResume(ID, withOutcomes, [])).toEqual({ ok: false, motif: `run ${ID} is green: nothing to resume` });
-    expect(planResume(ID, [{ ...started, args: undefined } as RunEvent], [])).toMatchObject({ ok: false, motif: expect.stringMatching(/no inputs/) });
+    expect(planResume(ID, [{ ...started, args: undefined } as RunEvent], [])).toMatchObject({
+      ok: false,
+      motif: expect.stringMatching(/no inputs/),
+    });
     expect(planResume(ID, [], [])).toMatchObject({ ok: false });
   });
 });
@@ -67,14 +117,29 @@ describe('execute with a resume plan', () => {
     const calls: string[] = [];
     const phases: Phase[] = [
       { name: 'check', kind: 'code', action: () => calls.push('check') },
-      { name: 'build', kind: 'agent', retries: 2, action: (_r, ctx) => calls.push(`build:${ctx.attempt}:${ctx.continuation ?? ctx.lastMotif ?? 'ask'}`) },
-      { name: 'gates', kind: 'code', judges: 'build', action: (r) => calls.push(`gates saw ${JSON.stringify(r.results.check)}`) },
+      {
+        name: 'build',
+        kind: 'agent',
+        retries: 2,
+        action: (_r, ctx) => calls.push(`build:${ctx.attempt}:${ctx.continuation ?? ctx.lastMotif ?? 'ask'}`),
+      },
+      {
+        name: 'gates',
+        kind: 'code',
+        judges: 'build',
+        action: (r) => calls.push(`gates saw ${JSON.stringify(r.results.check)}`),
+      },
     ];
-    const carried = new Map([['check', { seconds: 0.1, tokens: 5, cost: 0.25, attempt: 1, attempts: 1, result: { head: 'abc' } }]]);
+    const carried = new Map([
+      ['check', { seconds: 0.1, tokens: 5, cost: 0.25, attempt: 1, attempts: 1, result: { head: 'abc' } }],
+    ]);
     const exit = await execute(run, phases, { carried, phase: 'build', continuation: 'go on' });
     expect(exit).toBe(0);
     expect(calls).toEqual(['build:0:go on', 'gates saw {"head":"abc"}']);
     expect(run.tokens).toBe(5);
-    expect(events.find((e) => e.type === 'phase_ok' && e.phase === 'check')).toMatchObject({ tokens: 5, result: { head: 'abc' } });
+    expect(events.find((e) => e.type === 'phase_ok' && e.phase === 'check')).toMatchObject({
+      tokens: 5,
+      result: { head: 'abc' },
+    });
   });
 });

@@ -24,7 +24,9 @@ function withRoster(yaml: string): string {
 
 describe('roster → factory-context', () => {
   it('reads context.prune_* and agents.<role>.writable, and refuses an unknown key under context by its path', async () => {
-    const file = withRoster('gateway: ""\ncontext: { prune_turns: 3, prune_kb: 16 }\nagents:\n  builder: { writable: [src, test] }\n');
+    const file = withRoster(
+      'gateway: ""\ncontext: { prune_turns: 3, prune_kb: 16 }\nagents:\n  builder: { writable: [src, test] }\n',
+    );
     const roster = await loadRoster(file);
     expect(roster.context).toEqual({ pruneTurns: 3, pruneKb: 16 });
     expect(roster.agents.builder?.writable).toEqual(['src', 'test']);
@@ -33,11 +35,17 @@ describe('roster → factory-context', () => {
     await expect(loadRoster(file)).rejects.toThrow(/context: unknown key "prune_days"|context\.prune_days/);
   });
 
-  it('puts them in the role\'s node environment, and leaves them out when the roster says nothing', async () => {
-    withRoster('gateway: ""\ncontext: { prune_turns: 3, prune_kb: 16 }\nagents:\n  builder: { writable: [src, test] }\n');
+  it("puts them in the role's node environment, and leaves them out when the roster says nothing", async () => {
+    withRoster(
+      'gateway: ""\ncontext: { prune_turns: 3, prune_kb: 16 }\nagents:\n  builder: { writable: [src, test] }\n',
+    );
     const ws = await openWorkspace(flags, { cwd: repo!.dir, env: { PATH: process.env.PATH } });
     const builder = agentSetup(ws, 'builder', flags);
-    expect(builder.env).toMatchObject({ FACTORY_WRITABLE: 'src,test', FACTORY_PRUNE_TURNS: '3', FACTORY_PRUNE_KB: '16' });
+    expect(builder.env).toMatchObject({
+      FACTORY_WRITABLE: 'src,test',
+      FACTORY_PRUNE_TURNS: '3',
+      FACTORY_PRUNE_KB: '16',
+    });
     const prompter = agentSetup(ws, 'prompter', flags);
     expect(prompter.env.FACTORY_WRITABLE).toBeUndefined();
     expect(prompter.env.FACTORY_PRUNE_KB).toBe('16');

@@ -41,7 +41,9 @@ describe('unknownRoleMotif', () => {
     expect(unknownRoleMotif(['prompter', 'bulider'], file)).toBe(
       `unknown role bulider in ${file}: did you mean builder? (the roster has no builder, which factory build and every bon arm runs)`,
     );
-    expect(unknownRoleMotif(['builder', 'bulider'], file)).toBe(`unknown role bulider in ${file}: did you mean builder?`);
+    expect(unknownRoleMotif(['builder', 'bulider'], file)).toBe(
+      `unknown role bulider in ${file}: did you mean builder?`,
+    );
   });
 
   it('lists the roles when no known one is near, and counts the other unknown roles', () => {
@@ -61,14 +63,22 @@ describe('loadRoster refuses an unknown role in one line', () => {
   it('`bulider:` is a RosterError (exit 2) naming the file and builder', async () => {
     const file = path.join(dir, 'factory.config.yaml');
     fs.writeFileSync(file, 'gateway: ""\nagents:\n  prompter: { model: a/b }\n  bulider:\n    model: a/c\n');
-    const error = await loadRoster(file).then(() => undefined, (e: unknown) => e);
+    const error = await loadRoster(file).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(RosterError);
-    expect((error as Error).message).toBe(`unknown role bulider in ${file}: did you mean builder? (the roster has no builder, which factory build and every bon arm runs)`);
+    expect((error as Error).message).toBe(
+      `unknown role bulider in ${file}: did you mean builder? (the roster has no builder, which factory build and every bon arm runs)`,
+    );
   });
 
   it('the known roles load as before', async () => {
     const file = path.join(dir, 'factory.config.yaml');
-    fs.writeFileSync(file, 'gateway: ""\nagents:\n  prompter: { model: a/b }\n  builder: { model: a/c }\n  judge: { model: a/d }\n');
+    fs.writeFileSync(
+      file,
+      'gateway: ""\nagents:\n  prompter: { model: a/b }\n  builder: { model: a/c }\n  judge: { model: a/d }\n',
+    );
     expect(Object.keys((await loadRoster(file)).agents)).toEqual(['prompter', 'builder', 'judge']);
   });
 });

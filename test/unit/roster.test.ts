@@ -18,7 +18,19 @@ vi.mock('zod', async (importOriginal) => {
 });
 
 const roster = await import('../../src/config/roster.js');
-const { agentFor, briefFor, briefSource, defaultRoster, fallbackRoute, gateCommands, loadRoster, loadRosterIfPresent, payloadDir, RosterError, rosterPath } = roster;
+const {
+  agentFor,
+  briefFor,
+  briefSource,
+  defaultRoster,
+  fallbackRoute,
+  gateCommands,
+  loadRoster,
+  loadRosterIfPresent,
+  payloadDir,
+  RosterError,
+  rosterPath,
+} = roster;
 
 const FIXTURES = path.join(factoryRoot(), 'test', 'fixtures', 'roster');
 const fixture = (name: string) => path.join(FIXTURES, name);
@@ -99,7 +111,9 @@ describe('loadRoster', () => {
   });
 
   it('refuses report_phase in a tool list: the factory adds it', async () => {
-    expect(await refusal(fixture('report-tool.yaml'))).toMatch(/: agents\.builder\.tools\[1\]: report_phase is added by the factory/);
+    expect(await refusal(fixture('report-tool.yaml'))).toMatch(
+      /: agents\.builder\.tools\[1\]: report_phase is added by the factory/,
+    );
   });
 
   it('refuses a wrong type with the expected and received kinds', async () => {
@@ -118,7 +132,10 @@ describe('loadRoster', () => {
     ['bon:\n  deadline: soon\n', 'bon.deadline: a duration expected (e.g. 90s, 20m, 1h30m), got "soon"'],
     ['bon:\n  max_cost: -1\n', 'bon.max_cost: a positive number expected, got -1'],
     ['bon:\n  stop_after_green: 1.5\n', 'bon.stop_after_green: a whole number expected, got 1.5'],
-    ['bon:\n  budget: 3\n', 'bon: unknown key "budget" (known: max_cost, arm_max_cost, confirm_above, stop_after_green, deadline, judge)'],
+    [
+      'bon:\n  budget: 3\n',
+      'bon: unknown key "budget" (known: max_cost, arm_max_cost, confirm_above, stop_after_green, deadline, judge)',
+    ],
   ])('refuses a bad bon section %j in one line', async (text, motif) => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'roster-bon-'));
     const file = path.join(dir, 'factory.config.yaml');
@@ -134,8 +151,18 @@ describe('loadRoster', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'roster-bon-'));
     const file = path.join(dir, 'factory.config.yaml');
     try {
-      fs.writeFileSync(file, 'bon: { max_cost: 5, arm_max_cost: 1.5, confirm_above: 3, stop_after_green: 2, deadline: 1h30m, judge: true }\n');
-      expect((await loadRoster(file)).bon).toEqual({ maxCost: 5, armMaxCost: 1.5, confirmAbove: 3, stopAfterGreen: 2, deadlineMs: 5_400_000, judge: true });
+      fs.writeFileSync(
+        file,
+        'bon: { max_cost: 5, arm_max_cost: 1.5, confirm_above: 3, stop_after_green: 2, deadline: 1h30m, judge: true }\n',
+      );
+      expect((await loadRoster(file)).bon).toEqual({
+        maxCost: 5,
+        armMaxCost: 1.5,
+        confirmAbove: 3,
+        stopAfterGreen: 2,
+        deadlineMs: 5_400_000,
+        judge: true,
+      });
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
@@ -143,12 +170,16 @@ describe('loadRoster', () => {
 
   it('refuses a YAML syntax error with its line', async () => {
     expect(await refusal(fixture('syntax-error.yaml'))).toMatch(
-      new RegExp(`^${fixture('syntax-error.yaml').replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: YAML syntax error at line 5, column \\d+: Flow sequence`),
+      new RegExp(
+        `^${fixture('syntax-error.yaml').replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: YAML syntax error at line 5, column \\d+: Flow sequence`,
+      ),
     );
   });
 
   it('refuses an unknown thinking level, listing pi levels', async () => {
-    expect(await refusal(fixture('bad-thinking.yaml'))).toMatch(/agents\.prompter\.thinking: unknown thinking level "hgh" \(known: off, minimal, low, medium, high, xhigh, max\)$/);
+    expect(await refusal(fixture('bad-thinking.yaml'))).toMatch(
+      /agents\.prompter\.thinking: unknown thinking level "hgh" \(known: off, minimal, low, medium, high, xhigh, max\)$/,
+    );
   });
 
   it('never echoes a value pasted where a key NAME belongs', async () => {
@@ -158,11 +189,15 @@ describe('loadRoster', () => {
   });
 
   it('refuses a payload folder outside the workspace', async () => {
-    expect(await refusal(fixture('payload-outside.yaml'))).toMatch(/payload\.dir: a folder inside the workspace .* got "\.\.\/elsewhere"$/);
+    expect(await refusal(fixture('payload-outside.yaml'))).toMatch(
+      /payload\.dir: a folder inside the workspace .* got "\.\.\/elsewhere"$/,
+    );
   });
 
   it('reports the first problem and counts the others, on one line', async () => {
-    expect(await refusal(fixture('several-problems.yaml'))).toMatch(/: gateway: a provider name expected .* got "openrouter\/" \(and 2 more problems\)$/);
+    expect(await refusal(fixture('several-problems.yaml'))).toMatch(
+      /: gateway: a provider name expected .* got "openrouter\/" \(and 2 more problems\)$/,
+    );
   });
 
   it('refuses a YAML document that is not a mapping', async () => {
@@ -175,14 +210,28 @@ describe('loadRoster', () => {
       fs.writeFileSync(file, text);
       return file;
     };
-    expect(await refusal(write('agents:\n  builder:\n    timeout: -5\n'))).toMatch(/agents\.builder\.timeout: a positive number expected, got -5$/);
-    expect(await refusal(write('agents:\n  Builder:\n    model: a/b\n'))).toMatch(/agents\.Builder: role names are lower-case words/);
-    expect(await refusal(write('fallback_model: glm-5\n'))).toMatch(/fallback_model: model id must be provider\/id .* got "glm-5"$/);
-    expect(await refusal(write('agents:\n  builder:\n    limits: { max_turns: 2.5 }\n'))).toMatch(/agents\.builder\.limits\.max_turns: /);
-    expect(await refusal(write('payload:\n  commands: [ls, 3]\n'))).toMatch(/payload\.commands\[1\]: a command string or \{run, timeout\} expected, number received$/);
-    expect(await refusal(write('payload:\n  commands: [{run: ls, tmeout: 3}]\n'))).toMatch(/payload\.commands\[0\]: unknown key "tmeout" \(known: run, timeout\)$/);
+    expect(await refusal(write('agents:\n  builder:\n    timeout: -5\n'))).toMatch(
+      /agents\.builder\.timeout: a positive number expected, got -5$/,
+    );
+    expect(await refusal(write('agents:\n  Builder:\n    model: a/b\n'))).toMatch(
+      /agents\.Builder: role names are lower-case words/,
+    );
+    expect(await refusal(write('fallback_model: glm-5\n'))).toMatch(
+      /fallback_model: model id must be provider\/id .* got "glm-5"$/,
+    );
+    expect(await refusal(write('agents:\n  builder:\n    limits: { max_turns: 2.5 }\n'))).toMatch(
+      /agents\.builder\.limits\.max_turns: /,
+    );
+    expect(await refusal(write('payload:\n  commands: [ls, 3]\n'))).toMatch(
+      /payload\.commands\[1\]: a command string or \{run, timeout\} expected, number received$/,
+    );
+    expect(await refusal(write('payload:\n  commands: [{run: ls, tmeout: 3}]\n'))).toMatch(
+      /payload\.commands\[0\]: unknown key "tmeout" \(known: run, timeout\)$/,
+    );
     expect(await refusal(write('payload:\n  setup: 3\n'))).toMatch(/payload\.setup: /);
-    expect(await refusal(write('payload:\n  setpu: npm ci\n'))).toMatch(/payload: unknown key "setpu" \(known: dir, commands, setup\)$/);
+    expect(await refusal(write('payload:\n  setpu: npm ci\n'))).toMatch(
+      /payload: unknown key "setpu" \(known: dir, commands, setup\)$/,
+    );
   });
 
   it('payload.setup: a command string or {run, timeout}, run in the payload folder', async () => {
@@ -191,7 +240,11 @@ describe('loadRoster', () => {
     const r = await loadRoster(file);
     expect(roster.setupCommand('/w', r)).toEqual({ run: 'npm ci', cwd: '/w/app', timeoutMs: expect.any(Number) });
     fs.writeFileSync(file, 'payload:\n  setup: { run: make deps, timeout: 90 }\n');
-    expect(roster.setupCommand('/w', await loadRoster(file))).toEqual({ run: 'make deps', cwd: '/w', timeoutMs: 90_000 });
+    expect(roster.setupCommand('/w', await loadRoster(file))).toEqual({
+      run: 'make deps',
+      cwd: '/w',
+      timeoutMs: 90_000,
+    });
     fs.writeFileSync(file, 'payload:\n  commands: [ls]\n');
     expect(roster.setupCommand('/w', await loadRoster(file))).toBeUndefined();
   });
@@ -232,13 +285,20 @@ describe('agentFor', () => {
       limits: { maxTurns: 10, maxToolCalls: 20, maxCostUsd: 0.25 },
       auth: undefined,
     });
-    expect(agentFor(r, 'builder')).toMatchObject({ route: 'zai/glm-5.3', direct: true, auth: { keys: ['ZAI_API_KEY'] }, timeoutMs: 1_800_000 });
+    expect(agentFor(r, 'builder')).toMatchObject({
+      route: 'zai/glm-5.3',
+      direct: true,
+      auth: { keys: ['ZAI_API_KEY'] },
+      timeoutMs: 1_800_000,
+    });
     expect(agentFor(r, 'judge')).toMatchObject({ route: 'openrouter/anthropic/claude-sonnet-4.5', auth: { keys: [] } }); // not prefixed twice
   });
 
-  it('a --model override is routed like the roster, with the role\'s direct flag', async () => {
+  it("a --model override is routed like the roster, with the role's direct flag", async () => {
     const r = await loadRoster(fixture('full.yaml'));
-    expect(agentFor(r, 'prompter', { model: 'anthropic/claude-haiku-4.5' }).route).toBe('openrouter/anthropic/claude-haiku-4.5');
+    expect(agentFor(r, 'prompter', { model: 'anthropic/claude-haiku-4.5' }).route).toBe(
+      'openrouter/anthropic/claude-haiku-4.5',
+    );
     expect(agentFor(r, 'builder', { model: 'deepseek/deepseek-chat' }).route).toBe('deepseek/deepseek-chat');
   });
 
@@ -274,7 +334,7 @@ describe('agentFor', () => {
 });
 
 describe('the shipped roster and briefs', () => {
-  it('this repository\'s roster is valid and routes real registry ids through openrouter', async () => {
+  it("this repository's roster is valid and routes real registry ids through openrouter", async () => {
     const r = await loadRosterIfPresent(factoryRoot());
     expect(r.file).toBe(path.join(factoryRoot(), 'adws', 'adw_config', 'factory.config.yaml'));
     expect(r.gateway).toBe('openrouter');
@@ -292,13 +352,19 @@ describe('the shipped roster and briefs', () => {
   it('briefFor reads the workspace brief, falls back to the neutral default, and never leaves the folder', () => {
     expect(briefFor(dir, 'builder')).toBeUndefined();
     const neutral = briefSource(dir, 'builder', factoryRoot());
-    expect(neutral).toMatchObject({ origin: 'default', file: path.join(factoryRoot(), 'templates', 'briefs', 'builder.md') });
+    expect(neutral).toMatchObject({
+      origin: 'default',
+      file: path.join(factoryRoot(), 'templates', 'briefs', 'builder.md'),
+    });
     expect(neutral?.text).not.toBe(briefFor(factoryRoot(), 'builder')); // the factory's house rules serve only itself
     const briefs = path.join(dir, 'adws', 'adw_config', 'briefs');
     fs.mkdirSync(briefs, { recursive: true });
     fs.writeFileSync(path.join(briefs, 'builder.md'), '\n# Local builder\nBe brief.\n');
     fs.writeFileSync(path.join(briefs, 'prompter.md'), '  \n');
-    expect(briefSource(dir, 'builder', factoryRoot())).toMatchObject({ origin: 'repo', text: '# Local builder\nBe brief.' });
+    expect(briefSource(dir, 'builder', factoryRoot())).toMatchObject({
+      origin: 'repo',
+      text: '# Local builder\nBe brief.',
+    });
     expect(briefFor(dir, 'prompter')).toBeUndefined(); // blank = none
     fs.writeFileSync(path.join(dir, 'adws', 'adw_config', 'secret.md'), 'outside');
     expect(briefFor(dir, '../secret')).toBeUndefined();

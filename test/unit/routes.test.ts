@@ -4,8 +4,12 @@ import { isModelId, route, routeModelFlag } from '../../src/config/routes.js';
 describe('route', () => {
   it('prefixes a registry id with the gateway', () => {
     expect(route('z-ai/glm-5.3', { gateway: 'openrouter' })).toBe('openrouter/z-ai/glm-5.3');
-    expect(route('anthropic/claude-sonnet-4.5', { gateway: 'openrouter' })).toBe('openrouter/anthropic/claude-sonnet-4.5');
-    expect(route('deepseek/deepseek-v3.2', { gateway: 'vercel-ai-gateway' })).toBe('vercel-ai-gateway/deepseek/deepseek-v3.2');
+    expect(route('anthropic/claude-sonnet-4.5', { gateway: 'openrouter' })).toBe(
+      'openrouter/anthropic/claude-sonnet-4.5',
+    );
+    expect(route('deepseek/deepseek-v3.2', { gateway: 'vercel-ai-gateway' })).toBe(
+      'vercel-ai-gateway/deepseek/deepseek-v3.2',
+    );
   });
 
   it('a direct profile sends the id as is, even with a gateway', () => {
@@ -26,7 +30,7 @@ describe('route', () => {
 });
 
 describe('--model', () => {
-  it('is routed like a roster id, inheriting the role\'s direct flag', () => {
+  it("is routed like a roster id, inheriting the role's direct flag", () => {
     expect(routeModelFlag('z-ai/glm-5.3', { gateway: 'openrouter' })).toEqual({ route: 'openrouter/z-ai/glm-5.3' });
     expect(routeModelFlag(' zai/glm-5.3 ', { gateway: 'openrouter', direct: true })).toEqual({ route: 'zai/glm-5.3' });
     expect(routeModelFlag('scripted/alpha', { gateway: '' })).toEqual({ route: 'scripted/alpha' });

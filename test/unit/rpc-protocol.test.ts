@@ -42,34 +42,53 @@ describe('framing of an RPC stdout', () => {
   });
 
   it('an id or type in the fields never overrides the command', () => {
-    expect(JSON.parse(encodeCommand('factory-2', 'abort', { id: 'x', type: 'prompt' }))).toEqual({ id: 'factory-2', type: 'abort' });
+    expect(JSON.parse(encodeCommand('factory-2', 'abort', { id: 'x', type: 'prompt' }))).toEqual({
+      id: 'factory-2',
+      type: 'abort',
+    });
   });
 });
 
 describe('classifyLine', () => {
   it('reads responses, with or without success', () => {
-    expect(classifyLine('{"id":"factory-3","type":"response","command":"get_state","success":true,"data":{"sessionId":"s"}}')).toEqual({
+    expect(
+      classifyLine(
+        '{"id":"factory-3","type":"response","command":"get_state","success":true,"data":{"sessionId":"s"}}',
+      ),
+    ).toEqual({
       kind: 'response',
       response: { id: 'factory-3', command: 'get_state', success: true, data: { sessionId: 's' }, error: undefined },
     });
-    const refused = classifyLine('{"id":"factory-4","type":"response","command":"set_model","success":false,"error":"Model not found: a/b"}');
+    const refused = classifyLine(
+      '{"id":"factory-4","type":"response","command":"set_model","success":false,"error":"Model not found: a/b"}',
+    );
     expect(refused).toMatchObject({ kind: 'response', response: { success: false, error: 'Model not found: a/b' } });
   });
 
   it('tells dialog UI requests from fire-and-forget ones', () => {
-    expect(classifyLine('{"type":"extension_ui_request","id":"u1","method":"confirm","title":"damage-control","message":"Allow?"}')).toEqual({
+    expect(
+      classifyLine(
+        '{"type":"extension_ui_request","id":"u1","method":"confirm","title":"damage-control","message":"Allow?"}',
+      ),
+    ).toEqual({
       kind: 'ui_request',
       request: { id: 'u1', method: 'confirm', title: 'damage-control', message: 'Allow?' },
       dialog: true,
     });
     for (const method of ['select', 'input', 'editor']) {
-      expect(classifyLine(`{"type":"extension_ui_request","id":"u","method":"${method}"}`)).toMatchObject({ dialog: true });
+      expect(classifyLine(`{"type":"extension_ui_request","id":"u","method":"${method}"}`)).toMatchObject({
+        dialog: true,
+      });
     }
-    expect(classifyLine('{"type":"extension_ui_request","id":"u2","method":"notify","message":"hi"}')).toMatchObject({ kind: 'ui_request', dialog: false });
+    expect(classifyLine('{"type":"extension_ui_request","id":"u2","method":"notify","message":"hi"}')).toMatchObject({
+      kind: 'ui_request',
+      dialog: false,
+    });
   });
 
   it('counts garbage as noise, never as an event', () => {
-    for (const line of ['not json', '[1,2]', '{"no":"type"}', '{"type":7}', 'null']) expect(classifyLine(line)).toEqual({ kind: 'noise' });
+    for (const line of ['not json', '[1,2]', '{"no":"type"}', '{"type":7}', 'null'])
+      expect(classifyLine(line)).toEqual({ kind: 'noise' });
   });
 
   it('writes the cancelled answer to a dialog', () => {
@@ -78,7 +97,12 @@ describe('classifyLine', () => {
 });
 
 describe('PendingCommands', () => {
-  const response = (id: string | undefined, success = true, extra: Record<string, unknown> = {}) => ({ id, command: 'get_state', success, ...extra });
+  const response = (id: string | undefined, success = true, extra: Record<string, unknown> = {}) => ({
+    id,
+    command: 'get_state',
+    success,
+    ...extra,
+  });
 
   it('resolves each command with the data of the response carrying its id, in any order', async () => {
     const pending = new PendingCommands('t');
@@ -132,7 +156,9 @@ describe('PendingCommands', () => {
 
   it('rejects every pending command at once, and every later one, when pi exits', async () => {
     const pending = new PendingCommands('t');
-    const waiters = ['prompt', 'get_state', 'abort'].map((command) => pending.register(pending.nextId(), command, 60_000));
+    const waiters = ['prompt', 'get_state', 'abort'].map((command) =>
+      pending.register(pending.nextId(), command, 60_000),
+    );
     const died = new Error('pi died mid-turn');
     pending.rejectAll(died);
     for (const waiter of waiters) await expect(waiter).rejects.toBe(died);
@@ -143,13 +169,32 @@ describe('PendingCommands', () => {
 
 describe('state readers', () => {
   it('reads get_state, naming the model as provider/id', () => {
-    const state = parseState({ sessionId: 's1', sessionFile: '/x/s1.jsonl', messageCount: 4, isStreaming: false, model: { provider: 'scripted', id: 'beta' } });
-    expect(state).toEqual({ sessionId: 's1', sessionFile: '/x/s1.jsonl', messageCount: 4, isStreaming: false, model: 'scripted/beta', thinkingLevel: undefined });
+    const state = parseState({
+      sessionId: 's1',
+      sessionFile: '/x/s1.jsonl',
+      messageCount: 4,
+      isStreaming: false,
+      model: { provider: 'scripted', id: 'beta' },
+    });
+    expect(state).toEqual({
+      sessionId: 's1',
+      sessionFile: '/x/s1.jsonl',
+      messageCount: 4,
+      isStreaming: false,
+      model: 'scripted/beta',
+      thinkingLevel: undefined,
+    });
     expect(() => parseState({ messageCount: 1 })).toThrow(/sessionId/);
   });
 
   it('tolerates get_state without a model: 1.x omits the field when none is selected, 0.85 sent null', () => {
-    const base = { sessionId: 's1', sessionFile: '/x/s1.jsonl', messageCount: 0, isStreaming: false, thinkingLevel: 'off' };
+    const base = {
+      sessionId: 's1',
+      sessionFile: '/x/s1.jsonl',
+      messageCount: 0,
+      isStreaming: false,
+      thinkingLevel: 'off',
+    };
     expect(parseState(base)).toEqual({ ...base, model: undefined });
     expect(parseState({ ...base, model: null })).toEqual({ ...base, model: undefined });
   });
@@ -163,7 +208,11 @@ describe('state readers', () => {
   });
 
   it('reads get_session_stats defensively', () => {
-    const stats = parseSessionStats({ tokens: { input: 10, output: 2, total: 12 }, cost: 0.5, contextUsage: { tokens: null, contextWindow: 100, percent: null } });
+    const stats = parseSessionStats({
+      tokens: { input: 10, output: 2, total: 12 },
+      cost: 0.5,
+      contextUsage: { tokens: null, contextWindow: 100, percent: null },
+    });
     expect(stats.tokens).toEqual({ input: 10, output: 2, cacheRead: 0, cacheWrite: 0, total: 12 });
     expect(stats.cost).toBe(0.5);
     expect(stats.contextUsage).toEqual({ tokens: null, contextWindow: 100, percent: null });

@@ -19,7 +19,15 @@ function feed(t: RpcTurn, events: PiEvent[]): void {
 
 const assistant = (over: Record<string, unknown>) => ({
   type: 'message_end',
-  message: { role: 'assistant', provider: 'scripted', model: 'alpha', content: [{ type: 'text', text: 'done' }], stopReason: 'stop', usage: { totalTokens: 10, cost: { total: 0.001 } }, ...over },
+  message: {
+    role: 'assistant',
+    provider: 'scripted',
+    model: 'alpha',
+    content: [{ type: 'text', text: 'done' }],
+    stopReason: 'stop',
+    usage: { totalTokens: 10, cost: { total: 0.001 } },
+    ...over,
+  },
 });
 
 async function judged(t: RpcTurn): Promise<unknown> {
@@ -41,14 +49,26 @@ describe('RpcTurn', () => {
 
   it('a system message_end (pi ≥ 0.86) counts neither as text, usage nor model', async () => {
     const t = turn();
-    const system = { type: 'message_end', message: { role: 'system', content: 'You are pi.', provider: 'other', model: 'x', usage: { totalTokens: 99, cost: { total: 1 } } } };
+    const system = {
+      type: 'message_end',
+      message: {
+        role: 'system',
+        content: 'You are pi.',
+        provider: 'other',
+        model: 'x',
+        usage: { totalTokens: 99, cost: { total: 1 } },
+      },
+    };
     feed(t, [system, assistant({}), { type: 'agent_settled', aborted: false }]);
     expect(await judged(t)).toMatchObject({ payload: 'done', tokens: 10, cost: 0.001, model: 'scripted/alpha' });
   });
 
   it('agent_settled.aborted (pi ≥ 1.1) makes the turn aborted even when the last message is an error', async () => {
     const t = turn();
-    feed(t, [assistant({ content: [], stopReason: 'error', errorMessage: 'This operation was aborted' }), { type: 'agent_settled', aborted: true }]);
+    feed(t, [
+      assistant({ content: [], stopReason: 'error', errorMessage: 'This operation was aborted' }),
+      { type: 'agent_settled', aborted: true },
+    ]);
     const error = await judged(t);
     expect(error).toBeInstanceOf(HarnessError);
     expect((error as HarnessError).evidence.kind).toBe('aborted');

@@ -9,7 +9,13 @@ const events: RunEvent[] = [
   { ...base, type: 'fallback', phase: 'build', from: 'openrouter/a', to: 'openrouter/b', reason: '503 overloaded' },
   { ...base, type: 'phase_ok', phase: 'build', kind: 'agent', attempt: 1, attempts: 3, seconds: 1, tokens: 1, cost: 0 },
   { ...base, type: 'apply', arm: 2, applied: false, line: 'arm 2 not applied: npm test failed on HEAD' },
-  { ...base, type: 'apply', arm: 1, applied: true, line: 'applied arm 1 (p.patch) with git apply --index — review and commit it' },
+  {
+    ...base,
+    type: 'apply',
+    arm: 1,
+    applied: true,
+    line: 'applied arm 1 (p.patch) with git apply --index — review and commit it',
+  },
   { ...base, type: 'proposal', command: 'factory apply aaaa0001' },
 ];
 
@@ -17,8 +23,27 @@ const harvest: RunEvent = {
   ...base,
   type: 'harvest',
   ranking: [
-    { arm: 2, phase: 'arm_2', model: 'scripted/beta', green: true, tokens: 6700, cost: 0.0069, seconds: 2.6, patchBytes: 211 },
-    { arm: 1, phase: 'arm_1', model: 'scripted/alpha', green: false, motif: '`node --test` exited 1', tokens: 6700, cost: 0.0207, seconds: 2.8, patchBytes: 207 },
+    {
+      arm: 2,
+      phase: 'arm_2',
+      model: 'scripted/beta',
+      green: true,
+      tokens: 6700,
+      cost: 0.0069,
+      seconds: 2.6,
+      patchBytes: 211,
+    },
+    {
+      arm: 1,
+      phase: 'arm_1',
+      model: 'scripted/alpha',
+      green: false,
+      motif: '`node --test` exited 1',
+      tokens: 6700,
+      cost: 0.0207,
+      seconds: 2.8,
+      patchBytes: 207,
+    },
   ],
   winner: 2,
   primer: { tokens: 6000, cost: 0.0186 },
@@ -46,7 +71,7 @@ describe('run outcomes', () => {
     ]);
   });
 
-  it('the headless log says an apply and a fallback; the result events are stdout\'s, not the log\'s', () => {
+  it("the headless log says an apply and a fallback; the result events are stdout's, not the log's", () => {
     const format = createLogFormatter();
     expect(events.map(format)).toEqual([
       '[aaaa0001] build: fell back from openrouter/a to openrouter/b: 503 overloaded (same session)',
@@ -62,7 +87,14 @@ describe('attempt lines of `factory show`', () => {
   it('arms that ran at once: each gate under its own arm, whatever order the events came in', () => {
     const at = (type: string, fields: Record<string, unknown>) => ({ ...base, type, ...fields }) as unknown as RunEvent;
     const lines = attemptLines([
-      at('run_started', { adwName: 'adw_bon', cwd: '/r', phases: [{ name: 'arm_1', kind: 'agent', attempts: 1 }, { name: 'arm_2', kind: 'agent', attempts: 1 }] }),
+      at('run_started', {
+        adwName: 'adw_bon',
+        cwd: '/r',
+        phases: [
+          { name: 'arm_1', kind: 'agent', attempts: 1 },
+          { name: 'arm_2', kind: 'agent', attempts: 1 },
+        ],
+      }),
       at('attempt_started', { phase: 'arm_1', attempt: 1, attempts: 1, model: 'a/x' }),
       at('attempt_started', { phase: 'arm_2', attempt: 1, attempts: 1, model: 'b/y' }),
       at('gate_result', { phase: 'arm_1', gate: 'npm test', ok: false, seconds: 1, motif: 'exited 1' }),
@@ -70,24 +102,44 @@ describe('attempt lines of `factory show`', () => {
       at('attempt_failed', { phase: 'arm_1', attempt: 1, attempts: 1, motif: 'exited 1', willRetry: false }),
     ]);
     // The red gate's motif is the attempt's: said once, on the gate's line.
-    expect(lines).toEqual(['arm_1 attempt 1/1 on a/x', '  ✗ npm test (1.0 s) — exited 1', 'arm_2 attempt 1/1 on b/y', '  ✓ npm test (2.0 s)']);
+    expect(lines).toEqual([
+      'arm_1 attempt 1/1 on a/x',
+      '  ✗ npm test (1.0 s) — exited 1',
+      'arm_2 attempt 1/1 on b/y',
+      '  ✓ npm test (2.0 s)',
+    ]);
   });
 
-  it('a build: the gates phase\'s results go under the build attempt they judge', () => {
+  it("a build: the gates phase's results go under the build attempt they judge", () => {
     const at = (type: string, fields: Record<string, unknown>) => ({ ...base, type, ...fields }) as unknown as RunEvent;
     const lines = attemptLines([
-      at('run_started', { adwName: 'adw_build', cwd: '/r', phases: [{ name: 'build', kind: 'agent', attempts: 3 }, { name: 'gates', kind: 'code', attempts: 1 }] }),
+      at('run_started', {
+        adwName: 'adw_build',
+        cwd: '/r',
+        phases: [
+          { name: 'build', kind: 'agent', attempts: 3 },
+          { name: 'gates', kind: 'code', attempts: 1 },
+        ],
+      }),
       at('attempt_started', { phase: 'build', attempt: 1, attempts: 3 }),
       at('gate_result', { phase: 'gates', gate: 'npm test', ok: false, seconds: 1, motif: 'red' }),
       at('attempt_started', { phase: 'build', attempt: 2, attempts: 3 }),
       at('gate_result', { phase: 'gates', gate: 'npm test', ok: true, seconds: 1 }),
     ]);
-    expect(lines).toEqual(['build attempt 1/3', '  ✗ npm test (1.0 s) — red', 'build attempt 2/3', '  ✓ npm test (1.0 s)']);
+    expect(lines).toEqual([
+      'build attempt 1/3',
+      '  ✗ npm test (1.0 s) — red',
+      'build attempt 2/3',
+      '  ✓ npm test (1.0 s)',
+    ]);
   });
 
-  it('a resumed run is one history: the killed life\'s unfinished attempts say so, the attempts are numbered across lives', () => {
+  it("a resumed run is one history: the killed life's unfinished attempts say so, the attempts are numbered across lives", () => {
     const at = (type: string, fields: Record<string, unknown>) => ({ ...base, type, ...fields }) as unknown as RunEvent;
-    const phases = [{ name: 'arm_1', kind: 'agent', attempts: 1 }, { name: 'arm_2', kind: 'agent', attempts: 1 }];
+    const phases = [
+      { name: 'arm_1', kind: 'agent', attempts: 1 },
+      { name: 'arm_2', kind: 'agent', attempts: 1 },
+    ];
     const lines = attemptLines([
       at('run_started', { adwName: 'adw_bon', cwd: '/r', phases }),
       at('attempt_started', { phase: 'arm_1', attempt: 1, attempts: 1 }),
@@ -98,6 +150,11 @@ describe('attempt lines of `factory show`', () => {
       at('attempt_started', { phase: 'arm_2', attempt: 1, attempts: 1 }),
       at('phase_ok', { phase: 'arm_2', kind: 'agent', attempt: 1, attempts: 1, seconds: 1, tokens: 1, cost: 0 }),
     ]);
-    expect(lines).toEqual(['arm_1 attempt 1/1', 'arm_2 attempt 1/1', '  ✗ killed: the cockpit stopped during it (resumed below)', 'arm_2 attempt 2 (life 2)']);
+    expect(lines).toEqual([
+      'arm_1 attempt 1/1',
+      'arm_2 attempt 1/1',
+      '  ✗ killed: the cockpit stopped during it (resumed below)',
+      'arm_2 attempt 2 (life 2)',
+    ]);
   });
 });

@@ -64,7 +64,14 @@ describe('reduceRun', () => {
       ev('attempt_started', 11, { phase: 'prompt', attempt: 1, attempts: 3, sessionId: 's-1', model: 'scripted/m' }),
     ]);
     const prompt = phase(state, 'prompt');
-    expect(prompt).toMatchObject({ status: 'running', attempt: 1, attempts: 3, startedAt: T0 + 10, sessionId: 's-1', model: 'scripted/m' });
+    expect(prompt).toMatchObject({
+      status: 'running',
+      attempt: 1,
+      attempts: 3,
+      startedAt: T0 + 10,
+      sessionId: 's-1',
+      model: 'scripted/m',
+    });
     expect(state.currentPhase).toBe('prompt');
     expect(currentPhaseOf(state)?.name).toBe('prompt');
     expect(phase(state, 'dispose').status).toBe('pending');
@@ -73,10 +80,14 @@ describe('reduceRun', () => {
   it('activity is kept per phase, newest last, bounded to the last TAIL_LIMIT items', () => {
     const events: RunEvent[] = [started, ev('phase_started', 1, { phase: 'prompt', kind: 'agent' })];
     for (let i = 0; i < TAIL_LIMIT + 10; i++) {
-      events.push(ev('activity', 2 + i, { phase: 'prompt', activity: { kind: 'tool_start', tool: 'read', detail: `file-${i}` } }));
+      events.push(
+        ev('activity', 2 + i, { phase: 'prompt', activity: { kind: 'tool_start', tool: 'read', detail: `file-${i}` } }),
+      );
     }
     const state = fold(events);
-    const details = phase(state, 'prompt').activity.map((entry) => (entry.item.kind === 'tool_start' ? entry.item.detail : ''));
+    const details = phase(state, 'prompt').activity.map((entry) =>
+      entry.item.kind === 'tool_start' ? entry.item.detail : '',
+    );
     expect(details).toHaveLength(TAIL_LIMIT);
     expect(details[0]).toBe('file-10');
     expect(details.at(-1)).toBe(`file-${TAIL_LIMIT + 9}`);
@@ -102,7 +113,13 @@ describe('reduceRun', () => {
       ev('phase_started', 1, { phase: 'prompt', kind: 'agent' }),
       ev('attempt_started', 1, { phase: 'prompt', attempt: 1, attempts: 3 }),
       ev('usage', 2, { phase: 'prompt', tokens: 1000, cost: 0.003 }),
-      ev('attempt_failed', 3, { phase: 'prompt', attempt: 1, attempts: 3, motif: 'no JSON object in the answer', willRetry: true }),
+      ev('attempt_failed', 3, {
+        phase: 'prompt',
+        attempt: 1,
+        attempts: 3,
+        motif: 'no JSON object in the answer',
+        willRetry: true,
+      }),
     ]);
     const prompt = phase(state, 'prompt');
     expect(prompt).toMatchObject({
@@ -138,19 +155,49 @@ describe('reduceRun', () => {
     expect(state.totals.tokens).toBe(1400);
     expect(state.totals.cost).toBeCloseTo(0.0042, 12);
 
-    state = fold([
-      ev('phase_ok', 6, { phase: 'prompt', kind: 'agent', attempt: 2, attempts: 3, seconds: 4.2, tokens: 1400, cost: 0.0042, sessionId: 's-1' }),
-      // A late usage line of the finished attempt must not move anything.
-      ev('usage', 7, { phase: 'prompt', tokens: 400, cost: 0.0012 }),
-    ], state);
-    expect(phase(state, 'prompt')).toMatchObject({ status: 'ok', attempt: 2, seconds: 4.2, tokens: 1400, cost: 0.0042, sessionId: 's-1' });
+    state = fold(
+      [
+        ev('phase_ok', 6, {
+          phase: 'prompt',
+          kind: 'agent',
+          attempt: 2,
+          attempts: 3,
+          seconds: 4.2,
+          tokens: 1400,
+          cost: 0.0042,
+          sessionId: 's-1',
+        }),
+        // A late usage line of the finished attempt must not move anything.
+        ev('usage', 7, { phase: 'prompt', tokens: 400, cost: 0.0012 }),
+      ],
+      state,
+    );
+    expect(phase(state, 'prompt')).toMatchObject({
+      status: 'ok',
+      attempt: 2,
+      seconds: 4.2,
+      tokens: 1400,
+      cost: 0.0042,
+      sessionId: 's-1',
+    });
     expect(state.totals.tokens).toBe(1400);
     expect(state.totals.cost).toBeCloseTo(0.0042, 12);
 
-    state = fold([
-      ev('phase_started', 8, { phase: 'dispose', kind: 'code' }),
-      ev('phase_ok', 9, { phase: 'dispose', kind: 'code', attempt: 1, attempts: 1, seconds: 0.1, tokens: 0, cost: 0 }),
-    ], state);
+    state = fold(
+      [
+        ev('phase_started', 8, { phase: 'dispose', kind: 'code' }),
+        ev('phase_ok', 9, {
+          phase: 'dispose',
+          kind: 'code',
+          attempt: 1,
+          attempts: 1,
+          seconds: 0.1,
+          tokens: 0,
+          cost: 0,
+        }),
+      ],
+      state,
+    );
     expect(state.totals.tokens).toBe(1400);
     expect(sumPhases(state.phases).tokens).toBe(1400);
   });
@@ -161,7 +208,17 @@ describe('reduceRun', () => {
     plan.forEach((p, i) => {
       events.push(ev('phase_started', i * 10 + 1, { phase: p.name, kind: 'agent' }));
       events.push(ev('usage', i * 10 + 2, { phase: p.name, tokens: 999 + i, cost: 0.0001 * (i + 1) }));
-      events.push(ev('phase_ok', i * 10 + 3, { phase: p.name, kind: 'agent', attempt: 1, attempts: 1, seconds: 1, tokens: 1000 + i, cost: 0.0002 * (i + 1) }));
+      events.push(
+        ev('phase_ok', i * 10 + 3, {
+          phase: p.name,
+          kind: 'agent',
+          attempt: 1,
+          attempts: 1,
+          seconds: 1,
+          tokens: 1000 + i,
+          cost: 0.0002 * (i + 1),
+        }),
+      );
     });
     const state = fold(events);
     expect(state.totals.tokens).toBe(1000 + 1001 + 1002 + 1003 + 1004);
@@ -172,8 +229,22 @@ describe('reduceRun', () => {
     const state = fold([
       started,
       ev('phase_started', 1, { phase: 'prompt', kind: 'agent' }),
-      ev('attempt_failed', 2, { phase: 'prompt', attempt: 3, attempts: 3, motif: 'status: array expected', willRetry: false }),
-      ev('phase_failed', 3, { phase: 'prompt', kind: 'agent', attempts: 3, motif: 'status: array expected', seconds: 9.5, tokens: 3100, cost: 0.0093 }),
+      ev('attempt_failed', 2, {
+        phase: 'prompt',
+        attempt: 3,
+        attempts: 3,
+        motif: 'status: array expected',
+        willRetry: false,
+      }),
+      ev('phase_failed', 3, {
+        phase: 'prompt',
+        kind: 'agent',
+        attempts: 3,
+        motif: 'status: array expected',
+        seconds: 9.5,
+        tokens: 3100,
+        cost: 0.0093,
+      }),
     ]);
     expect(phase(state, 'prompt')).toMatchObject({
       status: 'failed',
@@ -190,7 +261,15 @@ describe('reduceRun', () => {
     const state = fold([
       started,
       ev('phase_started', 1, { phase: 'prompt', kind: 'agent' }),
-      ev('phase_failed', 3, { phase: 'prompt', kind: 'agent', attempts: 3, motif: 'boom', seconds: 2, tokens: 10, cost: 0.001 }),
+      ev('phase_failed', 3, {
+        phase: 'prompt',
+        kind: 'agent',
+        attempts: 3,
+        motif: 'boom',
+        seconds: 2,
+        tokens: 10,
+        cost: 0.001,
+      }),
       ev('run_finished', 4, { exit: 1, seconds: 2.5, tokens: 10, cost: 0.001, failedPhase: 'prompt' }),
     ]);
     expect(state.phases.map((p) => p.status)).toEqual(['failed', 'skipped']);
@@ -205,7 +284,10 @@ describe('reduceRun', () => {
       ev('usage', 2, { phase: 'prompt', tokens: 300, cost: 0.0009 }),
     ]);
     state = { ...state, ui: { ...state.ui, abortRequested: true, statusLine: 'aborting' } };
-    state = fold([ev('run_finished', 5, { exit: 130, seconds: 0.5, tokens: 300, cost: 0.0009, interrupted: true })], state);
+    state = fold(
+      [ev('run_finished', 5, { exit: 130, seconds: 0.5, tokens: 300, cost: 0.0009, interrupted: true })],
+      state,
+    );
     expect(phase(state, 'prompt')).toMatchObject({ status: 'failed', motif: 'interrupted', finishedAt: T0 + 5 });
     expect(phase(state, 'dispose').status).toBe('skipped');
     expect(state.interrupted).toBe(true);
@@ -265,7 +347,15 @@ describe('a finished run on screen', () => {
     ev('phase_started', 10, { phase: 'prompt', kind: 'agent' }),
     ev('attempt_started', 11, { phase: 'prompt', attempt: 1, attempts: 3 }),
     ev('activity', 20, { phase: 'prompt', activity: { kind: 'tool_start', tool: 'bash', detail: 'git ls-files' } }),
-    ev('phase_ok', 30, { phase: 'prompt', kind: 'agent', attempt: 1, attempts: 3, seconds: 0.02, tokens: 10, cost: 0.001 }),
+    ev('phase_ok', 30, {
+      phase: 'prompt',
+      kind: 'agent',
+      attempt: 1,
+      attempts: 3,
+      seconds: 0.02,
+      tokens: 10,
+      cost: 0.001,
+    }),
     ev('phase_started', 31, { phase: 'dispose', kind: 'code' }),
     ev('phase_ok', 32, { phase: 'dispose', kind: 'code', attempt: 1, attempts: 1, seconds: 0, tokens: 0, cost: 0 }),
     ev('run_finished', 33, { exit: 0, seconds: 0.033, tokens: 10, cost: 0.001 }),
@@ -279,8 +369,21 @@ describe('a finished run on screen', () => {
 
   it('drops the "aborting…" status line once the run is over', () => {
     const aborting = fold(green.slice(0, 3));
-    const withStatus = { ...aborting, ui: { ...aborting.ui, abortRequested: true, statusLine: 'aborting the running turn…' } };
-    const done = reduceRun(withStatus, ev('run_finished', 40, { exit: 130, seconds: 0.04, tokens: 0, cost: 0, interrupted: true, failedPhase: 'prompt' }));
+    const withStatus = {
+      ...aborting,
+      ui: { ...aborting.ui, abortRequested: true, statusLine: 'aborting the running turn…' },
+    };
+    const done = reduceRun(
+      withStatus,
+      ev('run_finished', 40, {
+        exit: 130,
+        seconds: 0.04,
+        tokens: 0,
+        cost: 0,
+        interrupted: true,
+        failedPhase: 'prompt',
+      }),
+    );
     expect(done.ui.statusLine).toBeUndefined();
     expect(currentPhaseOf(done)?.name).toBe('prompt');
   });
@@ -307,7 +410,16 @@ describe('gates and a build sent back by them', () => {
     ev('phase_started', 3, { phase: 'build', kind: 'agent' }),
     ev('attempt_started', 3, { phase: 'build', attempt: 1, attempts: 3, sessionId: 's-build' }),
     ev('usage', 4000, { phase: 'build', tokens: 1000, cost: 0.01 }),
-    ev('phase_ok', 5003, { phase: 'build', kind: 'agent', attempt: 1, attempts: 3, seconds: 5, tokens: 1000, cost: 0.01, sessionId: 's-build' }),
+    ev('phase_ok', 5003, {
+      phase: 'build',
+      kind: 'agent',
+      attempt: 1,
+      attempts: 3,
+      seconds: 5,
+      tokens: 1000,
+      cost: 0.01,
+      sessionId: 's-build',
+    }),
     ev('phase_started', 5004, { phase: 'gates', kind: 'code' }),
     ev('attempt_started', 5004, { phase: 'gates', attempt: 1, attempts: 1 }),
     ev('gate_result', 5010, { phase: 'gates', gate: 'changed files', ok: true, seconds: 0.006 }),
@@ -326,7 +438,14 @@ describe('gates and a build sent back by them', () => {
 
   it('red gates wait as retrying with their motif, their clock stopped, while the build is ok', () => {
     const state = fold(firstRound);
-    expect(phase(state, 'gates')).toMatchObject({ status: 'retrying', sentBack: true, motif: MOTIF, attempt: 1, seconds: 1.5, finishedAt: T0 + 6504 });
+    expect(phase(state, 'gates')).toMatchObject({
+      status: 'retrying',
+      sentBack: true,
+      motif: MOTIF,
+      attempt: 1,
+      seconds: 1.5,
+      finishedAt: T0 + 6504,
+    });
     expect(phase(state, 'build')).toMatchObject({ status: 'ok', attempt: 1, seconds: 5 });
   });
 
@@ -338,7 +457,15 @@ describe('gates and a build sent back by them', () => {
       ev('usage', 7000, { phase: 'build', tokens: 400, cost: 0.004 }),
     ]);
     const build = phase(state, 'build');
-    expect(build).toMatchObject({ status: 'running', attempt: 2, attempts: 3, sessionId: 's-build', tokens: 1400, earlierSeconds: 5, startedAt: T0 + 6505 });
+    expect(build).toMatchObject({
+      status: 'running',
+      attempt: 2,
+      attempts: 3,
+      sessionId: 's-build',
+      tokens: 1400,
+      earlierSeconds: 5,
+      startedAt: T0 + 6505,
+    });
     expect(build.seconds).toBeUndefined();
     expect(build.finishedAt).toBeUndefined();
     expect(state.currentPhase).toBe('build');
@@ -353,7 +480,16 @@ describe('gates and a build sent back by them', () => {
       ...firstRound,
       ev('phase_started', 6505, { phase: 'build', kind: 'agent' }),
       ev('attempt_started', 6505, { phase: 'build', attempt: 2, attempts: 3, sessionId: 's-build' }),
-      ev('phase_ok', 9505, { phase: 'build', kind: 'agent', attempt: 2, attempts: 3, seconds: 3, tokens: 1400, cost: 0.014, sessionId: 's-build' }),
+      ev('phase_ok', 9505, {
+        phase: 'build',
+        kind: 'agent',
+        attempt: 2,
+        attempts: 3,
+        seconds: 3,
+        tokens: 1400,
+        cost: 0.014,
+        sessionId: 's-build',
+      }),
       ev('phase_started', 9506, { phase: 'gates', kind: 'code' }),
       ev('attempt_started', 9506, { phase: 'gates', attempt: 1, attempts: 1 }),
     ]);
@@ -365,12 +501,27 @@ describe('gates and a build sent back by them', () => {
       [
         ev('gate_result', 9510, { phase: 'gates', gate: 'changed files', ok: true, seconds: 0.004 }),
         ev('gate_result', 11_006, { phase: 'gates', gate: 'npm test', ok: true, seconds: 1.5 }),
-        ev('phase_ok', 11_006, { phase: 'gates', kind: 'code', attempt: 1, attempts: 1, seconds: 1.5, tokens: 0, cost: 0 }),
+        ev('phase_ok', 11_006, {
+          phase: 'gates',
+          kind: 'code',
+          attempt: 1,
+          attempts: 1,
+          seconds: 1.5,
+          tokens: 0,
+          cost: 0,
+        }),
         ev('run_finished', 11_010, { exit: 0, seconds: 11.01, tokens: 1400, cost: 0.014 }),
       ],
       state,
     );
-    expect(phase(done, 'gates')).toMatchObject({ status: 'ok', seconds: 3, gates: [{ gate: 'changed files', ok: true }, { gate: 'npm test', ok: true }] });
+    expect(phase(done, 'gates')).toMatchObject({
+      status: 'ok',
+      seconds: 3,
+      gates: [
+        { gate: 'changed files', ok: true },
+        { gate: 'npm test', ok: true },
+      ],
+    });
     expect(done.phases.map((p) => p.status)).toEqual(['ok', 'ok', 'ok']);
   });
 
@@ -379,8 +530,23 @@ describe('gates and a build sent back by them', () => {
       ...firstRound,
       ev('phase_started', 6505, { phase: 'build', kind: 'agent' }),
       ev('attempt_started', 6505, { phase: 'build', attempt: 2, attempts: 3 }),
-      ev('phase_failed', 7000, { phase: 'build', kind: 'agent', attempts: 3, motif: 'interrupted by the user', seconds: 0.5, tokens: 1000, cost: 0.01 }),
-      ev('run_finished', 7001, { exit: 130, seconds: 7, tokens: 1000, cost: 0.01, failedPhase: 'build', interrupted: true }),
+      ev('phase_failed', 7000, {
+        phase: 'build',
+        kind: 'agent',
+        attempts: 3,
+        motif: 'interrupted by the user',
+        seconds: 0.5,
+        tokens: 1000,
+        cost: 0.01,
+      }),
+      ev('run_finished', 7001, {
+        exit: 130,
+        seconds: 7,
+        tokens: 1000,
+        cost: 0.01,
+        failedPhase: 'build',
+        interrupted: true,
+      }),
     ]);
     expect(phase(state, 'gates')).toMatchObject({ status: 'failed', sentBack: false, motif: MOTIF });
     expect(phase(state, 'build')).toMatchObject({ status: 'failed', seconds: 5.5 });
@@ -391,7 +557,10 @@ describe('gates and a build sent back by them', () => {
       ...firstRound.slice(0, 12),
       ev('gate_result', 6600, { phase: 'gates', gate: 'npm test', ok: true, seconds: 1.2 }),
     ]);
-    expect(phase(state, 'gates').gates?.map((g) => [g.gate, g.ok])).toEqual([['changed files', true], ['npm test', true]]);
+    expect(phase(state, 'gates').gates?.map((g) => [g.gate, g.ok])).toEqual([
+      ['changed files', true],
+      ['npm test', true],
+    ]);
   });
 });
 
@@ -406,7 +575,10 @@ describe('planned models', () => {
         { name: 'harvest', kind: 'code', attempts: 1 },
       ],
     });
-    const added = ev('phase_planned', 5, { phase: { name: 'arm_2', kind: 'agent', attempts: 1, model: 'scripted/gamma' }, before: 'harvest' });
+    const added = ev('phase_planned', 5, {
+      phase: { name: 'arm_2', kind: 'agent', attempts: 1, model: 'scripted/gamma' },
+      before: 'harvest',
+    });
     const state = fold([planned, added]);
     expect(phase(state, 'arm_1').model).toBe('scripted/beta');
     expect(phase(state, 'arm_2').model).toBe('scripted/gamma');
@@ -416,20 +588,56 @@ describe('planned models', () => {
 
 describe('run selectors: the clocks and liveness the views draw', () => {
   const prompt = (events: RunEvent[]) => phase(fold([started, ...events]), 'prompt');
-  const running = [ev('phase_started', 1000, { phase: 'prompt', kind: 'agent' }), ev('attempt_started', 1000, { phase: 'prompt', attempt: 1, attempts: 3 })];
+  const running = [
+    ev('phase_started', 1000, { phase: 'prompt', kind: 'agent' }),
+    ev('attempt_started', 1000, { phase: 'prompt', attempt: 1, attempts: 3 }),
+  ];
 
   it('a phase is live while it runs or retries, not before nor after', () => {
     expect(isLive(prompt([]))).toBe(false);
     expect(isLive(prompt(running))).toBe(true);
-    expect(isLive(prompt([...running, ev('attempt_failed', 2000, { phase: 'prompt', attempt: 1, attempts: 3, motif: 'no JSON', willRetry: true })]))).toBe(true);
-    expect(isLive(prompt([...running, ev('phase_ok', 3000, { phase: 'prompt', kind: 'agent', attempt: 1, attempts: 3, seconds: 2, tokens: 1, cost: 0 })]))).toBe(false);
+    expect(
+      isLive(
+        prompt([
+          ...running,
+          ev('attempt_failed', 2000, { phase: 'prompt', attempt: 1, attempts: 3, motif: 'no JSON', willRetry: true }),
+        ]),
+      ),
+    ).toBe(true);
+    expect(
+      isLive(
+        prompt([
+          ...running,
+          ev('phase_ok', 3000, {
+            phase: 'prompt',
+            kind: 'agent',
+            attempt: 1,
+            attempts: 3,
+            seconds: 2,
+            tokens: 1,
+            cost: 0,
+          }),
+        ]),
+      ),
+    ).toBe(false);
     expect(isLive(undefined)).toBe(false);
   });
 
   it('a phase clock: none before it starts, ticking from its start while live, then the measured seconds', () => {
     expect(phaseSeconds(prompt([]), T0 + 5000)).toBeUndefined();
     expect(phaseSeconds(prompt(running), T0 + 3500)).toBeCloseTo(2.5, 5);
-    const done = prompt([...running, ev('phase_ok', 3000, { phase: 'prompt', kind: 'agent', attempt: 1, attempts: 3, seconds: 2.2, tokens: 1, cost: 0 })]);
+    const done = prompt([
+      ...running,
+      ev('phase_ok', 3000, {
+        phase: 'prompt',
+        kind: 'agent',
+        attempt: 1,
+        attempts: 3,
+        seconds: 2.2,
+        tokens: 1,
+        cost: 0,
+      }),
+    ]);
     expect(phaseSeconds(done, T0 + 99_000)).toBe(2.2);
   });
 

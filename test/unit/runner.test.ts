@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { InfrastructureError, isInfrastructure, isRetryable, type FailureKind, PhaseFailure } from '../../src/contract/errors.js';
+import {
+  InfrastructureError,
+  isInfrastructure,
+  isRetryable,
+  type FailureKind,
+  PhaseFailure,
+} from '../../src/contract/errors.js';
 import type { RunEvent } from '../../src/contract/events.js';
 import { execute, newAdwId, Run, type Phase } from '../../src/engine/runner.js';
 
@@ -9,7 +15,10 @@ function collect(run: Run): RunEvent[] {
   return events;
 }
 
-const types = (events: RunEvent[]) => events.map((e) => (e.type === 'activity' || e.type === 'usage' ? e.type : `${e.type}${'phase' in e ? `:${e.phase}` : ''}`));
+const types = (events: RunEvent[]) =>
+  events.map((e) =>
+    e.type === 'activity' || e.type === 'usage' ? e.type : `${e.type}${'phase' in e ? `:${e.phase}` : ''}`,
+  );
 
 describe('execute', () => {
   it('makes 8-hex run ids', () => {
@@ -35,7 +44,10 @@ describe('execute', () => {
     ] satisfies Phase[];
     expect(await execute(run, phases)).toBe(1);
     expect(ran).toBe(false);
-    expect(events.find((e) => e.type === 'phase_failed')).toMatchObject({ phase: 'b', motif: 'unknown phase kind "robot"' });
+    expect(events.find((e) => e.type === 'phase_failed')).toMatchObject({
+      phase: 'b',
+      motif: 'unknown phase kind "robot"',
+    });
   });
 
   it('hands each result to the next phase and goes green', async () => {
@@ -180,7 +192,8 @@ describe('execute', () => {
         kind: 'code',
         judges: 'build',
         action: (r) => {
-          if ((r.results.build as { attempt: number }).attempt < 1) throw new PhaseFailure('npm test exited 1: 1 failing');
+          if ((r.results.build as { attempt: number }).attempt < 1)
+            throw new PhaseFailure('npm test exited 1: 1 failing');
           return 'green';
         },
       },
@@ -188,8 +201,15 @@ describe('execute', () => {
     expect(exit).toBe(0);
     expect(builds).toBe(2);
     expect(motifs).toEqual([undefined, 'npm test exited 1: 1 failing']);
-    expect(events.filter((e) => e.type === 'attempt_failed').map((e) => [e.phase, e.willRetry])).toEqual([['gates', true]]);
-    expect(events.filter((e) => e.type === 'phase_ok').map((e) => `${e.phase}:${e.attempt}`)).toEqual(['check:1', 'build:1', 'build:2', 'gates:1']);
+    expect(events.filter((e) => e.type === 'attempt_failed').map((e) => [e.phase, e.willRetry])).toEqual([
+      ['gates', true],
+    ]);
+    expect(events.filter((e) => e.type === 'phase_ok').map((e) => `${e.phase}:${e.attempt}`)).toEqual([
+      'check:1',
+      'build:1',
+      'build:2',
+      'gates:1',
+    ]);
   });
 
   it('a judge fails the run once its agent phase has no attempt left', async () => {
@@ -214,7 +234,9 @@ describe('execute', () => {
     const run = new Run('adw_x', '/tmp');
     const events = collect(run);
     expect(await execute(run, [{ name: 'gates', kind: 'code', judges: 'build', action: () => 1 }])).toBe(1);
-    expect(events.find((e) => e.type === 'phase_failed')).toMatchObject({ motif: 'judges "build", which is not an earlier agent phase' });
+    expect(events.find((e) => e.type === 'phase_failed')).toMatchObject({
+      motif: 'judges "build", which is not an earlier agent phase',
+    });
   });
 
   it('goes on past a failed optional phase, and still stops on infrastructure', async () => {
@@ -222,16 +244,33 @@ describe('execute', () => {
     const events = collect(run);
     const seen: string[] = [];
     const exit = await execute(run, [
-      { name: 'arm_1', kind: 'agent', optional: true, action: () => { throw new PhaseFailure('red: a gate failed'); } },
+      {
+        name: 'arm_1',
+        kind: 'agent',
+        optional: true,
+        action: () => {
+          throw new PhaseFailure('red: a gate failed');
+        },
+      },
       { name: 'arm_2', kind: 'agent', optional: true, action: () => seen.push('arm_2') },
       { name: 'harvest', kind: 'code', action: () => seen.push('harvest') },
     ]);
     expect(exit).toBe(0);
     expect(seen).toEqual(['arm_2', 'harvest']);
-    expect(events.find((e) => e.type === 'phase_failed')).toMatchObject({ phase: 'arm_1', motif: 'red: a gate failed' });
+    expect(events.find((e) => e.type === 'phase_failed')).toMatchObject({
+      phase: 'arm_1',
+      motif: 'red: a gate failed',
+    });
     const stopped = new Run('adw_x', '/tmp');
     const exit2 = await execute(stopped, [
-      { name: 'arm_1', kind: 'agent', optional: true, action: () => { throw new InfrastructureError('clone failed'); } },
+      {
+        name: 'arm_1',
+        kind: 'agent',
+        optional: true,
+        action: () => {
+          throw new InfrastructureError('clone failed');
+        },
+      },
       { name: 'harvest', kind: 'code', action: () => seen.push('never') },
     ]);
     expect(exit2).toBe(2);
@@ -241,12 +280,21 @@ describe('execute', () => {
 
 describe('typed failures', () => {
   it('the kind travels on attempt_failed and phase_failed; a retryable kind is retried, a final one is not', async () => {
-    const failing = (kind: FailureKind): Phase => ({ name: 'build', kind: 'agent', retries: 2, action: () => Promise.reject(new PhaseFailure(`failed as ${kind}`, undefined, kind)) });
+    const failing = (kind: FailureKind): Phase => ({
+      name: 'build',
+      kind: 'agent',
+      retries: 2,
+      action: () => Promise.reject(new PhaseFailure(`failed as ${kind}`, undefined, kind)),
+    });
 
     const retried = new Run('adw_x', '/tmp');
     const a = collect(retried);
     expect(await execute(retried, [failing('verdict')])).toBe(1);
-    expect(a.filter((e) => e.type === 'attempt_failed').map((e) => (e as { failure?: string }).failure)).toEqual(['verdict', 'verdict', 'verdict']);
+    expect(a.filter((e) => e.type === 'attempt_failed').map((e) => (e as { failure?: string }).failure)).toEqual([
+      'verdict',
+      'verdict',
+      'verdict',
+    ]);
     expect(a.find((e) => e.type === 'phase_failed')).toMatchObject({ failure: 'verdict', motif: 'failed as verdict' });
 
     const final = new Run('adw_x', '/tmp');
@@ -256,15 +304,39 @@ describe('typed failures', () => {
 
     const infra = new Run('adw_x', '/tmp');
     const c = collect(infra);
-    expect(await execute(infra, [{ name: 'build', kind: 'agent', retries: 2, action: () => Promise.reject(new InfrastructureError('pi too old', 'version')) }])).toBe(2);
+    expect(
+      await execute(infra, [
+        {
+          name: 'build',
+          kind: 'agent',
+          retries: 2,
+          action: () => Promise.reject(new InfrastructureError('pi too old', 'version')),
+        },
+      ]),
+    ).toBe(2);
     expect(c.find((e) => e.type === 'phase_failed')).toMatchObject({ failure: 'version' });
   });
 
   it('isRetryable and isInfrastructure: the installation fails for good (exit 2), a tripped breaker is final, the rest retries', () => {
-    expect(['socle', 'version', 'model_mismatch', 'resume', 'spawn', 'infrastructure'].every((k) => isInfrastructure(k as FailureKind) && !isRetryable(k as FailureKind))).toBe(true);
+    expect(
+      ['socle', 'version', 'model_mismatch', 'resume', 'spawn', 'infrastructure'].every(
+        (k) => isInfrastructure(k as FailureKind) && !isRetryable(k as FailureKind),
+      ),
+    ).toBe(true);
     expect(isRetryable('guard')).toBe(false);
     expect(isInfrastructure('guard')).toBe(false);
-    for (const k of ['verdict', 'gate', 'empty', 'stalled', 'timeout', 'crashed', 'exit', 'model_error', 'aborted'] as FailureKind[]) expect(isRetryable(k)).toBe(true);
+    for (const k of [
+      'verdict',
+      'gate',
+      'empty',
+      'stalled',
+      'timeout',
+      'crashed',
+      'exit',
+      'model_error',
+      'aborted',
+    ] as FailureKind[])
+      expect(isRetryable(k)).toBe(true);
   });
 
   it('a phase plan carries the arm number of an arm phase, and only of one', async () => {

@@ -10,12 +10,36 @@ const NOW = Date.UTC(2025, 0, 1, 12);
 const MIN = 60_000;
 
 function run(adwId: string, over: Partial<RunRow> = {}): RunRow {
-  return { adwId, adwName: 'adw_prompt', status: 'green', phases: '2/2', phasesOk: 2, phasesTotal: 2, tokens: 12_345, cost: 0.0412, startedAt: NOW - 3 * MIN, ...over };
+  return {
+    adwId,
+    adwName: 'adw_prompt',
+    status: 'green',
+    phases: '2/2',
+    phasesOk: 2,
+    phasesTotal: 2,
+    tokens: 12_345,
+    cost: 0.0412,
+    startedAt: NOW - 3 * MIN,
+    ...over,
+  };
 }
 
 describe('the printed runs table (factory runs)', () => {
   it('prints the titles, then one line per run, columns two spaces apart, no trailing blanks', () => {
-    const text = formatRuns([run('a1b2c3d4'), run('bbbb0002', { adwName: '', status: 'failed', phases: '0/2', tokens: 850, cost: 0.5, startedAt: NOW - 40_000 })], NOW);
+    const text = formatRuns(
+      [
+        run('a1b2c3d4'),
+        run('bbbb0002', {
+          adwName: '',
+          status: 'failed',
+          phases: '0/2',
+          tokens: 850,
+          cost: 0.5,
+          startedAt: NOW - 40_000,
+        }),
+      ],
+      NOW,
+    );
     expect(text).toBe(
       [
         'id        adw         status  phases  tokens  cost     age',
@@ -29,7 +53,8 @@ describe('the printed runs table (factory runs)', () => {
 
   it('lines wide names up by display width', () => {
     const lines = printTable(printedCells([run('a1b2c3d4', { adwName: '構築' }), run('bbbb0002')], NOW)).split('\n');
-    const statusAt = (line: string) => displayWidth(line.slice(0, line.indexOf(line.includes('green') ? 'green' : 'status')));
+    const statusAt = (line: string) =>
+      displayWidth(line.slice(0, line.indexOf(line.includes('green') ? 'green' : 'status')));
     expect(new Set(lines.map(statusAt)).size).toBe(1);
   });
 });

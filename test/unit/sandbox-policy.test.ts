@@ -17,7 +17,10 @@ describe("pi's agent folder in the sandbox", () => {
     scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-dir-'));
     fs.mkdirSync(path.join(scratch, 'extensions'));
     fs.writeFileSync(path.join(scratch, 'models.json'), '{}');
-    expect(piAgentDir({ PI_CODING_AGENT_DIR: scratch })).toEqual({ writable: [scratch], readOnly: [path.join(scratch, 'extensions'), path.join(scratch, 'models.json')] });
+    expect(piAgentDir({ PI_CODING_AGENT_DIR: scratch })).toEqual({
+      writable: [scratch],
+      readOnly: [path.join(scratch, 'extensions'), path.join(scratch, 'models.json')],
+    });
   });
 
   it('a named folder that is gone is not made again, and nothing of it is bound', () => {

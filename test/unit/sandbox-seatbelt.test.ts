@@ -31,7 +31,10 @@ describe('seatbelt profile', () => {
     const denyAll = at(profile, '(deny file-write* (subpath "/"))');
     const arm = at(profile, '(allow file-write* (subpath "/Users/me/repo/.factory/arms/a1"))');
     const devNull = at(profile, '(allow file-write* (literal "/dev/null"))');
-    const ledger = at(profile, '(deny file-write* (literal "/Users/me/repo/.factory/arms/a1/ledger.json") (subpath "/Users/me/repo/.factory/arms/a1/ledger.json"))');
+    const ledger = at(
+      profile,
+      '(deny file-write* (literal "/Users/me/repo/.factory/arms/a1/ledger.json") (subpath "/Users/me/repo/.factory/arms/a1/ledger.json"))',
+    );
     expect(denyAll).toBeLessThan(arm);
     expect(arm).toBeLessThan(devNull);
     expect(devNull).toBeLessThan(ledger);
@@ -41,7 +44,8 @@ describe('seatbelt profile', () => {
   });
 
   it('allows the device files programs write', () => {
-    for (const dev of ['/dev/null', '/dev/zero', '/dev/tty', '/dev/dtracehelper', '/dev/ptmx']) at(profile, `(allow file-write* (literal "${dev}"))\n`);
+    for (const dev of ['/dev/null', '/dev/zero', '/dev/tty', '/dev/dtracehelper', '/dev/ptmx'])
+      at(profile, `(allow file-write* (literal "${dev}"))\n`);
     at(profile, '(allow file-write* (regex #"^/dev/fd/"))\n');
     at(profile, '(allow file-write* (regex #"^/dev/ttys[0-9]+"))\n');
   });
@@ -53,8 +57,16 @@ describe('seatbelt profile', () => {
     at(profile, '(allow file-write* (subpath "/private/tmp/sessions"))\n');
     expect(profile).not.toContain('/private/Users');
     // A read-only path under /tmp is denied in both forms too, or the twin's allow would win over it.
-    const ro = at(profile, '(deny file-write* (literal "/tmp/sessions/primer.jsonl") (subpath "/tmp/sessions/primer.jsonl"))');
-    expect(at(profile, '(deny file-write* (literal "/private/tmp/sessions/primer.jsonl") (subpath "/private/tmp/sessions/primer.jsonl"))')).toBeGreaterThan(ro);
+    const ro = at(
+      profile,
+      '(deny file-write* (literal "/tmp/sessions/primer.jsonl") (subpath "/tmp/sessions/primer.jsonl"))',
+    );
+    expect(
+      at(
+        profile,
+        '(deny file-write* (literal "/private/tmp/sessions/primer.jsonl") (subpath "/private/tmp/sessions/primer.jsonl"))',
+      ),
+    ).toBeGreaterThan(ro);
   });
 
   it('twins /etc and a bare /tmp, but not a folder that only starts with the same letters', () => {
@@ -66,7 +78,11 @@ describe('seatbelt profile', () => {
   });
 
   it('escapes a backslash and a double quote in a path', () => {
-    const p = seatbeltProfile({ writable: ['/Users/me/we"ird\\dir'], readOnly: ['/Users/me/we"ird\\dir/ro'], cwd: '/Users/me' });
+    const p = seatbeltProfile({
+      writable: ['/Users/me/we"ird\\dir'],
+      readOnly: ['/Users/me/we"ird\\dir/ro'],
+      cwd: '/Users/me',
+    });
     at(p, '(allow file-write* (subpath "/Users/me/we\\"ird\\\\dir"))\n');
     at(p, '(literal "/Users/me/we\\"ird\\\\dir/ro")');
     expect(p).not.toContain('we"ird');
@@ -102,6 +118,10 @@ describe('seatbelt profile', () => {
 describe('wrapSeatbelt', () => {
   it('runs the program with -p <profile> -- command args', () => {
     const w = wrapSeatbelt('/usr/bin/sandbox-exec', policy, 'pi', ['--mode', 'json', '-p']);
-    expect(w).toEqual({ command: '/usr/bin/sandbox-exec', args: ['-p', seatbeltProfile(policy), '--', 'pi', '--mode', 'json', '-p'], wrappers: 0 });
+    expect(w).toEqual({
+      command: '/usr/bin/sandbox-exec',
+      args: ['-p', seatbeltProfile(policy), '--', 'pi', '--mode', 'json', '-p'],
+      wrappers: 0,
+    });
   });
 });

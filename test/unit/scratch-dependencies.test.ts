@@ -71,17 +71,29 @@ function scratchTree(): string {
   return scratch;
 }
 
-const node = (cwd: string, code: string): string => execFileSync(process.execPath, ['-e', code], { cwd, encoding: 'utf8' }).trim();
+const node = (cwd: string, code: string): string =>
+  execFileSync(process.execPath, ['-e', code], { cwd, encoding: 'utf8' }).trim();
 
 describe('isSharedEntry', () => {
-  it('shares packages, scopes and the package managers\' metadata, not the state tools write at run time', () => {
-    for (const name of ['dep', '@scope', '.bin', '.pnpm', '.package-lock.json', '.modules.yaml', '.yarn-state.yml', '.yarn-integrity']) expect(isSharedEntry(name), name).toBe(true);
-    for (const name of ['.cache', '.vite', '.vitest', '.eslintcache', '.prisma', '.tmp']) expect(isSharedEntry(name), name).toBe(false);
+  it("shares packages, scopes and the package managers' metadata, not the state tools write at run time", () => {
+    for (const name of [
+      'dep',
+      '@scope',
+      '.bin',
+      '.pnpm',
+      '.package-lock.json',
+      '.modules.yaml',
+      '.yarn-state.yml',
+      '.yarn-integrity',
+    ])
+      expect(isSharedEntry(name), name).toBe(true);
+    for (const name of ['.cache', '.vite', '.vitest', '.eslintcache', '.prisma', '.tmp'])
+      expect(isSharedEntry(name), name).toBe(false);
   });
 });
 
 describe('provideDependencies', () => {
-  it('makes each node_modules a real folder of links to the user\'s entries, caches left out', () => {
+  it("makes each node_modules a real folder of links to the user's entries, caches left out", () => {
     const user = userTree();
     const scratch = scratchTree();
     const deps = provideDependencies(user, scratch, ['.', 'packages/x']);
@@ -89,22 +101,28 @@ describe('provideDependencies', () => {
     const root = path.join(scratch, 'node_modules');
     expect(fs.lstatSync(root).isDirectory()).toBe(true);
     expect(fs.readdirSync(root).sort()).toEqual(['.bin', '.package-lock.json', '@scope', 'dep']);
-    for (const name of fs.readdirSync(root)) expect(fs.readlinkSync(path.join(root, name))).toBe(path.join(user, 'node_modules', name));
+    for (const name of fs.readdirSync(root))
+      expect(fs.readlinkSync(path.join(root, name))).toBe(path.join(user, 'node_modules', name));
     expect(fs.readdirSync(path.join(scratch, 'packages/x/node_modules'))).toEqual(['only-x']);
     // Node resolves the packages from the scratch tree, the nested one's from its own node_modules; .bin works.
     expect(node(scratch, 'console.log(require("dep"), require("@scope/kit"))')).toBe('dep from the user kit');
-    expect(node(path.join(scratch, 'packages/x'), 'console.log(require("only-x"), require("dep"))')).toBe('only in x dep from the user');
+    expect(node(path.join(scratch, 'packages/x'), 'console.log(require("only-x"), require("dep"))')).toBe(
+      'only in x dep from the user',
+    );
     expect(execFileSync(path.join(root, '.bin/dep'), { encoding: 'utf8' }).trim()).toBe('dep bin');
     deps.release();
   });
 
-  it('keeps what a gate writes under node_modules in the scratch tree; release leaves the user\'s tree as it was', () => {
+  it("keeps what a gate writes under node_modules in the scratch tree; release leaves the user's tree as it was", () => {
     const user = userTree();
     const scratch = scratchTree();
     const before = checksum(user);
     const deps = provideDependencies(user, scratch, ['.', 'packages/x']);
     // A runner's cache, keyed by the scratch tree's paths, and a cache entry that links back into a package.
-    write(scratch, { 'node_modules/.cache/runner/index.json': JSON.stringify({ root: scratch }), 'packages/x/node_modules/.cache/runner/new': 'x' });
+    write(scratch, {
+      'node_modules/.cache/runner/index.json': JSON.stringify({ root: scratch }),
+      'packages/x/node_modules/.cache/runner/new': 'x',
+    });
     fs.symlinkSync(path.join(user, 'node_modules/dep'), path.join(scratch, 'node_modules/.cache/runner/dep-link'));
     expect(checksum(user)).toEqual(before);
     deps.release();
@@ -134,7 +152,13 @@ describe('provideDependencies', () => {
     write(scratch, { 'node_modules/patched/index.js': 'tracked in the repo\n' });
     const deps = provideDependencies(user, scratch, ['.']);
     expect(deps.folders).toEqual([]);
-    expect(fs.readdirSync(path.join(scratch, 'node_modules')).sort()).toEqual(['.bin', '.package-lock.json', '@scope', 'dep', 'patched']);
+    expect(fs.readdirSync(path.join(scratch, 'node_modules')).sort()).toEqual([
+      '.bin',
+      '.package-lock.json',
+      '@scope',
+      'dep',
+      'patched',
+    ]);
     deps.release();
     expect(fs.readdirSync(path.join(scratch, 'node_modules'))).toEqual(['patched']);
   });
@@ -143,7 +167,14 @@ describe('provideDependencies', () => {
     const user = userTree();
     const scratch = scratchTree();
     write(user, { 'packages/gone/node_modules/a/index.js': '' });
-    const deps = provideDependencies(user, scratch, ['src', 'packages/gone', '..', path.join(user, 'packages/x'), '.', 'node_modules/dep']);
+    const deps = provideDependencies(user, scratch, [
+      'src',
+      'packages/gone',
+      '..',
+      path.join(user, 'packages/x'),
+      '.',
+      'node_modules/dep',
+    ]);
     expect(deps.folders).toEqual([path.join(scratch, 'node_modules')]);
     // `node_modules/dep` is one of our links: nothing may be made through it, in the user's package.
     expect(fs.existsSync(path.join(user, 'node_modules/dep/node_modules'))).toBe(false);
@@ -170,9 +201,20 @@ describe('provideDependencies', () => {
 
 describe('dependencyFolders', () => {
   it('lists the root, each gate folder with its parents, and every folder holding an ignored node_modules', async () => {
-    const repo = makeTempRepo({ files: { '.gitignore': 'node_modules/\n', 'packages/x/package.json': '{}\n', 'packages/y/sub/a.js': '', 'docs/a.md': '' } });
+    const repo = makeTempRepo({
+      files: {
+        '.gitignore': 'node_modules/\n',
+        'packages/x/package.json': '{}\n',
+        'packages/y/sub/a.js': '',
+        'docs/a.md': '',
+      },
+    });
     cleanups.push(repo.cleanup);
-    write(repo.dir, { 'node_modules/dep/index.js': '', 'node_modules/dep/node_modules/inner/index.js': '', 'packages/x/node_modules/only-x/index.js': '' });
+    write(repo.dir, {
+      'node_modules/dep/index.js': '',
+      'node_modules/dep/node_modules/inner/index.js': '',
+      'packages/x/node_modules/only-x/index.js': '',
+    });
     const folders = await dependencyFolders(repo.dir, ['packages/y/sub', '../elsewhere']);
     expect(folders.sort()).toEqual(['.', 'packages', 'packages/x', 'packages/y', 'packages/y/sub']);
   });

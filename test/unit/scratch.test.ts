@@ -12,10 +12,12 @@ afterEach(() => {
 });
 
 describe('scratch folders', () => {
-  it('removes a killed owner\'s, keeps a living one\'s and a recent one without an owner; an old ownerless one goes', () => {
+  it("removes a killed owner's, keeps a living one's and a recent one without an owner; an old ownerless one goes", () => {
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'factory-scratch-test-'));
     made.push(tmp);
-    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout; // a pid that has ended
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], {
+      encoding: 'utf8',
+    }).stdout; // a pid that has ended
     const folder = (name: string, owner?: string) => {
       fs.mkdirSync(path.join(tmp, name));
       if (owner !== undefined) fs.writeFileSync(path.join(tmp, name, '.factory-owner'), `${owner}\n`);
@@ -28,7 +30,11 @@ describe('scratch folders', () => {
     const old = new Date(Date.now() - 2 * 24 * 3600 * 1000);
     fs.utimesSync(path.join(tmp, 'factory-armref-oldnoowner'), old, old);
     expect(sweepScratch(tmp).sort()).toEqual(['factory-apply-dead01', 'factory-armref-oldnoowner']);
-    expect(fs.readdirSync(tmp).sort()).toEqual(['factory-check-noowner', 'factory-demo-other', 'factory-privgit-live01']);
+    expect(fs.readdirSync(tmp).sort()).toEqual([
+      'factory-check-noowner',
+      'factory-demo-other',
+      'factory-privgit-live01',
+    ]);
     const mine = makeScratch('apply');
     made.push(mine);
     expect(fs.readFileSync(path.join(mine, '.factory-owner'), 'utf8').trim()).toBe(String(process.pid));

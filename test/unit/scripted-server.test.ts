@@ -49,8 +49,19 @@ function sseEvents(text: string): unknown[] {
 type ChunkJson = {
   object: string;
   model: string;
-  choices: { delta: { content?: string; tool_calls?: { index: number; id?: string; function: { name?: string; arguments?: string } }[] }; finish_reason: string | null }[];
-  usage?: { prompt_tokens: number; completion_tokens: number; total_tokens: number; prompt_tokens_details?: { cached_tokens: number } };
+  choices: {
+    delta: {
+      content?: string;
+      tool_calls?: { index: number; id?: string; function: { name?: string; arguments?: string } }[];
+    };
+    finish_reason: string | null;
+  }[];
+  usage?: {
+    prompt_tokens: number;
+    completion_tokens: number;
+    total_tokens: number;
+    prompt_tokens_details?: { cached_tokens: number };
+  };
 };
 
 async function complete(m: ScriptedModel, messages: Msg[], extra: Record<string, unknown> = {}) {
@@ -81,7 +92,9 @@ describe('SSE shape', () => {
   });
 
   it('streams tool calls whose name and split JSON arguments reassemble, ending with finish_reason tool_calls', async () => {
-    const m = await start({ default: [call('write', { path: 'a.txt', content: 'x\ny' }), report({ status: 'success', summary: 'ok' })] });
+    const m = await start({
+      default: [call('write', { path: 'a.txt', content: 'x\ny' }), report({ status: 'success', summary: 'ok' })],
+    });
     for (const expected of [
       { name: 'write', args: { path: 'a.txt', content: 'x\ny' } },
       { name: 'report_phase', args: { status: 'success', summary: 'ok' } },
@@ -112,10 +125,14 @@ describe('tape selection and cursors', () => {
     expect(selectTape({ messages: [user('no directive')] })).toBe('default');
     expect(selectTape({ messages: [user('[tape:a] then [tape:b]')] })).toBe('b');
     // A correction turn without a directive stays on the session's tape.
-    expect(selectTape({ messages: [user('[tape:a] start'), { role: 'assistant', content: '[tape:z]' }, user('fix it')] })).toBe('a');
+    expect(
+      selectTape({ messages: [user('[tape:a] start'), { role: 'assistant', content: '[tape:z]' }, user('fix it')] }),
+    ).toBe('a');
     expect(selectTape({ messages: [user('[tape:a] start'), user('[tape:b] switch')] })).toBe('b');
     // pi may send content as an array of text parts.
-    expect(selectTape({ messages: [{ role: 'user', content: [{ type: 'text', text: 'x [tape:parts]' }] }] })).toBe('parts');
+    expect(selectTape({ messages: [{ role: 'user', content: [{ type: 'text', text: 'x [tape:parts]' }] }] })).toBe(
+      'parts',
+    );
   });
 
   it('gives a model:<id> tape every request for that model, whatever the directive', () => {
@@ -126,14 +143,29 @@ describe('tape selection and cursors', () => {
   });
 
   it('plays a tape in turns: agents asking at once (their own system prompts) each get whole turns, in the order they first ask', async () => {
-    const m = await start({ t: [call('write', { path: 'a' }), report({ status: 'success' }), call('write', { path: 'b' }), report({ status: 'success' }), say('third')] });
+    const m = await start({
+      t: [
+        call('write', { path: 'a' }),
+        report({ status: 'success' }),
+        call('write', { path: 'b' }),
+        report({ status: 'success' }),
+        say('third'),
+      ],
+    });
     const ask = async (folder: string) => {
       const out = await complete(m, [{ role: 'system', content: `You work in ${folder}` }, user('[tape:t] go')]);
-      const name = out.chunks.flatMap((c) => c.choices[0]?.delta.tool_calls ?? []).find((d) => d.function.name)?.function.name;
+      const name = out.chunks.flatMap((c) => c.choices[0]?.delta.tool_calls ?? []).find((d) => d.function.name)
+        ?.function.name;
       return name ?? out.text;
     };
     // Arm 1 asks first, then arm 2, then each goes on: each plays its own turn through, never the other's.
-    const order = [await ask('/arm_1'), await ask('/arm_2'), await ask('/arm_2'), await ask('/arm_1'), await ask('/arm_1')];
+    const order = [
+      await ask('/arm_1'),
+      await ask('/arm_2'),
+      await ask('/arm_2'),
+      await ask('/arm_1'),
+      await ask('/arm_1'),
+    ];
     expect(order).toEqual(['write', 'write', 'report_phase', 'report_phase', 'third']);
     expect(m.requests.map((r) => r.step)).toEqual([0, 2, 3, 1, 4]);
     expect(m.cursor('t')).toBe(5);
@@ -144,7 +176,12 @@ describe('tape selection and cursors', () => {
     const texts: string[] = [];
     for (const tape of ['a', 'b', 'b', 'a']) texts.push((await complete(m, [user(`[tape:${tape}] go`)])).text);
     expect(texts).toEqual(['a0', 'b0', 'b1', 'a1']);
-    expect(m.requests.map((r) => [r.tape, r.step])).toEqual([['a', 0], ['b', 0], ['b', 1], ['a', 1]]);
+    expect(m.requests.map((r) => [r.tape, r.step])).toEqual([
+      ['a', 0],
+      ['b', 0],
+      ['b', 1],
+      ['a', 1],
+    ]);
     expect(m.cursor('a')).toBe(2);
     expect(m.requestsFor('b').map((r) => r.messages)).toEqual([1, 1]);
   });
@@ -167,7 +204,9 @@ describe('errors', () => {
     const m = await start({ flaky: [fail(503, { times: 2 }), say('back')] });
     const first = await complete(m, [user('[tape:flaky]')]);
     expect(first.res.status).toBe(503);
-    expect(JSON.parse(first.raw)).toEqual({ error: { message: 'Service unavailable', type: 'server_error', code: 503 } });
+    expect(JSON.parse(first.raw)).toEqual({
+      error: { message: 'Service unavailable', type: 'server_error', code: 503 },
+    });
     expect((await complete(m, [user('[tape:flaky]')])).res.status).toBe(503);
     const third = await complete(m, [user('[tape:flaky]')]);
     expect([third.res.status, third.text]).toEqual([200, 'back']);
@@ -175,7 +214,9 @@ describe('errors', () => {
   });
 
   it('never clears an error with times: Infinity, and sends a custom body as given', async () => {
-    const m = await start({ denied: [fail(401, { times: Infinity, body: { error: { message: 'bad key' } } }), say('unreachable')] });
+    const m = await start({
+      denied: [fail(401, { times: Infinity, body: { error: { message: 'bad key' } } }), say('unreachable')],
+    });
     for (let i = 0; i < 4; i++) {
       const out = await complete(m, [user('[tape:denied]')]);
       expect(out.res.status).toBe(401);
@@ -189,24 +230,50 @@ describe('usage', () => {
   it('defaults to ceil(chars / 4) of the request and of the reply', async () => {
     const m = await start({ u: [say('z'.repeat(9)), call('bash', { command: 'ls' })] });
     // 10 + 13 + 7 chars of text = 30 → 8 prompt tokens; 9 reply chars → 3 completion tokens.
-    const messages = [{ role: 'system', content: 'x'.repeat(10) }, user('[tape:u] abcd'), { role: 'user', content: [{ type: 'text', text: 'y'.repeat(7) }] }];
+    const messages = [
+      { role: 'system', content: 'x'.repeat(10) },
+      user('[tape:u] abcd'),
+      { role: 'user', content: [{ type: 'text', text: 'y'.repeat(7) }] },
+    ];
     const text = await complete(m, messages);
-    expect(text.usage).toEqual({ prompt_tokens: 8, completion_tokens: 3, total_tokens: 11, prompt_tokens_details: { cached_tokens: 0 } });
+    expect(text.usage).toEqual({
+      prompt_tokens: 8,
+      completion_tokens: 3,
+      total_tokens: 11,
+      prompt_tokens_details: { cached_tokens: 0 },
+    });
     // The tool list and earlier assistant tool calls count as their JSON text.
     const tools = [{ type: 'function', function: { name: 'bash', parameters: { type: 'object' } } }];
     const toolCalls = [{ id: 'c1', type: 'function', function: { name: 'bash', arguments: '{}' } }];
-    const withTools = await complete(m, [...messages, { role: 'assistant', content: '', tool_calls: toolCalls } as Msg], { tools });
+    const withTools = await complete(
+      m,
+      [...messages, { role: 'assistant', content: '', tool_calls: toolCalls } as Msg],
+      { tools },
+    );
     const chars = 30 + JSON.stringify(toolCalls).length + JSON.stringify(tools).length;
     // Reply: name "bash" (4) + {"command":"ls"} (16) = 20 chars → 5 tokens. A tool list comes first in a prompt, so
     // the first request is no cached prefix of this one.
-    expect(withTools.usage).toEqual({ prompt_tokens: Math.ceil(chars / 4), completion_tokens: 5, total_tokens: Math.ceil(chars / 4) + 5, prompt_tokens_details: { cached_tokens: 0 } });
+    expect(withTools.usage).toEqual({
+      prompt_tokens: Math.ceil(chars / 4),
+      completion_tokens: 5,
+      total_tokens: Math.ceil(chars / 4) + 5,
+      prompt_tokens_details: { cached_tokens: 0 },
+    });
   });
 
   it('reports an explicit usage exactly', async () => {
     const m = await start({ default: [say('hi', { prompt: 1234, completion: 56 }), say('again', { completion: 7 })] });
-    expect((await complete(m, [user('q')])).usage).toMatchObject({ prompt_tokens: 1234, completion_tokens: 56, total_tokens: 1290 });
+    expect((await complete(m, [user('q')])).usage).toMatchObject({
+      prompt_tokens: 1234,
+      completion_tokens: 56,
+      total_tokens: 1290,
+    });
     // Only the completion is pinned: the prompt still counts the request ("q" → 1 token).
-    expect((await complete(m, [user('q')])).usage).toMatchObject({ prompt_tokens: 1, completion_tokens: 7, total_tokens: 8 });
+    expect((await complete(m, [user('q')])).usage).toMatchObject({
+      prompt_tokens: 1,
+      completion_tokens: 7,
+      total_tokens: 8,
+    });
   });
 });
 
@@ -222,24 +289,42 @@ describe('prompt cache', () => {
     const next = await complete(m, [sys, ask, answer]);
     expect(next.usage).toMatchObject({ prompt_tokens: 300, prompt_tokens_details: { cached_tokens: 200 } });
     expect(m.requests[1]!.billed).toEqual({ prompt: 300, cached: 200, completion: 1 });
-    expect((await complete(m, [sys, ask, answer], { prompt_cache_key: 'other' })).usage?.prompt_tokens_details).toEqual({ cached_tokens: 0 });
-    expect((await complete(m, [sys, ask, answer], { model: 'beta' })).usage?.prompt_tokens_details).toEqual({ cached_tokens: 0 });
+    expect((await complete(m, [sys, ask, answer], { prompt_cache_key: 'other' })).usage?.prompt_tokens_details).toEqual(
+      { cached_tokens: 0 },
+    );
+    expect((await complete(m, [sys, ask, answer], { model: 'beta' })).usage?.prompt_tokens_details).toEqual({
+      cached_tokens: 0,
+    });
     // A prompt that differs in its first message shares nothing, whatever follows.
-    expect((await complete(m, [{ role: 'system', content: 't'.repeat(400) }, ask, answer])).usage?.prompt_tokens_details).toEqual({ cached_tokens: 0 });
+    expect(
+      (await complete(m, [{ role: 'system', content: 't'.repeat(400) }, ask, answer])).usage?.prompt_tokens_details,
+    ).toEqual({ cached_tokens: 0 });
   });
 
   it('matches prefixes without the cache markers pi moves to the newest message', async () => {
     const m = await start({ c: [say('one'), say('two')] });
-    const marked = (text: string) => ({ role: 'user', content: [{ type: 'text', text, cache_control: { type: 'ephemeral' } }] });
+    const marked = (text: string) => ({
+      role: 'user',
+      content: [{ type: 'text', text, cache_control: { type: 'ephemeral' } }],
+    });
     await complete(m, [sys, marked('[tape:c] ' + 'a'.repeat(391))]);
-    const next = await complete(m, [sys, { role: 'user', content: [{ type: 'text', text: '[tape:c] ' + 'a'.repeat(391) }] }, { ...answer, content: [{ type: 'text', text: 'b'.repeat(400), cache_control: { type: 'ephemeral' } }] } as Msg]);
+    const next = await complete(m, [
+      sys,
+      { role: 'user', content: [{ type: 'text', text: '[tape:c] ' + 'a'.repeat(391) }] },
+      { ...answer, content: [{ type: 'text', text: 'b'.repeat(400), cache_control: { type: 'ephemeral' } }] } as Msg,
+    ]);
     expect(next.usage).toMatchObject({ prompt_tokens: 300, prompt_tokens_details: { cached_tokens: 200 } });
   });
 
   it('caches a prompt once its response has begun: two sent at once both pay in full', async () => {
-    const m = await start({ c: [say('slow one', undefined, { thinkMs: 150 }), say('slow two', undefined, { thinkMs: 150 }), say('after')] });
+    const m = await start({
+      c: [say('slow one', undefined, { thinkMs: 150 }), say('slow two', undefined, { thinkMs: 150 }), say('after')],
+    });
     const [a, b] = await Promise.all([complete(m, [sys, ask]), complete(m, [sys, ask])]);
-    expect([a.usage?.prompt_tokens_details, b.usage?.prompt_tokens_details]).toEqual([{ cached_tokens: 0 }, { cached_tokens: 0 }]);
+    expect([a.usage?.prompt_tokens_details, b.usage?.prompt_tokens_details]).toEqual([
+      { cached_tokens: 0 },
+      { cached_tokens: 0 },
+    ]);
     expect((await complete(m, [sys, ask])).usage?.prompt_tokens_details).toEqual({ cached_tokens: 200 });
   });
 
@@ -259,7 +344,12 @@ describe('conversations by pi session', () => {
       headers: { 'content-type': 'application/json', 'x-session-affinity': session },
       body: JSON.stringify(chatBody(messages)),
     }).then((r) => r.text());
-  const forked = [{ role: 'system', content: 'one prompt for all' }, user('[tape:t] go'), { role: 'assistant', content: 'primed' } as Msg, user('now build')];
+  const forked = [
+    { role: 'system', content: 'one prompt for all' },
+    user('[tape:t] go'),
+    { role: 'assistant', content: 'primed' } as Msg,
+    user('now build'),
+  ];
 
   it('forks that send byte-identical prompts each play whole turns of their own', async () => {
     const m = await start({ t: [call('ls', {}), say('arm A done'), call('ls', {}), say('arm B done')] });
@@ -267,7 +357,12 @@ describe('conversations by pi session', () => {
     await postAs(m, 'arm-b', forked);
     const a2 = await postAs(m, 'arm-a', forked);
     const b2 = await postAs(m, 'arm-b', forked);
-    expect(m.requests.map((r) => [r.session, r.step])).toEqual([['arm-a', 0], ['arm-b', 2], ['arm-a', 1], ['arm-b', 3]]);
+    expect(m.requests.map((r) => [r.session, r.step])).toEqual([
+      ['arm-a', 0],
+      ['arm-b', 2],
+      ['arm-a', 1],
+      ['arm-b', 3],
+    ]);
     expect(a2).toContain('arm A done');
     expect(b2).toContain('arm B done');
   });
@@ -284,7 +379,9 @@ describe('conversations by pi session', () => {
 
 describe('think time', () => {
   it('holds the content back after the headers; a close() meanwhile ends the stream with nothing sent', async () => {
-    const m = await start({ default: [say('never seen', undefined, { thinkMs: 60_000 }), call('ls', {}, { thinkMs: 1 })] });
+    const m = await start({
+      default: [say('never seen', undefined, { thinkMs: 60_000 }), call('ls', {}, { thinkMs: 1 })],
+    });
     const res = await post(m, chatBody([user('q')]));
     expect(res.status).toBe(200);
     const reading = res.text().catch(() => '');
@@ -347,7 +444,11 @@ describe('agent dir', () => {
     const agent = makeAgentDir({ baseUrl: m.baseUrl });
     const models = JSON.parse(readFileSync(join(agent.dir, 'models.json'), 'utf8'));
     const provider = models.providers.scripted;
-    expect(provider).toMatchObject({ baseUrl: m.baseUrl, api: 'openai-completions', compat: { supportsDeveloperRole: false, supportsReasoningEffort: false, sendSessionAffinityHeaders: true } });
+    expect(provider).toMatchObject({
+      baseUrl: m.baseUrl,
+      api: 'openai-completions',
+      compat: { supportsDeveloperRole: false, supportsReasoningEffort: false, sendSessionAffinityHeaders: true },
+    });
     expect(typeof provider.apiKey).toBe('string');
     expect(provider.models.map((x: { id: string; cost: unknown }) => [x.id, x.cost])).toEqual([
       ['alpha', { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 0 }],
@@ -358,7 +459,12 @@ describe('agent dir', () => {
       retry: { enabled: true, maxRetries: 2, baseDelayMs: 200 },
       quietStartup: true,
     });
-    expect(agent.env).toEqual({ PI_CODING_AGENT_DIR: agent.dir, PI_OFFLINE: '1', PI_SKIP_VERSION_CHECK: '1', PI_TELEMETRY: '0' });
+    expect(agent.env).toEqual({
+      PI_CODING_AGENT_DIR: agent.dir,
+      PI_OFFLINE: '1',
+      PI_SKIP_VERSION_CHECK: '1',
+      PI_TELEMETRY: '0',
+    });
     expect(agent.route).toBe('scripted/alpha');
     rmSync(agent.dir, { recursive: true, force: true });
   });

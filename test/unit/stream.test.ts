@@ -14,7 +14,9 @@ function fixture(name: string, dir: FixtureDir = 'pi'): string[] {
 }
 
 function events(name: string, dir: FixtureDir): PiEvent[] {
-  return fixture(name, dir).filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as PiEvent);
+  return fixture(name, dir)
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as PiEvent);
 }
 
 const line = (event: Record<string, unknown>) => JSON.stringify(event);
@@ -24,7 +26,15 @@ function assistantEnd(message: Record<string, unknown>): string {
 }
 
 const SOCLE_085 = ['damage-control', 'factory-guard', 'factory-inventory', 'factory-obs', 'factory-report'];
-const SOCLE_160 = ['damage-control', 'factory-compact', 'factory-context', 'factory-guard', 'factory-inventory', 'factory-obs', 'factory-report'];
+const SOCLE_160 = [
+  'damage-control',
+  'factory-compact',
+  'factory-context',
+  'factory-guard',
+  'factory-inventory',
+  'factory-obs',
+  'factory-report',
+];
 
 /** What each recorded set holds (the figures are pi's own usage of those runs). */
 const SETS = [
@@ -54,7 +64,12 @@ describe.each(SETS)('readStream on captured pi $name streams', (set) => {
   it('gate run: envelope from report_phase, refused gate call, inventory, figures', () => {
     const s = readStream(fixture('gate', set.dir));
     expect(s.sessionId).toBe('cap-gate');
-    expect(s.envelope).toEqual({ status: 'success', summary: 'wrote notes.txt', changed_files: ['notes.txt'], artifacts: [] });
+    expect(s.envelope).toEqual({
+      status: 'success',
+      summary: 'wrote notes.txt',
+      changed_files: ['notes.txt'],
+      artifacts: [],
+    });
     expect(s.gateErrors).toHaveLength(1);
     expect(s.gateErrors[0]).toMatch(/^report_phase refused: status: .*"ok" received/);
     expect(s.inventory).toEqual({ pi_version: expect.stringMatching(set.version), present: set.socle, missing: [] });
@@ -74,8 +89,13 @@ describe.each(SETS)('readStream on captured pi $name streams', (set) => {
 
   it('usage is the sum of the assistant messages only, whatever other messages the stream carries', () => {
     const all = events('gate', set.dir);
-    const assistants = all.filter((e) => e.type === 'message_end' && (e.message as { role?: string }).role === 'assistant');
-    const sum = assistants.reduce((n, e) => n + ((e.message as { usage: { totalTokens: number } }).usage.totalTokens ?? 0), 0);
+    const assistants = all.filter(
+      (e) => e.type === 'message_end' && (e.message as { role?: string }).role === 'assistant',
+    );
+    const sum = assistants.reduce(
+      (n, e) => n + ((e.message as { usage: { totalTokens: number } }).usage.totalTokens ?? 0),
+      0,
+    );
     expect(readStream(fixture('gate', set.dir)).tokens).toBe(sum);
   });
 
@@ -127,27 +147,61 @@ describe('pi 1.x stream additions (test/fixtures/pi-1.6)', () => {
     expect(s.settledAborted).toBe(true);
     expect(s.stopReason).toBe('aborted');
     expect(s.errorMessage).toBe('This operation was aborted');
-    expect(s.guardTrip).toBe('factory-guard tripped — tool call limit reached: 1 call(s) allowed (FACTORY_MAX_TOOL_CALLS); the agent is stopped');
+    expect(s.guardTrip).toBe(
+      'factory-guard tripped — tool call limit reached: 1 call(s) allowed (FACTORY_MAX_TOOL_CALLS); the agent is stopped',
+    );
     expect(s.toolCalls).toBe(2);
   });
 
   it('tool_execution_end carries durationMs; the activity lines read the same as on 0.85', () => {
     const ends = events('gate', 'pi-1.6').filter((e) => e.type === 'tool_execution_end');
-    expect(ends.filter((e) => typeof e.durationMs === 'number').map((e) => e.toolName)).toEqual(expect.arrayContaining(['bash', 'write']));
+    expect(ends.filter((e) => typeof e.durationMs === 'number').map((e) => e.toolName)).toEqual(
+      expect.arrayContaining(['bash', 'write']),
+    );
     expect(ends.map((e) => toActivity(e))).toEqual([
       { kind: 'tool_end', tool: 'bash', isError: false, detail: 'héllo wörld ✓', callId: expect.any(String) },
-      { kind: 'tool_end', tool: 'write', isError: false, detail: 'Successfully wrote to notes.txt', callId: expect.any(String) },
-      { kind: 'tool_end', tool: 'report_phase', isError: true, detail: expect.stringMatching(/^report_phase refused/), callId: expect.any(String) },
-      { kind: 'tool_end', tool: 'report_phase', isError: false, detail: 'Envelope delivered to the factory. Stop here.', callId: expect.any(String) },
+      {
+        kind: 'tool_end',
+        tool: 'write',
+        isError: false,
+        detail: 'Successfully wrote to notes.txt',
+        callId: expect.any(String),
+      },
+      {
+        kind: 'tool_end',
+        tool: 'report_phase',
+        isError: true,
+        detail: expect.stringMatching(/^report_phase refused/),
+        callId: expect.any(String),
+      },
+      {
+        kind: 'tool_end',
+        tool: 'report_phase',
+        isError: false,
+        detail: 'Envelope delivered to the factory. Stop here.',
+        callId: expect.any(String),
+      },
     ]);
   });
 });
 
 describe('toActivity: a write the sandbox refused', () => {
   it('names the line of the output that says so (bash and node spell it differently); other outputs name none', () => {
-    const end = (text: string) => toActivity({ type: 'tool_execution_end', toolName: 'bash', isError: true, result: { content: [{ type: 'text', text }] } } as PiEvent);
-    expect(end('ok\nbash: line 1: /repo/computed.txt: Read-only file system\nrc=1')).toMatchObject({ kind: 'tool_end', detail: 'ok', denied: 'bash: line 1: /repo/computed.txt: Read-only file system' });
-    expect(end("Error: EROFS: read-only file system, open '/repo/x'")).toMatchObject({ denied: "Error: EROFS: read-only file system, open '/repo/x'" });
+    const end = (text: string) =>
+      toActivity({
+        type: 'tool_execution_end',
+        toolName: 'bash',
+        isError: true,
+        result: { content: [{ type: 'text', text }] },
+      } as PiEvent);
+    expect(end('ok\nbash: line 1: /repo/computed.txt: Read-only file system\nrc=1')).toMatchObject({
+      kind: 'tool_end',
+      detail: 'ok',
+      denied: 'bash: line 1: /repo/computed.txt: Read-only file system',
+    });
+    expect(end("Error: EROFS: read-only file system, open '/repo/x'")).toMatchObject({
+      denied: "Error: EROFS: read-only file system, open '/repo/x'",
+    });
     expect(end('all 12 tests passed')).not.toHaveProperty('denied');
   });
 });
@@ -176,7 +230,12 @@ describe('StreamReader', () => {
 
   it('last non-empty assistant text wins; user and tool messages are ignored', () => {
     const s = readStream([
-      assistantEnd({ content: [{ type: 'text', text: 'first' }, { type: 'text', text: ' part' }] }),
+      assistantEnd({
+        content: [
+          { type: 'text', text: 'first' },
+          { type: 'text', text: ' part' },
+        ],
+      }),
       assistantEnd({ content: [{ type: 'toolCall', name: 'bash' }] }),
       line({ type: 'message_end', message: { role: 'user', content: [{ type: 'text', text: 'user says' }] } }),
       assistantEnd({ content: [{ type: 'text', text: '   ' }] }),
@@ -186,7 +245,12 @@ describe('StreamReader', () => {
 
   it('model is the first observed provider/model; stopReason and errorMessage are the last', () => {
     const s = readStream([
-      assistantEnd({ provider: 'openrouter', model: 'z-ai/glm-5.3', stopReason: 'error', errorMessage: '503: overloaded' }),
+      assistantEnd({
+        provider: 'openrouter',
+        model: 'z-ai/glm-5.3',
+        stopReason: 'error',
+        errorMessage: '503: overloaded',
+      }),
       assistantEnd({ provider: 'other', model: 'x', stopReason: 'stop' }),
     ]);
     expect(s.model).toBe('openrouter/z-ai/glm-5.3');
@@ -197,23 +261,45 @@ describe('StreamReader', () => {
 
   it('report_phase: an error call feeds gateErrors, a later valid call gives the envelope; other tools are ignored', () => {
     const s = readStream([
-      line({ type: 'tool_execution_end', toolName: 'report_phase', isError: true, result: { content: [{ type: 'text', text: 'bad status' }] } }),
-      line({ type: 'tool_execution_end', toolName: 'bash', isError: false, result: { details: { status: 'success' } } }),
+      line({
+        type: 'tool_execution_end',
+        toolName: 'report_phase',
+        isError: true,
+        result: { content: [{ type: 'text', text: 'bad status' }] },
+      }),
+      line({
+        type: 'tool_execution_end',
+        toolName: 'bash',
+        isError: false,
+        result: { details: { status: 'success' } },
+      }),
     ]);
     expect(s.envelope).toBeUndefined();
     expect(s.gateErrors).toEqual(['bad status']);
     const ok = readStream([
-      line({ type: 'tool_execution_end', toolName: 'report_phase', isError: false, result: { details: { status: 'fail' } } }),
+      line({
+        type: 'tool_execution_end',
+        toolName: 'report_phase',
+        isError: false,
+        result: { details: { status: 'fail' } },
+      }),
     ]);
     expect(ok.envelope).toEqual({ status: 'fail' });
   });
 
   it('inventory is read tolerantly and only from factory-inventory entries', () => {
-    const other = line({ type: 'entry_appended', entry: { type: 'custom', customType: 'factory-obs', data: { pi_version: '9' } } });
+    const other = line({
+      type: 'entry_appended',
+      entry: { type: 'custom', customType: 'factory-obs', data: { pi_version: '9' } },
+    });
     expect(readStream([other]).inventory).toBeUndefined();
     const asMessage = line({
       type: 'entry_appended',
-      entry: { type: 'custom_message', customType: 'factory-inventory', details: { pi_version: '0.85.0', present: ['a', 3], missing: 'x' } },
+      entry: {
+        type: 'custom_message',
+        customType: 'factory-inventory',
+        details: { pi_version: '0.85.0', present: ['a', 3], missing: 'x' },
+      },
     });
     expect(readStream([asMessage]).inventory).toEqual({ pi_version: '0.85.0', present: ['a'], missing: [] });
   });
@@ -227,7 +313,8 @@ describe('StreamReader', () => {
       for (const raw of fixture('gate', dir)) {
         const event = observer.take(raw);
         if (event?.type === 'message_update') order.push('update');
-        if (event?.type === 'message_end' && (event.message as { role?: string }).role === 'assistant') order.push('end');
+        if (event?.type === 'message_end' && (event.message as { role?: string }).role === 'assistant')
+          order.push('end');
       }
       expect(order.filter((o) => o === 'answer')).toHaveLength(1);
       expect(order.indexOf('answer')).toBe(0); // before the first update is counted, so at the first token
@@ -236,19 +323,30 @@ describe('StreamReader', () => {
     });
   }
 
-  it('a model call an extension made itself (the compaction narrator) counts like a turn\'s, and is reported as usage', () => {
+  it("a model call an extension made itself (the compaction narrator) counts like a turn's, and is reported as usage", () => {
     const usage: { tokens: number; cost: number }[] = [];
     const observer = new TurnObserver({ onUsage: (f) => usage.push(f) });
-    const narrator = (data: Record<string, unknown>) => line({ type: 'entry_appended', entry: { type: 'custom', customType: 'factory-usage', data } });
+    const narrator = (data: Record<string, unknown>) =>
+      line({ type: 'entry_appended', entry: { type: 'custom', customType: 'factory-usage', data } });
     observer.take(assistantEnd({ usage: { totalTokens: 100, input: 90, output: 10, cost: { total: 0.01 } } }));
-    observer.take(narrator({ what: 'compaction', tokens: 40, cost: 0.004, input: 35, output: 5, cacheRead: 0, cacheWrite: 0 }));
+    observer.take(
+      narrator({ what: 'compaction', tokens: 40, cost: 0.004, input: 35, output: 5, cacheRead: 0, cacheWrite: 0 }),
+    );
     // Bad figures are no call; another extension's entry is no usage.
     observer.take(narrator({ what: 'compaction', tokens: -5, cost: 'x' }));
-    observer.take(line({ type: 'entry_appended', entry: { type: 'custom', customType: 'factory-obs', data: { tokens: 999, cost: 9 } } }));
+    observer.take(
+      line({
+        type: 'entry_appended',
+        entry: { type: 'custom', customType: 'factory-obs', data: { tokens: 999, cost: 9 } },
+      }),
+    );
     const s = observer.reader.summary;
     expect([s.tokens, s.cost]).toEqual([140, 0.014]);
     expect(s.calls.map((c) => c.cost)).toEqual([0.01, 0.004]);
-    expect(usage).toEqual([{ tokens: 100, cost: 0.01 }, { tokens: 140, cost: 0.014 }]);
+    expect(usage).toEqual([
+      { tokens: 100, cost: 0.01 },
+      { tokens: 140, cost: 0.014 },
+    ]);
   });
 
   it('the summary is a snapshot: later events do not change one already taken', () => {
@@ -262,8 +360,15 @@ describe('StreamReader', () => {
 
   it('figures stay finite and non-negative: a negative, junk or overflowing usage never poisons the totals', () => {
     // Raw lines, not JSON.stringify: `1e400` is what a stream can say and JSON.parse reads it as Infinity.
-    const usage = (tokens: string, cost: string) => `{"type":"message_end","message":{"role":"assistant","content":[],"usage":{"totalTokens":${tokens},"cost":{"total":${cost}}}}}`;
-    const s = readStream([usage('100', '0.5'), usage('-40', '-0.25'), usage('"12"', 'null'), usage('1e400', '1e400'), usage('1e308', '1e308')]);
+    const usage = (tokens: string, cost: string) =>
+      `{"type":"message_end","message":{"role":"assistant","content":[],"usage":{"totalTokens":${tokens},"cost":{"total":${cost}}}}}`;
+    const s = readStream([
+      usage('100', '0.5'),
+      usage('-40', '-0.25'),
+      usage('"12"', 'null'),
+      usage('1e400', '1e400'),
+      usage('1e308', '1e308'),
+    ]);
     expect(s.tokens).toBe(MAX_TOKENS);
     expect(s.cost).toBe(MAX_COST);
     const small = readStream([usage('100', '0.5'), usage('-40', '-0.25'), usage('"12"', '"0.1"')]);
@@ -286,7 +391,12 @@ describe('toActivity', () => {
     // pi's toolCallId pairs each end with its start (src/bon/harvest/tried.ts names a refused call by it).
     const [start, end] = activities.slice(1, 3);
     expect(start?.kind === 'tool_start' && end?.kind === 'tool_end' && start.callId === end.callId).toBe(true);
-    expect(activities).toContainEqual({ kind: 'tool_start', tool: 'write', detail: 'notes.txt', callId: expect.any(String) });
+    expect(activities).toContainEqual({
+      kind: 'tool_start',
+      tool: 'write',
+      detail: 'notes.txt',
+      callId: expect.any(String),
+    });
     const gateEnds = activities.filter((a) => a.kind === 'tool_end' && a.tool === 'report_phase');
     expect(gateEnds.map((a) => a.kind === 'tool_end' && a.isError)).toEqual([true, false]);
   });
@@ -295,28 +405,47 @@ describe('toActivity', () => {
     const retry = fixture('outage')
       .filter((l) => l.includes('auto_retry_start'))
       .map((l) => toActivity(JSON.parse(l)));
-    expect(retry[0]).toEqual({ kind: 'retry', attempt: 1, message: '429: {"message":"Rate limit exceeded","type":"rate_limit_error","code":429}' });
+    expect(retry[0]).toEqual({
+      kind: 'retry',
+      attempt: 1,
+      message: '429: {"message":"Rate limit exceeded","type":"rate_limit_error","code":429}',
+    });
   });
 
   it('details are one line and truncated', () => {
-    const a = toActivity({ type: 'tool_execution_start', toolName: 'bash', args: { command: `echo 1\n${'x'.repeat(300)}` } });
+    const a = toActivity({
+      type: 'tool_execution_start',
+      toolName: 'bash',
+      args: { command: `echo 1\n${'x'.repeat(300)}` },
+    });
     expect(a?.kind).toBe('tool_start');
     const detail = a?.kind === 'tool_start' ? a.detail : '';
     expect(detail).not.toContain('\n');
     expect(detail.length).toBe(100);
     expect(detail.endsWith('…')).toBe(true);
-    const text = toActivity({ type: 'message_end', message: { role: 'assistant', content: [{ type: 'text', text: '\n\nfirst line\nsecond' }] } });
+    const text = toActivity({
+      type: 'message_end',
+      message: { role: 'assistant', content: [{ type: 'text', text: '\n\nfirst line\nsecond' }] },
+    });
     expect(text).toEqual({ kind: 'text', text: 'first line' });
   });
 
   it('no line break of any kind reaches an activity, and cuts fall between code points', () => {
     const breaks = ['\r', '\v', '\f', '\u0085', '\u2028', '\u2029'];
     for (const brk of breaks) {
-      const start = toActivity({ type: 'tool_execution_start', toolName: `ba${brk}sh`, args: { command: `echo 1${brk}echo 2` } });
+      const start = toActivity({
+        type: 'tool_execution_start',
+        toolName: `ba${brk}sh`,
+        args: { command: `echo 1${brk}echo 2` },
+      });
       expect(start).toEqual({ kind: 'tool_start', tool: 'ba sh', detail: 'echo 1 echo 2' });
       const text = toActivity({ type: 'message_end', message: { role: 'assistant', content: `first${brk}second` } });
       expect(text).toEqual({ kind: 'text', text: 'first' });
-      const end = toActivity({ type: 'tool_execution_end', toolName: 'bash', result: { content: `${brk}out${brk}more` } });
+      const end = toActivity({
+        type: 'tool_execution_end',
+        toolName: 'bash',
+        result: { content: `${brk}out${brk}more` },
+      });
       expect(end?.kind === 'tool_end' && end.detail).toBe('out');
     }
     const emoji = toActivity({ type: 'tool_execution_start', toolName: 'bash', args: { command: '😀'.repeat(150) } });
@@ -344,7 +473,13 @@ describe('factory-guard trips', () => {
   it('are read from the guard entry pi streams', () => {
     const trip = {
       type: 'entry_appended',
-      entry: { type: 'custom', customType: 'factory-guard', data: { reason: 'factory-guard tripped — turn limit reached', turns: 3 }, id: 'x', parentId: 'y' },
+      entry: {
+        type: 'custom',
+        customType: 'factory-guard',
+        data: { reason: 'factory-guard tripped — turn limit reached', turns: 3 },
+        id: 'x',
+        parentId: 'y',
+      },
     };
     expect(readStream([JSON.stringify(trip)]).guardTrip).toBe('factory-guard tripped — turn limit reached');
     expect(readStream(['{"type":"agent_end"}']).guardTrip).toBeUndefined();
@@ -356,10 +491,16 @@ describe('TurnObserver (json mode and RPC observe a turn the same way)', () => {
     it(`on a recorded ${dir} stream: activity for each event that has one, usage once per change, at message_end only`, () => {
       const activities: string[] = [];
       const usage: number[] = [];
-      const observer = new TurnObserver({ onActivity: (a) => activities.push(a.kind), onUsage: (u) => usage.push(u.tokens) });
+      const observer = new TurnObserver({
+        onActivity: (a) => activities.push(a.kind),
+        onUsage: (u) => usage.push(u.tokens),
+      });
       const lines = fixture('gate', dir).filter((l) => l.trim() !== '');
       for (const l of lines) observer.take(l);
-      const expected = events('gate', dir).map(toActivity).filter((a) => a !== undefined).map((a) => a!.kind);
+      const expected = events('gate', dir)
+        .map(toActivity)
+        .filter((a) => a !== undefined)
+        .map((a) => a!.kind);
       expect(activities).toEqual(expected);
       expect(usage.length).toBeGreaterThan(0);
       expect(new Set(usage).size).toBe(usage.length); // never the same figure twice

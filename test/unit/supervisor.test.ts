@@ -16,7 +16,11 @@ describe('spawnSupervised', () => {
       console.log(g.pid);
       setInterval(() => {}, 1000);
     `;
-    const proc = spawnSupervised(process.execPath, ['-e', script], { cwd: process.cwd(), env: process.env, runTag: 'unit-ladder' });
+    const proc = spawnSupervised(process.execPath, ['-e', script], {
+      cwd: process.cwd(),
+      env: process.env,
+      runTag: 'unit-ladder',
+    });
     let out = '';
     proc.child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     await waitFor(() => /\d+\n/.test(out));
@@ -40,7 +44,11 @@ describe('spawnSupervised', () => {
       console.log(a.pid);
       setInterval(() => {}, 1000);
     `;
-    const proc = spawnSupervised(process.execPath, ['-e', script], { cwd: process.cwd(), env: process.env, runTag: 'unit-strays' });
+    const proc = spawnSupervised(process.execPath, ['-e', script], {
+      cwd: process.cwd(),
+      env: process.env,
+      runTag: 'unit-strays',
+    });
     let out = '';
     proc.child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     await waitFor(() => /\d+\n/.test(out));
@@ -57,7 +65,11 @@ describe('spawnSupervised', () => {
   });
 
   it('puts the run tag in the child environment', async () => {
-    const proc = spawnSupervised(process.execPath, ['-e', 'console.log(process.env.FACTORY_RUN_TAG)'], { cwd: process.cwd(), env: process.env, runTag: 'abc12345' });
+    const proc = spawnSupervised(process.execPath, ['-e', 'console.log(process.env.FACTORY_RUN_TAG)'], {
+      cwd: process.cwd(),
+      env: process.env,
+      runTag: 'abc12345',
+    });
     let out = '';
     proc.child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     const exit = await proc.exited;

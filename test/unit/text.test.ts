@@ -63,7 +63,8 @@ describe('pad and fitCell', () => {
     expect(fitCell('12k', 6, 'right')).toBe('   12k');
     expect(fitCell('2/3', 6)).toBe('2/3   ');
     expect(fitCell('adw_something_long', 9)).toBe('adw_some…');
-    for (const text of ['adw_build', '構築ワークフロー', '🚀 launch', 'x']) expect(displayWidth(fitCell(text, 9))).toBe(9);
+    for (const text of ['adw_build', '構築ワークフロー', '🚀 launch', 'x'])
+      expect(displayWidth(fitCell(text, 9))).toBe(9);
     expect(fitCell('構築ワークフロー', 9)).toBe('構築ワー…');
     expect(fitCell('構築ワークフロー', 10)).toBe('構築ワー… '); // a fifth character would not fit: one blank pads it
   });

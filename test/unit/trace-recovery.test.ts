@@ -6,7 +6,15 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../src/contract/events.js';
 import { createRunRecorder, readRunLog, runLogPath, traceLayout } from '../../src/trace/runLog.js';
 import { openTraceStore, TraceStoreError, type TraceStore } from '../../src/trace/store.js';
-import { appendHarness, buildRun, declare, obsLine, outside, tempWorkspace, type TempWorkspace } from '../helpers/traceFixtures.js';
+import {
+  appendHarness,
+  buildRun,
+  declare,
+  obsLine,
+  outside,
+  tempWorkspace,
+  type TempWorkspace,
+} from '../helpers/traceFixtures.js';
 
 let ws: TempWorkspace;
 let store: TraceStore | undefined;
@@ -41,7 +49,13 @@ async function rawTraces(): Promise<RunEvent[][]> {
   await recorder.close();
   for (const id of ['aaaa0001', 'bbbb0002']) {
     declare(ws.paths, `sess-${id}`, id, 'build');
-    appendHarness(ws.paths, `sess-${id}`, ['session_start', 'tool_start', 'tool_end', 'message_end'].map((t) => obsLine(`sess-${id}`, id, 'build', t)).join('\n') + '\n');
+    appendHarness(
+      ws.paths,
+      `sess-${id}`,
+      ['session_start', 'tool_start', 'tool_end', 'message_end']
+        .map((t) => obsLine(`sess-${id}`, id, 'build', t))
+        .join('\n') + '\n',
+    );
   }
   return runs;
 }
@@ -127,14 +141,19 @@ describe('corrupt trace store', () => {
     fs.writeFileSync(`${dbFile()}-wal`, Buffer.from('more garbage'));
     store = openTraceStore(ws.paths, { onWarning });
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toMatch(/factory\.db was damaged \(SQLITE_NOTADB.*moved aside to factory\.db\.corrupt-.* rebuilt from the raw traces \(2 runs, 8 harness lines, 2 ledger lines\)/);
+    expect(warnings[0]).toMatch(
+      /factory\.db was damaged \(SQLITE_NOTADB.*moved aside to factory\.db\.corrupt-.* rebuilt from the raw traces \(2 runs, 8 harness lines, 2 ledger lines\)/,
+    );
     const [aside, ...more] = asideFiles().filter((n) => !/-(wal|shm)$/.test(n));
     expect(more).toEqual([]);
     const dir = path.dirname(dbFile());
     expect(fs.readFileSync(path.join(dir, aside!), 'utf8')).toMatch(/^garbage bytes/);
     expect(fs.readFileSync(path.join(dir, `${aside}-wal`), 'utf8')).toBe('more garbage');
     // Nothing lost.
-    expect(store.listRuns(5).map((r) => [r.adwId, r.status])).toEqual([['bbbb0002', 'failed'], ['aaaa0001', 'green']]);
+    expect(store.listRuns(5).map((r) => [r.adwId, r.status])).toEqual([
+      ['bbbb0002', 'failed'],
+      ['aaaa0001', 'green'],
+    ]);
     expect(store.runEvents('aaaa0001')).toEqual(runs[0]);
     expect(store.runEvents('bbbb0002')).toEqual(runs[1]);
     expect(store.harnessRows('aaaa0001', 'build')).toHaveLength(4);

@@ -11,7 +11,16 @@ import { createRunRecorder } from '../../src/trace/runLog.js';
 import { rewriteIfChanged, scrubJson, scrubJsonl, scrubRun } from '../../src/trace/scrub.js';
 import { openTraceStore, type TraceStore } from '../../src/trace/store.js';
 import { redactDeep } from '../../src/contract/redact.js';
-import { appendHarness, buildRun, declare, harnessFile, obsLine, outside, tempWorkspace, type TempWorkspace } from '../helpers/traceFixtures.js';
+import {
+  appendHarness,
+  buildRun,
+  declare,
+  harnessFile,
+  obsLine,
+  outside,
+  tempWorkspace,
+  type TempWorkspace,
+} from '../helpers/traceFixtures.js';
 
 const TOKEN = 'cockpit-only-token-9f8e7d';
 const redact = createRedactor([{ name: 'SENTINEL_TOKEN', value: TOKEN }]);
@@ -32,7 +41,10 @@ afterEach(() => {
 function dump(): string {
   const db = outside(ws.paths);
   try {
-    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").pluck().all() as string[];
+    const tables = db
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+      .pluck()
+      .all() as string[];
     return tables.map((t) => JSON.stringify(db.prepare(`SELECT * FROM "${t}"`).all())).join('\n');
   } finally {
     db.close();
@@ -42,9 +54,15 @@ function dump(): string {
 describe('ingestion masks every line', () => {
   it('harness lines, ledger fields and run-log events reach factory.db masked, numbers intact', async () => {
     declare(ws.paths, 's1', 'aaaa0001', 'build');
-    appendHarness(ws.paths, 's1', `${obsLine('s1', 'aaaa0001', 'build', 'tool_start', { args: { command: `echo ${TOKEN}` }, n: 123456 })}\n`);
+    appendHarness(
+      ws.paths,
+      's1',
+      `${obsLine('s1', 'aaaa0001', 'build', 'tool_start', { args: { command: `echo ${TOKEN}` }, n: 123456 })}\n`,
+    );
     // A run log line with the secret (as `factory apply` or an older factory could leave one).
-    const events = buildRun('aaaa0001', 1_000).map((e) => (e.type === 'attempt_failed' ? { ...e, motif: `401: bad key ${TOKEN}` } : e));
+    const events = buildRun('aaaa0001', 1_000).map((e) =>
+      e.type === 'attempt_failed' ? { ...e, motif: `401: bad key ${TOKEN}` } : e,
+    );
     const recorder = createRunRecorder(ws.paths);
     events.forEach(recorder.listener);
     await recorder.close();
@@ -63,7 +81,11 @@ describe('scrubbing files in place', () => {
   it('rewrites only what changes, atomically, keeping the mode; JSON stays JSON', () => {
     const dir = ws.paths.root;
     const jsonl = path.join(dir, 't.jsonl');
-    fs.writeFileSync(jsonl, `${JSON.stringify({ ts: 1, a: `x ${TOKEN}` })}\n${JSON.stringify({ ts: 2 })}\n{"torn": "${TOKEN}`, { mode: 0o640 });
+    fs.writeFileSync(
+      jsonl,
+      `${JSON.stringify({ ts: 1, a: `x ${TOKEN}` })}\n${JSON.stringify({ ts: 2 })}\n{"torn": "${TOKEN}`,
+      { mode: 0o640 },
+    );
     expect(scrubJsonl(jsonl, redact)).toBe(true);
     const lines = fs.readFileSync(jsonl, 'utf8').split('\n');
     expect(JSON.parse(lines[0]!)).toEqual({ ts: 1, a: `x ${MASK}` });
@@ -76,14 +98,17 @@ describe('scrubbing files in place', () => {
     const harvest = path.join(dir, 'harvest.json');
     fs.writeFileSync(harvest, `${JSON.stringify({ arms: [{ motif: `crashed: ${TOKEN}`, tokens: 1 }] }, null, 2)}\n`);
     expect(scrubJson(harvest, redact)).toBe(true);
-    expect(fs.readFileSync(harvest, 'utf8')).toBe(`${JSON.stringify({ arms: [{ motif: `crashed: ${MASK}`, tokens: 1 }] }, null, 2)}\n`);
+    expect(fs.readFileSync(harvest, 'utf8')).toBe(
+      `${JSON.stringify({ arms: [{ motif: `crashed: ${MASK}`, tokens: 1 }] }, null, 2)}\n`,
+    );
     expect(rewriteIfChanged(path.join(dir, 'absent'), () => 'x')).toBe(false);
   });
 
   it("masks the run's harness traces, stderr logs and harvest.json, not another run's", () => {
     declare(ws.paths, 'mine', 'aaaa0001', 'build');
     declare(ws.paths, 'theirs', 'bbbb0002', 'build');
-    for (const id of ['mine', 'theirs']) appendHarness(ws.paths, id, `${obsLine(id, 'x', 'build', 'tool_start', { args: TOKEN })}\n`);
+    for (const id of ['mine', 'theirs'])
+      appendHarness(ws.paths, id, `${obsLine(id, 'x', 'build', 'tool_start', { args: TOKEN })}\n`);
     fs.writeFileSync(path.join(ws.paths.sessionsDir, 'mine.stderr.log'), `Error: 401 key ${TOKEN}\n`);
     const bonDir = path.join(ws.paths.dataDir, 'bon', 'aaaa0001');
     fs.mkdirSync(bonDir, { recursive: true });
@@ -93,7 +118,9 @@ describe('scrubbing files in place', () => {
     expect(report.files).toHaveLength(3);
     expect(report.failed).toEqual([]);
     expect(fs.readFileSync(harnessFile(ws.paths, 'mine'), 'utf8')).not.toContain(TOKEN);
-    expect(fs.readFileSync(path.join(ws.paths.sessionsDir, 'mine.stderr.log'), 'utf8')).toBe(`Error: 401 key ${MASK}\n`);
+    expect(fs.readFileSync(path.join(ws.paths.sessionsDir, 'mine.stderr.log'), 'utf8')).toBe(
+      `Error: 401 key ${MASK}\n`,
+    );
     expect(fs.readFileSync(path.join(bonDir, 'harvest.json'), 'utf8')).not.toContain(TOKEN);
     expect(fs.readFileSync(harnessFile(ws.paths, 'theirs'), 'utf8')).toContain(TOKEN);
   });
@@ -117,7 +144,8 @@ describe('scrubbing files in place', () => {
     store.close();
     store = undefined;
     const dbFile = path.join(ws.paths.dataDir, 'factory.db');
-    for (const file of [dbFile, `${dbFile}-wal`]) if (fs.existsSync(file)) expect(fs.readFileSync(file).includes(TOKEN), file).toBe(false);
+    for (const file of [dbFile, `${dbFile}-wal`])
+      if (fs.existsSync(file)) expect(fs.readFileSync(file).includes(TOKEN), file).toBe(false);
   });
 });
 
@@ -127,8 +155,13 @@ describe('the close of a run', () => {
     run.redact = (value) => redactDeep(redact, value);
     const trace = attachTrace(run, ws.paths, () => {});
     declare(ws.paths, 's1', 'aaaa0001', 'build');
-    appendHarness(ws.paths, 's1', `${obsLine('s1', 'aaaa0001', 'build', 'message_end', { error_message: `401 ${TOKEN}` })}\n`);
-    for (const e of buildRun('aaaa0001', 1_000)) run.emit(e.type === 'attempt_failed' ? { ...e, motif: `bad ${TOKEN}` } : e);
+    appendHarness(
+      ws.paths,
+      's1',
+      `${obsLine('s1', 'aaaa0001', 'build', 'message_end', { error_message: `401 ${TOKEN}` })}\n`,
+    );
+    for (const e of buildRun('aaaa0001', 1_000))
+      run.emit(e.type === 'attempt_failed' ? { ...e, motif: `bad ${TOKEN}` } : e);
     await trace.close();
     expect(fs.readFileSync(harnessFile(ws.paths, 's1'), 'utf8')).toContain(`401 ${MASK}`);
     const log = fs.readFileSync(path.join(ws.paths.dataDir, 'traces', 'runs', 'aaaa0001.jsonl'), 'utf8');

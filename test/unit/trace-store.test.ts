@@ -7,7 +7,17 @@ import { createRunRecorder, runLogPath } from '../../src/trace/runLog.js';
 import { openTraceStore, type TraceStore } from '../../src/trace/store.js';
 import type { RunRow as HomeRunRow } from '../../state/controller.js';
 import { reduceRun, initialRunState } from '../../state/run/store.js';
-import { appendHarness, buildRun, count, declare, LATEST_RUN_PHASES, obsLine, outside, tempWorkspace, type TempWorkspace } from '../helpers/traceFixtures.js';
+import {
+  appendHarness,
+  buildRun,
+  count,
+  declare,
+  LATEST_RUN_PHASES,
+  obsLine,
+  outside,
+  tempWorkspace,
+  type TempWorkspace,
+} from '../helpers/traceFixtures.js';
 
 let ws: TempWorkspace;
 let store: TraceStore | undefined;
@@ -47,7 +57,16 @@ describe('trace store: runs and phases', () => {
     const rows: HomeRunRow[] = store.listRuns(10);
     const [run] = store.listRuns(10);
     expect(rows).toEqual([run]);
-    expect(run).toMatchObject({ adwId: 'aaaa0001', adwName: 'adw_build', status: 'green', phases: '3/3', tokens: 1600, cost: 0.016, exitCode: 0, cwd: '/repo' });
+    expect(run).toMatchObject({
+      adwId: 'aaaa0001',
+      adwName: 'adw_build',
+      status: 'green',
+      phases: '3/3',
+      tokens: 1600,
+      cost: 0.016,
+      exitCode: 0,
+      cwd: '/repo',
+    });
     expect(run!.startedAt).toBe(1_010);
     expect(run!.finishedAt).toBe(1_200);
     const phases = store.phaseRows('aaaa0001');
@@ -56,7 +75,14 @@ describe('trace store: runs and phases', () => {
       [1, 'build', 'agent', 'ok', 2, 3],
       [2, 'gates', 'code', 'ok', 1, 1],
     ]);
-    expect(phases[1]).toMatchObject({ tokens: 1600, cost: 0.016, sessionId: 'sess-aaaa0001', model: 'scripted/alpha', motif: 'npm test failed: 1 failing', result: { status: 'success', changed_files: ['a.js'] } });
+    expect(phases[1]).toMatchObject({
+      tokens: 1600,
+      cost: 0.016,
+      sessionId: 'sess-aaaa0001',
+      model: 'scripted/alpha',
+      motif: 'npm test failed: 1 failing',
+      result: { status: 'success', changed_files: ['a.js'] },
+    });
     const db = outside(ws.paths);
     try {
       expect(db.prepare(LATEST_RUN_PHASES).all('adw_build')).toEqual([
@@ -98,7 +124,11 @@ describe('trace store: runs and phases', () => {
     } finally {
       db.close();
     }
-    expect(store.phaseRows('bbbb0002')[2]).toMatchObject({ name: 'gates', status: 'failed', motif: 'npm test: 2 failing' });
+    expect(store.phaseRows('bbbb0002')[2]).toMatchObject({
+      name: 'gates',
+      status: 'failed',
+      motif: 'npm test: 2 failing',
+    });
   });
 
   it('a run killed mid-attempt stays running with what it spent so far (settled attempt + live usage)', async () => {
@@ -106,8 +136,18 @@ describe('trace store: runs and phases', () => {
     await recordLive(buildRun('dddd0004', 1_000, 'crash'), store);
     store.flush();
     const [run] = store.listRuns(5);
-    expect(run).toMatchObject({ status: 'running', finishedAt: undefined, tokens: 1400, cost: expect.closeTo(0.014, 9) });
-    expect(store.phaseRows('dddd0004')[1]).toMatchObject({ name: 'build', status: 'running', attempts: 2, tokens: 1400 });
+    expect(run).toMatchObject({
+      status: 'running',
+      finishedAt: undefined,
+      tokens: 1400,
+      cost: expect.closeTo(0.014, 9),
+    });
+    expect(store.phaseRows('dddd0004')[1]).toMatchObject({
+      name: 'build',
+      status: 'running',
+      attempts: 2,
+      tokens: 1400,
+    });
   });
 
   it('a run whose recording cockpit is gone (kill -9) reads as interrupted in the phase it was running', async () => {
@@ -125,7 +165,13 @@ describe('trace store: runs and phases', () => {
     } finally {
       db.close();
     }
-    expect(store.listRuns(5)[0]).toMatchObject({ adwId: 'dddd0004', status: 'interrupted', abandoned: true, failedPhase: 'build', finishedAt: undefined });
+    expect(store.listRuns(5)[0]).toMatchObject({
+      adwId: 'dddd0004',
+      status: 'interrupted',
+      abandoned: true,
+      failedPhase: 'build',
+      finishedAt: undefined,
+    });
   });
 
   it('builds the same rows from the run log alone as from the live events', async () => {
@@ -140,7 +186,11 @@ describe('trace store: runs and phases', () => {
     fs.rmSync(`${ws.paths.dataDir}/factory.db-shm`, { force: true });
     store = openTraceStore(ws.paths);
     expect(store.syncAll()).toMatchObject({ ok: true, events: events.length });
-    expect({ runs: store.listRuns(5), phases: store.phaseRows('aaaa0001'), events: store.runEvents('aaaa0001') }).toEqual(live);
+    expect({
+      runs: store.listRuns(5),
+      phases: store.phaseRows('aaaa0001'),
+      events: store.runEvents('aaaa0001'),
+    }).toEqual(live);
   });
 
   it('batches frequent events: activity waits for the next structural event or flush()', async () => {
@@ -186,7 +236,11 @@ describe('trace store: idempotent ingestion', () => {
     await writeLogOnly(a);
     declare(ws.paths, 'sess-a1', 'aaaa0001', 'build');
     declare(ws.paths, 'sess-a2', 'aaaa0001', 'build', 'fallback');
-    appendHarness(ws.paths, 'sess-a1', `${obsLine('sess-a1', 'aaaa0001', 'build', 'session_start')}\n${obsLine('sess-a1', 'aaaa0001', 'build', 'tool_start')}\n`);
+    appendHarness(
+      ws.paths,
+      'sess-a1',
+      `${obsLine('sess-a1', 'aaaa0001', 'build', 'session_start')}\n${obsLine('sess-a1', 'aaaa0001', 'build', 'tool_start')}\n`,
+    );
     // Run B: an older run of the same workspace, not indexed yet.
     const b = buildRun('bbbb0002', 500);
     await writeLogOnly(b);
@@ -207,17 +261,33 @@ describe('trace store: idempotent ingestion', () => {
     store = openTraceStore(ws.paths);
     const sid = 'sess-aaaa0001';
     declare(ws.paths, sid, 'aaaa0001', 'build');
-    appendHarness(ws.paths, sid, [obsLine(sid, 'aaaa0001', 'build', 'session_start'), obsLine(sid, 'aaaa0001', 'build', 'tool_start', { tool_name: 'bash' })].join('\n') + '\n');
+    appendHarness(
+      ws.paths,
+      sid,
+      [
+        obsLine(sid, 'aaaa0001', 'build', 'session_start'),
+        obsLine(sid, 'aaaa0001', 'build', 'tool_start', { tool_name: 'bash' }),
+      ].join('\n') + '\n',
+    );
     store.ingestLedger();
     expect(store.ingestHarness()).toBe(2);
     expect(store.ingestHarness()).toBe(0);
     const toolEnd = obsLine(sid, 'aaaa0001', 'build', 'tool_end', { tool_name: 'bash', is_error: false });
     appendHarness(ws.paths, sid, toolEnd.slice(0, 30));
     expect(store.ingestHarness()).toBe(0);
-    appendHarness(ws.paths, sid, `${toolEnd.slice(30)}\n${obsLine(sid, 'aaaa0001', 'build', 'message_end', { message_role: 'assistant' })}\n`);
+    appendHarness(
+      ws.paths,
+      sid,
+      `${toolEnd.slice(30)}\n${obsLine(sid, 'aaaa0001', 'build', 'message_end', { message_role: 'assistant' })}\n`,
+    );
     expect(store.ingestHarness()).toBe(2);
     const rows = store.harnessRows('aaaa0001', 'build');
-    expect(rows.map((r) => [r.lineNo, r.type])).toEqual([[0, 'session_start'], [1, 'tool_start'], [2, 'tool_end'], [3, 'message_end']]);
+    expect(rows.map((r) => [r.lineNo, r.type])).toEqual([
+      [0, 'session_start'],
+      [1, 'tool_start'],
+      [2, 'tool_end'],
+      [3, 'message_end'],
+    ]);
     expect(rows[2]!.record).toMatchObject({ tool_name: 'bash', is_error: false });
   });
 
@@ -250,7 +320,15 @@ describe('trace store: idempotent ingestion', () => {
     store = openTraceStore(ws.paths);
     const events = buildRun('aaaa0001', 1_000);
     const at = events.findIndex((e) => e.type === 'phase_ok' && e.phase === 'build');
-    const fallback: RunEvent = { type: 'fallback', adwId: 'aaaa0001', ts: 1_005, phase: 'build', from: 'scripted/alpha', to: 'scripted/beta', reason: '503 overloaded' };
+    const fallback: RunEvent = {
+      type: 'fallback',
+      adwId: 'aaaa0001',
+      ts: 1_005,
+      phase: 'build',
+      from: 'scripted/alpha',
+      to: 'scripted/beta',
+      reason: '503 overloaded',
+    };
     await recordLive([...events.slice(0, at), fallback, ...events.slice(at)], store);
     store.flush();
     expect(store.phaseRows('aaaa0001').find((p) => p.name === 'build')).toMatchObject({ model: 'scripted/beta' });
@@ -271,12 +349,16 @@ describe('trace store: idempotent ingestion', () => {
     store.syncAll();
     const db = outside(ws.paths);
     try {
-      const perPhase = db.prepare("SELECT phase, tool_name, count(*) AS calls FROM harness_by_phase WHERE adw_id = ? AND type = 'tool_start' GROUP BY phase, tool_name ORDER BY tool_name");
+      const perPhase = db.prepare(
+        "SELECT phase, tool_name, count(*) AS calls FROM harness_by_phase WHERE adw_id = ? AND type = 'tool_start' GROUP BY phase, tool_name ORDER BY tool_name",
+      );
       expect(perPhase.all('aaaa0001')).toEqual([
         { phase: 'build', tool_name: 'bash', calls: 2 },
         { phase: 'build', tool_name: 'read', calls: 1 },
       ]);
-      expect(db.prepare("SELECT tool_name FROM harness_by_phase WHERE type = 'message_end'").all()).toEqual([{ tool_name: null }]);
+      expect(db.prepare("SELECT tool_name FROM harness_by_phase WHERE type = 'message_end'").all()).toEqual([
+        { tool_name: null },
+      ]);
     } finally {
       db.close();
     }

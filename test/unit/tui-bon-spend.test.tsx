@@ -41,7 +41,13 @@ async function mount(store: BonStore, controller: BonController, size = { column
 }
 
 const FORECAST = ev('forecast', 3350, {
-  forecast: { arms: 3, perArm: [1, 2, 3].map((arm) => ({ arm, low: 0.001, mid: 0.002, high: 0.004 })), total: { low: 0.008, mid: 0.011, high: 0.017 }, primer: 0.005, basis: 'x' },
+  forecast: {
+    arms: 3,
+    perArm: [1, 2, 3].map((arm) => ({ arm, low: 0.001, mid: 0.002, high: 0.004 })),
+    total: { low: 0.008, mid: 0.011, high: 0.017 },
+    primer: 0.005,
+    basis: 'x',
+  },
   threshold: 0.01,
   confirm: true,
 });
@@ -51,7 +57,9 @@ describe('the arms board: spend, messages, comparisons', () => {
     const controller = recorder();
     const ui = await mount(storeWith('primed', [FORECAST]), controller);
     await ui.waitForFrame('fan out? y / n');
-    expect(ui.lastFrame()).toMatch(/fan out\? y \/ n — above bon.confirm_above \$[\d.]+ · forecast: 3 arm\(s\) ~\$0\.0060 \(\$0\.0030–\$0\.0120\)/);
+    expect(ui.lastFrame()).toMatch(
+      /fan out\? y \/ n — above bon.confirm_above \$[\d.]+ · forecast: 3 arm\(s\) ~\$0\.0060 \(\$0\.0030–\$0\.0120\)/,
+    );
     expect(ui.lines().at(-1)).toMatch(/^y fan out · n no arm/);
     await ui.press('y');
     await ui.press('y');
@@ -63,7 +71,15 @@ describe('the arms board: spend, messages, comparisons', () => {
     const controller = recorder();
     const store = storeWith('arm3running', [
       ev('spend', 16600, { phase: 'arm_3', arm: 3, kind: 'wrap_up', spent: 0.0024, cap: 0.003, scope: 'arm' }),
-      ev('spend', 16700, { phase: 'arm_3', arm: 3, kind: 'capped', spent: 0.0031, cap: 0.003, scope: 'arm', motif: 'budget: x' }),
+      ev('spend', 16700, {
+        phase: 'arm_3',
+        arm: 3,
+        kind: 'capped',
+        spent: 0.0031,
+        cap: 0.003,
+        scope: 'arm',
+        motif: 'budget: x',
+      }),
       ev('spend', 16800, { phase: 'arm_3', arm: 3, kind: 'paused', spent: 0.0031, cap: 0.003, scope: 'arm' }),
     ]);
     const ui = await mount(store, controller);
@@ -134,10 +150,20 @@ describe('the arms board: spend, messages, comparisons', () => {
   it("each card shows its patch's size in lines; the baseline's red gate has its line", async () => {
     const store = storeWith('arm1', [
       ev('baseline', 3340, { gates: [{ gate: 'npm test', ok: false }], seconds: 1.2 }),
-      ev('arm_patch', 7460, { phase: 'arm_1', arm: 1, patchFile: 'x/arm-1.patch', bytes: 1536, files: ['src/sum.js'], added: 12, removed: 3 }),
+      ev('arm_patch', 7460, {
+        phase: 'arm_1',
+        arm: 1,
+        patchFile: 'x/arm-1.patch',
+        bytes: 1536,
+        files: ['src/sum.js'],
+        added: 12,
+        removed: 3,
+      }),
     ]);
     const ui = await mount(store, recorder());
     await ui.waitForFrame('patch 1.5 KB · +12 −3 · 1 file');
-    expect(ui.lastFrame()).toContain('baseline on HEAD: ✗ npm test — red on HEAD without any arm: npm test — an arm that makes it green fixed it');
+    expect(ui.lastFrame()).toContain(
+      'baseline on HEAD: ✗ npm test — red on HEAD without any arm: npm test — an arm that makes it green fixed it',
+    );
   });
 });

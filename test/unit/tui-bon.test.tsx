@@ -73,7 +73,11 @@ describe('BonScreen: the arms board of a best-of-3', () => {
     expect(cells(lineOf(ui, /tokens 1/))).toEqual(['tokens 1.1k', 'tokens 900', 'tokens 1.3k']);
     expect(cells(lineOf(ui, /cost \$0\.0021/))).toEqual(['cost $0.0021', 'cost $0.0018', 'cost $0.0027']);
     expect(cells(lineOf(ui, /patch/))).toEqual(['patch 1.5 KB · 1 file', 'patch 800 B · 2 files', 'patch —']);
-    expect(cells(lineOf(ui, /changed_files/))).toEqual(['✓ changed_files ✓ npm test', '✓ changed_files ✗ npm test', 'gates —']);
+    expect(cells(lineOf(ui, /changed_files/))).toEqual([
+      '✓ changed_files ✓ npm test',
+      '✓ changed_files ✗ npm test',
+      'gates —',
+    ]);
     const verdicts = cells(lineOf(ui, /verdict green/));
     expect(verdicts[0]).toBe('verdict green');
     expect(RED_MOTIF.startsWith(verdicts[1].replace(/^↳ /, '').replace(/…$/, ''))).toBe(true);
@@ -83,7 +87,9 @@ describe('BonScreen: the arms board of a best-of-3', () => {
     expect(ui.lastFrame()).toContain('primer: 2.1k tokens, $0.0050, paid once');
     // The graph: arms as parallel branches between prime and harvest.
     expect(lineOf(ui, /├─┬─/)).toMatch(/^├─┬─ ✓ arm_1 +scripted\/fast  4\.0s  1\.1k tok  \$0\.0021$/);
-    expect(lineOf(ui, /│ └─/)).toMatch(new RegExp(`^│ └─ ${SPIN} arm_3 +scripted/pricey  attempt 1/2  \\d+\\.\\ds  1\\.3k tok  \\$0\\.0027$`));
+    expect(lineOf(ui, /│ └─/)).toMatch(
+      new RegExp(`^│ └─ ${SPIN} arm_3 +scripted/pricey  attempt 1/2  \\d+\\.\\ds  1\\.3k tok  \\$0\\.0027$`),
+    );
     expect(ui.lastFrame()).toContain('○ code  harvest');
 
     // Live: the running arm's clock ticks on its own, and its figures follow the usage events.
@@ -101,24 +107,36 @@ describe('BonScreen: the arms board of a best-of-3', () => {
     advance(store, 'arm3running', 'harvested');
     await ui.waitForFrame('why #1');
     expect(cells(lineOf(ui, /arm_1 .*arm_2 .*arm_3/))).toEqual(['▸ #1 arm_1 ★ winner', '#3 arm_2', '#2 arm_3']);
-    expect(ui.lastFrame()).toContain('why #1: arm_1 (scripted/fast) is green and cheapest: $0.0021 vs $0.0034 for arm_3 (-38%) (1 red)');
-    expect(ui.lastFrame()).toContain('primer: 2.1k tokens, $0.0050, paid once — cold it would have been paid 3 times: ~4.2k more tokens');
-    expect(lineOf(ui, /^proposal:/)).toMatch(/^proposal: factory apply b0b0b0b0 · harvest: adws\/adw_data\/bon\/b0b0b0b0\/harvest\.json$/);
+    expect(ui.lastFrame()).toContain(
+      'why #1: arm_1 (scripted/fast) is green and cheapest: $0.0021 vs $0.0034 for arm_3 (-38%) (1 red)',
+    );
+    expect(ui.lastFrame()).toContain(
+      'primer: 2.1k tokens, $0.0050, paid once — cold it would have been paid 3 times: ~4.2k more tokens',
+    );
+    expect(lineOf(ui, /^proposal:/)).toMatch(
+      /^proposal: factory apply b0b0b0b0 · harvest: adws\/adw_data\/bon\/b0b0b0b0\/harvest\.json$/,
+    );
     expect(ui.lastFrame()).toContain('run green (exit 0)');
     // The selected column is drawn cyan, the others gray.
     expect(ui.rawFrame()).toMatch(/\u001B\[36m╭/);
   });
 
   it('a green arm that tried what its guards refused says so where its verdict is, in full cards, compact cards and lines', async () => {
-    for (const size of [{ columns: 140, rows: 40 }, { columns: 100, rows: 22 }, { columns: 160, rows: 15 }]) {
+    for (const size of [
+      { columns: 140, rows: 40 },
+      { columns: 100, rows: 22 },
+      { columns: 160, rows: 15 },
+    ]) {
       const store = storeAt('arm3done');
       const harvest = eventsThrough('harvested').find((e) => e.type === 'harvest')!;
       const tried = { tried: ['bash git config core.hooksPath /x — blocked by damage-control'], triedCount: 3 };
-      const ranking = harvest.type === 'harvest' ? harvest.ranking.map((r) => (r.arm === 3 ? { ...r, ...tried } : r)) : [];
+      const ranking =
+        harvest.type === 'harvest' ? harvest.ranking.map((r) => (r.arm === 3 ? { ...r, ...tried } : r)) : [];
       store.getState().apply({ ...harvest, ranking, ts: Date.now() } as RunEvent);
       const ui = await mount(store, recorder(), size as { columns: number });
       await ui.waitForFrame('why #1').catch(() => undefined);
-      if (!/verdict green · tried: |arm_3 .*· tried: /.test(ui.lastFrame())) throw new Error(`${size.columns}×${size.rows}:\n${ui.lastFrame()}`);
+      if (!/verdict green · tried: |arm_3 .*· tried: /.test(ui.lastFrame()))
+        throw new Error(`${size.columns}×${size.rows}:\n${ui.lastFrame()}`);
       expect(ui.lastFrame(), `${size.columns}×${size.rows}`).toMatch(/tried: /);
       if (size.rows === 15) expect(ui.lastFrame()).not.toContain('╭'); // one line per arm
       expect(ui.lastFrame()).toContain('why #1: arm_1 (scripted/fast) is green and tried nothing its guards refused');
@@ -128,11 +146,21 @@ describe('BonScreen: the arms board of a best-of-3', () => {
 
   it('an arm that waits for a slot says so on its card, and the log says it too', async () => {
     const store = storeAt('arm1');
-    store.getState().apply({ ...ev('phase_waiting', 0, { phase: 'arm_3', limit: 2, why: 'on this machine (2 per core, at most 5)' }), ts: Date.now() } as RunEvent);
+    store.getState().apply({
+      ...ev('phase_waiting', 0, { phase: 'arm_3', limit: 2, why: 'on this machine (2 per core, at most 5)' }),
+      ts: Date.now(),
+    } as RunEvent);
     const ui = await mount(store, recorder(), { columns: 160 } as { columns: number });
     await ui.waitForFrame('waits for a slot');
     expect(ui.lastFrame()).toContain('○ waits for a slot: 2 at once'); // the card cuts the rest; the log says it whole
-    const line = createLogFormatter()({ type: 'phase_waiting', adwId: 'b0b0b0b0', ts: 0, phase: 'arm_3', limit: 2, why: 'on this machine (2 per core, at most 5)' });
+    const line = createLogFormatter()({
+      type: 'phase_waiting',
+      adwId: 'b0b0b0b0',
+      ts: 0,
+      phase: 'arm_3',
+      limit: 2,
+      why: 'on this machine (2 per core, at most 5)',
+    });
     expect(line).toBe('[b0b0b0b0] arm_3: waits for a slot: 2 at once on this machine (2 per core, at most 5)');
   });
 
@@ -175,14 +203,28 @@ describe('BonScreen: the arms board of a best-of-3', () => {
     const withArms = (stage: Stage, arms: number) => {
       const store = storeAt(stage);
       for (let arm = 4; arm <= arms; arm += 1) {
-        store.getState().apply({ ...ev('phase_planned', 0, { phase: { name: `arm_${arm}`, kind: 'agent', attempts: 2, arm }, before: 'harvest' }), ts: Date.now() });
+        store.getState().apply({
+          ...ev('phase_planned', 0, {
+            phase: { name: `arm_${arm}`, kind: 'agent', attempts: 2, arm },
+            before: 'harvest',
+          }),
+          ts: Date.now(),
+        });
       }
       return store;
     };
     const seen = new Set<string>();
     for (const stage of ['arm3running', 'harvested'] as const) {
       for (const arms of [3, 4, 6]) {
-        for (const [columns, rows] of [[80, 12], [80, 16], [80, 20], [80, 24], [120, 18], [120, 30], [60, 22]]) {
+        for (const [columns, rows] of [
+          [80, 12],
+          [80, 16],
+          [80, 20],
+          [80, 24],
+          [120, 18],
+          [120, 30],
+          [60, 22],
+        ]) {
           const ui = await mount(withArms(stage, arms), recorder(), { columns, rows } as { columns: number });
           await ui.waitForFrame('arm_3');
           // The first frames may predate the terminal size reaching the screen: judge the settled one.
@@ -192,7 +234,10 @@ describe('BonScreen: the arms board of a best-of-3', () => {
           const where = `${stage}, ${arms} arms, ${columns}×${rows}:\n${ui.lastFrame()}`;
           expect(lines.length, where).toBeLessThanOrEqual(rows);
           expect(lines[0], where).toMatch(/^factory · adw_bon · b0b0b0b0/); // the title, once, on the first line
-          expect(lines.filter((line) => line.startsWith('factory · adw_bon')), where).toHaveLength(1);
+          expect(
+            lines.filter((line) => line.startsWith('factory · adw_bon')),
+            where,
+          ).toHaveLength(1);
           seen.add(ui.lastFrame().includes('╭') ? (ui.lastFrame().includes('turns ') ? 'cards' : 'compact') : 'lines');
           screens.unmount();
         }
@@ -213,21 +258,35 @@ describe('BonScreen: the arms board of a best-of-3', () => {
   });
 
   it('fitHelp: whole when it fits, each help cut to its first word, else the keys alone', () => {
-    const items = [{ keys: 'a', help: 'abort arm' }, { keys: 'q', help: 'quit (asks first)' }];
+    const items = [
+      { keys: 'a', help: 'abort arm' },
+      { keys: 'q', help: 'quit (asks first)' },
+    ];
     expect(fitHelp(items, undefined)).toEqual(items);
     expect(fitHelp(items, 40)).toEqual(items);
-    expect(fitHelp(items, 16)).toEqual([{ keys: 'a', help: 'abort' }, { keys: 'q', help: 'quit' }]);
-    expect(fitHelp(items, 6)).toEqual([{ keys: 'a', help: '' }, { keys: 'q', help: '' }]);
+    expect(fitHelp(items, 16)).toEqual([
+      { keys: 'a', help: 'abort' },
+      { keys: 'q', help: 'quit' },
+    ]);
+    expect(fitHelp(items, 6)).toEqual([
+      { keys: 'a', help: '' },
+      { keys: 'q', help: '' },
+    ]);
   });
 
-  it('enter shows the selected arm\'s whole verdict, then its patch coloured; ↑/↓, PgUp/PgDn, g/G scroll; esc goes back', async () => {
+  it("enter shows the selected arm's whole verdict, then its patch coloured; ↑/↓, PgUp/PgDn, g/G scroll; esc goes back", async () => {
     const controller = recorder(samplePatch(40));
     const ui = await mount(storeAt('harvested'), controller, { columns: 100, rows: 27 } as { columns: number });
     await ui.press(KEYS.enter);
     // Four lines of verdict (the arm, its two gates, a blank) above the patch's 47.
     await ui.waitForFrame('arm_1 patch · lines 1–20 of 51');
     expect(controller.calls).toEqual(['readPatch 1']);
-    expect(ui.lines().slice(3, 7), ui.lastFrame()).toEqual(['# arm_1 on scripted/fast · green · #1 · $0.0021 · 1.1k tokens', '# ✓ changed_files', '# ✓ npm test', '']);
+    expect(ui.lines().slice(3, 7), ui.lastFrame()).toEqual([
+      '# arm_1 on scripted/fast · green · #1 · $0.0021 · 1.1k tokens',
+      '# ✓ changed_files',
+      '# ✓ npm test',
+      '',
+    ]);
     const raw = ui.rawFrame();
     expect(raw).toMatch(/\u001B\[1mdiff --git a\/src\/sum\.js b\/src\/sum\.js/);
     expect(raw).toMatch(/\u001B\[36m@@ -1,3 \+1,4 @@/);
@@ -254,8 +313,10 @@ describe('BonScreen: the arms board of a best-of-3', () => {
     await ui.waitForFrame('▸ #1 arm_1');
   });
 
-  it('a red arm\'s verdict whole, wrapped at 80 columns where its card cuts it', async () => {
-    const ui = await mount(storeAt('harvested'), recorder(samplePatch(4)), { columns: 80, rows: 24 } as { columns: number });
+  it("a red arm's verdict whole, wrapped at 80 columns where its card cuts it", async () => {
+    const ui = await mount(storeAt('harvested'), recorder(samplePatch(4)), { columns: 80, rows: 24 } as {
+      columns: number;
+    });
     await ui.press(KEYS.right); // arm_2, red on a long motif
     await ui.press(KEYS.enter);
     await ui.waitForFrame('arm_2 patch');
@@ -285,7 +346,18 @@ describe('BonScreen: the arms board of a best-of-3', () => {
     expect(ui.lastFrame()).toContain('aborting…');
     await ui.press('a');
     expect(controller.calls).toEqual(['abortArm 3']);
-    store.getState().apply({ ...ev('phase_failed', 0, { phase: 'arm_3', kind: 'agent', attempts: 2, motif: 'aborted by the user', seconds: 4, tokens: 1300, cost: 0.0027 }), ts: Date.now() });
+    store.getState().apply({
+      ...ev('phase_failed', 0, {
+        phase: 'arm_3',
+        kind: 'agent',
+        attempts: 2,
+        motif: 'aborted by the user',
+        seconds: 4,
+        tokens: 1300,
+        cost: 0.0027,
+      }),
+      ts: Date.now(),
+    });
     await ui.waitForFrame('✗ aborted');
     expect(ui.lastFrame()).toContain('↳ aborted by the user');
     await ui.press('a');
@@ -300,16 +372,26 @@ describe('BonScreen: the arms board of a best-of-3', () => {
     await ui.press('c');
     await ui.waitForFrame('cloning arm_4 from the primer…');
     expect(controller.calls).toEqual(['cloneArm']);
-    store.getState().apply({ ...ev('phase_planned', 0, { phase: { name: 'arm_4', kind: 'agent', attempts: 2, arm: 4 }, before: 'harvest' }), ts: Date.now() });
-    await waitFor(() => ui.lines().some((line) => cells(line).length === 4 && line.includes('arm_4')), { describe: () => ui.lastFrame() });
+    store.getState().apply({
+      ...ev('phase_planned', 0, { phase: { name: 'arm_4', kind: 'agent', attempts: 2, arm: 4 }, before: 'harvest' }),
+      ts: Date.now(),
+    });
+    await waitFor(() => ui.lines().some((line) => cells(line).length === 4 && line.includes('arm_4')), {
+      describe: () => ui.lastFrame(),
+    });
     expect(cells(lineOf(ui, /arm_1 .*arm_4/))).toEqual(['arm_1', 'arm_2', '▸ arm_3', 'arm_4']);
     expect(cells(lineOf(ui, /✓ green/))[3]).toBe('○ pending');
     expect(lineOf(ui, /└─ ○ arm_4/)).toMatch(/^│ └─ ○ arm_4 +attempt|^│ └─ ○ arm_4$/);
 
     await ui.press('c');
-    store.getState().apply({ ...ev('phase_planned', 0, { phase: { name: 'arm_5', kind: 'agent', attempts: 2, arm: 5 }, before: 'harvest' }), ts: Date.now() });
+    store.getState().apply({
+      ...ev('phase_planned', 0, { phase: { name: 'arm_5', kind: 'agent', attempts: 2, arm: 5 }, before: 'harvest' }),
+      ts: Date.now(),
+    });
     // Five arms on 100 columns: two rows, balanced (3 + 2).
-    await waitFor(() => ui.lines().some((line) => cells(line).join(' ') === 'arm_4 arm_5'), { describe: () => ui.lastFrame() });
+    await waitFor(() => ui.lines().some((line) => cells(line).join(' ') === 'arm_4 arm_5'), {
+      describe: () => ui.lastFrame(),
+    });
     await ui.press('c');
     await ui.waitForFrame('already 5 arms: no more clones');
     expect(controller.calls).toEqual(['cloneArm', 'cloneArm']);

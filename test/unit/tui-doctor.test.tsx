@@ -8,14 +8,26 @@ import { HomeScreen } from '../../components/HomeScreen.js';
 import { SPINNER_FRAMES } from '../../components/theme.js';
 import type { DoctorResult } from '../../src/doctor/types.js';
 import type { HomeController } from '../../state/controller.js';
-import { createDoctorStore, initialDoctorState, PLANNED_MARK, type DoctorCheckInfo, type DoctorController, type DoctorStore } from '../../state/doctor/store.js';
+import {
+  createDoctorStore,
+  initialDoctorState,
+  PLANNED_MARK,
+  type DoctorCheckInfo,
+  type DoctorController,
+  type DoctorStore,
+} from '../../state/doctor/store.js';
 import { createHomeStore } from '../../state/home/store.js';
 import { KEYS, screenTests, waitFor, type InkHarness } from '../helpers/ink.js';
 
 const GIT: DoctorCheckInfo = { id: 'tools.git', category: 'tools', severity: 'required', title: 'git' };
 const CLAUDE: DoctorCheckInfo = { id: 'tools.claude', category: 'tools', severity: 'optional', title: 'claude CLI' };
 const PI: DoctorCheckInfo = { id: 'pi.version', category: 'pi', severity: 'required', title: 'pi binary version' };
-const BATTERY: DoctorCheckInfo = { id: 'tests.battery', category: 'tests', severity: 'required', title: 'node battery' };
+const BATTERY: DoctorCheckInfo = {
+  id: 'tests.battery',
+  category: 'tests',
+  severity: 'required',
+  title: 'node battery',
+};
 const PLAN = [GIT, CLAUDE, PI, BATTERY];
 
 function result(check: DoctorCheckInfo, status: DoctorResult['status'], detail: string, fix?: string): DoctorResult {
@@ -59,13 +71,19 @@ describe('DoctorScreen', () => {
 
     const { dispatch } = store.getState();
     for (const check of [BATTERY, PI, GIT, CLAUDE]) dispatch({ type: 'started', generation: 1, check });
-    await waitFor(() => ui.lines().filter((l) => new RegExp(`^ {2}${SPIN} `).test(l)).length === 4, { describe: () => ui.lastFrame() });
+    await waitFor(() => ui.lines().filter((l) => new RegExp(`^ {2}${SPIN} `).test(l)).length === 4, {
+      describe: () => ui.lastFrame(),
+    });
     expect(lineOf(ui, /pi\.version/)).toContain('pi binary version…');
     expect(ui.lastFrame()).not.toContain('r re-run');
 
     // Out of order: the last planned check resolves first.
     dispatch({ type: 'resolved', generation: 1, result: result(BATTERY, 'skipped', 'skipped by --quick') });
-    dispatch({ type: 'resolved', generation: 1, result: result(PI, 'fail', 'pi 0.80.0 is older than 0.85.1', 'npm i -g @earendil-works/pi-coding-agent@0.85.1') });
+    dispatch({
+      type: 'resolved',
+      generation: 1,
+      result: result(PI, 'fail', 'pi 0.80.0 is older than 0.85.1', 'npm i -g @earendil-works/pi-coding-agent@0.85.1'),
+    });
     await ui.waitForFrame('pi 0.80.0 is older');
     expect(lineOf(ui, /tests\.battery/)).toMatch(/^ {2}– tests\.battery\s+skipped by --quick$/);
     expect(lineOf(ui, /pi\.version/)).toMatch(/^ {2}✗ pi\.version\s+pi 0\.80\.0 is older than 0\.85\.1$/);
@@ -73,9 +91,17 @@ describe('DoctorScreen', () => {
     expect(lineOf(ui, /tools\.git/)).toMatch(new RegExp(`^ {2}${SPIN} tools\\.git`));
     expect(ui.lastFrame()).toContain('0 ok, 0 warnings, 1 failed, 1 skipped · 2 running');
 
-    dispatch({ type: 'resolved', generation: 1, result: result(CLAUDE, 'warn', 'claude not on PATH', 'npm i -g @anthropic-ai/claude-code') });
+    dispatch({
+      type: 'resolved',
+      generation: 1,
+      result: result(CLAUDE, 'warn', 'claude not on PATH', 'npm i -g @anthropic-ai/claude-code'),
+    });
     dispatch({ type: 'resolved', generation: 1, result: result(GIT, 'ok', 'git 2.43.0') });
-    dispatch({ type: 'finished', generation: 1, results: store.getState().rows.flatMap((r) => (r.result ? [r.result] : [])) });
+    dispatch({
+      type: 'finished',
+      generation: 1,
+      results: store.getState().rows.flatMap((r) => (r.result ? [r.result] : [])),
+    });
     await ui.waitForFrame('1 ok, 1 warning, 1 failed, 1 skipped');
     expect(lineOf(ui, /tools\.git/)).toMatch(/^ {2}✓ tools\.git\s+git 2\.43\.0$/);
     expect(lineOf(ui, /tools\.claude/)).toMatch(/^ {2}! tools\.claude\s+claude not on PATH \(optional\)$/);
@@ -95,12 +121,16 @@ describe('DoctorScreen', () => {
     await ui.waitForFrame('tools.git');
     await ui.press('r'); // not bound while checks run
     expect(controller.calls).toEqual([]);
-    store.getState().dispatch({ type: 'finished', generation: 1, results: PLAN.map((c) => result(c, 'ok', `${c.id} fine`)) });
+    store
+      .getState()
+      .dispatch({ type: 'finished', generation: 1, results: PLAN.map((c) => result(c, 'ok', `${c.id} fine`)) });
     await ui.waitForFrame('4 ok, 0 warnings, 0 failed, 0 skipped');
     await ui.press('r');
     await waitFor(() => controller.calls.includes('rerun'));
     // The rows are planned again at once, before the core starts the new pass.
-    await waitFor(() => ui.lines().filter((l) => l.includes(PLANNED_MARK)).length === 4, { describe: () => ui.lastFrame() });
+    await waitFor(() => ui.lines().filter((l) => l.includes(PLANNED_MARK)).length === 4, {
+      describe: () => ui.lastFrame(),
+    });
     await ui.press('q');
     await waitFor(() => controller.calls.includes('close'));
     expect(controller.calls).toEqual(['rerun', 'close']);
@@ -117,7 +147,10 @@ describe('DoctorScreen', () => {
   });
 
   it('opened over the arms board (or a run), every way out says and goes back to it', async () => {
-    for (const [via, words] of [['board', 'back to the board'], ['run', 'back to the run']] as const) {
+    for (const [via, words] of [
+      ['board', 'back to the board'],
+      ['run', 'back to the run'],
+    ] as const) {
       const store = createDoctorStore(initialDoctorState(via));
       const controller = recorder();
       const ui = await mount(store, controller);
@@ -134,13 +167,22 @@ describe('DoctorScreen', () => {
     expect(idColumnWidth(['tools.git', '構築.チェック'], 120)).toBe(13);
     expect(idColumnWidth(['構築.チェック'], 30)).toBe(10);
     const WIDE: DoctorCheckInfo = { id: '構築.チェック', category: 'tools', severity: 'required', title: 'wide' };
-    const EMOJI: DoctorCheckInfo = { id: 'tools.🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀', category: 'tools', severity: 'required', title: 'emoji' };
+    const EMOJI: DoctorCheckInfo = {
+      id: 'tools.🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀',
+      category: 'tools',
+      severity: 'required',
+      title: 'emoji',
+    };
     const store = createDoctorStore();
     const ui = await mount(store, recorder(), { columns: 80 });
     const { dispatch } = store.getState();
     dispatch({ type: 'begin', generation: 1 });
     dispatch({ type: 'planned', generation: 1, checks: [GIT, WIDE, EMOJI] });
-    dispatch({ type: 'finished', generation: 1, results: [GIT, WIDE, EMOJI].map((c) => result(c, 'ok', 'detail here')) });
+    dispatch({
+      type: 'finished',
+      generation: 1,
+      results: [GIT, WIDE, EMOJI].map((c) => result(c, 'ok', 'detail here')),
+    });
     await ui.waitForFrame('detail here');
     expect(ui.lines().every((line) => stringWidth(line) <= 80)).toBe(true);
     const rows = ui.lines().filter((l) => l.endsWith('detail here'));
@@ -156,7 +198,15 @@ describe('DoctorScreen', () => {
     store.getState().dispatch({
       type: 'finished',
       generation: 1,
-      results: [result(GIT, 'fail', 'git was not found on PATH nor in any usual install location', 'sudo apt-get install --yes git-core-and-friends'), ...PLAN.slice(1).map((c) => result(c, 'ok', 'fine'))],
+      results: [
+        result(
+          GIT,
+          'fail',
+          'git was not found on PATH nor in any usual install location',
+          'sudo apt-get install --yes git-core-and-friends',
+        ),
+        ...PLAN.slice(1).map((c) => result(c, 'ok', 'fine')),
+      ],
     });
     await ui.waitForFrame('1 failed');
     expect(ui.lines().every((line) => [...line].length <= 40)).toBe(true);
@@ -167,7 +217,12 @@ describe('DoctorScreen', () => {
 
 /** A full pass the size of `factory doctor --quick` in a fresh repo: 22 checks, the only problem (a warning with its fix) near the top. */
 function fullPass(): DoctorResult[] {
-  const check = (category: DoctorCheckInfo['category'], name: string): DoctorCheckInfo => ({ id: `${category}.${name}`, category, severity: 'required', title: name });
+  const check = (category: DoctorCheckInfo['category'], name: string): DoctorCheckInfo => ({
+    id: `${category}.${name}`,
+    category,
+    severity: 'required',
+    title: name,
+  });
   const ok = (info: DoctorCheckInfo) => result(info, 'ok', `${info.id} fine`);
   return [
     ...['git', 'node', 'tmux', 'npm', 'claude'].map((n) => ok(check('tools', n))),
@@ -230,7 +285,9 @@ describe('DoctorScreen at 80×24', () => {
     expect(body(ui)[0]).toBe('tools');
     await ui.press(PAGE_DOWN);
     // A page down from the top would start at the last line of the first page; the end comes sooner.
-    await waitFor(() => ui.lines()[0] === `factory · doctor · lines ${29 - page + 1}–29 of 29`, { describe: () => ui.lastFrame() });
+    await waitFor(() => ui.lines()[0] === `factory · doctor · lines ${29 - page + 1}–29 of 29`, {
+      describe: () => ui.lastFrame(),
+    });
     await ui.press(PAGE_UP);
     await waitFor(() => body(ui)[0] === 'tools', { describe: () => ui.lastFrame() });
     await ui.press('G');
@@ -243,8 +300,11 @@ describe('DoctorScreen at 80×24', () => {
   it('a fix longer than its line wraps under its row, whole (none ends mid-sentence), and G reaches its last line', async () => {
     const store = createDoctorStore();
     const ui = await mount(store, recorder(), { columns: 80, rows: 24 });
-    const long = "cd '/home/dev/.nvm/versions/node/v22.23.5/lib/node_modules/factory-cockpit' && PATH='/home/dev/.nvm/versions/node/v22.23.5/bin':$PATH npm rebuild better-sqlite3 (rebuilds it for Node 22.23.5; or run the cockpit on the Node it was installed with)";
-    const results = fullPass().map((r) => (r.id === 'tests.spot' ? { ...r, status: 'fail' as const, detail: 'broken', fix: long } : r));
+    const long =
+      "cd '/home/dev/.nvm/versions/node/v22.23.5/lib/node_modules/factory-cockpit' && PATH='/home/dev/.nvm/versions/node/v22.23.5/bin':$PATH npm rebuild better-sqlite3 (rebuilds it for Node 22.23.5; or run the cockpit on the Node it was installed with)";
+    const results = fullPass().map((r) =>
+      r.id === 'tests.spot' ? { ...r, status: 'fail' as const, detail: 'broken', fix: long } : r,
+    );
     const { dispatch } = store.getState();
     dispatch({ type: 'begin', generation: 1 });
     dispatch({ type: 'planned', generation: 1, checks: results });
@@ -252,9 +312,17 @@ describe('DoctorScreen at 80×24', () => {
     await ui.waitForFrame('1 failed');
     await ui.press('G');
     await waitFor(() => ui.lastFrame().includes('installed with)'), { describe: () => ui.lastFrame() });
-    const fix = ui.lines().slice(ui.lines().findIndex((l) => /fix: cd /.test(l))).filter((l) => /^\s{10,}\S/.test(l));
+    const fix = ui
+      .lines()
+      .slice(ui.lines().findIndex((l) => /fix: cd /.test(l)))
+      .filter((l) => /^\s{10,}\S/.test(l));
     expect(fix.length).toBeGreaterThan(2);
-    expect(fix.map((l) => l.trim().replace(/^fix: /, '')).join('').replace(/\s+/g, '')).toBe(long.replace(/\s+/g, ''));
+    expect(
+      fix
+        .map((l) => l.trim().replace(/^fix: /, ''))
+        .join('')
+        .replace(/\s+/g, ''),
+    ).toBe(long.replace(/\s+/g, ''));
     for (const line of ui.lines()) expect([...line].length).toBeLessThanOrEqual(80);
   });
 
@@ -296,7 +364,13 @@ describe('DoctorScreen at 80×24', () => {
 describe('HomeScreen: d opens the doctor', () => {
   it('calls the controller', async () => {
     const calls: string[] = [];
-    const controller: HomeController = { listRuns: async () => [], runEvents: async () => [], resume: () => {}, quit: () => {}, doctor: () => calls.push('doctor') };
+    const controller: HomeController = {
+      listRuns: async () => [],
+      runEvents: async () => [],
+      resume: () => {},
+      quit: () => {},
+      doctor: () => calls.push('doctor'),
+    };
     const home = await screens.mount(<HomeScreen store={createHomeStore()} controller={controller} />);
     await home.waitForFrame('d doctor');
     await home.press('d');

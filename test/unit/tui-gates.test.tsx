@@ -51,7 +51,16 @@ function untilRedGates(send: ReturnType<typeof feeder>): void {
   send('phase_ok', { phase: 'check', kind: 'code', attempt: 1, attempts: 1, seconds: 0.01, tokens: 0, cost: 0 });
   send('phase_started', { phase: 'build', kind: 'agent' });
   send('attempt_started', { phase: 'build', attempt: 1, attempts: 3, sessionId: 's-b' });
-  send('phase_ok', { phase: 'build', kind: 'agent', attempt: 1, attempts: 3, seconds: 6, tokens: 2100, cost: 0.0063, sessionId: 's-b' });
+  send('phase_ok', {
+    phase: 'build',
+    kind: 'agent',
+    attempt: 1,
+    attempts: 3,
+    seconds: 6,
+    tokens: 2100,
+    cost: 0.0063,
+    sessionId: 's-b',
+  });
   send('phase_started', { phase: 'gates', kind: 'code' });
   send('attempt_started', { phase: 'gates', attempt: 1, attempts: 1 });
   send('gate_result', { phase: 'gates', gate: 'changed_files', ok: true, seconds: 0.004 });
@@ -99,7 +108,9 @@ describe('gate chips under the gates phase', () => {
     send('usage', { phase: 'build', tokens: 500, cost: 0.0015 });
 
     await ui.waitForFrame('↻ code  gates');
-    expect(lineOf(ui, /agent build/)).toMatch(new RegExp(`^${SPIN} agent build  attempt 2/3  \\d+\\.\\ds  2\\.6k tok  \\$0\\.0078$`));
+    expect(lineOf(ui, /agent build/)).toMatch(
+      new RegExp(`^${SPIN} agent build  attempt 2/3  \\d+\\.\\ds  2\\.6k tok  \\$0\\.0078$`),
+    );
     expect(lineOf(ui, /code {2}gates/)).toMatch(/^↻ code {2}gates {2}\d+\.\ds {2}sent back$/);
     expect(lineOf(ui, /↳ `npm test`/)).toBe(`    ↳ ${MOTIF}`);
     // The motif is said once: under its red chip, not again as the phase motif.
@@ -107,7 +118,16 @@ describe('gate chips under the gates phase', () => {
     // The tail follows the build, which runs again.
     expect(ui.lastFrame()).toContain('── build activity');
 
-    send('phase_ok', { phase: 'build', kind: 'agent', attempt: 2, attempts: 3, seconds: 4, tokens: 2600, cost: 0.0078, sessionId: 's-b' });
+    send('phase_ok', {
+      phase: 'build',
+      kind: 'agent',
+      attempt: 2,
+      attempts: 3,
+      seconds: 4,
+      tokens: 2600,
+      cost: 0.0078,
+      sessionId: 's-b',
+    });
     send('phase_started', { phase: 'gates', kind: 'code' });
     send('attempt_started', { phase: 'gates', attempt: 1, attempts: 1 });
     await ui.waitForFrame(new RegExp(`${SPIN} code  gates`));
@@ -146,9 +166,11 @@ describe('gate chips under the gates phase', () => {
     ];
     // A motif that names its gate is shown as is; one that does not is prefixed with the gate's name.
     expect(gateMotifLines(gates)).toEqual(['npm test: exited 1']);
-    expect(gateMotifLines([{ gate: 'changed_files', ok: false, motif: 'changed_files: src/x.ts does not exist', seconds: 0 }])).toEqual([
-      'changed_files: src/x.ts does not exist',
-    ]);
+    expect(
+      gateMotifLines([
+        { gate: 'changed_files', ok: false, motif: 'changed_files: src/x.ts does not exist', seconds: 0 },
+      ]),
+    ).toEqual(['changed_files: src/x.ts does not exist']);
     expect(gateChipsHeight(gates)).toBe(2);
     expect(gateChipsHeight([])).toBe(0);
     const store = createRunStore();
@@ -192,7 +214,16 @@ describe('the real runner sending a build back', () => {
         action: (r) => {
           gatesRuns += 1;
           const ok = gatesRuns > 1;
-          r.emit({ type: 'gate_result', adwId: r.adwId, ts: Date.now(), phase: 'gates', gate: 'npm test', ok, ...(ok ? {} : { motif: MOTIF }), seconds: 0.01 });
+          r.emit({
+            type: 'gate_result',
+            adwId: r.adwId,
+            ts: Date.now(),
+            phase: 'gates',
+            gate: 'npm test',
+            ok,
+            ...(ok ? {} : { motif: MOTIF }),
+            seconds: 0.01,
+          });
           if (!ok) throw new PhaseFailure(MOTIF);
           return [];
         },
@@ -203,14 +234,21 @@ describe('the real runner sending a build back', () => {
     // While the build ran again: attempt 2/3, gates waiting ↻ with their red chip.
     const during = snapshots[0];
     expect(during.phases.find((p) => p.name === 'build')).toMatchObject({ status: 'running', attempt: 2, attempts: 3 });
-    expect(during.phases.find((p) => p.name === 'gates')).toMatchObject({ status: 'retrying', sentBack: true, motif: MOTIF, gates: [{ gate: 'npm test', ok: false }] });
+    expect(during.phases.find((p) => p.name === 'gates')).toMatchObject({
+      status: 'retrying',
+      sentBack: true,
+      motif: MOTIF,
+      gates: [{ gate: 'npm test', ok: false }],
+    });
 
     const final = events.reduce(reduceRun, initialRunState());
     expect(final.phases.map((p) => [p.name, p.status, p.attempt])).toEqual([
       ['build', 'ok', 2],
       ['gates', 'ok', 1],
     ]);
-    expect(final.phases.find((p) => p.name === 'gates')?.gates).toEqual([{ gate: 'npm test', ok: true, seconds: 0.01 }]);
+    expect(final.phases.find((p) => p.name === 'gates')?.gates).toEqual([
+      { gate: 'npm test', ok: true, seconds: 0.01 },
+    ]);
     expect(final.totals.tokens).toBe(200);
   });
 });

@@ -23,9 +23,35 @@ const NOW = Date.now();
 const MIN = 60_000;
 
 const ROWS: RunRow[] = [
-  { adwId: 'aaaa0001', adwName: 'adw_prompt', status: 'green', phases: '2/2', tokens: 1634, cost: 0.004278, startedAt: NOW - 3 * MIN, finishedAt: NOW - 3 * MIN + 4600 },
-  { adwId: 'bbbb0002', adwName: 'adw_build', status: 'failed', phases: '2/3', tokens: 12_400, cost: 0.0412, startedAt: NOW - 2 * 3600_000, finishedAt: NOW - 2 * 3600_000 + 30_000 },
-  { adwId: 'cccc0003', adwName: 'adw_prompt', status: 'interrupted', phases: '0/2', tokens: 300, cost: 0.0009, startedAt: NOW - 3 * 86_400_000 },
+  {
+    adwId: 'aaaa0001',
+    adwName: 'adw_prompt',
+    status: 'green',
+    phases: '2/2',
+    tokens: 1634,
+    cost: 0.004278,
+    startedAt: NOW - 3 * MIN,
+    finishedAt: NOW - 3 * MIN + 4600,
+  },
+  {
+    adwId: 'bbbb0002',
+    adwName: 'adw_build',
+    status: 'failed',
+    phases: '2/3',
+    tokens: 12_400,
+    cost: 0.0412,
+    startedAt: NOW - 2 * 3600_000,
+    finishedAt: NOW - 2 * 3600_000 + 30_000,
+  },
+  {
+    adwId: 'cccc0003',
+    adwName: 'adw_prompt',
+    status: 'interrupted',
+    phases: '0/2',
+    tokens: 300,
+    cost: 0.0009,
+    startedAt: NOW - 3 * 86_400_000,
+  },
 ];
 
 /** The failed build of row 2: check ok, build ok in 2 attempts, gates red for good. */
@@ -33,21 +59,98 @@ function buildEvents(): RunEvent[] {
   const at = (ms: number) => ROWS[1].startedAt + ms;
   const id = 'bbbb0002';
   return [
-    { type: 'run_started', adwId: id, ts: at(0), adwName: 'adw_build', cwd: '/home/dev/payload', phases: [
-      { name: 'check', kind: 'code', attempts: 1 }, { name: 'build', kind: 'agent', attempts: 3 }, { name: 'gates', kind: 'code', attempts: 1 }] },
+    {
+      type: 'run_started',
+      adwId: id,
+      ts: at(0),
+      adwName: 'adw_build',
+      cwd: '/home/dev/payload',
+      phases: [
+        { name: 'check', kind: 'code', attempts: 1 },
+        { name: 'build', kind: 'agent', attempts: 3 },
+        { name: 'gates', kind: 'code', attempts: 1 },
+      ],
+    },
     { type: 'phase_started', adwId: id, ts: at(1), phase: 'check', kind: 'code' },
-    { type: 'phase_ok', adwId: id, ts: at(2), phase: 'check', kind: 'code', attempt: 1, attempts: 1, seconds: 0.1, tokens: 0, cost: 0 },
+    {
+      type: 'phase_ok',
+      adwId: id,
+      ts: at(2),
+      phase: 'check',
+      kind: 'code',
+      attempt: 1,
+      attempts: 1,
+      seconds: 0.1,
+      tokens: 0,
+      cost: 0,
+    },
     { type: 'phase_started', adwId: id, ts: at(3), phase: 'build', kind: 'agent' },
     { type: 'attempt_started', adwId: id, ts: at(3), phase: 'build', attempt: 1, attempts: 3, sessionId: 's-b' },
-    { type: 'activity', adwId: id, ts: at(10), phase: 'build', activity: { kind: 'tool_start', tool: 'write', detail: 'src/sum.js' } },
-    { type: 'attempt_failed', adwId: id, ts: at(20), phase: 'build', attempt: 1, attempts: 3, motif: 'changed_files: array expected', willRetry: true },
+    {
+      type: 'activity',
+      adwId: id,
+      ts: at(10),
+      phase: 'build',
+      activity: { kind: 'tool_start', tool: 'write', detail: 'src/sum.js' },
+    },
+    {
+      type: 'attempt_failed',
+      adwId: id,
+      ts: at(20),
+      phase: 'build',
+      attempt: 1,
+      attempts: 3,
+      motif: 'changed_files: array expected',
+      willRetry: true,
+    },
     { type: 'attempt_started', adwId: id, ts: at(21), phase: 'build', attempt: 2, attempts: 3, sessionId: 's-b' },
-    { type: 'phase_ok', adwId: id, ts: at(25_000), phase: 'build', kind: 'agent', attempt: 2, attempts: 3, seconds: 25, tokens: 12_400, cost: 0.0412, sessionId: 's-b' },
+    {
+      type: 'phase_ok',
+      adwId: id,
+      ts: at(25_000),
+      phase: 'build',
+      kind: 'agent',
+      attempt: 2,
+      attempts: 3,
+      seconds: 25,
+      tokens: 12_400,
+      cost: 0.0412,
+      sessionId: 's-b',
+    },
     { type: 'phase_started', adwId: id, ts: at(25_001), phase: 'gates', kind: 'code' },
     { type: 'gate_result', adwId: id, ts: at(25_002), phase: 'gates', gate: 'changed_files', ok: true, seconds: 0.01 },
-    { type: 'gate_result', adwId: id, ts: at(29_000), phase: 'gates', gate: 'npm test', ok: false, motif: 'exited 1: 1 failing', seconds: 4 },
-    { type: 'phase_failed', adwId: id, ts: at(29_000), phase: 'gates', kind: 'code', attempts: 1, motif: 'npm test exited 1: 1 failing', seconds: 4, tokens: 0, cost: 0 },
-    { type: 'run_finished', adwId: id, ts: at(29_001), exit: 1, seconds: 29, tokens: 12_400, cost: 0.0412, failedPhase: 'gates' },
+    {
+      type: 'gate_result',
+      adwId: id,
+      ts: at(29_000),
+      phase: 'gates',
+      gate: 'npm test',
+      ok: false,
+      motif: 'exited 1: 1 failing',
+      seconds: 4,
+    },
+    {
+      type: 'phase_failed',
+      adwId: id,
+      ts: at(29_000),
+      phase: 'gates',
+      kind: 'code',
+      attempts: 1,
+      motif: 'npm test exited 1: 1 failing',
+      seconds: 4,
+      tokens: 0,
+      cost: 0,
+    },
+    {
+      type: 'run_finished',
+      adwId: id,
+      ts: at(29_001),
+      exit: 1,
+      seconds: 29,
+      tokens: 12_400,
+      cost: 0.0412,
+      failedPhase: 'gates',
+    },
   ];
 }
 
@@ -82,7 +185,10 @@ function lineOf(ui: InkHarness, pattern: RegExp): string {
 
 /** The adw id on the highlighted row. */
 function highlighted(ui: InkHarness): string | undefined {
-  return ui.lines().find((l) => l.startsWith('› '))?.slice(2, 10);
+  return ui
+    .lines()
+    .find((l) => l.startsWith('› '))
+    ?.slice(2, 10);
 }
 
 describe('HomeScreen: the runs list', () => {
@@ -90,8 +196,12 @@ describe('HomeScreen: the runs list', () => {
     const ui = await mount(recorder());
     await ui.waitForFrame('aaaa0001');
     expect(lineOf(ui, /^\s+id\s+ADW/)).toMatch(/^ {2}id {8}ADW\s+status\s+phases\s+tokens\s+cost\s+age$/);
-    expect(lineOf(ui, /aaaa0001/)).toMatch(/^› aaaa0001 {2}adw_prompt\s+✓ green\s+2\/2\s+1\.6k\s+\$0\.0043 {2}3 min ago$/);
-    expect(lineOf(ui, /bbbb0002/)).toMatch(/^ {2}bbbb0002 {2}adw_build\s+✗ failed\s+2\/3\s+12k\s+\$0\.0412 {2}2 h ago$/);
+    expect(lineOf(ui, /aaaa0001/)).toMatch(
+      /^› aaaa0001 {2}adw_prompt\s+✓ green\s+2\/2\s+1\.6k\s+\$0\.0043 {2}3 min ago$/,
+    );
+    expect(lineOf(ui, /bbbb0002/)).toMatch(
+      /^ {2}bbbb0002 {2}adw_build\s+✗ failed\s+2\/3\s+12k\s+\$0\.0412 {2}2 h ago$/,
+    );
     expect(lineOf(ui, /cccc0003/)).toMatch(/■ interrupted\s+0\/2\s+300\s+\$0\.0009 {2}3 d ago$/);
     expect(ui.lastFrame()).toContain('↑/k up · ↓/j down · enter open · r resume · q/ctrl-c quit');
   });
@@ -122,7 +232,10 @@ describe('HomeScreen: the runs list', () => {
   });
 
   it('a list that can not be read says why in one line', async () => {
-    const controller: HomeController = { ...recorder(), listRuns: () => Promise.reject(new Error('database disk image is malformed')) };
+    const controller: HomeController = {
+      ...recorder(),
+      listRuns: () => Promise.reject(new Error('database disk image is malformed')),
+    };
     const ui = await mount(controller);
     await ui.waitForFrame('could not read the runs: database disk image is malformed');
   });
@@ -138,23 +251,56 @@ describe('HomeScreen: the runs list', () => {
   it('keeps the columns aligned, by display width, when a name has CJK characters or emoji', async () => {
     const wide: RunRow[] = [
       ...ROWS,
-      { adwId: 'dddd0004', adwName: '構築ワークフロー日本語', status: 'failed', phases: '1/3', tokens: 2_000, cost: 0.01, startedAt: NOW - 5 * MIN },
-      { adwId: 'eeee0005', adwName: '🚀 launch 🚀🚀🚀🚀🚀', status: 'running', phases: '0/2', tokens: 0, cost: 0, startedAt: NOW - 40_000 },
-      { adwId: 'ffff0006', adwName: '構築', status: 'green', phases: '2/2', tokens: 900, cost: 0.002, startedAt: NOW - 2 * MIN },
+      {
+        adwId: 'dddd0004',
+        adwName: '構築ワークフロー日本語',
+        status: 'failed',
+        phases: '1/3',
+        tokens: 2_000,
+        cost: 0.01,
+        startedAt: NOW - 5 * MIN,
+      },
+      {
+        adwId: 'eeee0005',
+        adwName: '🚀 launch 🚀🚀🚀🚀🚀',
+        status: 'running',
+        phases: '0/2',
+        tokens: 0,
+        cost: 0,
+        startedAt: NOW - 40_000,
+      },
+      {
+        adwId: 'ffff0006',
+        adwName: '構築',
+        status: 'green',
+        phases: '2/2',
+        tokens: 900,
+        cost: 0.002,
+        startedAt: NOW - 2 * MIN,
+      },
     ];
     for (const columns of [100, 60, 40]) {
       const ui = await mount(recorder(wide), { columns });
       await ui.waitForFrame('ffff0006');
-      expect(ui.lines().every((line) => stringWidth(line) <= columns), ui.lastFrame()).toBe(true);
+      expect(
+        ui.lines().every((line) => stringWidth(line) <= columns),
+        ui.lastFrame(),
+      ).toBe(true);
       const header = lineOf(ui, /^\s+id\s+ADW/);
       const rows = ui.lines().filter((l) => /[a-f]{4}000\d/.test(l));
       expect(rows).toHaveLength(6);
       // Each status starts in the header's status column, whatever the width of the name before it.
       const statusAt = stringWidth(header.slice(0, header.indexOf('status')));
-      expect(rows.map((l) => stringWidth(l.slice(0, l.search(/[●✓✗■!] /)))), ui.lastFrame()).toEqual(rows.map(() => statusAt));
+      expect(
+        rows.map((l) => stringWidth(l.slice(0, l.search(/[●✓✗■!] /)))),
+        ui.lastFrame(),
+      ).toEqual(rows.map(() => statusAt));
       if (header.includes('age')) {
         const ageAt = stringWidth(header.slice(0, header.indexOf('age')));
-        expect(rows.map((l) => stringWidth(l.slice(0, l.search(/\d+ (s|min|h|d) ago$/)))), ui.lastFrame()).toEqual(rows.map(() => ageAt));
+        expect(
+          rows.map((l) => stringWidth(l.slice(0, l.search(/\d+ (s|min|h|d) ago$/)))),
+          ui.lastFrame(),
+        ).toEqual(rows.map(() => ageAt));
       }
       mounted?.unmount();
       mounted = undefined;
@@ -209,7 +355,16 @@ describe('HomeScreen: replay and resume', () => {
   });
 
   it('a best-of-N run replays as its arms board: ranked cards and why #1, read-only', async () => {
-    const bonRow: RunRow = { adwId: BON_ADW, adwName: 'adw_bon', status: 'green', phases: '6/6', tokens: 5700, cost: 0.0123, startedAt: NOW - 5 * MIN, finishedAt: NOW - 5 * MIN + 19_000 };
+    const bonRow: RunRow = {
+      adwId: BON_ADW,
+      adwName: 'adw_bon',
+      status: 'green',
+      phases: '6/6',
+      tokens: 5700,
+      cost: 0.0123,
+      startedAt: NOW - 5 * MIN,
+      finishedAt: NOW - 5 * MIN + 19_000,
+    };
     const controller = { ...recorder([bonRow]), runEvents: async () => eventsThrough('harvested') };
     const ui = await mount(controller, { columns: 120, rows: 40 });
     await ui.waitForFrame(BON_ADW);
@@ -260,7 +415,13 @@ describe('HomeScreen: replay and resume', () => {
 describe('runs table pieces', () => {
   it('ages read in the largest whole unit', () => {
     expect([0, 40_000, 3 * MIN, 59 * MIN, 5 * 3600_000, 3 * 86_400_000, -5000].map(formatAge)).toEqual([
-      '0 s ago', '40 s ago', '3 min ago', '59 min ago', '5 h ago', '3 d ago', '0 s ago',
+      '0 s ago',
+      '40 s ago',
+      '3 min ago',
+      '59 min ago',
+      '5 h ago',
+      '3 d ago',
+      '0 s ago',
     ]);
   });
 
@@ -295,15 +456,41 @@ describe('HomeScreen on the real trace store', () => {
       run.subscribe((event) => store.recordEvent(event));
       let gatesRuns = 0;
       const phases: Phase[] = [
-        { name: 'build', kind: 'agent', retries: 2, action: (r, ctx) => (r.attemptStarted('build', ctx.attempt + 1, ctx.attempts, { sessionId: 's-b' }), r.charge('build', 700, 0.002), {}) },
+        {
+          name: 'build',
+          kind: 'agent',
+          retries: 2,
+          action: (r, ctx) => (
+            r.attemptStarted('build', ctx.attempt + 1, ctx.attempts, { sessionId: 's-b' }),
+            r.charge('build', 700, 0.002),
+            {}
+          ),
+        },
         {
           name: 'gates',
           kind: 'code',
           judges: 'build',
           action: (r) => {
             const ok = ++gatesRuns > 1;
-            r.emit({ type: 'gate_result', adwId: r.adwId, ts: Date.now(), phase: 'gates', gate: 'changed_files', ok: true, seconds: 0.001 });
-            r.emit({ type: 'gate_result', adwId: r.adwId, ts: Date.now(), phase: 'gates', gate: 'npm test', ok, ...(ok ? {} : { motif: '`npm test` exited 1' }), seconds: 0.002 });
+            r.emit({
+              type: 'gate_result',
+              adwId: r.adwId,
+              ts: Date.now(),
+              phase: 'gates',
+              gate: 'changed_files',
+              ok: true,
+              seconds: 0.001,
+            });
+            r.emit({
+              type: 'gate_result',
+              adwId: r.adwId,
+              ts: Date.now(),
+              phase: 'gates',
+              gate: 'npm test',
+              ok,
+              ...(ok ? {} : { motif: '`npm test` exited 1' }),
+              seconds: 0.002,
+            });
             if (!ok) throw new PhaseFailure('`npm test` exited 1');
             return [];
           },

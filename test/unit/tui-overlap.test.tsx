@@ -19,8 +19,14 @@ async function mount(tree: React.ReactElement, columns: number): Promise<InkHarn
 }
 
 // Patches in the shape `git diff` writes them, against one 60-line base (see bon-overlap.test.ts for real ones).
-const fileHead = (file: string) => [`diff --git a/${file} b/${file}`, 'index 3b18e51..a8c0f2d 100644', `--- a/${file}`, `+++ b/${file}`];
-const context = (from: number, n: number) => Array.from({ length: n }, (_, i) => ` export const v${from + i} = ${from + i};`);
+const fileHead = (file: string) => [
+  `diff --git a/${file} b/${file}`,
+  'index 3b18e51..a8c0f2d 100644',
+  `--- a/${file}`,
+  `+++ b/${file}`,
+];
+const context = (from: number, n: number) =>
+  Array.from({ length: n }, (_, i) => ` export const v${from + i} = ${from + i};`);
 const fixSum = (shift: number) => [
   `@@ -37,7 +${37 + shift},7 @@ export const v36 = 36;`,
   ...context(37, 3),
@@ -28,9 +34,21 @@ const fixSum = (shift: number) => [
   '+export const sum = (a, b) => a + b;',
   ...context(41, 3),
 ];
-const fifty = ['@@ -47,7 +47,7 @@', ...context(47, 3), '-export const v50 = 50;', '+export const fifty = 50;', ...context(51, 3)];
+const fifty = [
+  '@@ -47,7 +47,7 @@',
+  ...context(47, 3),
+  '-export const v50 = 50;',
+  '+export const fifty = 50;',
+  ...context(51, 3),
+];
 const header = ['@@ -1,3 +1,6 @@', '+// calc: tiny numbers', '+// (kept small)', "+'use strict';", ...context(1, 3)];
-const ten = ['@@ -7,7 +7,7 @@', ...context(7, 3), '-export const v10 = 10;', '+export const ten = 10; // 十を意味する長いコメント', ...context(11, 3)];
+const ten = [
+  '@@ -7,7 +7,7 @@',
+  ...context(7, 3),
+  '-export const v10 = 10;',
+  '+export const ten = 10; // 十を意味する長いコメント',
+  ...context(11, 3),
+];
 const patch = (...hunks: string[][]) => [...fileHead('src/calc.js'), ...hunks.flat(), ''].join('\n');
 
 const ARM1 = patch(header, fixSum(3), fifty);
@@ -102,7 +120,10 @@ describe('OverlapView', () => {
   });
 
   it.each([60, 120])('holds %i columns', async (columns) => {
-    const ui = await mount(<OverlapView overlap={THREE} arms={[1, 2, 3]} height={200} columns={columns} offset={0} />, columns);
+    const ui = await mount(
+      <OverlapView overlap={THREE} arms={[1, 2, 3]} height={200} columns={columns} offset={0} />,
+      columns,
+    );
     const lines = ui.lines();
     expect(lines.length).toBe(1 + overlapLines(THREE, [1, 2, 3]).length);
     for (const line of lines) expect(displayWidth(line)).toBeLessThanOrEqual(columns);
@@ -140,7 +161,10 @@ describe('SideBySide', () => {
   it.each([60, 120])('keeps both columns aligned in %i columns', async (columns) => {
     const width = sideColumnWidth(columns);
     expect(width).toBe(Math.floor((columns - 3) / 2));
-    const ui = await mount(<SideBySide left={{ arm: 1 }} right={{ arm: 2 }} rows={rows} height={100} columns={columns} offset={0} />, columns);
+    const ui = await mount(
+      <SideBySide left={{ arm: 1 }} right={{ arm: 2 }} rows={rows} height={100} columns={columns} offset={0} />,
+      columns,
+    );
     const body = ui.lastFrame().split('\n').slice(1);
     expect(body).toHaveLength(rows.length);
     for (const line of body) {
@@ -167,7 +191,10 @@ describe('SideBySide', () => {
   });
 
   it('windows by offset and says which lines it shows', async () => {
-    const ui = await mount(<SideBySide left={{ arm: 1 }} right={{ arm: 3 }} rows={rows} height={5} columns={100} offset={4} />, 100);
+    const ui = await mount(
+      <SideBySide left={{ arm: 1 }} right={{ arm: 3 }} rows={rows} height={5} columns={100} offset={4} />,
+      100,
+    );
     const lines = ui.lines();
     expect(lines[0]).toBe(`── arm 1 ⟷ arm 3 · lines 5–9 of ${rows.length}`);
     const expected = sideBySideLines(rows, 100)
@@ -178,7 +205,10 @@ describe('SideBySide', () => {
 
   it('never lets a hostile patch’s control characters reach the terminal', async () => {
     const hostileRows = sideBySide(HOSTILE, ARM2);
-    const ui = await mount(<SideBySide left={{ arm: 1 }} right={{ arm: 2 }} rows={hostileRows} height={50} columns={120} offset={0} />, 120);
+    const ui = await mount(
+      <SideBySide left={{ arm: 1 }} right={{ arm: 2 }} rows={hostileRows} height={50} columns={120} offset={0} />,
+      120,
+    );
     const frame = withoutSgr(ui.rawFrame());
     expect(frame).not.toMatch(CONTROL);
     expect(frame).toContain('evil�[2J�name�');
@@ -186,15 +216,31 @@ describe('SideBySide', () => {
   });
 
   it('says so when neither arm changed anything', async () => {
-    const ui = await mount(<SideBySide left={{ arm: 1 }} right={{ arm: 2 }} rows={sideBySide('', '')} height={5} columns={60} offset={0} />, 60);
+    const ui = await mount(
+      <SideBySide left={{ arm: 1 }} right={{ arm: 2 }} rows={sideBySide('', '')} height={5} columns={60} offset={0} />,
+      60,
+    );
     expect(ui.lines()).toEqual(['── arm 1 ⟷ arm 2 · lines 0–0 of 0', '(neither arm changed anything)']);
   });
 });
 
 describe('s on the arms board: two arms whose hunks differ in length', () => {
   // Arm 1 comments its fix (one line more), arm 2 fixes the sum another way: the same base lines.
-  const ARM_1 = patch([`@@ -37,7 +37,8 @@ export const v36 = 36;`, ...context(37, 3), '-export const sum = (a, b) => a - b;', '+// sum them', '+export const sum = (a, b) => a + b;', ...context(41, 3)]);
-  const ARM_2 = patch([`@@ -37,7 +37,7 @@ export const v36 = 36;`, ...context(37, 3), '-export const sum = (a, b) => a - b;', '+export const sum = (a, b) => b + a;', ...context(41, 3)]);
+  const ARM_1 = patch([
+    `@@ -37,7 +37,8 @@ export const v36 = 36;`,
+    ...context(37, 3),
+    '-export const sum = (a, b) => a - b;',
+    '+// sum them',
+    '+export const sum = (a, b) => a + b;',
+    ...context(41, 3),
+  ]);
+  const ARM_2 = patch([
+    `@@ -37,7 +37,7 @@ export const v36 = 36;`,
+    ...context(37, 3),
+    '-export const sum = (a, b) => a - b;',
+    '+export const sum = (a, b) => b + a;',
+    ...context(41, 3),
+  ]);
 
   it('through the real store and Ink: identical lines `=`, the changed one `≠`, the extra line alone, the rest in step', async () => {
     const store = createBonStore();
@@ -223,15 +269,27 @@ describe('s on the arms board: two arms whose hunks differ in length', () => {
       const line = ui.lines().find((l) => l.startsWith(start));
       if (line === undefined) throw new Error(`no line starts with ${start}:\n${ui.lastFrame()}`);
       // lines() drops trailing spaces: a blank right column leaves the gutter's last space off.
-      return { gutter: line.slice(at(line, width), at(line, width) + 3).trim(), right: line.slice(at(line, width) + 3).trim() };
+      return {
+        gutter: line.slice(at(line, width), at(line, width) + 3).trim(),
+        right: line.slice(at(line, width) + 3).trim(),
+      };
     };
-    for (const same of [' export const v37', ' export const v39', '-export const sum', ' export const v41', ' export const v43']) {
+    for (const same of [
+      ' export const v37',
+      ' export const v39',
+      '-export const sum',
+      ' export const v41',
+      ' export const v43',
+    ]) {
       expect(gutterOf(same).gutter, same).toBe('=');
     }
     // The headers differ in the new side's length: that is marked too.
     expect(gutterOf('@@ -37,7 +37,8 @@')).toEqual({ gutter: '≠', right: '@@ -37,7 +37,7 @@ export const v36 = 36;' });
     expect(gutterOf('+// sum them')).toEqual({ gutter: '│', right: '' });
-    expect(gutterOf('+export const sum = (a, b) => a + b;')).toEqual({ gutter: '≠', right: '+export const sum = (a, b) => b + a;' });
+    expect(gutterOf('+export const sum = (a, b) => a + b;')).toEqual({
+      gutter: '≠',
+      right: '+export const sum = (a, b) => b + a;',
+    });
     // In step after the extra line: every context line faces itself.
     expect(gutterOf(' export const v42').right).toBe('export const v42 = 42;');
     expect(ui.lines().filter((l) => l.includes(' ≠ '))).toHaveLength(2);

@@ -46,7 +46,11 @@ afterEach(() => {
   mounted = undefined;
 });
 
-async function mount(store: RunStore, controller: RunController = recorder(), size?: { columns?: number; rows?: number }) {
+async function mount(
+  store: RunStore,
+  controller: RunController = recorder(),
+  size?: { columns?: number; rows?: number },
+) {
   mounted = await renderInk(<RunScreen store={store} controller={controller} />, size);
   return mounted;
 }
@@ -71,25 +75,46 @@ describe('RunScreen on an adw_prompt run', () => {
     send('activity', { phase: 'prompt', activity: { kind: 'text', text: 'Here is\nthe answer' } });
     send('usage', { phase: 'prompt', tokens: 1234, cost: 0.003078 });
     await ui.waitForFrame('1.2k tok');
-    expect(lineOf(ui, /agent prompt/)).toMatch(new RegExp(`^${SPIN} agent prompt   attempt 1/3  \\d+\\.\\ds  1\\.2k tok  \\$0\\.0031$`));
+    expect(lineOf(ui, /agent prompt/)).toMatch(
+      new RegExp(`^${SPIN} agent prompt   attempt 1/3  \\d+\\.\\ds  1\\.2k tok  \\$0\\.0031$`),
+    );
     expect(ui.lastFrame()).toContain('── prompt activity');
     expect(ui.lastFrame()).toContain('  ⚙ read specs/prompt.md');
     expect(ui.lastFrame()).toContain('  Here is the answer');
     expect(lineOf(ui, /^cost/)).toMatch(/^cost \$0\.0031 · tokens 1\.2k · elapsed \d+\.\ds$/);
     expect(ui.lastFrame()).toContain('ctrl-c abort turn (twice: quit) · q quit (asks first)');
 
-    send('attempt_failed', { phase: 'prompt', attempt: 1, attempts: 3, motif: 'no JSON object in the answer', willRetry: true });
+    send('attempt_failed', {
+      phase: 'prompt',
+      attempt: 1,
+      attempts: 3,
+      motif: 'no JSON object in the answer',
+      willRetry: true,
+    });
     await ui.waitForFrame('↻ agent prompt');
     expect(lineOf(ui, /agent prompt/)).toMatch(/^↻ agent prompt   attempt 2\/3 /);
     expect(ui.lastFrame()).toContain('│   ↳ attempt 1/3 failed: no JSON object in the answer');
-    expect(ui.lastFrame()).toContain('↻ attempt 1/3 failed: no JSON object in the answer — retrying in the same session');
+    expect(ui.lastFrame()).toContain(
+      '↻ attempt 1/3 failed: no JSON object in the answer — retrying in the same session',
+    );
 
     send('attempt_started', { phase: 'prompt', attempt: 2, attempts: 3, sessionId: 's-1' });
     send('usage', { phase: 'prompt', tokens: 400, cost: 0.0012 });
     await ui.waitForFrame('tokens 1.6k');
-    expect(lineOf(ui, /agent prompt/)).toMatch(new RegExp(`^${SPIN} agent prompt   attempt 2/3 .* 1\\.6k tok  \\$0\\.0043$`));
+    expect(lineOf(ui, /agent prompt/)).toMatch(
+      new RegExp(`^${SPIN} agent prompt   attempt 2/3 .* 1\\.6k tok  \\$0\\.0043$`),
+    );
 
-    send('phase_ok', { phase: 'prompt', kind: 'agent', attempt: 2, attempts: 3, seconds: 4.2, tokens: 1634, cost: 0.004278, sessionId: 's-1' });
+    send('phase_ok', {
+      phase: 'prompt',
+      kind: 'agent',
+      attempt: 2,
+      attempts: 3,
+      seconds: 4.2,
+      tokens: 1634,
+      cost: 0.004278,
+      sessionId: 's-1',
+    });
     send('phase_started', { phase: 'dispose', kind: 'code' });
     await ui.waitForFrame(new RegExp(`${SPIN} code  dispose`));
     expect(lineOf(ui, /agent prompt/)).toBe('✓ agent prompt   attempt 2/3  4.2s  1.6k tok  $0.0043');
@@ -113,7 +138,15 @@ describe('RunScreen on an adw_prompt run', () => {
     const ui = await mount(store);
     send('run_started', { adwName: 'adw_prompt', cwd: '/w', phases: PLAN });
     send('phase_started', { phase: 'prompt', kind: 'agent' });
-    send('phase_failed', { phase: 'prompt', kind: 'agent', attempts: 3, motif: 'status: "success" | "fail" expected', seconds: 12.3, tokens: 5100, cost: 0.0153 });
+    send('phase_failed', {
+      phase: 'prompt',
+      kind: 'agent',
+      attempts: 3,
+      motif: 'status: "success" | "fail" expected',
+      seconds: 12.3,
+      tokens: 5100,
+      cost: 0.0153,
+    });
     send('run_finished', { exit: 1, seconds: 12.5, tokens: 5100, cost: 0.0153, failedPhase: 'prompt' });
     await ui.waitForFrame('FAILED at prompt (exit 1)');
     expect(lineOf(ui, /agent prompt/)).toBe('✗ agent prompt   12.3s  5.1k tok  $0.0153');
@@ -174,10 +207,23 @@ describe('RunScreen layout', () => {
   it('truncates every line on a narrow terminal instead of wrapping, and re-lays out on resize', async () => {
     const store = createRunStore();
     const send = feeder(store);
-    send('run_started', { adwName: 'adw_prompt', cwd: '/home/someone/projects/a-rather-long/payload-repo', phases: PLAN });
+    send('run_started', {
+      adwName: 'adw_prompt',
+      cwd: '/home/someone/projects/a-rather-long/payload-repo',
+      phases: PLAN,
+    });
     send('phase_started', { phase: 'prompt', kind: 'agent' });
-    send('activity', { phase: 'prompt', activity: { kind: 'tool_start', tool: 'bash', detail: 'npm test -- --reporter verbose '.repeat(5) } });
-    send('attempt_failed', { phase: 'prompt', attempt: 1, attempts: 3, motif: 'changed_files: array expected, string received', willRetry: true });
+    send('activity', {
+      phase: 'prompt',
+      activity: { kind: 'tool_start', tool: 'bash', detail: 'npm test -- --reporter verbose '.repeat(5) },
+    });
+    send('attempt_failed', {
+      phase: 'prompt',
+      attempt: 1,
+      attempts: 3,
+      motif: 'changed_files: array expected, string received',
+      willRetry: true,
+    });
     const ui = await mount(store);
     await ui.waitForFrame('/home/someone/projects/a-rather-long/payload-repo');
     const wideRows = ui.lines().length;
@@ -210,7 +256,10 @@ describe('RunScreen layout', () => {
     });
     const ui = await mount(store, recorder(), { columns: 60 });
     await ui.waitForFrame('4.0s');
-    expect(ui.lines().every((line) => stringWidth(line) <= 60), ui.lastFrame()).toBe(true);
+    expect(
+      ui.lines().every((line) => stringWidth(line) <= 60),
+      ui.lastFrame(),
+    ).toBe(true);
     const nodes = ui.lines().filter((l) => /^✓ (agent|code) /.test(l));
     expect(nodes).toHaveLength(4);
     // The longest name is cut at 24 columns; every detail starts after the same 24-column name cell.
@@ -239,14 +288,37 @@ describe('RunScreen layout', () => {
 describe('formats and pure view helpers', () => {
   it('compacts tokens, cost and durations', () => {
     expect([0, 850, 1234, 9999, 45_600, 999_999, 1_234_567, 42_000_000].map(formatTokens)).toEqual([
-      '0', '850', '1.2k', '10k', '46k', '1M', '1.2M', '42M',
+      '0',
+      '850',
+      '1.2k',
+      '10k',
+      '46k',
+      '1M',
+      '1.2M',
+      '42M',
     ]);
-    expect([0, 0.003078, 0.00004, 0.0153, 1.5].map(formatCost)).toEqual(['$0.0000', '$0.0031', '<$0.0001', '$0.0153', '$1.50']);
+    expect([0, 0.003078, 0.00004, 0.0153, 1.5].map(formatCost)).toEqual([
+      '$0.0000',
+      '$0.0031',
+      '<$0.0001',
+      '$0.0153',
+      '$1.50',
+    ]);
     expect([0, 4.25, 65, 3725].map(formatSeconds)).toEqual(['0.0s', '4.3s', '1m05s', '1h02m']);
   });
 
   it('phase duration: measured once finished, from startedAt while live', () => {
-    const base = { name: 'p', kind: 'agent' as const, attempt: 1, attempts: 1, tokens: 0, cost: 0, settledTokens: 0, settledCost: 0, activity: [] };
+    const base = {
+      name: 'p',
+      kind: 'agent' as const,
+      attempt: 1,
+      attempts: 1,
+      tokens: 0,
+      cost: 0,
+      settledTokens: 0,
+      settledCost: 0,
+      activity: [],
+    };
     expect(phaseSeconds({ ...base, status: 'pending' }, 5000)).toBeUndefined();
     expect(phaseSeconds({ ...base, status: 'running', startedAt: 1000 }, 3500)).toBe(2.5);
     expect(phaseSeconds({ ...base, status: 'ok', startedAt: 1000, seconds: 9 }, 3500)).toBe(9);

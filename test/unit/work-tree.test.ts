@@ -97,6 +97,8 @@ describe('discoverTopLevel', () => {
     expect(discoverTopLevel(dir, { ...process.env, GIT_CEILING_DIRECTORIES: path.dirname(dir) })).toBeUndefined();
     expect(discoverTopLevel(dir, { ...process.env, PATH: tempDir('factory-nopath-', cleanups) })).toBeUndefined();
     // Variables that do not steer discovery (a CA bundle, the pager) leave the answer to the file system.
-    expect(discoverTopLevel(dir, { ...process.env, GIT_SSL_CAINFO: '/etc/ssl/certs/ca.pem', GIT_PAGER: 'cat' })).toBe(dir);
+    expect(discoverTopLevel(dir, { ...process.env, GIT_SSL_CAINFO: '/etc/ssl/certs/ca.pem', GIT_PAGER: 'cat' })).toBe(
+      dir,
+    );
   });
 });

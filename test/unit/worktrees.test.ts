@@ -30,7 +30,9 @@ function setup(files: Record<string, string> = { 'src/a.js': 'export const a = 1
 describe('worktrees', () => {
   it('makes a tree with a git of its own at the commit outside the tree, runs no hook of the user, and leaves no trace', async () => {
     const { root, base, head, opts } = setup();
-    fs.writeFileSync(path.join(root, '.git', 'hooks', 'post-checkout'), '#!/bin/sh\ntouch "$GIT_DIR/../hook-ran"\n', { mode: 0o755 });
+    fs.writeFileSync(path.join(root, '.git', 'hooks', 'post-checkout'), '#!/bin/sh\ntouch "$GIT_DIR/../hook-ran"\n', {
+      mode: 0o755,
+    });
     fs.writeFileSync(path.join(root, 'src', 'a.js'), 'export const a = 2; // the user is editing\n');
     const branches = git(root, 'branch', '--list');
     const tree = await addArmRepo(root, { run: 'r1', name: 'arm_1', commit: head, ...opts });
@@ -56,7 +58,9 @@ describe('worktrees', () => {
     const runDir = path.join(fs.realpathSync(base), repoKey(root), 'rc');
     const first = await addArmRepo(root, { run: 'rc', name: 'prime', commit: head, ...opts });
     // The primer's tree goes while the arms' are being made: the run's folder must outlive it for them.
-    const making = Array.from({ length: 8 }, (_, i) => addArmRepo(root, { run: 'rc', name: `arm_${i + 1}`, commit: head, ...opts }));
+    const making = Array.from({ length: 8 }, (_, i) =>
+      addArmRepo(root, { run: 'rc', name: `arm_${i + 1}`, commit: head, ...opts }),
+    );
     await first.remove();
     const trees = await Promise.all(making);
     for (const t of trees) expect(git(t.dir, 'rev-parse', 'HEAD').trim()).toBe(head);
@@ -69,21 +73,29 @@ describe('worktrees', () => {
     const { root, head, opts } = setup();
     const bare = tempDir('factory-bare-', cleanups);
     git(bare, 'clone', '-q', '--bare', root, 'b.git');
-    await expect(addArmRepo(path.join(bare, 'b.git'), { run: 'r', name: 'arm_1', commit: head, ...opts })).rejects.toThrow(/^no tree for arm_1: a bare repository has no work tree/);
-    const error = await addArmRepo(root, { run: 'r', name: 'arm_2', commit: '0'.repeat(40), ...opts }).catch((e: unknown) => e);
+    await expect(
+      addArmRepo(path.join(bare, 'b.git'), { run: 'r', name: 'arm_1', commit: head, ...opts }),
+    ).rejects.toThrow(/^no tree for arm_1: a bare repository has no work tree/);
+    const error = await addArmRepo(root, { run: 'r', name: 'arm_2', commit: '0'.repeat(40), ...opts }).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(WorktreeError);
     expect((error as Error).message).toMatch(/^no tree for arm_2: the commit 0{40} is not in the repository/);
     expect((error as Error).message).not.toContain('\n');
     expect(await listWorktrees(root, opts.git)).toEqual([]);
   });
 
-  it('a shallow clone makes worktrees; the user\'s checked-out submodules are checked out from their copy, an uninitialized one stays empty', async () => {
+  it("a shallow clone makes worktrees; the user's checked-out submodules are checked out from their copy, an uninitialized one stays empty", async () => {
     const { root, base, opts } = setup();
     const lib = makeTempRepo({ files: { 'lib.js': 'export const lib = 1;\n' } });
     cleanups.push(lib.cleanup);
     const other = makeTempRepo({ files: { 'other.js': 'export const other = 1;\n' } });
     cleanups.push(other.cleanup);
-    for (const [url, at] of [[lib.dir, 'vendor/lib'], [other.dir, 'vendor/other']] as const) git(root, '-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', url, at);
+    for (const [url, at] of [
+      [lib.dir, 'vendor/lib'],
+      [other.dir, 'vendor/other'],
+    ] as const)
+      git(root, '-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', url, at);
     git(root, 'commit', '-qm', 'submodules');
     // The user has vendor/lib checked out but not vendor/other; the remote of vendor/lib is gone.
     git(root, 'submodule', 'deinit', '-q', '--', 'vendor/other');
@@ -101,7 +113,12 @@ describe('worktrees', () => {
     const shallowBase = tempDir('factory-shallow-', cleanups);
     git(shallowBase, 'clone', '-q', '--depth', '1', `file://${root}`, 'shallow');
     const shallow = path.join(shallowBase, 'shallow');
-    const shallowTree = await addArmRepo(shallow, { run: 'rs2', name: 'arm_1', commit: git(shallow, 'rev-parse', 'HEAD').trim(), ...opts });
+    const shallowTree = await addArmRepo(shallow, {
+      run: 'rs2',
+      name: 'arm_1',
+      commit: git(shallow, 'rev-parse', 'HEAD').trim(),
+      ...opts,
+    });
     expect(fs.readFileSync(path.join(shallowTree.dir, 'src/a.js'), 'utf8')).toBe('export const a = 1;\n');
     expect(git(shallowTree.dir, 'log', '--oneline').trim().split('\n')).toHaveLength(1); // the shallow boundary came along
     await shallowTree.remove();
@@ -109,7 +126,7 @@ describe('worktrees', () => {
     expect(fs.readdirSync(base).flatMap((d) => fs.readdirSync(path.join(base, d)))).toEqual([]);
   });
 
-  it('a submodule whose recorded commit the user\'s copy lacks refuses the tree in one line, leaving nothing', async () => {
+  it("a submodule whose recorded commit the user's copy lacks refuses the tree in one line, leaving nothing", async () => {
     const { root, opts } = setup();
     const lib = makeTempRepo({ files: { 'lib.js': 'v1\n' } });
     cleanups.push(lib.cleanup);
@@ -124,9 +141,17 @@ describe('worktrees', () => {
     git(root, 'update-index', '--cacheinfo', `160000,${v2},vendor/lib`);
     git(root, 'commit', '-qm', 'bump the submodule');
     const head = git(root, 'rev-parse', 'HEAD').trim();
-    const error = await prepareArmTree(root, { run: 'rf', name: 'arm_1', commit: head, gateFolders: [], ...opts }).catch((e: unknown) => e);
+    const error = await prepareArmTree(root, {
+      run: 'rf',
+      name: 'arm_1',
+      commit: head,
+      gateFolders: [],
+      ...opts,
+    }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(WorktreeError);
-    expect((error as Error).message).toMatch(/^submodule vendor\/lib could not be checked out in the worktree from your copy of it: /);
+    expect((error as Error).message).toMatch(
+      /^submodule vendor\/lib could not be checked out in the worktree from your copy of it: /,
+    );
     expect((error as Error).message).not.toContain('\n');
     expect(await listWorktrees(root, opts.git)).toEqual([]);
   });
@@ -137,7 +162,10 @@ describe('worktrees', () => {
     // A real run, killed with SIGKILL once its worktrees exist.
     const module = path.resolve('dist/src/bon/tree/repo.js');
     const script = `const m = await import(${JSON.stringify(module)}); for (const n of ['arm_1','arm_2']) await m.addArmRepo(${JSON.stringify(root)}, { run: 'killed', name: n, commit: ${JSON.stringify(head)}, git: { env: process.env }, env: process.env }); console.log('ready'); setInterval(() => {}, 1000);`;
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+      env,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     await new Promise<void>((resolve, reject) => {
       child.stdout.on('data', (d: Buffer) => d.toString().includes('ready') && resolve());
       child.on('exit', (code) => reject(new Error(`the child ended early (${code})`)));
@@ -160,10 +188,23 @@ describe('worktrees', () => {
     const other = makeTempRepo({ files: { 'a.txt': 'a\n' } });
     cleanups.push(other.cleanup);
     const gone = makeTempRepo({ files: { 'b.txt': 'b\n' } });
-    const kept = await addArmRepo(other.dir, { run: 'r2', name: 'arm_1', commit: git(other.dir, 'rev-parse', 'HEAD').trim(), ...opts });
-    const orphan = await addArmRepo(gone.dir, { run: 'r3', name: 'arm_1', commit: git(gone.dir, 'rev-parse', 'HEAD').trim(), ...opts });
+    const kept = await addArmRepo(other.dir, {
+      run: 'r2',
+      name: 'arm_1',
+      commit: git(other.dir, 'rev-parse', 'HEAD').trim(),
+      ...opts,
+    });
+    const orphan = await addArmRepo(gone.dir, {
+      run: 'r3',
+      name: 'arm_1',
+      commit: git(gone.dir, 'rev-parse', 'HEAD').trim(),
+      ...opts,
+    });
     for (const dir of [path.dirname(kept.dir), path.dirname(orphan.dir)]) {
-      fs.writeFileSync(path.join(dir, 'owner.json'), JSON.stringify({ ...JSON.parse(fs.readFileSync(path.join(dir, 'owner.json'), 'utf8')), pid: 2 ** 22 + 1 }));
+      fs.writeFileSync(
+        path.join(dir, 'owner.json'),
+        JSON.stringify({ ...JSON.parse(fs.readFileSync(path.join(dir, 'owner.json'), 'utf8')), pid: 2 ** 22 + 1 }),
+      );
     }
     gone.cleanup(); // the repository is deleted, its run's folder stays behind
     fs.mkdirSync(path.join(fs.realpathSync(base), 'empty-0000000000')); // an empty repository folder of an old run
@@ -186,7 +227,11 @@ describe('worktrees', () => {
 
 describe('.worktreeinclude', () => {
   it('parses entries: comments, blanks, ./ and trailing slashes', () => {
-    expect(parseInclude('# secrets\n.env\n\n./config/local/ # the dev config\n*.local\r\n')).toEqual(['.env', 'config/local', '*.local']);
+    expect(parseInclude('# secrets\n.env\n\n./config/local/ # the dev config\n*.local\r\n')).toEqual([
+      '.env',
+      'config/local',
+      '*.local',
+    ]);
   });
 
   it('copies named ignored files and globbed ones, never as links, and refuses in one line what it must not copy', async () => {
@@ -219,7 +264,11 @@ describe('.worktreeinclude', () => {
     }
     fs.symlinkSync(path.join(root, '.env'), path.join(root, 'link.local'));
     fs.writeFileSync(path.join(root, '.worktreeinclude'), '*.local\n');
-    await expect(copyIncluded(root, tree.dir, opts.git)).rejects.toThrow(/^\.worktreeinclude: link\.local is a symbolic link: not copied$/);
-    expect(spawnSync('git', ['status', '--porcelain'], { cwd: root, encoding: 'utf8' }).stdout).toContain('.worktreeinclude');
+    await expect(copyIncluded(root, tree.dir, opts.git)).rejects.toThrow(
+      /^\.worktreeinclude: link\.local is a symbolic link: not copied$/,
+    );
+    expect(spawnSync('git', ['status', '--porcelain'], { cwd: root, encoding: 'utf8' }).stdout).toContain(
+      '.worktreeinclude',
+    );
   });
 });

@@ -5,7 +5,11 @@ import type { NodeProject } from './node-rig.js';
 export { extensionsOnDisk } from '../../../src/doctor/nodeBattery.js';
 
 /** A factory phase environment that expects exactly the extensions on disk (so a silent one is missing). */
-export function phaseEnv(project: Pick<NodeProject, 'schemaFile' | 'dataDir'>, expected: string[], extra: Record<string, string> = {}): Record<string, string> {
+export function phaseEnv(
+  project: Pick<NodeProject, 'schemaFile' | 'dataDir'>,
+  expected: string[],
+  extra: Record<string, string> = {},
+): Record<string, string> {
   return {
     FACTORY_ENVELOPE_SCHEMA: project.schemaFile,
     FACTORY_EXPECTED: expected.join(','),

@@ -54,7 +54,10 @@ export function makePartialFactory(without: string[]): { root: string; cleanup()
   const root = realpathSync(mkdtempSync(path.join(tmpdir(), 'factory-partial-')));
   cpSync(path.join(FACTORY_ROOT, 'package.json'), path.join(root, 'package.json'));
   cpSync(path.join(FACTORY_ROOT, '.pi', 'lib'), path.join(root, '.pi', 'lib'), { recursive: true });
-  cpSync(path.join(FACTORY_ROOT, '.pi', 'damage-control-rules.yaml'), path.join(root, '.pi', 'damage-control-rules.yaml'));
+  cpSync(
+    path.join(FACTORY_ROOT, '.pi', 'damage-control-rules.yaml'),
+    path.join(root, '.pi', 'damage-control-rules.yaml'),
+  );
   cpSync(path.join(FACTORY_ROOT, '.pi', 'extensions'), path.join(root, '.pi', 'extensions'), {
     recursive: true,
     filter: (source) => !without.some((name) => path.basename(source) === `${name}.ts`),
@@ -76,7 +79,12 @@ export function nodeEnv(project: NodeProject, extra: Record<string, string> = {}
 }
 
 /** One json-mode run of the real pi in `project`, with the project trusted (`--approve`). */
-export function runNode(rig: Rig, project: NodeProject, prompt: string, env: Record<string, string> = nodeEnv(project)): Promise<PiRun> {
+export function runNode(
+  rig: Rig,
+  project: NodeProject,
+  prompt: string,
+  env: Record<string, string> = nodeEnv(project),
+): Promise<PiRun> {
   return runPiJson({ ...rig, env: { ...rig.env, ...env } }, { cwd: project.dir, prompt, args: ['--approve'] });
 }
 
@@ -114,8 +122,21 @@ export interface RpcNode {
 
 /** A `pi --mode rpc --approve` process in `project` (here ctx.hasUI is true: dialogs come as requests). */
 export function startRpcNode(rig: Rig, project: NodeProject, env: Record<string, string> = nodeEnv(project)): RpcNode {
-  const args = [...rig.pi.prefixArgs, '--mode', 'rpc', '--approve', '--model', rig.agentDir.route, '--session-dir', rig.sessionDir];
-  const child = spawn(rig.pi.command, args, { cwd: project.dir, env: { ...rig.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const args = [
+    ...rig.pi.prefixArgs,
+    '--mode',
+    'rpc',
+    '--approve',
+    '--model',
+    rig.agentDir.route,
+    '--session-dir',
+    rig.sessionDir,
+  ];
+  const child = spawn(rig.pi.command, args, {
+    cwd: project.dir,
+    env: { ...rig.env, ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   const lines: PiEvent[] = [];
   const waiters: { test: (line: PiEvent) => boolean; resolve: (line: PiEvent) => void }[] = [];
   let buffer = '';
@@ -140,7 +161,8 @@ export function startRpcNode(rig: Rig, project: NodeProject, env: Record<string,
   });
   child.stderr.resume();
   const closed = new Promise<void>((resolve) => child.on('close', () => resolve()));
-  const until = (test: (line: PiEvent) => boolean) => new Promise<PiEvent>((resolve) => waiters.push({ test, resolve }));
+  const until = (test: (line: PiEvent) => boolean) =>
+    new Promise<PiEvent>((resolve) => waiters.push({ test, resolve }));
   const send = (command: Record<string, unknown>) => child.stdin.write(`${JSON.stringify(command)}\n`);
   return {
     lines,

@@ -49,13 +49,29 @@ export function configActs(before: string[], after: string[], afterText: string)
   const push = (act: string) => {
     if (!acts.includes(act)) acts.push(act);
   };
-  const remotesBefore = new Set(before.map(keyOf).map(remoteOf).filter((r) => r !== undefined));
-  const remotesAfter = new Set(after.map(keyOf).map(remoteOf).filter((r) => r !== undefined));
+  const remotesBefore = new Set(
+    before
+      .map(keyOf)
+      .map(remoteOf)
+      .filter((r) => r !== undefined),
+  );
+  const remotesAfter = new Set(
+    after
+      .map(keyOf)
+      .map(remoteOf)
+      .filter((r) => r !== undefined),
+  );
   const changedKeys = new Set([...after.filter((e) => !had.has(e)), ...before.filter((e) => !has.has(e))].map(keyOf));
   for (const key of changedKeys) {
     const remote = remoteOf(key);
     if (remote !== undefined) {
-      push(!remotesBefore.has(remote) ? `added remote ${remote}` : !remotesAfter.has(remote) ? `removed remote ${remote}` : `changed remote ${remote}`);
+      push(
+        !remotesBefore.has(remote)
+          ? `added remote ${remote}`
+          : !remotesAfter.has(remote)
+            ? `removed remote ${remote}`
+            : `changed remote ${remote}`,
+      );
       continue;
     }
     const present = after.some((e) => keyOf(e) === key);

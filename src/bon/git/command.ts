@@ -13,7 +13,12 @@ export function gitx(cwd: string, args: string[], opts: GitxOptions = {}): Promi
 
 /** The first non-empty line of git's stderr (its motif), or the exit code. */
 export function gitMotif(result: GitxOutput): string {
-  return result.stderr.split('\n').find((l) => l.trim() !== '')?.trim() ?? `exit ${result.code}`;
+  return (
+    result.stderr
+      .split('\n')
+      .find((l) => l.trim() !== '')
+      ?.trim() ?? `exit ${result.code}`
+  );
 }
 
 /** Stdout of a git command that must succeed; GitError with stderr's first line otherwise. */

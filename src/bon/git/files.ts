@@ -12,7 +12,12 @@ export interface FileState {
 const MAX_FILES = 20_000;
 
 /** Reads `rel` under `base` (a file, or a folder's every file) into `files`, its folders into `dirs`; `skip` prunes. */
-export function readTree(base: string, rel: string, into: { files: Map<string, FileState>; dirs: Set<string> }, skip: (rel: string) => boolean): void {
+export function readTree(
+  base: string,
+  rel: string,
+  into: { files: Map<string, FileState>; dirs: Set<string> },
+  skip: (rel: string) => boolean,
+): void {
   if (skip(rel)) return;
   const abs = path.join(base, rel);
   let stat: fs.Stats;

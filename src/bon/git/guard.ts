@@ -20,11 +20,40 @@ import { gitx, gitxOk, gitxText, type GitxOptions } from './command.js';
 import { worktreeBase } from '../../config/paths.js';
 
 /** Kept byte for byte in the common git dir: ref storage, config, hooks and what makes git read other places. */
-const COMMON = ['HEAD', 'ORIG_HEAD', 'FETCH_HEAD', 'index', 'packed-refs', 'refs', 'logs', 'config', 'config.worktree', 'hooks', 'info', 'objects/info/alternates', 'shallow', 'commondir'];
+const COMMON = [
+  'HEAD',
+  'ORIG_HEAD',
+  'FETCH_HEAD',
+  'index',
+  'packed-refs',
+  'refs',
+  'logs',
+  'config',
+  'config.worktree',
+  'hooks',
+  'info',
+  'objects/info/alternates',
+  'shallow',
+  'commondir',
+];
 /** Kept in the user's own admin dir when the user works in a linked worktree. */
 const OWN = ['HEAD', 'ORIG_HEAD', 'FETCH_HEAD', 'index', 'refs', 'logs', 'config.worktree'];
 /** Kept in each submodule's git dir (`.git/modules/<name>/`, nested ones too): what makes git run programs there. */
-const MODULE = ['HEAD', 'ORIG_HEAD', 'FETCH_HEAD', 'index', 'packed-refs', 'refs', 'logs', 'config', 'config.worktree', 'hooks', 'info', 'objects/info/alternates', 'shallow'];
+const MODULE = [
+  'HEAD',
+  'ORIG_HEAD',
+  'FETCH_HEAD',
+  'index',
+  'packed-refs',
+  'refs',
+  'logs',
+  'config',
+  'config.worktree',
+  'hooks',
+  'info',
+  'objects/info/alternates',
+  'shallow',
+];
 /**
  * Kept in the admin dir of each other linked worktree of the user's (not the factory's arms): its own config (which
  * can name programs) and the files that say where it is. Not its HEAD nor its index: the user may go on working
@@ -90,8 +119,11 @@ function readGitDir(layout: Layout): Into {
   for (const rel of COMMON) readTree(layout.commonDir, rel, into, skip);
   readModules(layout.commonDir, 'modules', into);
   const own = path.relative(layout.commonDir, layout.gitDir);
-  if (own !== '') for (const rel of OWN) readTree(layout.commonDir, path.join(own, rel), into, (r) => FACTORY.includes(path.relative(own, r)));
-  for (const other of layout.others) for (const rel of OTHER) readTree(layout.commonDir, path.join(other, rel), into, () => false);
+  if (own !== '')
+    for (const rel of OWN)
+      readTree(layout.commonDir, path.join(own, rel), into, (r) => FACTORY.includes(path.relative(own, r)));
+  for (const other of layout.others)
+    for (const rel of OTHER) readTree(layout.commonDir, path.join(other, rel), into, () => false);
   return into;
 }
 
@@ -135,7 +167,10 @@ function workFiles(layout: Layout, branch: string | undefined): Set<string> {
   return work;
 }
 
-async function readRefs(root: string, opts?: GitxOptions): Promise<{ refs: Map<string, string>; branch: string | undefined }> {
+async function readRefs(
+  root: string,
+  opts?: GitxOptions,
+): Promise<{ refs: Map<string, string>; branch: string | undefined }> {
   const branch = await gitx(root, ['symbolic-ref', '-q', 'HEAD'], opts);
   const current = branch.code === 0 ? branch.stdout.toString('utf8').trim() : undefined;
   const listed = await gitxOk(root, ['for-each-ref', '--format=%(refname) %(objectname)'], opts);
@@ -153,29 +188,55 @@ function staged(root: string, opts?: GitxOptions): Promise<Buffer> {
   return gitxOk(root, ['ls-files', '--stage', '-z'], opts);
 }
 
-export async function snapshotGitDir(root: string, opts: GitxOptions & { agentsIn?: AgentsIn } = {}): Promise<GitDirSnapshot> {
+export async function snapshotGitDir(
+  root: string,
+  opts: GitxOptions & { agentsIn?: AgentsIn } = {},
+): Promise<GitDirSnapshot> {
   const { agentsIn = 'tree', ...git } = opts;
   const commonDir = path.resolve(root, await gitxText(root, ['rev-parse', '--git-common-dir'], git));
   const gitDir = path.resolve(root, await gitxText(root, ['rev-parse', '--git-dir'], git));
   const { refs, branch } = await readRefs(root, git);
   const others = otherWorktrees(commonDir, gitDir, git.env ?? process.env);
   const { files, dirs } = readGitDir({ commonDir, gitDir, others });
-  return { commonDir, gitDir, others, agentsIn, files, dirs, refs, branch, config: await readConfig(root, path.join(commonDir, 'config'), git), staged: await staged(root, git) };
+  return {
+    commonDir,
+    gitDir,
+    others,
+    agentsIn,
+    files,
+    dirs,
+    refs,
+    branch,
+    config: await readConfig(root, path.join(commonDir, 'config'), git),
+    staged: await staged(root, git),
+  };
 }
 
 /** `.git/<rel> (added|changed|removed)` for each file that differs; `skip` leaves some out. */
-function fileChanges(before: Map<string, FileState>, now: Map<string, FileState>, skip: (rel: string) => boolean): string[] {
+function fileChanges(
+  before: Map<string, FileState>,
+  now: Map<string, FileState>,
+  skip: (rel: string) => boolean,
+): string[] {
   const changes: string[] = [];
-  for (const [rel, state] of before) if (!skip(rel) && !sameFile(state, now.get(rel))) changes.push(`.git/${rel} (${now.has(rel) ? 'changed' : 'removed'})`);
+  for (const [rel, state] of before)
+    if (!skip(rel) && !sameFile(state, now.get(rel)))
+      changes.push(`.git/${rel} (${now.has(rel) ? 'changed' : 'removed'})`);
   for (const rel of now.keys()) if (!skip(rel) && !before.has(rel)) changes.push(`.git/${rel} (added)`);
   return changes;
 }
 
 /** Puts the files back as the snapshot has them (those `keep` names left as they are). */
-function writeAllBack(snapshot: GitDirSnapshot, now: { files: Map<string, FileState>; dirs: Set<string> }, keep: (rel: string) => boolean): void {
-  for (const [rel, state] of snapshot.files) if (!keep(rel) && !sameFile(state, now.files.get(rel))) writeBack(path.join(snapshot.commonDir, rel), state);
+function writeAllBack(
+  snapshot: GitDirSnapshot,
+  now: { files: Map<string, FileState>; dirs: Set<string> },
+  keep: (rel: string) => boolean,
+): void {
+  for (const [rel, state] of snapshot.files)
+    if (!keep(rel) && !sameFile(state, now.files.get(rel))) writeBack(path.join(snapshot.commonDir, rel), state);
   // The file only: a folder it sits in may hold the user's own files the guard does not read (objects/).
-  for (const rel of now.files.keys()) if (!keep(rel) && !snapshot.files.has(rel)) fs.rmSync(path.join(snapshot.commonDir, rel), { force: true });
+  for (const rel of now.files.keys())
+    if (!keep(rel) && !snapshot.files.has(rel)) fs.rmSync(path.join(snapshot.commonDir, rel), { force: true });
   removeAddedDirs(snapshot.commonDir, snapshot.dirs, now.dirs);
 }
 
@@ -194,14 +255,21 @@ export async function restoreGitDir(root: string, snapshot: GitDirSnapshot, opts
   // The config, named by what it says (a remote, a setting), then written back.
   const configRel = 'config';
   if (!sameFile(snapshot.files.get(configRel), now.files.get(configRel))) {
-    const named = configActs(snapshot.config, await readConfig(root, path.join(snapshot.commonDir, configRel), opts), now.files.get(configRel)?.bytes.toString('utf8') ?? '');
-    acts.push(...(named.length > 0 ? named : [`.git/${configRel} (${now.files.has(configRel) ? 'changed' : 'removed'})`]));
+    const named = configActs(
+      snapshot.config,
+      await readConfig(root, path.join(snapshot.commonDir, configRel), opts),
+      now.files.get(configRel)?.bytes.toString('utf8') ?? '',
+    );
+    acts.push(
+      ...(named.length > 0 ? named : [`.git/${configRel} (${now.files.has(configRel) ? 'changed' : 'removed'})`]),
+    );
   }
   // The refs, named by what git reads (loose or packed is git's business); their storage written back byte for byte.
   const { refs } = await readRefs(root, opts);
   const named = refActs(snapshot.refs, refs, snapshot.agentsIn === 'tree' ? snapshot.branch : undefined);
   acts.push(...named);
-  const quiet = (rel: string) => rel === configRel || isWork(rel) || (named.length > 0 && REF_STORAGE.test(rel)) || rel === indexRel;
+  const quiet = (rel: string) =>
+    rel === configRel || isWork(rel) || (named.length > 0 && REF_STORAGE.test(rel)) || rel === indexRel;
   acts.push(...fileChanges(snapshot.files, now.files, quiet));
   // The index: what it holds, not its stat data (a `git status` refreshes that).
   if (!isWork(indexRel) && !sameFile(snapshot.files.get(indexRel), now.files.get(indexRel))) {
@@ -221,7 +289,11 @@ export function putBack(snapshot: GitDirSnapshot): void {
   const now = readGitDir(snapshot);
   const work = workFiles(snapshot, snapshot.branch);
   // Only what the agent's work and the reset write: anything else was named and undone at the turn's end.
-  writeAllBack(snapshot, { files: new Map([...now.files].filter(([rel]) => work.has(rel))), dirs: new Set() }, (rel) => !work.has(rel));
+  writeAllBack(
+    snapshot,
+    { files: new Map([...now.files].filter(([rel]) => work.has(rel))), dirs: new Set() },
+    (rel) => !work.has(rel),
+  );
 }
 
 /** The one-line motif for an agent that changed `.git`. */

@@ -12,7 +12,16 @@ import { readTree, sameFile, type FileState } from './files.js';
 import type { GitxOptions } from './command.js';
 
 /** The files of an arm's `.git` that make git run programs or read other places. */
-const WATCHED = ['config', 'config.worktree', 'hooks', 'info', 'objects/info/alternates', 'objects/info/http-alternates', 'commondir', 'shallow'];
+const WATCHED = [
+  'config',
+  'config.worktree',
+  'hooks',
+  'info',
+  'objects/info/alternates',
+  'objects/info/http-alternates',
+  'commondir',
+  'shallow',
+];
 
 export interface OwnGitState {
   gitDir: string;
@@ -36,7 +45,9 @@ export async function ownGitActs(tree: string, before: OwnGitState, git?: GitxOp
     const named = configActs(before.config, now.config, now.files.get('config')?.bytes.toString('utf8') ?? '');
     acts.push(...(named.length > 0 ? named : [`.git/config (${now.files.has('config') ? 'changed' : 'removed'})`]));
   }
-  for (const [rel, state] of before.files) if (rel !== 'config' && !sameFile(state, now.files.get(rel))) acts.push(`.git/${rel} (${now.files.has(rel) ? 'changed' : 'removed'})`);
+  for (const [rel, state] of before.files)
+    if (rel !== 'config' && !sameFile(state, now.files.get(rel)))
+      acts.push(`.git/${rel} (${now.files.has(rel) ? 'changed' : 'removed'})`);
   for (const rel of now.files.keys()) if (rel !== 'config' && !before.files.has(rel)) acts.push(`.git/${rel} (added)`);
   return acts;
 }
@@ -69,13 +80,19 @@ export function refsOf(gitDir: string): Map<string, string> {
  * The user's branches and tags (`userRefs`, refnames) that an arm made or moved in its own git since `before`: the
  * user's own are untouched (its git is not theirs), but it tried. Named as tried acts, one per ref.
  */
-export function ownRefActs(before: ReadonlyMap<string, string>, now: ReadonlyMap<string, string>, userRefs: ReadonlySet<string>): string[] {
+export function ownRefActs(
+  before: ReadonlyMap<string, string>,
+  now: ReadonlyMap<string, string>,
+  userRefs: ReadonlySet<string>,
+): string[] {
   const acts: string[] = [];
   for (const [ref, id] of now) {
     if (!userRefs.has(ref) || before.get(ref) === id) continue;
     const kind = ref.startsWith('refs/tags/') ? 'tag' : 'branch';
     const name = ref.replace(/^refs\/(heads|tags)\//, '');
-    acts.push(`${before.has(ref) ? 'moved' : 'made'} your ${kind} ${name} in its own git — contained (yours is untouched)`);
+    acts.push(
+      `${before.has(ref) ? 'moved' : 'made'} your ${kind} ${name} in its own git — contained (yours is untouched)`,
+    );
   }
   return acts;
 }

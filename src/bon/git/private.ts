@@ -27,7 +27,9 @@ export interface PrivateGit {
 
 /** The user's global ignore file, as their own git would find it (read before the factory's git stops reading it). */
 async function globalExcludes(root: string, git: GitOptions | undefined): Promise<string | undefined> {
-  const named = await gitx(root, ['config', '--global', '--path', '--get', 'core.excludesFile'], git).catch(() => undefined);
+  const named = await gitx(root, ['config', '--global', '--path', '--get', 'core.excludesFile'], git).catch(
+    () => undefined,
+  );
   const value = named?.code === 0 ? named.stdout.toString('utf8').trim() : '';
   const env = git?.env ?? process.env;
   const home = env.HOME ?? os.homedir();
@@ -40,7 +42,13 @@ async function globalExcludes(root: string, git: GitOptions | undefined): Promis
  * A private git dir for reading `tree` (a worktree of the repository at `root`) against `base`: its index holds
  * `base`'s tree, so `add -A` then `diff --cached base` is the arm's work, and `status` lists what the tree changed.
  */
-export async function privateGit(root: string, tree: string, base: string, git?: GitOptions, hidden: readonly string[] = []): Promise<PrivateGit> {
+export async function privateGit(
+  root: string,
+  tree: string,
+  base: string,
+  git?: GitOptions,
+  hidden: readonly string[] = [],
+): Promise<PrivateGit> {
   const commonDir = path.resolve(root, await gitxText(root, ['rev-parse', '--git-common-dir'], git));
   const excludesFile = await globalExcludes(root, git);
   const scratch = makeScratch('privgit');
@@ -55,7 +63,8 @@ export async function privateGit(root: string, tree: string, base: string, git?:
     fs.mkdirSync(path.join(gitDir, 'info'), { recursive: true });
     const userExclude = path.join(commonDir, 'info', 'exclude');
     if (fs.existsSync(userExclude)) fs.copyFileSync(userExclude, path.join(gitDir, 'info', 'exclude'));
-    if (excludesFile) fs.appendFileSync(path.join(gitDir, 'info', 'exclude'), `\n${fs.readFileSync(excludesFile, 'utf8')}\n`);
+    if (excludesFile)
+      fs.appendFileSync(path.join(gitDir, 'info', 'exclude'), `\n${fs.readFileSync(excludesFile, 'utf8')}\n`);
     const env: NodeJS.ProcessEnv = {
       ...(git?.env ?? process.env),
       GIT_DIR: gitDir,
@@ -64,7 +73,16 @@ export async function privateGit(root: string, tree: string, base: string, git?:
       GIT_CONFIG_GLOBAL: '/dev/null',
       GIT_ATTR_NOSYSTEM: '1',
     };
-    for (const name of ['GIT_INDEX_FILE', 'GIT_COMMON_DIR', 'GIT_OBJECT_DIRECTORY', 'GIT_ALTERNATE_OBJECT_DIRECTORIES', 'GIT_CONFIG', 'GIT_CONFIG_PARAMETERS', 'GIT_CONFIG_COUNT']) delete env[name];
+    for (const name of [
+      'GIT_INDEX_FILE',
+      'GIT_COMMON_DIR',
+      'GIT_OBJECT_DIRECTORY',
+      'GIT_ALTERNATE_OBJECT_DIRECTORIES',
+      'GIT_CONFIG',
+      'GIT_CONFIG_PARAMETERS',
+      'GIT_CONFIG_COUNT',
+    ])
+      delete env[name];
     const own: GitOptions = { ...git, env };
     // HEAD detached at the base (a status compares the index with it), the index read from it.
     const commit = await gitxText(tree, ['rev-parse', '--verify', '--quiet', `${base}^{commit}`], own);
@@ -83,7 +101,14 @@ export async function privateGit(root: string, tree: string, base: string, git?:
 }
 
 /** Runs `work` with a private git on `tree`, removed afterwards whatever happens. */
-export async function withPrivateGit<T>(root: string, tree: string, base: string, git: GitOptions | undefined, work: (git: GitOptions) => Promise<T>, hidden: readonly string[] = []): Promise<T> {
+export async function withPrivateGit<T>(
+  root: string,
+  tree: string,
+  base: string,
+  git: GitOptions | undefined,
+  work: (git: GitOptions) => Promise<T>,
+  hidden: readonly string[] = [],
+): Promise<T> {
   const own = await privateGit(root, tree, base, git, hidden);
   try {
     return await work(own.git);

@@ -27,7 +27,8 @@ export function likeness(a: string, b: string): number {
   let head = 0;
   while (head < a.length && head < b.length && a[head] === b[head]) head += 1;
   let tail = 0;
-  while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail += 1;
+  while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail])
+    tail += 1;
   return (head + tail) / longest;
 }
 
@@ -35,7 +36,14 @@ export function likeness(a: string, b: string): number {
  * The pairs of a gap (a[i0…i1) against b[j0…j1), no line equal) worth facing each other: the most alike in order,
  * as a table maximising the summed likeness of pairs of at least ALIKE.
  */
-function alikePairs(a: readonly string[], b: readonly string[], i0: number, i1: number, j0: number, j1: number): Array<[number, number]> {
+function alikePairs(
+  a: readonly string[],
+  b: readonly string[],
+  i0: number,
+  i1: number,
+  j0: number,
+  j1: number,
+): Array<[number, number]> {
   const n = i1 - i0;
   const m = j1 - j0;
   if (n === 0 || m === 0 || n * m > MAX_GAP_CELLS) return [];
@@ -48,7 +56,11 @@ function alikePairs(a: readonly string[], b: readonly string[], i0: number, i1: 
   for (let i = n - 1; i >= 0; i -= 1) {
     for (let j = m - 1; j >= 0; j -= 1) {
       const pair = alike(i, j);
-      best[i * width + j] = Math.max(best[(i + 1) * width + j]!, best[i * width + j + 1]!, pair >= 0 ? best[(i + 1) * width + j + 1]! + pair : 0);
+      best[i * width + j] = Math.max(
+        best[(i + 1) * width + j]!,
+        best[i * width + j + 1]!,
+        pair >= 0 ? best[(i + 1) * width + j + 1]! + pair : 0,
+      );
     }
   }
   const out: Array<[number, number]> = [];
@@ -76,7 +88,8 @@ function matches(a: readonly string[], b: readonly string[]): Array<[number, num
     head += 1;
   }
   let tail = 0;
-  while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail += 1;
+  while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail])
+    tail += 1;
   const n = a.length - head - tail;
   const m = b.length - head - tail;
   if (n > 0 && m > 0 && n * m <= MAX_CELLS) {
@@ -86,7 +99,9 @@ function matches(a: readonly string[], b: readonly string[]): Array<[number, num
     for (let i = n - 1; i >= 0; i -= 1) {
       for (let j = m - 1; j >= 0; j -= 1) {
         lcs[i * width + j] =
-          a[head + i] === b[head + j] ? lcs[(i + 1) * width + j + 1]! + 1 : Math.max(lcs[(i + 1) * width + j]!, lcs[i * width + j + 1]!);
+          a[head + i] === b[head + j]
+            ? lcs[(i + 1) * width + j + 1]! + 1
+            : Math.max(lcs[(i + 1) * width + j]!, lcs[i * width + j + 1]!);
       }
     }
     let i = 0;

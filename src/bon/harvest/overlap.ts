@@ -73,7 +73,8 @@ interface Section {
 
 const HUNK_HEADER = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/;
 /** Header lines that say something on their own (a mode change, a rename, an empty new file). */
-const MEANINGFUL_HEAD = /^(old mode|new mode|new file mode|deleted file mode|rename from|rename to|copy from|copy to|similarity index|dissimilarity index) /;
+const MEANINGFUL_HEAD =
+  /^(old mode|new mode|new file mode|deleted file mode|rename from|rename to|copy from|copy to|similarity index|dissimilarity index) /;
 
 /** Splits a patch into its files' sections, walking each hunk by its line counts. */
 function sections(patch: string): Section[] {
@@ -106,7 +107,9 @@ function sections(patch: string): Section[] {
       continue;
     }
     // A plain unified diff (no `diff --git`) starts a file at `---` once the current one has its own.
-    const plainStart = line.startsWith('--- ') && (!current || current.hunks.length > 0 || current.head.some((h) => h.startsWith('--- ')));
+    const plainStart =
+      line.startsWith('--- ') &&
+      (!current || current.hunks.length > 0 || current.head.some((h) => h.startsWith('--- ')));
     if (line.startsWith('diff --git ') || plainStart) {
       current = { head: [line], hunks: [] };
       hunk = undefined;
@@ -174,13 +177,26 @@ function fileParts(patch: string): FilePart[] {
       const payload = [...section.binary];
       while (payload.length > 0 && payload.at(-1) === '') payload.pop();
       // Without --binary there is no payload: the blob ids of the `index` line are then what identifies the content.
-      const identity = payload.length > 0 ? payload.join('\n') : `${section.head.find((h) => h.startsWith('index ')) ?? ''}\n${section.binaryHeader}`;
-      hunks.push({ file, header: section.binaryHeader!, lines: payload, key: unique(`${file}\u0000binary\u0000${identity}`) });
+      const identity =
+        payload.length > 0
+          ? payload.join('\n')
+          : `${section.head.find((h) => h.startsWith('index ')) ?? ''}\n${section.binaryHeader}`;
+      hunks.push({
+        file,
+        header: section.binaryHeader!,
+        lines: payload,
+        key: unique(`${file}\u0000binary\u0000${identity}`),
+      });
     } else if (section.hunks.length === 0) {
       // A pure rename, a mode change, an empty new file: no hunk, yet a change another arm may or may not share.
       const meaningful = section.head.filter((h) => MEANINGFUL_HEAD.test(h));
       if (meaningful.length > 0) {
-        hunks.push({ file, header: meaningful[0]!, lines: meaningful, key: unique(`${file}\u0000head\u0000${meaningful.map((m) => m.trimEnd()).join('\n')}`) });
+        hunks.push({
+          file,
+          header: meaningful[0]!,
+          lines: meaningful,
+          key: unique(`${file}\u0000head\u0000${meaningful.map((m) => m.trimEnd()).join('\n')}`),
+        });
       }
     }
     return { file, hunks, added, removed };
@@ -272,7 +288,10 @@ interface Cluster {
  */
 function fileClusters(left: readonly Hunk[], right: readonly Hunk[]): Cluster[] {
   const unranged: Cluster = { left: left.filter((h) => !oldRange(h)), right: right.filter((h) => !oldRange(h)) };
-  const ranged = [...left.map((hunk) => ({ hunk, side: 'left' as const })), ...right.map((hunk) => ({ hunk, side: 'right' as const }))]
+  const ranged = [
+    ...left.map((hunk) => ({ hunk, side: 'left' as const })),
+    ...right.map((hunk) => ({ hunk, side: 'right' as const })),
+  ]
     .flatMap((entry) => {
       const range = oldRange(entry.hunk);
       return range ? [{ ...entry, range }] : [];
@@ -305,8 +324,16 @@ function clusterRows({ left, right }: Cluster): Row[] {
   const r = right.flatMap(shownLines);
   if (left.some((h) => !oldRange(h)) || right.some((h) => !oldRange(h))) {
     // A binary or header-only change shows a stand-in for its content (a size, a mode): alike only when the keys are.
-    const kind = left.length > 0 && right.length > 0 ? (left.map((h) => h.key).join('\n') === right.map((h) => h.key).join('\n') ? 'same' : 'both-differ') : undefined;
-    if (kind === undefined) return left.length > 0 ? l.map((text) => ({ kind: 'left', left: text })) : r.map((text) => ({ kind: 'right', right: text }));
+    const kind =
+      left.length > 0 && right.length > 0
+        ? left.map((h) => h.key).join('\n') === right.map((h) => h.key).join('\n')
+          ? 'same'
+          : 'both-differ'
+        : undefined;
+    if (kind === undefined)
+      return left.length > 0
+        ? l.map((text) => ({ kind: 'left', left: text }))
+        : r.map((text) => ({ kind: 'right', right: text }));
     return Array.from({ length: Math.max(l.length, r.length) }, (_, i) => ({ kind, left: l[i], right: r[i] }));
   }
   const isHeader = (line: string | undefined) => line !== undefined && HUNK_HEADER.test(line);
@@ -316,7 +343,11 @@ function clusterRows({ left, right }: Cluster): Row[] {
         return [{ kind: 'same', left: l[line.left], right: r[line.right] }];
       case 'changed':
         // A hunk header never faces a body line: each keeps its own row.
-        if (isHeader(l[line.left]) !== isHeader(r[line.right])) return [{ kind: 'left', left: l[line.left] }, { kind: 'right', right: r[line.right] }];
+        if (isHeader(l[line.left]) !== isHeader(r[line.right]))
+          return [
+            { kind: 'left', left: l[line.left] },
+            { kind: 'right', right: r[line.right] },
+          ];
         return [{ kind: 'both-differ', left: l[line.left], right: r[line.right] }];
       case 'left':
         return [{ kind: 'left', left: l[line.left] }];

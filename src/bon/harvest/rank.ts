@@ -32,7 +32,16 @@ export function rankArms(arms: readonly ArmRank[]): ArmRank[] {
   const inScope = (arm: ArmRank) => Number((arm.beyond?.length ?? 0) === 0);
   // Array.prototype.sort is stable: equal arms stay in run order (the earlier arm first).
   const verdict = (arm: ArmRank) => VERDICT_ORDER[verdictOf(arm)];
-  return [...arms].sort((a, b) => verdict(b) - verdict(a) || credit(b) - credit(a) || clean(b) - clean(a) || inScope(b) - inScope(a) || ran(b) - ran(a) || a.cost - b.cost || fasterOf(a, b));
+  return [...arms].sort(
+    (a, b) =>
+      verdict(b) - verdict(a) ||
+      credit(b) - credit(a) ||
+      clean(b) - clean(a) ||
+      inScope(b) - inScope(a) ||
+      ran(b) - ran(a) ||
+      a.cost - b.cost ||
+      fasterOf(a, b),
+  );
 }
 
 /** Times closer than this share of the longer one are the same time: a machine's noise, not the arms'. */
@@ -82,7 +91,8 @@ export function whyFirst(ranked: readonly ArmRank[]): string {
   if (first.unverified) {
     return `no verified arm: nothing to apply unless you name one (the best ranked, arm_${first.arm}, is unverified: ${unverifiedReason(first)})`;
   }
-  if (!first.green) return `no green arm: nothing to apply (the best ranked, arm_${first.arm}, is red${first.motif ? `: ${first.motif}` : ''})`;
+  if (!first.green)
+    return `no green arm: nothing to apply (the best ranked, arm_${first.arm}, is red${first.motif ? `: ${first.motif}` : ''})`;
   const others = ranked.slice(1);
   const unverified = others.filter((rank) => rank.unverified).length;
   const reds = others.filter((rank) => !rank.green && !rank.unverified).length;
@@ -135,7 +145,12 @@ export interface Ranking {
 
 export function rankHarvest(arms: readonly ArmRank[], judge?: JudgeOrder): Ranking {
   const ranked = judged(rankArms(arms), judge);
-  return { arms: ranked, winner: winnerOf(ranked), why: judge ? whyJudged(ranked, judge) : whyFirst(ranked), ...(judge ? { judge } : {}) };
+  return {
+    arms: ranked,
+    winner: winnerOf(ranked),
+    why: judge ? whyJudged(ranked, judge) : whyFirst(ranked),
+    ...(judge ? { judge } : {}),
+  };
 }
 
 /** The why of a harvest as its event carries it; a run logged before the event carried it is explained the same way. */
@@ -178,26 +193,52 @@ export function whyJudged(ranked: readonly ArmRank[], judge: JudgeOrder): string
 }
 
 /** The harvest as lines (the headless log and `factory show` alike): the ranking, the primer line, the winner. */
-export function harvestReport(event: { adwId?: string; ranking: readonly ArmRank[]; primer: PrimerFigures; winner?: number; applyCommand?: string; harvestFile: string; judge?: JudgeOrder }): string[] {
-  const lines = [event.judge ? 'harvest — ranked (green first, in the judge\'s order, then the red):' : 'harvest — ranked (green first, then cheapest, then fastest):'];
+export function harvestReport(event: {
+  adwId?: string;
+  ranking: readonly ArmRank[];
+  primer: PrimerFigures;
+  winner?: number;
+  applyCommand?: string;
+  harvestFile: string;
+  judge?: JudgeOrder;
+}): string[] {
+  const lines = [
+    event.judge
+      ? "harvest — ranked (green first, in the judge's order, then the red):"
+      : 'harvest — ranked (green first, then cheapest, then fastest):',
+  ];
   event.ranking.forEach((arm, i) => {
     const credit =
       (arm.fixed?.length ? ` (and made green what was red on HEAD: ${arm.fixed.join(', ')})` : '') +
-      (arm.excused?.length ? ` (${arm.excused.join(', ')} red on HEAD the same way: not held against it, not proof either)` : '');
-    const verdict = arm.green ? `green${credit}` : arm.unverified ? `unverified (${unverifiedReason(arm)})` : `red: ${arm.motif ?? '?'}`;
-    const size = arm.added !== undefined ? ` (+${arm.added} −${arm.removed ?? 0}, ${arm.files?.length ?? 0} file(s))` : '';
-    lines.push(`  #${i + 1} arm ${arm.arm} ${arm.model ?? ''} — ${verdict} — ${arm.tokens} tokens, ${formatCost(arm.cost)}, ${arm.seconds.toFixed(1)} s, patch ${arm.patchBytes} bytes${size}`);
+      (arm.excused?.length
+        ? ` (${arm.excused.join(', ')} red on HEAD the same way: not held against it, not proof either)`
+        : '');
+    const verdict = arm.green
+      ? `green${credit}`
+      : arm.unverified
+        ? `unverified (${unverifiedReason(arm)})`
+        : `red: ${arm.motif ?? '?'}`;
+    const size =
+      arm.added !== undefined ? ` (+${arm.added} −${arm.removed ?? 0}, ${arm.files?.length ?? 0} file(s))` : '';
+    lines.push(
+      `  #${i + 1} arm ${arm.arm} ${arm.model ?? ''} — ${verdict} — ${arm.tokens} tokens, ${formatCost(arm.cost)}, ${arm.seconds.toFixed(1)} s, patch ${arm.patchBytes} bytes${size}`,
+    );
     const caution = cautionOf(arm, 5);
     if (caution !== undefined) lines.push(`     ${caution}`);
   });
   lines.push(primerLine(event.primer, event.ranking.length));
   if (event.judge) {
     const first = event.judge.ranking[0];
-    lines.push(`judge${event.judge.model ? ` (${event.judge.model})` : ''}: ${event.judge.tokens} tokens, ${formatCost(event.judge.cost)}, its own line — ${first ? `arm ${first.arm} first: ${first.reason}` : 'no order'}`);
+    lines.push(
+      `judge${event.judge.model ? ` (${event.judge.model})` : ''}: ${event.judge.tokens} tokens, ${formatCost(event.judge.cost)}, its own line — ${first ? `arm ${first.arm} first: ${first.reason}` : 'no order'}`,
+    );
   }
   const best = event.ranking[0];
   if (event.winner !== undefined) lines.push(`winner: arm ${event.winner} — apply with: ${event.applyCommand ?? '?'}`);
-  else if (best?.unverified) lines.push(`no verified arm: nothing applied unless you name one — arm ${best.arm} is the best unverified${event.adwId ? ` (${applyCommand(event.adwId, best.arm)})` : ''}; see ${event.harvestFile}`);
+  else if (best?.unverified)
+    lines.push(
+      `no verified arm: nothing applied unless you name one — arm ${best.arm} is the best unverified${event.adwId ? ` (${applyCommand(event.adwId, best.arm)})` : ''}; see ${event.harvestFile}`,
+    );
   else lines.push(`no green arm — see ${event.harvestFile}`);
   return lines;
 }
@@ -248,7 +289,12 @@ export interface HarvestJson {
   /** ISO time the harvest was made. */
   created_at: string;
   /** The judge's order of the green arms, when one ran and the code accepted it. */
-  judge: { ranking: Array<{ arm: number; reason: string }>; tokens: number; cost_usd: number; model: string | null } | null;
+  judge: {
+    ranking: Array<{ arm: number; reason: string }>;
+    tokens: number;
+    cost_usd: number;
+    model: string | null;
+  } | null;
   /** The gates red on HEAD before the fan-out, with what they said: `factory apply` excuses the same failure again. */
   baseline: BaselineGate[];
 }
@@ -278,7 +324,12 @@ export function harvestJson(input: HarvestInput): HarvestJson {
     adw_id: input.adwId,
     spec: input.spec ?? null,
     head: input.head ?? null,
-    primer: { tokens: input.primer.tokens, cost_usd: input.primer.cost, session_id: input.primer.sessionId ?? null, line: primerLine(input.primer, ranked.length) },
+    primer: {
+      tokens: input.primer.tokens,
+      cost_usd: input.primer.cost,
+      session_id: input.primer.sessionId ?? null,
+      line: primerLine(input.primer, ranked.length),
+    },
     arms: ranked.map((a, i) => ({
       rank: i + 1,
       arm: a.arm,
@@ -307,7 +358,14 @@ export function harvestJson(input: HarvestInput): HarvestJson {
     why: input.ranking.why,
     apply_command: winner?.patchFile ? applyCommand(input.adwId) : null,
     created_at: new Date(input.now).toISOString(),
-    judge: judge ? { ranking: judge.ranking.map((r) => ({ ...r })), tokens: judge.tokens, cost_usd: judge.cost, model: judge.model ?? null } : null,
+    judge: judge
+      ? {
+          ranking: judge.ranking.map((r) => ({ ...r })),
+          tokens: judge.tokens,
+          cost_usd: judge.cost,
+          model: judge.model ?? null,
+        }
+      : null,
     baseline: (input.baseline ?? []).map((g) => ({ gate: g.gate, ending: g.ending, lines: [...g.lines] })),
   };
 }
@@ -316,6 +374,8 @@ export function harvestJson(input: HarvestInput): HarvestJson {
 export function judged(ranked: readonly ArmRank[], judge: JudgeOrder | undefined): ArmRank[] {
   if (!judge) return [...ranked];
   const greens = ranked.filter((a) => a.green);
-  const order = judge.ranking.map((r) => greens.find((a) => a.arm === r.arm)).filter((a): a is ArmRank => a !== undefined);
+  const order = judge.ranking
+    .map((r) => greens.find((a) => a.arm === r.arm))
+    .filter((a): a is ArmRank => a !== undefined);
   return order.length === greens.length ? [...order, ...ranked.filter((a) => !a.green)] : [...ranked];
 }

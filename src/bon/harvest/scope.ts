@@ -62,26 +62,39 @@ export function specScope(spec: string, plan = ''): SpecScope {
 }
 
 function stem(file: string): string {
-  return path.basename(file).replace(/(\.(test|spec))?\.[^.]+$/, '').replace(/_test$/, '');
+  return path
+    .basename(file)
+    .replace(/(\.(test|spec))?\.[^.]+$/, '')
+    .replace(/_test$/, '');
 }
 
 const TEST_PATH = /(^|\/)(tests?|__tests__|spec)\/|\.(test|spec)\.[^.]+$|_test\.[^.]+$/;
-const LOCKS: Readonly<Record<string, string[]>> = { 'package.json': ['package-lock.json', 'npm-shrinkwrap.json', 'pnpm-lock.yaml', 'yarn.lock', 'bun.lockb'], 'Cargo.toml': ['Cargo.lock'], 'pyproject.toml': ['uv.lock', 'poetry.lock'], 'go.mod': ['go.sum'] };
+const LOCKS: Readonly<Record<string, string[]>> = {
+  'package.json': ['package-lock.json', 'npm-shrinkwrap.json', 'pnpm-lock.yaml', 'yarn.lock', 'bun.lockb'],
+  'Cargo.toml': ['Cargo.lock'],
+  'pyproject.toml': ['uv.lock', 'poetry.lock'],
+  'go.mod': ['go.sum'],
+};
 
 /** Whether `file` (repo-relative) is a file the spec or the plan names, under a folder they name, or goes with one. */
 function inScope(file: string, scope: SpecScope): boolean {
-  const named = (name: string) => file === name || file.endsWith(`/${name}`) || (name.includes('/') && file === name.replace(/^\//, ''));
+  const named = (name: string) =>
+    file === name || file.endsWith(`/${name}`) || (name.includes('/') && file === name.replace(/^\//, ''));
   if ([...scope.files].some(named)) return true;
   if (scope.dirs.some((dir) => file.startsWith(dir) || file.includes(`/${dir}`))) return true;
   // A test of a named file (farewell.js → test/farewell.test.js), a lock file of a named manifest.
   if (TEST_PATH.test(file) && [...scope.files].some((name) => stem(name) === stem(file))) return true;
-  return Object.entries(LOCKS).some(([manifest, locks]) => locks.includes(path.basename(file)) && [...scope.files].some((name) => path.basename(name) === manifest));
+  return Object.entries(LOCKS).some(
+    ([manifest, locks]) =>
+      locks.includes(path.basename(file)) && [...scope.files].some((name) => path.basename(name) === manifest),
+  );
 }
 
 /** The files of an arm's patch beyond the spec's scope, in the patch's order; none when the spec names no file. */
 export function beyondScope(files: readonly string[], scope: SpecScope): string[] {
   const knows = scope.files.size > 0 || scope.dirs.length > 0;
-  const outside = (file: string) => scope.outside.some((o) => file === o || (o.endsWith('/') && file.startsWith(o)) || file.endsWith(`/${o}`));
+  const outside = (file: string) =>
+    scope.outside.some((o) => file === o || (o.endsWith('/') && file.startsWith(o)) || file.endsWith(`/${o}`));
   return files.filter((file) => outside(file) || (knows && !inScope(file, scope)));
 }
 

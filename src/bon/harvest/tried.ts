@@ -63,7 +63,10 @@ export class TriedLog {
 }
 
 /** The acts as one line: the first few, then how many more (`tried: a; b (+3 more)`). */
-export function triedLine(tried: { tried?: readonly string[]; triedCount?: number }, shown = TRIED_KEPT): string | undefined {
+export function triedLine(
+  tried: { tried?: readonly string[]; triedCount?: number },
+  shown = TRIED_KEPT,
+): string | undefined {
   const acts = tried.tried ?? [];
   if (acts.length === 0) return undefined;
   const count = Math.max(tried.triedCount ?? acts.length, acts.length);

@@ -33,7 +33,8 @@ export function pathRefusal(p: PatchPath): string | undefined {
   const shown = JSON.stringify(p.raw);
   if (p.raw === '' || p.path === '') return `an empty path in ${p.source}`;
   if (p.raw.includes('\0')) return `${shown} is not a path`;
-  if (p.raw.startsWith('/') || p.path.startsWith('/') || /^[A-Za-z]:[\\/]/.test(p.path)) return `${shown} is an absolute path`;
+  if (p.raw.startsWith('/') || p.path.startsWith('/') || /^[A-Za-z]:[\\/]/.test(p.path))
+    return `${shown} is an absolute path`;
   const parts = p.path.split(/[\\/]/);
   if (parts.includes('..')) return `${shown} climbs out of the work tree (..)`;
   // git refuses `.git` in any case and at any depth (a nested `.git` is a repository of its own).
@@ -72,12 +73,20 @@ export interface VerifyOptions {
 }
 
 /** The first prefix of `rel` that `base` records as a symlink or submodule (its tree, not the user's), or undefined. */
-async function specialOnTheWayIn(root: string, base: string, rel: string, git?: GitOptions): Promise<string | undefined> {
+async function specialOnTheWayIn(
+  root: string,
+  base: string,
+  rel: string,
+  git?: GitOptions,
+): Promise<string | undefined> {
   const parts = rel.split('/').filter((c) => c !== '' && c !== '.');
   const prefixes = parts.map((_, i) => parts.slice(0, i + 1).join('/'));
   if (prefixes.length === 0) return undefined;
   // Literal pathspecs: a patch path holding `*` or `:(` is a name, never a pattern.
-  const listed = await gitxOk(root, ['ls-tree', '-z', base, '--', ...prefixes], { ...git, extraEnv: { GIT_LITERAL_PATHSPECS: '1' } });
+  const listed = await gitxOk(root, ['ls-tree', '-z', base, '--', ...prefixes], {
+    ...git,
+    extraEnv: { GIT_LITERAL_PATHSPECS: '1' },
+  });
   const special = new Set<string>();
   for (const entry of listed.toString('utf8').split('\0')) {
     const tab = entry.indexOf('\t');
@@ -110,21 +119,38 @@ export async function verifyPatch(cwd: string, patchFile: string, opts: VerifyOp
   const text = sealed.bytes.toString('utf8');
   if (text.trim() === '') return { ok: false, motif: `patch refused: ${label} is empty (the arm changed nothing)` };
   const headers = parsePatchHeaders(text);
-  if (headers.paths.length === 0) return { ok: false, motif: `patch refused: ${label} has no file header (not a patch)` };
+  if (headers.paths.length === 0)
+    return { ok: false, motif: `patch refused: ${label} has no file header (not a patch)` };
   const root = await topLevel(cwd, opts.git);
   for (const p of headers.paths) {
     const refused = await refusalInTree(root, p, opts.base, opts.git);
     if (refused) return { ok: false, motif: refused };
   }
-  if (headers.symlinkCreated) return { ok: false, motif: `patch refused: it makes ${JSON.stringify(headers.symlinkCreated)} a symlink or submodule (${firstLine(headers.specialMode ?? '', 80)})` };
+  if (headers.symlinkCreated)
+    return {
+      ok: false,
+      motif: `patch refused: it makes ${JSON.stringify(headers.symlinkCreated)} a symlink or submodule (${firstLine(headers.specialMode ?? '', 80)})`,
+    };
   const facts = await gitPatchFacts(root, path.resolve(patchFile), opts.git);
   if ('motif' in facts) return { ok: false, motif: firstLine(`patch refused: ${facts.motif}`) };
   for (const name of facts.paths) {
-    const refused = await refusalInTree(root, { raw: name, path: name, source: 'git apply --numstat' }, opts.base, opts.git);
+    const refused = await refusalInTree(
+      root,
+      { raw: name, path: name, source: 'git apply --numstat' },
+      opts.base,
+      opts.git,
+    );
     if (refused) return { ok: false, motif: refused };
   }
-  if (facts.specialMode) return { ok: false, motif: firstLine(`patch refused: git reads a symlink or submodule in it (${facts.specialMode})`) };
-  const motif = opts.base === undefined ? await checkInTree(root, path.resolve(patchFile), opts.git) : await checkOnCommit(root, opts.base, path.resolve(patchFile), opts.git);
+  if (facts.specialMode)
+    return {
+      ok: false,
+      motif: firstLine(`patch refused: git reads a symlink or submodule in it (${facts.specialMode})`),
+    };
+  const motif =
+    opts.base === undefined
+      ? await checkInTree(root, path.resolve(patchFile), opts.git)
+      : await checkOnCommit(root, opts.base, path.resolve(patchFile), opts.git);
   if (motif) return { ok: false, motif };
   return { ok: true, paths: [...new Set(headers.paths.map((p) => p.path))] };
 }
@@ -137,7 +163,12 @@ async function checkInTree(root: string, patchFile: string, git?: GitOptions): P
 }
 
 /** Why the patch does not apply on `base`, asked in a temporary index read from it (no tree, no user index). */
-async function checkOnCommit(root: string, base: string, patchFile: string, git?: GitOptions): Promise<string | undefined> {
+async function checkOnCommit(
+  root: string,
+  base: string,
+  patchFile: string,
+  git?: GitOptions,
+): Promise<string | undefined> {
   const scratch = makeScratch('check');
   const withIndex = { ...git, extraEnv: { GIT_INDEX_FILE: path.join(scratch, 'index') } };
   try {
@@ -186,10 +217,21 @@ export interface ApplyResult {
  * patch is shown from where the user stands (a path under the run's data folder, not an absolute one a terminal
  * would cut before the verdict); an unverified arm says so, excused gates are named.
  */
-export function applyLine(arm: number, patchFile: string, invokedIn: string, outcome: ApplyResult, unverified?: string): string {
+export function applyLine(
+  arm: number,
+  patchFile: string,
+  invokedIn: string,
+  outcome: ApplyResult,
+  unverified?: string,
+): string {
   if (!outcome.applied) return `arm ${arm} not applied: ${outcome.motif ?? 'refused'}`;
   const shown = path.relative(invokedIn, patchFile) || patchFile;
-  const note = unverified !== undefined ? ` — unverified: ${unverified}` : outcome.excused ? ` (${outcome.excused.join(', ')} red as on HEAD: not held against it)` : '';
+  const note =
+    unverified !== undefined
+      ? ` — unverified: ${unverified}`
+      : outcome.excused
+        ? ` (${outcome.excused.join(', ')} red as on HEAD: not held against it)`
+        : '';
   return `applied arm ${arm} (${shown}) with ${outcome.how ?? 'git apply --index'}${note} — review and commit it`;
 }
 
@@ -241,7 +283,8 @@ async function applyCopy(opts: ApplyOptions, patch: string, scratch: string): Pr
     await makeOwnRepo(root, worktree, head, opts.git, 'the apply check');
     added = true;
     const inScratch = await gitx(worktree, ['apply', '--index', '--', patch], opts.git);
-    if (inScratch.code !== 0) return { applied: false, motif: firstLine(`patch does not apply on HEAD: ${gitMotif(inScratch)}`), gates: [] };
+    if (inScratch.code !== 0)
+      return { applied: false, motif: firstLine(`patch does not apply on HEAD: ${gitMotif(inScratch)}`), gates: [] };
     // The last word is git's own index: no gate runs on, and no user tree receives, a symlink or submodule.
     const special = await appliedSpecialEntry(worktree, opts.git);
     if (special) return { applied: false, motif: firstLine(`patch refused: ${special}`), gates: [] };
@@ -253,32 +296,66 @@ async function applyCopy(opts: ApplyOptions, patch: string, scratch: string): Pr
     for (const { gate, cwd } of mapped) {
       if (opts.signal?.aborted) break;
       if (cwd === undefined) {
-        reports.push({ gate: gate.run, ok: false, motif: `\`${gate.run}\` not run: its folder ${gate.cwd} is outside the work tree`, seconds: 0 });
+        reports.push({
+          gate: gate.run,
+          ok: false,
+          motif: `\`${gate.run}\` not run: its folder ${gate.cwd} is outside the work tree`,
+          seconds: 0,
+        });
         continue;
       }
       // Every gate runs even after a red one (as in build): the report shows each verdict.
       // In the OS sandbox where the machine has one: the patch's code writes the scratch tree and nothing else.
-      const sandbox = opts.sandbox ? { sandbox: opts.sandbox, policy: { writable: [worktree, temp], readOnly: [], cwd } } : undefined;
+      const sandbox = opts.sandbox
+        ? { sandbox: opts.sandbox, policy: { writable: [worktree, temp], readOnly: [], cwd } }
+        : undefined;
       const env = sandbox ? sandboxEnv(opts.env ?? process.env, temp) : opts.env;
-      const report = await commandGate({ ...gate, cwd }, { signal: opts.signal, env, runTag: opts.runTag, ...(sandbox ? { sandbox } : {}) })();
+      const report = await commandGate(
+        { ...gate, cwd },
+        { signal: opts.signal, env, runTag: opts.runTag, ...(sandbox ? { sandbox } : {}) },
+      )();
       const head = opts.excuse?.get(report.gate);
       // A gate that could not run is never excused: it verified nothing, here or on HEAD.
-      if (!report.ok && report.outcome !== 'setup' && head !== undefined && sameFailure(head, gateSignature(report, cwd))) excused.push(report);
+      if (
+        !report.ok &&
+        report.outcome !== 'setup' &&
+        head !== undefined &&
+        sameFailure(head, gateSignature(report, cwd))
+      )
+        excused.push(report);
       reports.push(report);
     }
   } finally {
     dependencies?.release(); // the links themselves, never what they point to, before the worktree goes
     if (added) fs.rmSync(worktree, { recursive: true, force: true });
   }
-  if (opts.signal?.aborted) return { applied: false, motif: 'interrupted by the user: the patch was not applied', gates: reports };
+  if (opts.signal?.aborted)
+    return { applied: false, motif: 'interrupted by the user: the patch was not applied', gates: reports };
   const held = reports.filter((r) => !excused.includes(r));
   const excusedNames = excused.length > 0 ? { excused: excused.map((r) => r.gate) } : {};
   const setup = held.find((r) => r.outcome === 'setup');
-  if (setup) return { applied: false, motif: firstLine(`a gate cannot run on this machine: ${setup.motif ?? setup.gate}`), gates: reports, ...excusedNames };
+  if (setup)
+    return {
+      applied: false,
+      motif: firstLine(`a gate cannot run on this machine: ${setup.motif ?? setup.gate}`),
+      gates: reports,
+      ...excusedNames,
+    };
   const red = gatesMotif(held);
-  if (red) return { applied: false, motif: firstLine(`gates red on HEAD with the patch, not applied: ${red}`), gates: reports, ...excusedNames };
+  if (red)
+    return {
+      applied: false,
+      motif: firstLine(`gates red on HEAD with the patch, not applied: ${red}`),
+      gates: reports,
+      ...excusedNames,
+    };
   const now = await gitxText(root, ['rev-parse', '--verify', 'HEAD^{commit}'], opts.git);
-  if (now !== head) return { applied: false, motif: `HEAD moved while the gates ran (${head.slice(0, 8)} → ${now.slice(0, 8)}): not applied`, gates: reports };
+  if (now !== head)
+    return {
+      applied: false,
+      motif: `HEAD moved while the gates ran (${head.slice(0, 8)} → ${now.slice(0, 8)}): not applied`,
+      gates: reports,
+    };
   const placed = await placeInTree(root, patch, opts.git);
   if ('motif' in placed) return { applied: false, motif: placed.motif, gates: reports };
   return { applied: true, gates: reports, how: placed.how, ...excusedNames };
@@ -290,11 +367,17 @@ async function applyCopy(opts: ApplyOptions, patch: string, scratch: string): Pr
  * patch, so the user's unstaged edit stays theirs and unstaged. Each `git apply` writes all or nothing, and the
  * tree is checked before anything is written: a patch that meets the user's edit leaves the tree as it was.
  */
-async function placeInTree(root: string, patch: string, git?: GitOptions): Promise<{ how: string } | { motif: string }> {
+async function placeInTree(
+  root: string,
+  patch: string,
+  git?: GitOptions,
+): Promise<{ how: string } | { motif: string }> {
   const both = await gitx(root, ['apply', '--check', '--index', '--', patch], git);
   if (both.code === 0) {
     const applied = await gitx(root, ['apply', '--index', '--', patch], git);
-    return applied.code === 0 ? { how: 'git apply --index' } : { motif: firstLine(`git apply --index failed: ${gitMotif(applied)}`) };
+    return applied.code === 0
+      ? { how: 'git apply --index' }
+      : { motif: firstLine(`git apply --index failed: ${gitMotif(applied)}`) };
   }
   const refused = await checkInTree(root, patch, git);
   if (refused) return { motif: refused };
@@ -303,5 +386,7 @@ async function placeInTree(root: string, patch: string, git?: GitOptions): Promi
   if (tree.code !== 0) return { motif: firstLine(`git apply failed: ${gitMotif(tree)}`) };
   if (cached.code !== 0) return { how: 'git apply to your tree alone (your index differs there: not staged)' };
   const staged = await gitx(root, ['apply', '--cached', '--', patch], git);
-  return staged.code === 0 ? { how: 'git apply, staged with git apply --cached (your own unstaged changes stay unstaged)' } : { how: 'git apply to your tree alone (not staged)' };
+  return staged.code === 0
+    ? { how: 'git apply, staged with git apply --cached (your own unstaged changes stay unstaged)' }
+    : { how: 'git apply to your tree alone (not staged)' };
 }

@@ -14,7 +14,11 @@ export interface GitPatchFacts {
 }
 
 /** What git makes of the patch at `patchFile` (absolute), read in `root`; a motif when git cannot read it. */
-export async function gitPatchFacts(root: string, patchFile: string, opts?: GitxOptions): Promise<GitPatchFacts | { motif: string }> {
+export async function gitPatchFacts(
+  root: string,
+  patchFile: string,
+  opts?: GitxOptions,
+): Promise<GitPatchFacts | { motif: string }> {
   const numstat = await gitx(root, ['apply', '--numstat', '-z', '--', patchFile], opts);
   if (numstat.code !== 0) return { motif: `git cannot read the patch: ${gitMotif(numstat)}` };
   // Records are `added\tdeleted\tpath\0`; a rename or copy may also be `added\tdeleted\t\0old\0new\0`.
@@ -48,12 +52,17 @@ export async function gitPatchFacts(root: string, patchFile: string, opts?: Gitx
  * symlink or submodule, as git recorded it (`:old new sha sha status\0path\0`), or undefined.
  */
 export async function appliedSpecialEntry(worktree: string, opts?: GitxOptions): Promise<string | undefined> {
-  const raw = await gitx(worktree, ['diff', '--cached', '--raw', '-z', '--no-renames', '--no-ext-diff', 'HEAD', '--'], opts);
+  const raw = await gitx(
+    worktree,
+    ['diff', '--cached', '--raw', '-z', '--no-renames', '--no-ext-diff', 'HEAD', '--'],
+    opts,
+  );
   if (raw.code !== 0) return `git diff failed in the scratch worktree: ${gitMotif(raw)}`;
   const fields = raw.stdout.toString('utf8').split('\0');
   for (let i = 0; i + 1 < fields.length; i += 2) {
     const meta = /^:(\d+) (\d+) /.exec(fields[i]!);
-    if (meta && (isSpecialMode(meta[1]!) || isSpecialMode(meta[2]!))) return `${JSON.stringify(fields[i + 1])} would become mode ${meta[2]} (was ${meta[1]})`;
+    if (meta && (isSpecialMode(meta[1]!) || isSpecialMode(meta[2]!)))
+      return `${JSON.stringify(fields[i + 1])} would become mode ${meta[2]} (was ${meta[1]})`;
   }
   return undefined;
 }

@@ -20,7 +20,11 @@ export function patchDigest(bytes: Buffer | string): string {
 }
 
 /** The patch's bytes, or why they are refused (unreadable, or not the sealed ones). */
-export function readSealed(patchFile: string, sha256?: string, label = patchFile): { bytes: Buffer } | { motif: string } {
+export function readSealed(
+  patchFile: string,
+  sha256?: string,
+  label = patchFile,
+): { bytes: Buffer } | { motif: string } {
   let bytes: Buffer;
   try {
     bytes = fs.readFileSync(patchFile);
@@ -29,7 +33,10 @@ export function readSealed(patchFile: string, sha256?: string, label = patchFile
   }
   if (sha256 !== undefined) {
     const found = patchDigest(bytes);
-    if (found !== sha256) return { motif: `patch refused: ${label} changed since it was harvested (sealed sha256 ${sha256.slice(0, 12)}…, now ${found.slice(0, 12)}…)` };
+    if (found !== sha256)
+      return {
+        motif: `patch refused: ${label} changed since it was harvested (sealed sha256 ${sha256.slice(0, 12)}…, now ${found.slice(0, 12)}…)`,
+      };
   }
   return { bytes };
 }
@@ -84,7 +91,15 @@ export function lineCounts(patch: string): { added: number; removed: number } {
  * textconv (one-way, unappliable), the standard a/ b/ prefixes (diff.noprefix / mnemonicPrefix would break
  * `git apply`), paths from the root (diff.relative), binary hunks in full.
  */
-const PATCH_FLAGS = ['--binary', '--no-color', '--no-ext-diff', '--no-textconv', '--src-prefix=a/', '--dst-prefix=b/', '--no-relative'];
+const PATCH_FLAGS = [
+  '--binary',
+  '--no-color',
+  '--no-ext-diff',
+  '--no-textconv',
+  '--src-prefix=a/',
+  '--dst-prefix=b/',
+  '--no-relative',
+];
 
 /**
  * The exclude pathspecs of `git add`. An excluded folder that is itself ignored is left out: git 2.39 refuses
@@ -109,7 +124,9 @@ export async function harvestPatch(cwd: string, patchFile: string, opts: Harvest
     const tree = path.resolve(cwd);
     const { withPrivateGit } = await import('../git/private.js');
     // The private index is thrown away with its git dir: nothing to unstage in the arm's own.
-    return withPrivateGit(opts.privateFrom, tree, base, opts.git, (git) => stageAndDiff(tree, patchFile, base, opts.exclude, git));
+    return withPrivateGit(opts.privateFrom, tree, base, opts.git, (git) =>
+      stageAndDiff(tree, patchFile, base, opts.exclude, git),
+    );
   }
   const root = await topLevel(cwd, opts.git);
   try {
@@ -119,14 +136,27 @@ export async function harvestPatch(cwd: string, patchFile: string, opts: Harvest
   }
 }
 
-async function stageAndDiff(root: string, patchFile: string, base: string, exclude: readonly string[] | undefined, git: GitOptions | undefined): Promise<Harvest> {
+async function stageAndDiff(
+  root: string,
+  patchFile: string,
+  base: string,
+  exclude: readonly string[] | undefined,
+  git: GitOptions | undefined,
+): Promise<Harvest> {
   const own = (exclude ?? []).map((p) => `:(exclude,top)${p}`);
   await gitxOk(root, ['add', '-A', '--', '.', ...(await excludes(root, git)), ...own], git);
   const patch = await gitxOk(root, ['diff', '--cached', ...PATCH_FLAGS, base, '--'], git);
-  const names = await gitxOk(root, ['diff', '--cached', '--name-only', '--no-renames', '-z', '--no-relative', base, '--'], git);
+  const names = await gitxOk(
+    root,
+    ['diff', '--cached', '--name-only', '--no-renames', '-z', '--no-relative', base, '--'],
+    git,
+  );
   fs.mkdirSync(path.dirname(patchFile), { recursive: true });
   fs.writeFileSync(patchFile, patch);
-  const files = names.toString('utf8').split('\0').filter((f) => f !== '');
+  const files = names
+    .toString('utf8')
+    .split('\0')
+    .filter((f) => f !== '');
   return { patchFile, bytes: patch.length, sha256: patchDigest(patch), files, ...lineCounts(patch.toString('utf8')) };
 }
 
@@ -176,10 +206,20 @@ const IDENTITY = {
  * patch). The tree is built in a temporary index (GIT_INDEX_FILE): the work tree and the real index are
  * never touched, so this can run while the next arm works.
  */
-export async function keepArmRef(cwd: string, adwId: string, arm: number, patchFile: string, opts: HarvestOptions = {}): Promise<ArmRef> {
+export async function keepArmRef(
+  cwd: string,
+  adwId: string,
+  arm: number,
+  patchFile: string,
+  opts: HarvestOptions = {},
+): Promise<ArmRef> {
   const ref = armRefName(adwId, arm);
   const root = await topLevel(cwd, opts.git);
-  const parent = await gitxText(root, ['rev-parse', '--verify', '--quiet', `${opts.base ?? 'HEAD'}^{commit}`], opts.git);
+  const parent = await gitxText(
+    root,
+    ['rev-parse', '--verify', '--quiet', `${opts.base ?? 'HEAD'}^{commit}`],
+    opts.git,
+  );
   const patchBytes = fs.statSync(patchFile).size;
   const scratch = makeScratch('armref');
   const withIndex = { ...opts.git, extraEnv: { GIT_INDEX_FILE: path.join(scratch, 'index') } };
@@ -189,7 +229,10 @@ export async function keepArmRef(cwd: string, adwId: string, arm: number, patchF
     if (patchBytes > 0) await gitxOk(root, ['apply', '--cached', '--', path.resolve(patchFile)], withIndex);
     const tree = await gitxText(root, ['write-tree'], withIndex);
     const message = `factory ${adwId} arm ${arm}`;
-    const commit = await gitxText(root, ['commit-tree', '--no-gpg-sign', '-p', parent, '-m', message, tree], { ...opts.git, extraEnv: IDENTITY });
+    const commit = await gitxText(root, ['commit-tree', '--no-gpg-sign', '-p', parent, '-m', message, tree], {
+      ...opts.git,
+      extraEnv: IDENTITY,
+    });
     await gitxOk(root, ['update-ref', '-m', message, ref, commit], opts.git);
     return { ref, commit };
   } finally {

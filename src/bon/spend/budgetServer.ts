@@ -19,7 +19,11 @@ const MAX_BODY = 4096;
 
 type Answer = { ok: true; id?: string } | { ok: false; reason: string };
 
-async function answerOf(watch: SpendWatch, op: string, body: { key?: unknown; id?: unknown; cost?: unknown }): Promise<Answer | undefined> {
+async function answerOf(
+  watch: SpendWatch,
+  op: string,
+  body: { key?: unknown; id?: unknown; cost?: unknown },
+): Promise<Answer | undefined> {
   const key = typeof body.key === 'string' ? body.key : 'node';
   switch (op) {
     case 'reserve':
@@ -46,7 +50,8 @@ export async function startBudgetServer(watch: SpendWatch): Promise<BudgetServer
       response.end(JSON.stringify(answer));
     };
     const [, got, op] = (request.url ?? '').split('/');
-    if (request.method !== 'POST' || got !== token || !op) return reply(404, { ok: false, reason: 'not the spend gate' });
+    if (request.method !== 'POST' || got !== token || !op)
+      return reply(404, { ok: false, reason: 'not the spend gate' });
     let text = '';
     request.setEncoding('utf8');
     request.on('data', (chunk: string) => {

@@ -40,7 +40,10 @@ function impliedPrices(calls: readonly CallUsage[], cost: number): ModelPrices {
 }
 
 /** The shape of one arm's work, reckoned from the primer's calls (tokens). */
-export function armShape(calls: readonly CallUsage[], askTokens: number): { context: number; growth: number; output: number; calls: number } {
+export function armShape(
+  calls: readonly CallUsage[],
+  askTokens: number,
+): { context: number; growth: number; output: number; calls: number } {
   const last = calls.at(-1);
   if (!last) return { context: askTokens, growth: askTokens, output: askTokens, calls: 1 };
   const output = calls.reduce((sum, c) => sum + c.output, 0) / calls.length;
@@ -59,14 +62,26 @@ export function armShape(calls: readonly CallUsage[], askTokens: number): { cont
  * cached part grown or shrunk by how much today's fork is longer or shorter than that arm's was. The first call
  * is today's: the whole fork fresh on a cold model, only the ask on a warm one.
  */
-export function replayCost(past: readonly CallUsage[], context: number, prices: ModelPrices, askTokens: number, warm: boolean, head = 0): number {
+export function replayCost(
+  past: readonly CallUsage[],
+  context: number,
+  prices: ModelPrices,
+  askTokens: number,
+  warm: boolean,
+  head = 0,
+): number {
   const first = past[0];
   if (!first) return 0;
   const shift = context + askTokens - promptOf(first);
   let usd = 0;
   for (const [k, c] of past.entries()) {
     const prompt = Math.max(0, promptOf(c) + shift);
-    const fresh = k === 0 ? (warm ? Math.min(askTokens, prompt) : Math.max(0, prompt - head)) : Math.min(prompt, c.input + c.cacheWrite);
+    const fresh =
+      k === 0
+        ? warm
+          ? Math.min(askTokens, prompt)
+          : Math.max(0, prompt - head)
+        : Math.min(prompt, c.input + c.cacheWrite);
     usd += ((prompt - fresh) * prices.cacheRead + fresh * prices.input + c.output * prices.output) / 1e6;
   }
   return usd;
@@ -85,7 +100,16 @@ export function testCalls(n: number, runs: number): Set<number> {
  * `testRuns` runs of the tests spread over its calls: each one's output is fresh in the next prompt, then resent
  * (cached) in every later one — a suite that prints a lot weighs on every call after it.
  */
-export function armCost(shape: ReturnType<typeof armShape>, prices: ModelPrices, n: number, askTokens: number, warm: boolean, testOutput = 0, head = 0, testRuns = 1): number {
+export function armCost(
+  shape: ReturnType<typeof armShape>,
+  prices: ModelPrices,
+  n: number,
+  askTokens: number,
+  warm: boolean,
+  testOutput = 0,
+  head = 0,
+  testRuns = 1,
+): number {
   let usd = 0;
   let prompt = shape.context + askTokens;
   const tests = testOutput > 0 ? testCalls(n, testRuns) : new Set<number>();
@@ -120,7 +144,11 @@ export function forecastFanOut(input: ForecastInput): SpendForecast {
   // (two), at the high end a fix that takes many tries (sixteen at least, three times the primer's). Measured: a
   // first run on a real library (dequal, zustand) whose arms each made four to ten calls was forecast 4–7× low when an
   // arm was reckoned to make as many calls as a primer that read everything in one or two.
-  const noHistory = { low: Math.max(2, Math.ceil(shape.calls / 2)), mid: Math.max(6, shape.calls + 3), high: Math.max(16, shape.calls * 3) };
+  const noHistory = {
+    low: Math.max(2, Math.ceil(shape.calls / 2)),
+    mid: Math.max(6, shape.calls + 3),
+    high: Math.max(16, shape.calls * 3),
+  };
   const calls = noHistory.mid;
   // The head every prompt shares (system prompt, tools) that the provider already held when the primer began (a
   // recent run warmed it): a cold arm's first call finds it cached too.
@@ -134,14 +162,26 @@ export function forecastFanOut(input: ForecastInput): SpendForecast {
     const replayed = spread(past.map((calls) => replayCost(calls, shape.context, prices, input.askTokens, warm, head)));
     if (replayed) {
       // The cache is the other unknown: the range also spans a first call that finds the fork cached, or nothing.
-      const low = Math.min(replayed.low, ...past.map((calls) => replayCost(calls, shape.context, prices, input.askTokens, true)));
-      const high = Math.max(replayed.high, ...past.map((calls) => replayCost(calls, shape.context, prices, input.askTokens, false)));
+      const low = Math.min(
+        replayed.low,
+        ...past.map((calls) => replayCost(calls, shape.context, prices, input.askTokens, true)),
+      );
+      const high = Math.max(
+        replayed.high,
+        ...past.map((calls) => replayCost(calls, shape.context, prices, input.askTokens, false)),
+      );
       return { arm, ...(model ? { model } : {}), low: round(low), mid: round(replayed.mid), high: round(high) };
     }
     const at = (n: number, runs: number) => round(armCost(shape, prices, n, input.askTokens, warm, tests, head, runs));
     // An arm runs the tests before and after its change (two runs); low: half the primer's calls and no test run;
     // high: twice as many calls, the tests run four times (a fix that takes a few tries).
-    return { arm, ...(model ? { model } : {}), low: at(noHistory.low, 0), mid: at(noHistory.mid, 2), high: at(noHistory.high, 4) };
+    return {
+      arm,
+      ...(model ? { model } : {}),
+      low: at(noHistory.low, 0),
+      mid: at(noHistory.mid, 2),
+      high: at(noHistory.high, 4),
+    };
   });
   const sum = (key: 'low' | 'mid' | 'high') => round(input.primerCost + perArm.reduce((s, a) => s + a[key], 0));
   return {
@@ -158,7 +198,10 @@ export function forecastFanOut(input: ForecastInput): SpendForecast {
 }
 
 /** The past arms that ran on this route; none on it: every past arm (the repo's work shapes an arm more than its model). */
-function pastFor(history: ReadonlyArray<{ model?: string; calls: readonly CallUsage[] }>, model: string | undefined): Array<readonly CallUsage[]> {
+function pastFor(
+  history: ReadonlyArray<{ model?: string; calls: readonly CallUsage[] }>,
+  model: string | undefined,
+): Array<readonly CallUsage[]> {
   const same = history.filter((a) => model !== undefined && a.model === model);
   return (same.length > 0 ? same : history).map((a) => a.calls);
 }

@@ -8,16 +8,27 @@ type SpendEvent = Extract<RunEvent, { type: 'forecast' | 'spend' | 'race_stop' |
 
 /** What a forecast that waits for a yes is above: the run's cap first (it would stop the batch), else the threshold. */
 export function forecastAbove(event: Pick<Extract<RunEvent, { type: 'forecast' }>, 'threshold' | 'cap'>): string {
-  return event.cap !== undefined ? `above the run's cap ${formatCap(event.cap)} (--max-cost)` : `above bon.confirm_above ${formatCap(event.threshold ?? 0)}`;
+  return event.cap !== undefined
+    ? `above the run's cap ${formatCap(event.cap)} (--max-cost)`
+    : `above bon.confirm_above ${formatCap(event.threshold ?? 0)}`;
 }
 
 export function forecastLine(event: Extract<RunEvent, { type: 'forecast' }>): string {
   const { forecast: f, confirm } = event;
   const arms = f.total.mid - f.primer;
   const range = `${formatCost(f.total.low - f.primer)}–${formatCost(f.total.high - f.primer)}`;
-  const ask = confirm ? ` — ${forecastAbove(event)}: waits for a yes` : event.cap !== undefined ? ` — ${forecastAbove(event)}: --yes fans out all the same` : '';
+  const ask = confirm
+    ? ` — ${forecastAbove(event)}: waits for a yes`
+    : event.cap !== undefined
+      ? ` — ${forecastAbove(event)}: --yes fans out all the same`
+      : '';
   // What it went by: a repo's past arms are a measure, the primer alone a guess.
-  const by = f.pastArms === undefined ? '' : f.pastArms > 0 ? ` · by ${f.pastArms} past arm(s)` : ' · no past run: by the primer';
+  const by =
+    f.pastArms === undefined
+      ? ''
+      : f.pastArms > 0
+        ? ` · by ${f.pastArms} past arm(s)`
+        : ' · no past run: by the primer';
   return `forecast: ${f.arms} arm(s) ~${formatCost(arms)} (${range}) after the primer's ${formatCost(f.primer)}, run ~${formatCost(f.total.mid)}${by}${ask}`;
 }
 
@@ -38,7 +49,10 @@ export function baselineWarning(event: Pick<Extract<RunEvent, { type: 'baseline'
 }
 
 /** The baseline in one line (the log, `show` and the board alike): each gate's mark, then what a red one means. */
-export function baselineLine(event: Pick<Extract<RunEvent, { type: 'baseline' }>, 'gates' | 'seconds'>, opts: { seconds?: boolean } = {}): string {
+export function baselineLine(
+  event: Pick<Extract<RunEvent, { type: 'baseline' }>, 'gates' | 'seconds'>,
+  opts: { seconds?: boolean } = {},
+): string {
   const gates = event.gates.map((g) => `${g.ok ? '✓' : '✗'} ${g.gate}`).join(' · ') || 'no gate';
   const warning = baselineWarning(event);
   return `baseline on HEAD${opts.seconds ? ` (${event.seconds.toFixed(1)} s)` : ''}: ${gates}${warning ? ` — ${warning}` : ''}`;

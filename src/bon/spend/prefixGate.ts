@@ -39,7 +39,11 @@ export class PrefixGate {
 }
 
 /** Waits for `ready`, or throws `onAbort()` once `signal` is aborted. */
-export async function waitUnlessAborted(ready: Promise<void>, signal: AbortSignal, onAbort: () => Error): Promise<void> {
+export async function waitUnlessAborted(
+  ready: Promise<void>,
+  signal: AbortSignal,
+  onAbort: () => Error,
+): Promise<void> {
   if (signal.aborted) throw onAbort();
   let listener: (() => void) | undefined;
   const aborted = new Promise<never>((_resolve, reject) => {

@@ -348,8 +348,12 @@ export class SpendWatch {
 
 /** A money flag's value: a positive, finite number of dollars (a leading `$` allowed); a motif otherwise. */
 export function parseUsd(flag: string, value: unknown): number | { motif: string } {
-  const text = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim().replace(/^\$/, '') : '';
+  const text =
+    typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim().replace(/^\$/, '') : '';
   const n = text === '' || !/^[+]?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$/i.test(text) ? Number.NaN : Number(text);
-  if (!Number.isFinite(n) || n <= 0) return { motif: `${flag} takes a positive amount of dollars, e.g. ${flag} 0.50 (got ${JSON.stringify(String(value ?? ''))})` };
+  if (!Number.isFinite(n) || n <= 0)
+    return {
+      motif: `${flag} takes a positive amount of dollars, e.g. ${flag} 0.50 (got ${JSON.stringify(String(value ?? ''))})`,
+    };
   return n;
 }

@@ -19,7 +19,10 @@ import { packageSource } from '../../config/paths.js';
 export const NODE_SETTINGS = '.pi/settings.json';
 
 function isRelativeLocal(source: unknown): source is string {
-  return typeof source === 'string' && (source.startsWith('./') || source.startsWith('../') || source === '.' || source === '..');
+  return (
+    typeof source === 'string' &&
+    (source.startsWith('./') || source.startsWith('../') || source === '.' || source === '..')
+  );
 }
 
 /**
@@ -54,7 +57,8 @@ export async function alignNodeSettings(userRoot: string, tree: string, git?: Gi
   if (!changed) return false;
   fs.writeFileSync(file, `${JSON.stringify(settings, null, 2)}\n`);
   const hidden = await gitx(tree, ['update-index', '--skip-worktree', '--', NODE_SETTINGS], git);
-  if (hidden.code !== 0) throw new WorktreeError(`the arm's tree could not keep its node settings apart: ${gitMotif(hidden)}`);
+  if (hidden.code !== 0)
+    throw new WorktreeError(`the arm's tree could not keep its node settings apart: ${gitMotif(hidden)}`);
   return true;
 }
 
@@ -88,7 +92,14 @@ export interface ArmTreeOptions {
 /** The user's branches and tags (refnames): an arm that makes or moves one in its own git is named for it. */
 async function userRefNames(root: string, git?: GitOptions): Promise<Set<string>> {
   const out = await gitx(root, ['for-each-ref', '--format=%(refname)', 'refs/heads', 'refs/tags'], git);
-  return new Set(out.code === 0 ? out.stdout.toString('utf8').split('\n').filter((l) => l !== '') : []);
+  return new Set(
+    out.code === 0
+      ? out.stdout
+          .toString('utf8')
+          .split('\n')
+          .filter((l) => l !== '')
+      : [],
+  );
 }
 
 /**
@@ -100,7 +111,8 @@ function seedCaches(scratch: string): void {
   for (const name of ['jiti', 'node-compile-cache']) {
     const from = path.join(os.tmpdir(), name);
     try {
-      if (fs.statSync(from).isDirectory()) fs.cpSync(from, path.join(scratch, name), { recursive: true, dereference: false, verbatimSymlinks: true });
+      if (fs.statSync(from).isDirectory())
+        fs.cpSync(from, path.join(scratch, name), { recursive: true, dereference: false, verbatimSymlinks: true });
     } catch {
       // no cache yet (or one being written): the arm's pi makes its own
     }

@@ -81,7 +81,11 @@ function lexists(p: string): boolean {
  * shared entry of the user's is a link to it. An entry the scratch tree already has is left alone; a folder the
  * scratch tree lacks is skipped. On error, what was made is released before the error is thrown.
  */
-export function provideDependencies(userRoot: string, scratchRoot: string, folders: readonly string[]): ScratchDependencies {
+export function provideDependencies(
+  userRoot: string,
+  scratchRoot: string,
+  folders: readonly string[],
+): ScratchDependencies {
   const made: string[] = [];
   const links: string[] = [];
   let released = false;
@@ -101,7 +105,9 @@ export function provideDependencies(userRoot: string, scratchRoot: string, folde
     for (const folder of made.splice(0).reverse()) fs.rmSync(folder, { recursive: true, force: true });
   };
   const depth = (rel: string): number => (rel === '.' ? 0 : rel.split(path.sep).length);
-  const ordered = [...new Set(folders.map((f) => path.normalize(f === '' ? '.' : f)))].sort((a, b) => depth(a) - depth(b) || a.localeCompare(b));
+  const ordered = [...new Set(folders.map((f) => path.normalize(f === '' ? '.' : f)))].sort(
+    (a, b) => depth(a) - depth(b) || a.localeCompare(b),
+  );
   try {
     const realScratch = fs.realpathSync(scratchRoot);
     for (const rel of ordered) {
@@ -140,7 +146,11 @@ export function provideDependencies(userRoot: string, scratchRoot: string, folde
  * tree holding an ignored node_modules (a runner at the root may run a nested package's tests, as workspaces
  * do). Git lists the ignored ones without descending into them.
  */
-export async function dependencyFolders(root: string, gateFolders: readonly string[], git?: GitOptions): Promise<string[]> {
+export async function dependencyFolders(
+  root: string,
+  gateFolders: readonly string[],
+  git?: GitOptions,
+): Promise<string[]> {
   const found = new Set<string>(['.']);
   for (const folder of gateFolders) {
     let rel = path.relative(root, path.resolve(root, folder));
@@ -150,7 +160,11 @@ export async function dependencyFolders(root: string, gateFolders: readonly stri
       rel = path.dirname(rel);
     }
   }
-  const listed = await gitx(root, ['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory', '--no-empty-directory'], git);
+  const listed = await gitx(
+    root,
+    ['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory', '--no-empty-directory'],
+    git,
+  );
   if (listed.code === 0) {
     for (const entry of listed.stdout.toString('utf8').split('\0')) {
       const rel = entry.replace(/\/$/, '');

@@ -31,9 +31,17 @@ function refusal(entry: string): string | undefined {
 
 /** Ignored entries at the root as git lists them (folders collapsed, POSIX paths without the trailing slash). */
 async function ignoredEntries(root: string, git?: GitOptions): Promise<string[]> {
-  const listed = await gitx(root, ['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory', '--no-empty-directory'], git);
+  const listed = await gitx(
+    root,
+    ['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory', '--no-empty-directory'],
+    git,
+  );
   if (listed.code !== 0) return [];
-  return listed.stdout.toString('utf8').split('\0').filter((e) => e !== '').map((e) => e.replace(/\/$/, ''));
+  return listed.stdout
+    .toString('utf8')
+    .split('\0')
+    .filter((e) => e !== '')
+    .map((e) => e.replace(/\/$/, ''));
 }
 
 /**
@@ -59,7 +67,8 @@ export async function copyIncluded(root: string, tree: string, git?: GitOptions)
       for (const found of ignored) if (pattern.test(found)) wanted.add(found);
       continue;
     }
-    if (!fs.existsSync(path.join(root, entry))) throw new WorktreeError(`${INCLUDE_FILE} names ${entry}, which does not exist in ${root}`);
+    if (!fs.existsSync(path.join(root, entry)))
+      throw new WorktreeError(`${INCLUDE_FILE} names ${entry}, which does not exist in ${root}`);
     wanted.add(entry);
   }
   const copied: string[] = [];
@@ -71,7 +80,12 @@ export async function copyIncluded(root: string, tree: string, git?: GitOptions)
     const to = path.join(tree, entry);
     fs.mkdirSync(path.dirname(to), { recursive: true });
     // Links inside a copied folder are left out too, so the copy holds no way back into the user's files.
-    fs.cpSync(from, to, { recursive: true, force: true, errorOnExist: false, filter: (source) => !fs.lstatSync(source).isSymbolicLink() });
+    fs.cpSync(from, to, {
+      recursive: true,
+      force: true,
+      errorOnExist: false,
+      filter: (source) => !fs.lstatSync(source).isSymbolicLink(),
+    });
     copied.push(entry);
   }
   return copied;

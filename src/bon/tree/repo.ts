@@ -11,7 +11,16 @@ import path from 'node:path';
 import { firstLine } from '../../contract/errors.js';
 import type { GitOptions } from '../../process/git.js';
 import { gitMotif, gitx, gitxText } from '../git/command.js';
-import { claimRunFolder, oneAtATime, releaseRunFolder, runFolder, worktreeRefusal, WorktreeError, type AddWorktreeOptions, type Worktree } from './worktrees.js';
+import {
+  claimRunFolder,
+  oneAtATime,
+  releaseRunFolder,
+  runFolder,
+  worktreeRefusal,
+  WorktreeError,
+  type AddWorktreeOptions,
+  type Worktree,
+} from './worktrees.js';
 
 /** What the user's config sets that an arm's commit needs (read once from the user's repository). */
 const IDENTITY = ['user.name', 'user.email'];
@@ -28,7 +37,13 @@ async function copyIdentity(root: string, dir: string, git?: GitOptions): Promis
  * A repository of its own at `dir` (absent or empty) with `commit` checked out, borrowing the objects of the
  * repository at `root`. Throws a WorktreeError in one line, leaving nothing, when it cannot be made.
  */
-export async function makeOwnRepo(root: string, dir: string, commit: string, git?: GitOptions, label = path.basename(dir)): Promise<void> {
+export async function makeOwnRepo(
+  root: string,
+  dir: string,
+  commit: string,
+  git?: GitOptions,
+  label = path.basename(dir),
+): Promise<void> {
   try {
     await initOwnRepo(root, dir, commit, git, label);
   } catch (error) {
@@ -39,7 +54,13 @@ export async function makeOwnRepo(root: string, dir: string, commit: string, git
   }
 }
 
-async function initOwnRepo(root: string, dir: string, commit: string, git: GitOptions | undefined, label: string): Promise<void> {
+async function initOwnRepo(
+  root: string,
+  dir: string,
+  commit: string,
+  git: GitOptions | undefined,
+  label: string,
+): Promise<void> {
   const commonDir = path.resolve(root, await gitxText(root, ['rev-parse', '--git-common-dir'], git));
   const fail = (what: string, result?: Awaited<ReturnType<typeof gitx>>): never => {
     fs.rmSync(dir, { recursive: true, force: true });
@@ -61,13 +82,16 @@ async function initOwnRepo(root: string, dir: string, commit: string, git: GitOp
   if (resolved.code !== 0) fail(`the commit ${commit} is not in the repository`, resolved);
   fs.writeFileSync(path.join(gitDir, 'HEAD'), `${resolved.stdout.toString('utf8').trim()}\n`);
   const checkedOut = await gitx(dir, ['read-tree', '--reset', '-u', 'HEAD'], git);
-  if (checkedOut.code !== 0) fail(`its files could not be checked out (its git dir held ${heldIn(gitDir)})`, checkedOut);
+  if (checkedOut.code !== 0)
+    fail(`its files could not be checked out (its git dir held ${heldIn(gitDir)})`, checkedOut);
 }
 
 /** What a git dir holds, for a motif: its entries and what HEAD says. */
 function heldIn(gitDir: string): string {
   try {
-    const head = fs.existsSync(path.join(gitDir, 'HEAD')) ? fs.readFileSync(path.join(gitDir, 'HEAD'), 'utf8').trim().slice(0, 12) : 'none';
+    const head = fs.existsSync(path.join(gitDir, 'HEAD'))
+      ? fs.readFileSync(path.join(gitDir, 'HEAD'), 'utf8').trim().slice(0, 12)
+      : 'none';
     return `${fs.readdirSync(gitDir).sort().join(' ')}; HEAD ${head}`;
   } catch {
     return 'nothing: it is gone';

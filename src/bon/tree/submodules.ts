@@ -17,7 +17,11 @@ interface Submodule {
 /** The submodules `.gitmodules` declares in `tree` (name and path), or [] when it has none. */
 async function declared(tree: string, git?: GitOptions): Promise<Submodule[]> {
   if (!fs.existsSync(path.join(tree, '.gitmodules'))) return [];
-  const listed = await gitx(tree, ['config', '--file', '.gitmodules', '--null', '--get-regexp', '^submodule\\..*\\.path$'], git);
+  const listed = await gitx(
+    tree,
+    ['config', '--file', '.gitmodules', '--null', '--get-regexp', '^submodule\\..*\\.path$'],
+    git,
+  );
   if (listed.code !== 0) return [];
   const out: Submodule[] = [];
   for (const entry of listed.stdout.toString('utf8').split('\0')) {
@@ -41,12 +45,30 @@ export async function checkOutSubmodules(root: string, tree: string, git?: GitOp
   for (const sub of await declared(tree, git)) {
     if (!checkedOut(root, sub)) continue;
     const source = path.join(root, sub.path);
-    const args = ['-c', 'protocol.file.allow=always', '-c', `submodule.${sub.name}.url=${source}`, 'submodule', 'update', '--init', '--no-fetch', '--', sub.path];
+    const args = [
+      '-c',
+      'protocol.file.allow=always',
+      '-c',
+      `submodule.${sub.name}.url=${source}`,
+      'submodule',
+      'update',
+      '--init',
+      '--no-fetch',
+      '--',
+      sub.path,
+    ];
     let result = await gitx(tree, args, git);
     // --no-fetch needs the commit locally already; a fresh clone of the user's copy has it when the user has it.
-    if (result.code !== 0) result = await gitx(tree, args.filter((a) => a !== '--no-fetch'), git);
+    if (result.code !== 0)
+      result = await gitx(
+        tree,
+        args.filter((a) => a !== '--no-fetch'),
+        git,
+      );
     if (result.code !== 0) {
-      throw new WorktreeError(`submodule ${sub.path} could not be checked out in the worktree from your copy of it: ${gitMotif(result)}`);
+      throw new WorktreeError(
+        `submodule ${sub.path} could not be checked out in the worktree from your copy of it: ${gitMotif(result)}`,
+      );
     }
     done.push(sub.path);
   }

@@ -33,7 +33,11 @@ export { WORKTREES_ENV, worktreeBase } from '../../config/paths.js';
 /** One folder per repository: its name (to be recognised by a person) and a digest of its real path. */
 export function repoKey(root: string): string {
   const real = fs.realpathSync(root);
-  const name = path.basename(real).replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 40) || 'repo';
+  const name =
+    path
+      .basename(real)
+      .replace(/[^A-Za-z0-9._-]/g, '_')
+      .slice(0, 40) || 'repo';
   return `${name}-${createHash('sha256').update(real).digest('hex').slice(0, 10)}`;
 }
 
@@ -139,7 +143,8 @@ export function claimRunFolder(root: string, run: string, env?: NodeJS.ProcessEn
 
 /** The run's folder goes with its last tree, and the repository's with its last run. */
 export function releaseRunFolder(runDir: string): void {
-  if (fs.existsSync(runDir) && fs.readdirSync(runDir).every((entry) => entry === OWNER_FILE)) fs.rmSync(runDir, { recursive: true, force: true });
+  if (fs.existsSync(runDir) && fs.readdirSync(runDir).every((entry) => entry === OWNER_FILE))
+    fs.rmSync(runDir, { recursive: true, force: true });
   removeIfEmpty(path.dirname(runDir));
 }
 
@@ -154,7 +159,10 @@ function removeIfEmpty(dir: string): void {
 /** The worktrees git knows for `root` (absolute paths as git lists them), the main one excluded. */
 export async function listWorktrees(root: string, git?: GitOptions): Promise<string[]> {
   const text = await gitxText(root, ['worktree', 'list', '--porcelain', '-z'], git);
-  const paths = text.split('\0').filter((field) => field.startsWith('worktree ')).map((field) => field.slice('worktree '.length));
+  const paths = text
+    .split('\0')
+    .filter((field) => field.startsWith('worktree '))
+    .map((field) => field.slice('worktree '.length));
   return paths.slice(1);
 }
 
@@ -165,7 +173,10 @@ export async function listWorktrees(root: string, git?: GitOptions): Promise<str
  * their owner gone: no git knows them any more, so their folders go as they are. A live owner, or a repository
  * still there, keeps them (that repository's own next run sweeps them through its git).
  */
-export async function sweepWorktrees(root: string, opts: { git?: GitOptions; env?: NodeJS.ProcessEnv } = {}): Promise<string[]> {
+export async function sweepWorktrees(
+  root: string,
+  opts: { git?: GitOptions; env?: NodeJS.ProcessEnv } = {},
+): Promise<string[]> {
   const base = worktreeBase(opts.env);
   const ours = repoKey(root);
   const removed: string[] = [];
@@ -175,7 +186,8 @@ export async function sweepWorktrees(root: string, opts: { git?: GitOptions; env
     else {
       for (const run of entriesOf(repoDir)) {
         const owner = readOwner(path.join(repoDir, run));
-        if (owner && !ownerAlive(owner) && !fs.existsSync(owner.root)) fs.rmSync(path.join(repoDir, run), { recursive: true, force: true });
+        if (owner && !ownerAlive(owner) && !fs.existsSync(owner.root))
+          fs.rmSync(path.join(repoDir, run), { recursive: true, force: true });
       }
     }
     removeIfEmpty(repoDir);
@@ -184,7 +196,11 @@ export async function sweepWorktrees(root: string, opts: { git?: GitOptions; env
 }
 
 /** This repository's leftover runs: their worktrees removed through its git, then their folders. */
-async function sweepOurs(root: string, repoDir: string, opts: { git?: GitOptions; env?: NodeJS.ProcessEnv }): Promise<string[]> {
+async function sweepOurs(
+  root: string,
+  repoDir: string,
+  opts: { git?: GitOptions; env?: NodeJS.ProcessEnv },
+): Promise<string[]> {
   const leftover = [...runFolders(root, opts.env).leftover.keys()];
   if (leftover.length === 0) return [];
   const realRepoDir = fs.realpathSync(repoDir);
@@ -221,7 +237,10 @@ async function sweepOurs(root: string, repoDir: string, opts: { git?: GitOptions
  * The run folders of this repository that `sweepWorktrees` removes (their owner gone), and those it keeps because
  * their run is alive (or in the making), by run name: what `factory clean --dry-run` says before anything goes.
  */
-export function runFolders(root: string, env?: NodeJS.ProcessEnv): { leftover: Map<string, string>; live: Map<string, string> } {
+export function runFolders(
+  root: string,
+  env?: NodeJS.ProcessEnv,
+): { leftover: Map<string, string>; live: Map<string, string> } {
   const repoDir = path.join(worktreeBase(env), repoKey(root));
   const leftover = new Map<string, string>();
   const live = new Map<string, string>();
