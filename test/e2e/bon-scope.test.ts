@@ -59,7 +59,7 @@ describe('an arm that changes files beyond the spec (real pi, scripted model)', 
     const harvest = outcome.events.find((e) => e.type === 'harvest');
     if (harvest?.type !== 'harvest') throw new Error('no harvest');
     const [first, second] = harvest.ranking;
-    expect(first).toMatchObject({ arm: 2, green: true });
+    expect(first, `${harvest.why}\n${JSON.stringify(harvest.ranking)}`).toMatchObject({ arm: 2, green: true });
     expect(first?.beyond).toBeUndefined();
     expect(second).toMatchObject({ arm: 1, green: true, beyond: ['README.md'] });
     expect(second!.cost).toBeLessThan(first!.cost);

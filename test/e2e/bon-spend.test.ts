@@ -190,13 +190,22 @@ describe('bon spend control (real pi, scripted model)', () => {
     );
   });
 
-  /** Whether arm 2's gate has started: the file it writes in its tree, under the run's worktree base. */
-  function gateStarted(b: BonBench): boolean {
+  /** Arm `arm`'s tree under the run's worktree base, once it exists. */
+  function armTree(b: BonBench, arm: number): string | undefined {
     const base = b.env.FACTORY_WORKTREES!;
     const list = (dir: string) => (fs.existsSync(dir) ? fs.readdirSync(dir) : []);
-    return list(base).some((repo) =>
-      list(path.join(base, repo)).some((run) => fs.existsSync(path.join(base, repo, run, 'arm_2', 'gate-started'))),
-    );
+    for (const repo of list(base))
+      for (const run of list(path.join(base, repo))) {
+        const dir = path.join(base, repo, run, `arm_${arm}`);
+        if (fs.existsSync(dir)) return dir;
+      }
+    return undefined;
+  }
+
+  /** Whether arm 2's gate has started: the file it writes in its tree. */
+  function gateStarted(b: BonBench): boolean {
+    const tree = armTree(b, 2);
+    return tree !== undefined && fs.existsSync(path.join(tree, 'gate-started'));
   }
 
   it("an arm whose turn ended before the run's cap is gated and ranked on its work, not red: budget", async () => {
@@ -207,16 +216,17 @@ describe('bon spend control (real pi, scripted model)', () => {
       // Arm 2's gate says it started (in its own tree: the sandbox lets it write nowhere else), then waits for the
       // word (a file it can read): the cap is crossed while it runs, by events.
       const waiter = `const fs = require('node:fs'); if (process.env.FACTORY_ARM === '2') { fs.writeFileSync('gate-started', ''); const t = setInterval(() => fs.existsSync(${JSON.stringify(go)}) && clearInterval(t), 20); }\n`;
-      // Arm 1's first call is dear (5000 output tokens at $15/M: $0.075): alone it crosses the cap.
+      // Arm 1 first waits in a tool of its own until arm 2 is in its gate (the test writes `go-1` in arm 1's tree),
+      // then makes a dear call (5000 output tokens at $15/M: $0.075): alone it crosses the cap. It waits in a tool,
+      // not in a model call held at the server: a held call keeps its room reserved, and on a busy machine arm 2's
+      // own calls then waited for that room, behind the call that waited for arm 2 — until arm 1 read `stalled`.
+      const wait = call('bash', { command: 'while [ ! -e go-1 ]; do sleep 0.05; done; rm go-1' });
       const dear = call('bash', { command: 'echo dear' }, { usage: { completion: 5000 } });
-      // Arm 3 is still at work when the cap is crossed, mostly in its tools: a few slow calls, not thirty quick ones —
-      // thirty model calls spent the cap's room on their own on a busy machine, before arm 2 could reach its gate
-      // (its reservations then waited behind arm 1's held call: the arms stalled).
       bench = await bonBench(
         {
           ...demo,
           'model:gamma': busy(4, demo['model:gamma']!, 15),
-          'model:alpha': [...demo['model:alpha']!.slice(0, 2), dear, ...demo['model:alpha']!.slice(2)],
+          'model:alpha': [...demo['model:alpha']!.slice(0, 2), wait, dear, ...demo['model:alpha']!.slice(2)],
         },
         {
           'gate-wait.cjs': waiter,
@@ -224,15 +234,13 @@ describe('bon spend control (real pi, scripted model)', () => {
             'gateway: ""\nharness: pi\npayload:\n  dir: .\n  commands:\n    - run: node gate-wait.cjs && node --test\n      timeout: 120\n',
         },
       );
-      let held: ReturnType<BonBench['rig']['model']['hold']> | undefined;
       const out = await runBon(bench, {
         args: { maxCost: 0.05, yes: true },
         onEvent: (e) => {
-          // Arm 1's first request waits at the model until arm 2's turn is over and its gate runs.
-          if (e.type === 'phase_ok' && e.phase === 'prime') {
-            held = bench!.rig.model.hold('model:alpha');
-            void until('arm 2 in its gate', () => gateStarted(bench!), 120_000).then(() => held!.release());
-          }
+          if (e.type === 'phase_ok' && e.phase === 'prime')
+            void until('arm 2 in its gate', () => gateStarted(bench!), 240_000).then(() =>
+              fs.writeFileSync(path.join(armTree(bench!, 1)!, 'go-1'), ''),
+            );
           if (e.type === 'race_stop') fs.writeFileSync(go, '');
         },
       });
