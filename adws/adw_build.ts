@@ -2,7 +2,7 @@
 // an agent phase builds and owes a BuildEnvelope, a code phase runs the gates. A red gate sends the build
 // back into its live session with the gate's exact motif (the runner's `judges`), up to the build's retries.
 import path from 'node:path';
-import { agentPhase, type AgentWorkflowOptions } from '../src/engine/agentPhase.js';
+import { agentPhase, fromWorkflow, type AgentWorkflowOptions } from '../src/engine/agentPhase.js';
 import { gitDirMotif, restoreGitDir, snapshotGitDir, type GitDirSnapshot } from '../src/bon/git/guard.js';
 import type { GateCommand, GateReport } from '../src/gates/judges.js';
 import { isWorkTree, treeState, type TreeState } from '../src/process/git.js';
@@ -149,20 +149,9 @@ export function buildPhases(opts: BuildAdwOptions): Phase[] {
     agentPhase({
       name: 'build',
       role: 'builder',
-      retries: opts.retries,
       envelope: 'BuildEnvelope',
       ask: (run: Run) => buildAsk(opts, run.results.check as BuildCheck),
-      harness: opts.harness,
-      workspace: opts.workspace,
-      cwd: opts.cwd,
-      model: opts.model,
-      fallbackModel: opts.fallbackModel,
-      thinking: opts.thinking,
-      tools: opts.tools && opts.tools.length > 0 ? opts.tools : BUILD_TOOLS,
-      limits: opts.limits,
-      timeoutMs: opts.timeoutMs ?? 20 * 60_000,
-      idleTimeoutMs: opts.idleTimeoutMs ?? 3 * 60_000,
-      env: opts.env,
+      ...fromWorkflow(opts, { tools: BUILD_TOOLS, timeoutMs: 20 * 60_000 }),
     }),
     gatesPhase(opts, watch),
   ];

@@ -1,6 +1,6 @@
 // adw_prompt: the smallest complete workflow. One agent phase sends the user's ask through the harness port
 // and owes an envelope through the typed gate; one code phase disposes of it, deterministically.
-import { agentPhase, type AgentWorkflowOptions } from '../src/engine/agentPhase.js';
+import { agentPhase, fromWorkflow, type AgentWorkflowOptions } from '../src/engine/agentPhase.js';
 import type { Phase } from '../src/engine/runner.js';
 import { PhaseFailure } from '../src/contract/errors.js';
 
@@ -18,20 +18,9 @@ export function promptPhases(opts: PromptAdwOptions): Phase[] {
     agentPhase({
       name: 'prompt',
       role: 'prompter',
-      retries: opts.retries,
       envelope: 'Envelope',
       ask: () => opts.ask,
-      harness: opts.harness,
-      workspace: opts.workspace,
-      cwd: opts.cwd,
-      model: opts.model,
-      fallbackModel: opts.fallbackModel,
-      thinking: opts.thinking,
-      tools: opts.tools ?? PROMPT_TOOLS,
-      limits: opts.limits,
-      timeoutMs: opts.timeoutMs ?? 10 * 60_000,
-      idleTimeoutMs: opts.idleTimeoutMs ?? 3 * 60_000,
-      env: opts.env,
+      ...fromWorkflow(opts, { tools: PROMPT_TOOLS, timeoutMs: 10 * 60_000 }),
     }),
     {
       name: 'dispose',

@@ -13,6 +13,7 @@ export type JudgeVerdict = JudgeOrder;
 
 export type { JudgeSetup } from './session.js';
 import { PhaseFailure } from '../contract/errors.js';
+import { DEFAULT_IDLE_TIMEOUT_MS } from '../contract/agent.js';
 
 /** Most bytes of one arm's patch the ask carries; the rest is cut, and the ask says so. */
 export const JUDGE_PATCH_MAX = 24 * 1024;
@@ -100,7 +101,7 @@ export function judgePhase(session: BonSession, setup: JudgeSetup): Phase {
         tools: setup.tools,
         limits: setup.limits,
         timeoutMs: setup.timeoutMs,
-        idleTimeoutMs: session.opts.idleTimeoutMs ?? 3 * 60_000,
+        idleTimeoutMs: session.opts.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
         env: setup.env,
       });
       const envelope = (await inner.action(run, ctx)) as {

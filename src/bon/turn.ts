@@ -12,6 +12,7 @@ import type { SandboxSpec } from '../sandbox/wrap.js';
 import { gitDirMotif } from './git/guard.js';
 import { ownGitMotif } from './git/own.js';
 import type { BonSession } from './session.js';
+import { DEFAULT_IDLE_TIMEOUT_MS } from '../contract/agent.js';
 
 export function primerAsk(spec: string): string {
   return [
@@ -63,7 +64,7 @@ export function turnOptions(
     },
     onUsage: ({ tokens, cost }: { tokens: number; cost: number }) => run.liveUsage(phase, tokens, cost),
     timeoutMs: opts.timeoutMs ?? 20 * 60_000,
-    idleTimeoutMs: opts.idleTimeoutMs ?? 3 * 60_000,
+    idleTimeoutMs: opts.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
     signal,
     requestedModel,
   };

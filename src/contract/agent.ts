@@ -60,3 +60,6 @@ export interface CallUsage {
   cacheWrite: number;
   cost: number;
 }
+
+/** How long a turn may stream nothing before it is stopped (`stalled`), unless the command says otherwise. */
+export const DEFAULT_IDLE_TIMEOUT_MS = 3 * 60_000;

@@ -5,6 +5,7 @@ import { envelopeCard, loadEnvelopes } from '../envelope/catalog.js';
 import { HarnessError, InfrastructureError, isInfrastructure, PhaseFailure } from '../contract/errors.js';
 import { sessionHoldsAsk } from '../trace/ledger.js';
 import type { Harness, Limits } from '../harness/types.js';
+import { DEFAULT_IDLE_TIMEOUT_MS } from '../contract/agent.js';
 import type { WorkspacePaths } from '../config/paths.js';
 import type { Phase, Run } from './runner.js';
 
@@ -50,6 +51,30 @@ export interface AgentWorkflowOptions {
   idleTimeoutMs?: number;
   /** The agent's environment (the harness builds pi's from it). */
   env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * The part of an agent phase's spec that a workflow takes from its command as is: where it runs, on which route,
+ * with what budget. `defaults` are the workflow's own: its tool set and its turn's deadline.
+ */
+export function fromWorkflow(
+  opts: AgentWorkflowOptions,
+  defaults: { tools: string[]; timeoutMs: number },
+): Omit<AgentPhaseSpec, 'name' | 'role' | 'envelope' | 'ask'> {
+  return {
+    retries: opts.retries,
+    harness: opts.harness,
+    workspace: opts.workspace,
+    cwd: opts.cwd,
+    model: opts.model,
+    fallbackModel: opts.fallbackModel,
+    thinking: opts.thinking,
+    tools: opts.tools && opts.tools.length > 0 ? opts.tools : defaults.tools,
+    limits: opts.limits,
+    timeoutMs: opts.timeoutMs ?? defaults.timeoutMs,
+    idleTimeoutMs: opts.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
+    env: opts.env,
+  };
 }
 
 /** The budget of the one relaunch after a tripped breaker: enough to report, not to start the work again. */
