@@ -4,14 +4,14 @@
 // screen mount (src/tui/mount.ts) renders it with `exitOnCtrlC: false`:
 //   render(<HomeScreen store={createHomeStore()} controller={controller} />, { exitOnCtrlC: false })
 
-import React, { useEffect } from 'react';
+import React, { useEffect, useRef } from 'react';
 import { Box, Text } from 'ink';
 import { useStore } from 'zustand';
 import { dispatchHomeIntent, homeModeOf, loadRuns, type HomeController } from '../state/home/intents.js';
-import type { HomeStore } from '../state/home/store.js';
+import { isBonReplay, type HomeStore } from '../state/home/store.js';
 import { KeyHelp } from './KeyHelp.js';
 import { HOME_KEYS } from './keymap.js';
-import { BonView } from './BonScreen.js';
+import { BonView, diffHeight } from './BonScreen.js';
 import type { BonState } from '../state/bon/state.js';
 import type { RunState } from '../state/run/state.js';
 import { RunView } from './RunScreen.js';
@@ -37,9 +37,6 @@ export const EMPTY_HINT = 'No runs yet. Start one with `factory demo`, or `facto
 export const REPLAY_NOTE = 'replayed from the trace · read-only';
 
 /** A replayed best-of-N run carries its arms (state/home/store.ts replayRun folds it as the board does). */
-function isBonState(run: RunState | BonState): run is BonState {
-  return 'bon' in run;
-}
 
 export function HomeScreen({ store, controller }: HomeScreenProps): React.JSX.Element {
   const home = useStore(store);
@@ -54,13 +51,16 @@ export function HomeScreen({ store, controller }: HomeScreenProps): React.JSX.El
     void loadRuns(store, controller);
   }, [store, controller]);
 
+  // The page a replayed diff scrolls by is the one drawn now (read at key time).
+  const page = useRef(diffHeight(rows));
+  page.current = diffHeight(rows);
   useKeymap(
     () => HOME_KEYS[homeModeOf(store.getState())],
-    (intent) => dispatchHomeIntent(store, controller, intent),
+    (intent) => dispatchHomeIntent(store, controller, intent, { page: page.current }),
   );
 
   if (home.screen === 'run') {
-    if (replayed !== undefined && isBonState(replayed)) {
+    if (replayed !== undefined && isBonReplay(replayed)) {
       return (
         <BonView
           state={{ ...replayed, ui: { ...replayed.ui, statusLine: home.statusLine ?? REPLAY_NOTE } }}

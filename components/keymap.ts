@@ -42,34 +42,6 @@ export const RUN_KEYS: Readonly<Record<RunMode, KeyTable<RunIntent>>> = {
   quitting: [],
 };
 
-const HOME_QUIT: Binding<HomeIntent> = { keys: ['q', 'ctrl+c'], intent: 'quit', help: 'quit' };
-const HOME_DOCTOR: Binding<HomeIntent> = { keys: ['d'], intent: 'doctor', help: 'doctor' };
-
-/**
- * Home screen (`factory` with no arguments): nothing runs here, so `q` and Ctrl-C quit at once. In a
- * replayed run, `q` goes back to the list like esc (the run is only being read), Ctrl-C still quits.
- * `r` is bound wherever a run is selected; the home store refuses it for a run that is not failed or
- * interrupted, and says why.
- */
-export const HOME_KEYS: Readonly<Record<HomeMode, KeyTable<HomeIntent>>> = {
-  loading: [HOME_QUIT, HOME_DOCTOR],
-  empty: [HOME_QUIT, HOME_DOCTOR],
-  list: [
-    { keys: ['up', 'k'], intent: 'up', help: 'up' },
-    { keys: ['down', 'j'], intent: 'down', help: 'down' },
-    { keys: ['return'], intent: 'open', help: 'open' },
-    { keys: ['r'], intent: 'resume', help: 'resume' },
-    HOME_QUIT,
-    HOME_DOCTOR,
-  ],
-  replay: [
-    { keys: ['escape', 'q'], intent: 'back', help: 'back to runs' },
-    { keys: ['r'], intent: 'resume', help: 'resume' },
-    { keys: ['ctrl+c'], intent: 'quit', help: 'quit' },
-  ],
-  quitting: [],
-};
-
 const BON_SELECT: KeyTable<BonIntent> = [
   { keys: ['left'], intent: 'left', help: 'select arm' },
   { keys: ['right'], intent: 'right', help: 'select arm' },
@@ -101,6 +73,51 @@ const SCROLL_KEYS: KeyTable<ScrollIntent> = [
 ];
 
 const SCROLL: KeyTable<BonIntent> = SCROLL_KEYS;
+
+const HOME_QUIT: Binding<HomeIntent> = { keys: ['q', 'ctrl+c'], intent: 'quit', help: 'quit' };
+const HOME_DOCTOR: Binding<HomeIntent> = { keys: ['d'], intent: 'doctor', help: 'doctor' };
+
+/**
+ * Home screen (`factory` with no arguments): nothing runs here, so `q` and Ctrl-C quit at once. In a
+ * replayed run, `q` goes back to the list like esc (the run is only being read), Ctrl-C still quits.
+ * `r` is bound wherever a run is selected; the home store refuses it for a run that is not failed or
+ * interrupted, and says why.
+ */
+export const HOME_KEYS: Readonly<Record<HomeMode, KeyTable<HomeIntent>>> = {
+  loading: [HOME_QUIT, HOME_DOCTOR],
+  empty: [HOME_QUIT, HOME_DOCTOR],
+  list: [
+    { keys: ['up', 'k'], intent: 'up', help: 'up' },
+    { keys: ['down', 'j'], intent: 'down', help: 'down' },
+    { keys: ['return'], intent: 'open', help: 'open' },
+    { keys: ['r'], intent: 'resume', help: 'resume' },
+    HOME_QUIT,
+    HOME_DOCTOR,
+  ],
+  replay: [
+    { keys: ['escape', 'q'], intent: 'back', help: 'back to runs' },
+    { keys: ['r'], intent: 'resume', help: 'resume' },
+    { keys: ['ctrl+c'], intent: 'quit', help: 'quit' },
+  ],
+  // A replayed arms board reads as the live one does (select, diff, compare); nothing on it acts on the run.
+  'replay-board': [
+    { keys: ['left'], intent: 'left', help: 'select arm' },
+    { keys: ['right'], intent: 'right', help: 'select arm' },
+    { keys: ['return'], intent: 'diff', help: 'diff' },
+    { keys: ['o'], intent: 'overlap', help: 'overlap' },
+    { keys: ['s'], intent: 'side', help: 'compare' },
+    { keys: ['escape', 'q'], intent: 'back', help: 'back to runs' },
+    { keys: ['r'], intent: 'resume', help: 'resume' },
+    { keys: ['ctrl+c'], intent: 'quit', help: 'quit' },
+  ],
+  'replay-view': [
+    ...SCROLL_KEYS,
+    { keys: ['tab'], intent: 'next-pair', help: 'next arm' },
+    { keys: ['escape', 'q'], intent: 'close', help: 'back to board' },
+    { keys: ['ctrl+c'], intent: 'quit', help: 'quit' },
+  ],
+  quitting: [],
+};
 
 export const BON_KEYS: Readonly<Record<BonMode, KeyTable<BonIntent>>> = {
   running: [

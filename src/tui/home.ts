@@ -1,5 +1,7 @@
 // `factory` alone in a terminal: the runs list (enter replays a run, r resumes it live, d opens the doctor), and
 // the router that moves between the home, the doctor and a resumed run.
+import fs from 'node:fs';
+import path from 'node:path';
 import type { CommandFlags, PreparedRun } from '../commands/command.js';
 import type { Lifecycle } from '../lifecycle.js';
 import { runDoctorScreen } from './doctor.js';
@@ -31,6 +33,12 @@ async function homeScreen(
       return trace.listRuns(200);
     },
     runEvents: (adwId: string) => trace.runEvents(adwId),
+    // Only a patch under this workspace's data folder is read: the path comes from the recorded events.
+    readPatch: (file: string) => {
+      const inside = path.relative(ws.paths.dataDir, path.resolve(file));
+      if (inside.startsWith('..') || path.isAbsolute(inside)) throw new Error(`not a patch of this workspace: ${file}`);
+      return ws.redact(fs.readFileSync(file, 'utf8'));
+    },
     resume: (adwId: string) => {
       next = { resume: adwId };
       done();

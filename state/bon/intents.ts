@@ -91,20 +91,20 @@ export interface BonViewport {
 }
 
 /**
- * The arms' patches read through the controller, then handed to `loaded`; a read that throws or rejects goes to
- * `failed`. Reads that answer at once are handed over at once; one that answers later, once all have.
+ * The arms' patches read by `read`, then handed to `loaded`; a read that throws or rejects goes to `failed`. Reads
+ * that answer at once are handed over at once; one that answers later, once all have.
  */
 function readPatches(
-  controller: BonController,
+  read: (arm: number) => string | Promise<string>,
   arms: readonly number[],
   loaded: (texts: Record<number, string>) => void,
   failed: (error: unknown) => void,
 ): void {
   try {
-    const reads = arms.map((arm) => controller.readPatch(arm));
+    const reads = arms.map((arm) => read(arm));
     const textsOf = (texts: readonly string[]) =>
       Object.fromEntries(arms.map((arm, i) => [arm, texts[i]!])) as Record<number, string>;
-    if (reads.every((read): read is string => typeof read === 'string')) loaded(textsOf(reads));
+    if (reads.every((text): text is string => typeof text === 'string')) loaded(textsOf(reads));
     // One read is awaited alone: the diff is ready one tick after its file is, not after a Promise.all's extra ticks.
     else if (reads.length === 1) Promise.resolve(reads[0]!).then((text) => loaded(textsOf([text])), failed);
     else Promise.all(reads).then((texts) => loaded(textsOf(texts)), failed);
@@ -113,23 +113,49 @@ function readPatches(
   }
 }
 
+/**
+ * The reads a board asks for — one arm's patch for the diff view (its whole verdict above it: the card cuts it), or
+ * arms' patches for a comparison — with their answer dispatched back as board actions. The live board and the
+ * home's replay of a finished one share it.
+ */
+export function readBoardPatches(
+  effect: Extract<BonEffect, { type: 'read_patch' | 'read_patches' }>,
+  state: BonState,
+  read: (arm: number) => string | Promise<string>,
+  dispatch: (action: BonAction) => void,
+): void {
+  if (effect.type === 'read_patches') {
+    readPatches(
+      read,
+      effect.arms,
+      (texts) => dispatch({ type: 'compare_loaded', texts }),
+      (error) => dispatch({ type: 'compare_failed', message: errorText(error) }),
+    );
+    return;
+  }
+  const view = armsOf(state, Date.now()).find((candidate) => candidate.arm === effect.arm);
+  const head = view ? `${verdictLines(view).join('\n')}\n` : '';
+  readPatches(
+    read,
+    [effect.arm],
+    (texts) => dispatch({ type: 'diff_loaded', arm: effect.arm, text: `${head}${texts[effect.arm]!}` }),
+    (error) => dispatch({ type: 'diff_failed', arm: effect.arm, message: errorText(error) }),
+  );
+}
+
 /** Carry out what the board reducer asked for. */
 export function runBonEffect(store: BonStore, controller: BonController, effect: BonEffect | undefined): void {
   if (effect === undefined) return;
   switch (effect.type) {
-    case 'read_patch': {
-      // The arm's whole verdict first (its card cuts it), then its patch.
-      const arm = armsOf(store.getState(), Date.now()).find((view) => view.arm === effect.arm);
-      const head = arm ? `${verdictLines(arm).join('\n')}\n` : '';
-      readPatches(
-        controller,
-        [effect.arm],
-        (texts) =>
-          store.getState().dispatch({ type: 'diff_loaded', arm: effect.arm, text: `${head}${texts[effect.arm]!}` }),
-        (error) => store.getState().dispatch({ type: 'diff_failed', arm: effect.arm, message: errorText(error) }),
+    case 'read_patch':
+    case 'read_patches':
+      readBoardPatches(
+        effect,
+        store.getState(),
+        (arm) => controller.readPatch(arm),
+        (action) => store.getState().dispatch(action),
       );
       return;
-    }
     case 'abort_arm':
       controller.abortArm(effect.arm);
       return;
@@ -147,14 +173,6 @@ export function runBonEffect(store: BonStore, controller: BonController, effect:
       return;
     case 'steer':
       controller.steerArm(effect.arm, effect.text);
-      return;
-    case 'read_patches':
-      readPatches(
-        controller,
-        effect.arms,
-        (texts) => store.getState().dispatch({ type: 'compare_loaded', texts }),
-        (error) => store.getState().dispatch({ type: 'compare_failed', message: errorText(error) }),
-      );
       return;
     default: {
       const unreachable: never = effect;

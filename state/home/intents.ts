@@ -4,7 +4,11 @@
 
 import type { RunEvent } from '../../src/contract/events.js';
 import { errorText } from '../errorText.js';
-import type { HomeAction, HomeEffect, HomeState, HomeStore, RunRow } from './store.js';
+import { readBoardPatches } from '../bon/intents.js';
+import type { BonAction } from '../bon/actions.js';
+import { armPhase, extrasOf } from '../bon/state.js';
+import { scrollAction, type ScrollIntent } from '../scrollAction.js';
+import { isBonReplay, type HomeAction, type HomeEffect, type HomeState, type HomeStore, type RunRow } from './store.js';
 
 /** Implemented by the core (src/tui/home.ts) on top of the trace store. */
 export interface HomeController {
@@ -17,9 +21,30 @@ export interface HomeController {
   quit(): void;
   /** Open the doctor checklist (`d`); src/tui/ shows the doctor screen, then comes back. */
   doctor?(): void;
+  /** The text of a replayed arm's sealed patch, from the file its run recorded (masked like the live board's). */
+  readPatch?(file: string): string | Promise<string>;
 }
 
-export type HomeIntent = 'up' | 'down' | 'open' | 'back' | 'resume' | 'quit' | 'doctor';
+export type HomeIntent =
+  | 'up'
+  | 'down'
+  | 'open'
+  | 'back'
+  | 'resume'
+  | 'quit'
+  | 'doctor'
+  // A replayed arms board, read-only: select an arm, its diff, the overlap or two side by side, scroll, close.
+  | 'left'
+  | 'right'
+  | 'diff'
+  | 'overlap'
+  | 'side'
+  | 'next-pair'
+  | 'close'
+  | 'page-up'
+  | 'page-down'
+  | 'top'
+  | 'bottom';
 
 /**
  * The home's input modes:
@@ -27,13 +52,19 @@ export type HomeIntent = 'up' | 'down' | 'open' | 'back' | 'resume' | 'quit' | '
  * - empty: no run to show (none yet, or the list could not be read);
  * - list: rows to move through, open or resume;
  * - replay: one run's phase graph, read-only;
+ * - replay-board: a best-of-N run's arms board, read-only (select, diff, compare);
+ * - replay-view: its diff or comparison view (scroll, close);
  * - quitting: quit() was sent; keys are ignored.
  */
-export type HomeMode = 'loading' | 'empty' | 'list' | 'replay' | 'quitting';
+export type HomeMode = 'loading' | 'empty' | 'list' | 'replay' | 'replay-board' | 'replay-view' | 'quitting';
 
 export function homeModeOf(state: HomeState): HomeMode {
   if (state.quitting) return 'quitting';
-  if (state.screen === 'run') return 'replay';
+  if (state.screen === 'run') {
+    const run = state.replay?.run;
+    if (!isBonReplay(run)) return 'replay';
+    return run.bon.ui.diff !== undefined || run.bon.ui.compare !== undefined ? 'replay-view' : 'replay-board';
+  }
   if (!state.loaded) return 'loading';
   return state.rows.length === 0 ? 'empty' : 'list';
 }
@@ -73,6 +104,17 @@ export function runHomeEffect(store: HomeStore, controller: HomeController, effe
     case 'quit':
       controller.quit();
       return;
+    case 'board_read': {
+      const run = store.getState().replay?.run;
+      if (!isBonReplay(run)) return;
+      // An arm with no sealed patch reads as empty, as on the live board.
+      const read = (arm: number) => {
+        const file = extrasOf(run.bon, armPhase(run, arm)).patch?.file;
+        return file && controller.readPatch ? controller.readPatch(file) : '';
+      };
+      readBoardPatches(effect.effect, run, read, (action) => store.getState().dispatch({ type: 'board', action }));
+      return;
+    }
     default: {
       const unreachable: never = effect;
       throw new Error(`unknown home effect ${String(unreachable)}`);
@@ -80,7 +122,7 @@ export function runHomeEffect(store: HomeStore, controller: HomeController, effe
   }
 }
 
-const ACTION_OF: Readonly<Record<Exclude<HomeIntent, 'doctor'>, HomeAction>> = {
+const ACTION_OF: Readonly<Record<'up' | 'down' | 'open' | 'back' | 'resume' | 'quit', HomeAction>> = {
   up: { type: 'move', by: -1 },
   down: { type: 'move', by: 1 },
   open: { type: 'open' },
@@ -89,14 +131,48 @@ const ACTION_OF: Readonly<Record<Exclude<HomeIntent, 'doctor'>, HomeAction>> = {
   quit: { type: 'quit' },
 };
 
+/** Rows a replayed diff or comparison scrolls by for PgUp/PgDn: the view's height, known to the screen. */
+export interface HomeViewport {
+  page: number;
+}
+
+/** The board action of a key on a replayed board, or undefined for a key of the list. */
+function boardActionOf(
+  intent: HomeIntent,
+  mode: ReturnType<typeof homeModeOf>,
+  view: HomeViewport,
+): BonAction | undefined {
+  if (mode === 'replay-view') {
+    if (intent === 'close') return { type: 'close_diff' };
+    if (intent === 'next-pair') return { type: 'compare_next' };
+    const scroll: readonly ScrollIntent[] = ['up', 'down', 'page-up', 'page-down', 'top', 'bottom'];
+    return scroll.includes(intent as ScrollIntent) ? scrollAction(intent as ScrollIntent, view.page) : undefined;
+  }
+  if (mode !== 'replay-board') return undefined;
+  if (intent === 'left' || intent === 'right') return { type: 'select', by: intent === 'left' ? -1 : 1 };
+  if (intent === 'diff') return { type: 'open_diff' };
+  if (intent === 'overlap' || intent === 'side') return { type: 'compare_open', kind: intent };
+  return undefined;
+}
+
 /** Apply one home intent: the pure reducer decides, then its effect is run on the controller. */
-export function dispatchHomeIntent(store: HomeStore, controller: HomeController, intent: HomeIntent): void {
+export function dispatchHomeIntent(
+  store: HomeStore,
+  controller: HomeController,
+  intent: HomeIntent,
+  view: HomeViewport = { page: 10 },
+): void {
   // Nothing in the home store changes: the doctor is its own screen, with its own store.
   if (intent === 'doctor') {
     controller.doctor?.();
     return;
   }
-  const action = ACTION_OF[intent];
-  if (action === undefined) throw new Error(`unknown home intent ${String(intent)}`);
+  const board = boardActionOf(intent, homeModeOf(store.getState()), view);
+  if (board !== undefined) {
+    runHomeEffect(store, controller, store.getState().dispatch({ type: 'board', action: board }));
+    return;
+  }
+  const action = (ACTION_OF as Partial<Record<HomeIntent, HomeAction>>)[intent];
+  if (action === undefined) return; // a board key with no board on screen
   runHomeEffect(store, controller, store.getState().dispatch(action));
 }

@@ -8,7 +8,8 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { RunEvent } from '../../src/contract/events.js';
 import type { RunRow as TraceRunRow } from '../../src/trace/queries.js';
-import { reduceBonEvent } from '../bon/reducer.js';
+import { reduceBonEvent, reduceBonUi } from '../bon/reducer.js';
+import type { BonAction, BonEffect } from '../bon/actions.js';
 import { initialBonState, type BonState } from '../bon/state.js';
 import { reduceRun } from '../run/reducer.js';
 import { initialRunState, type RunState } from '../run/state.js';
@@ -61,7 +62,9 @@ export type HomeAction =
   | { type: 'replay_failed'; adwId: string; message: string }
   | { type: 'back' }
   | { type: 'resume' }
-  | { type: 'quit' };
+  | { type: 'quit' }
+  /** A key on a replayed arms board: only what reads (select, diff, compare, scroll), never what acts. */
+  | { type: 'board'; action: BonAction };
 
 /** What the core must do for an accepted home action. */
 export type HomeEffect =
@@ -71,7 +74,31 @@ export type HomeEffect =
   | { type: 'load_runs' }
   /** Continue this failed or interrupted run live. */
   | { type: 'resume'; adwId: string }
-  | { type: 'quit' };
+  | { type: 'quit' }
+  /** Read the replayed run's sealed patches for its diff or comparison view. */
+  | { type: 'board_read'; adwId: string; effect: BoardRead };
+
+/** What a replayed board may ask the core: to read patches, nothing else (the run is over, or someone else's). */
+export type BoardRead = Extract<BonEffect, { type: 'read_patch' | 'read_patches' }>;
+
+/** The board actions a replay takes: reading ones. Abort, clone, apply, steer, raise belong to the live run. */
+const READING: ReadonlySet<BonAction['type']> = new Set([
+  'select',
+  'open_diff',
+  'diff_loaded',
+  'diff_failed',
+  'scroll',
+  'scroll_to',
+  'close_diff',
+  'compare_open',
+  'compare_loaded',
+  'compare_failed',
+  'compare_next',
+] satisfies BonAction['type'][]);
+
+export function isBonReplay(run: RunState | BonState | undefined): run is BonState {
+  return run !== undefined && 'bon' in run;
+}
 
 export type HomeStep = Step<HomeState, HomeEffect>;
 
@@ -213,6 +240,17 @@ export function reduceHome(state: HomeState, action: HomeAction): HomeStep {
 
     case 'quit':
       return { state: { ...state, quitting: true, statusLine: 'quitting…' }, effect: { type: 'quit' } };
+
+    case 'board': {
+      const replay = state.replay;
+      if (state.screen !== 'run' || !isBonReplay(replay?.run) || !READING.has(action.action.type)) return stay(state);
+      const step = reduceBonUi(replay.run, action.action);
+      const next = { ...state, replay: { ...replay, run: step.state } };
+      const read = step.effect;
+      if (read?.type === 'read_patch' || read?.type === 'read_patches')
+        return { state: next, effect: { type: 'board_read', adwId: replay.adwId, effect: read } };
+      return stay(next);
+    }
 
     default: {
       const unreachable: never = action;

@@ -1,7 +1,8 @@
 // `r` on the home resumes a best-of-N killed mid-arms (issue 12, point 6), in a real terminal (tmux), through the
 // built CLI, the real pi under test and the scripted model: the cockpit is SIGKILLed while arm 2 is at work (arms 1
 // and 3 done); the home lists the run as interrupted; `r` opens the arms board on that very run, where only arm 2 is
-// asked again (a fresh fork of the primer), and the harvest ranks the three. Needs `npm run build`.
+// asked again (a fresh fork of the primer), and the harvest ranks the three. Needs `npm run build`. Opened again once
+// finished, the run is its arms board, read-only: enter shows the selected arm's verdict and sealed patch.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -24,7 +25,7 @@ afterEach(async () => {
 const selectedLine = (screen: string) => screen.split('\n').find((line) => line.trimStart().startsWith('›'));
 
 describe.skipIf(!hasTmux())('the home resumes a killed best-of-N', () => {
-  it('lists it as interrupted; r resumes it on the arms board, only the unfinished arm asked again', async () => {
+  it('lists it as interrupted; r resumes it on the arms board, only the unfinished arm asked again; opened again, its board reads', async () => {
     const base = tempDir('factory-home-bon-', cleanups);
     const { bench: b, adwId, asked } = await killedMidArms(base);
     bench = b;
@@ -64,5 +65,29 @@ describe.skipIf(!hasTmux())('the home resumes a killed best-of-N', () => {
     ]);
     expect(git(b.dir, 'worktree', 'list', '--porcelain').match(/^worktree /gm)).toHaveLength(1);
     expect(treeStatus(b.dir)).toBe('');
+
+    // Opened again from the home, the finished run is its board, read-only: enter shows the winner's sealed patch.
+    term.close();
+    term = startTmux([process.execPath, FACTORY_BIN], {
+      cwd: b.dir,
+      env: { ...b.rig.env, FACTORY_WORKTREES: base },
+      cols: 120,
+      rows: 32,
+    });
+    await term.waitForScreen((s) => s.includes('recent runs') && selectedLine(s)?.includes(adwId) === true, 120_000);
+    term.sendKeys('Enter');
+    const replay = await term.waitForScreen((s) => s.includes('why #1') && s.includes('read-only'));
+    expect(replay).toContain('enter diff');
+    expect(replay).not.toMatch(/\bp apply/);
+    term.sendKeys('Enter');
+    const diff = await term.waitForScreen((s) => /arm_\d patch · lines 1–/.test(s));
+    expect(diff).toMatch(/# arm_\d on scripted\/\w+ · (green|red)/);
+    expect(diff).toContain('diff --git a/');
+    term.sendKeys('Escape');
+    await term.waitForScreen((s) => s.includes('why #1'));
+    term.sendKeys('Escape');
+    await term.waitForScreen((s) => s.includes('recent runs'));
+    term.sendKeys('q');
+    expect(await term.waitForExit()).toBe(0);
   });
 });

@@ -17,7 +17,7 @@ import { execute, Run, type Phase } from '../../src/engine/runner.js';
 import { openTraceStore } from '../../src/trace/store.js';
 import { KEYS, renderInk, waitFor, type InkHarness } from '../helpers/ink.js';
 import { PhaseFailure } from '../../src/contract/errors.js';
-import { BON_ADW, eventsThrough } from '../helpers/bonEvents.js';
+import { BON_ADW, eventsThrough, samplePatch } from '../helpers/bonEvents.js';
 
 const NOW = Date.now();
 const MIN = 60_000;
@@ -374,6 +374,63 @@ describe('HomeScreen: replay and resume', () => {
     expect(ui.lastFrame()).toContain('why #1: arm_1 (scripted/fast) is green and cheapest');
     expect(ui.lastFrame()).toContain(REPLAY_NOTE);
     expect(ui.lastFrame()).toContain('esc/q back to runs');
+    await ui.press(KEYS.escape);
+    await ui.waitForFrame('enter open');
+  });
+
+  it("a replayed board reads like the live one: ←/→ select, enter an arm's verdict and patch, o and s compare; nothing acts", async () => {
+    const bonRow: RunRow = {
+      adwId: BON_ADW,
+      adwName: 'adw_bon',
+      status: 'green',
+      phases: '6/6',
+      tokens: 5700,
+      cost: 0.0123,
+      startedAt: NOW - 5 * MIN,
+      finishedAt: NOW - 5 * MIN + 19_000,
+    };
+    const reads: string[] = [];
+    const controller = {
+      ...recorder([bonRow]),
+      runEvents: async () => eventsThrough('harvested'),
+      readPatch: (file: string) => {
+        reads.push(path.basename(file));
+        return samplePatch(40).replace(/sum/g, path.basename(file, '.patch').replace('-', ''));
+      },
+    };
+    const ui = await mount(controller, { columns: 120, rows: 30 });
+    await ui.waitForFrame(BON_ADW);
+    await ui.press(KEYS.enter);
+    await ui.waitForFrame('why #1');
+    expect(ui.lastFrame()).toContain('enter diff');
+    expect(ui.lastFrame()).not.toMatch(/\bp apply|\ba abort|\bc clone/);
+    // The second card, then its diff: its verdict above its patch, read from the file its run sealed.
+    await ui.press(KEYS.right);
+    await ui.press(KEYS.enter);
+    await ui.waitForFrame(/arm_\d patch · lines 1–/);
+    expect(reads).toHaveLength(1);
+    expect(ui.lastFrame()).toMatch(/# arm_\d on scripted\//);
+    expect(ui.lastFrame()).toContain(`diff --git a/src/${reads[0]!.replace('.patch', '').replace('-', '')}.js`);
+    await ui.press(KEYS.down);
+    await ui.waitForFrame('lines 2–');
+    // esc closes the diff, not the replay; a second esc goes back to the runs.
+    await ui.press(KEYS.escape);
+    await ui.waitForFrame('why #1');
+    await ui.press('o');
+    await ui.waitForFrame(/overlap|shared/);
+    expect(reads.length).toBeGreaterThan(1);
+    await ui.press(KEYS.escape);
+    await ui.waitForFrame('why #1');
+    await ui.press('s');
+    await waitFor(() => !ui.lastFrame().includes('why #1') && ui.lastFrame().includes('tab next arm'), {
+      describe: () => ui.lastFrame(),
+    });
+    await ui.press(KEYS.escape);
+    await ui.waitForFrame('why #1');
+    await ui.press('p');
+    await ui.press('a');
+    await ui.press('c');
+    expect(controller.calls.filter((c) => !c.startsWith('listRuns') && !c.startsWith('runEvents'))).toEqual([]);
     await ui.press(KEYS.escape);
     await ui.waitForFrame('enter open');
   });
