@@ -156,7 +156,7 @@ describe('an arm that tried what its guards refused (real pi, scripted model, sa
       triedCount: 1,
       tried: [`made your branch ${branch} in its own git — contained (yours is untouched)`],
     });
-    expect(harvest.winner).toBe(1);
+    expect(harvest.winner, `${harvest.why}\n${JSON.stringify(harvest.ranking)}`).toBe(1);
     expect(git(b.dir, 'rev-parse', 'HEAD')).toBe(headBefore);
     expect(git(b.dir, 'branch', '--list', 'stray-work')).toBe('');
     expect(treeStatus(b.dir)).toBe('');
