@@ -10,6 +10,7 @@ import type { RunEvent } from '../../src/contract/events.js';
 import { makeAgentDir } from '../../src/scripted/agentDir.js';
 import { startScriptedModel, type ScriptedModel } from '../../src/scripted/server.js';
 import { call, report, type Tapes } from '../../src/scripted/tape.js';
+import { requestsLog } from '../helpers/bon.js';
 import { runCli, type CliRun } from '../helpers/cli.js';
 import { cliChildEnv } from '../helpers/rig.js';
 
@@ -75,7 +76,7 @@ describe('factory bon, headless, on the demo payload', () => {
     const table = out.stderr.split('\n').filter((l) => /^\[\w+\]\s+#\d arm \d/.test(l));
     expect(table).toHaveLength(3);
     // node --test is red on HEAD (the spec's test cannot load farewell.js): beta and gamma get the credit.
-    expect(table[0]).toMatch(
+    expect(table[0], `${out.stderr}\n${requestsLog(b.model)}`).toMatch(
       /#1 arm 2 scripted\/beta — green \(and made green what was red on HEAD: node --test\) — \d+ tokens, .* patch \d+ bytes \(\+3 −0, 1 file\(s\)\)$/,
     );
     expect(out.stderr).toMatch(

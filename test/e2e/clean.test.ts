@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { bonTapes } from '../../src/commands/demo.js';
 import { call } from '../../src/scripted/tape.js';
 import { runLogPath } from '../../src/trace/runLog.js';
-import { armRefs, bonBench, SPEC, until, type BonBench } from '../helpers/bon.js';
+import { armRefs, bonBench, requestsLog, SPEC, until, type BonBench } from '../helpers/bon.js';
 import { FACTORY_BIN, runCli } from '../helpers/cli.js';
 import { git } from '../helpers/repo.js';
 
@@ -57,7 +57,7 @@ describe('factory clean', () => {
     const a = await runCli(bon, { cwd: dir, env, timeoutMs: 120_000 });
     expect(a.code, a.stderr).toBe(0);
     const b = await runCli(bon, { cwd: dir, env, timeoutMs: 120_000 });
-    expect(b.code, b.stderr).toBe(0);
+    expect(b.code, `${a.stderr}\n${b.stderr}\n${requestsLog(bench.rig.model)}`).toBe(0);
     const idOf = (stderr: string) => /\[([0-9a-f]{8})\]/.exec(stderr)![1]!;
     const [runA, runB] = [idOf(a.stderr), idOf(b.stderr)];
     expect(armRefs(dir, runA)).toEqual([`refs/factory/${runA}/arm-1`, `refs/factory/${runA}/arm-3`]);

@@ -30,6 +30,16 @@ export interface BonBench {
   cleanup(): Promise<void>;
 }
 
+/**
+ * Every request the scripted model served, one line each (order, tape and step, session, messages sent): what a
+ * failing test prints, so a tape played out of turn (an extra request, a missing one) shows in CI's log.
+ */
+export function requestsLog(model: Pick<BonBench['rig']['model'], 'requests'>): string {
+  return model.requests
+    .map((r) => `${r.seq} ${r.tape}#${r.step} ${r.kind}${r.session ? ` ${r.session.slice(0, 8)}` : ''} m${r.messages}`)
+    .join('\n');
+}
+
 /** `files`: more files for the payload (a project extension…), committed on top of the demo's; `models`: the rig's. */
 export async function bonBench(
   tapes: Tapes,
