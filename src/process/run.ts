@@ -68,6 +68,8 @@ export interface RunOutcome {
 const DEFAULT_MAX_OUTPUT_BYTES = 100_000_000;
 const DEFAULT_KILL_GRACE_MS = 1000;
 const DEFAULT_DRAIN_MS = 500;
+/** The longest a drain goes on while a descendant that holds the pipes keeps writing into them. */
+const DRAIN_CAP_MS = 5_000;
 
 const EMPTY = Buffer.alloc(0);
 
@@ -155,12 +157,15 @@ export async function runToEnd(command: string, args: readonly string[], opts: R
   const kept = { stdout: [] as Buffer[], stderr: [] as Buffer[] };
   const counted = { stdout: 0, stderr: 0 };
   const closed: Promise<void>[] = [];
+  let arrivals = 0; // chunks and ends read from the pipes: the drain below waits while they come
   for (const from of ['stdout', 'stderr'] as const) {
     const stream = child[from];
     if (!stream) continue;
     closed.push(new Promise<void>((resolve) => stream.once('close', () => resolve())));
     stream.on('error', () => {});
+    stream.once('end', () => (arrivals += 1));
     stream.on('data', (chunk: Buffer) => {
+      arrivals += 1;
       const room = max - counted[from];
       counted[from] += chunk.length;
       if (keep && room > 0) kept[from].push(room >= chunk.length ? chunk : chunk.subarray(0, room));
@@ -177,11 +182,35 @@ export async function runToEnd(command: string, args: readonly string[], opts: R
   clearTimeout(timer);
   opts.signal?.removeEventListener('abort', onAbort);
   // Output may still be in the pipes after the exit; a descendant holding them open must not stall the caller.
+  // The wait ends when they close, or once a whole drain interval brought nothing — judged after the event loop's
+  // poll phase had its turn (setImmediate): on a busy loop (other programs' exits and sweeps) the timer came due
+  // before the pipes were read at all, and giving up then lost a finished program's whole output (an empty
+  // `git rev-parse`, a green arm's empty patch). A holder that keeps writing is cut at DRAIN_CAP_MS.
   let drainTimer: NodeJS.Timeout | undefined;
-  const drained = await Promise.race([
-    Promise.all(closed).then(() => true),
-    new Promise<false>((resolve) => (drainTimer = setTimeout(resolve, opts.drainMs ?? DEFAULT_DRAIN_MS, false))),
-  ]);
+  const drainMs = opts.drainMs ?? DEFAULT_DRAIN_MS;
+  const drained = await new Promise<boolean>((resolve) => {
+    let settled = false;
+    const finish = (value: boolean) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(drainTimer);
+      resolve(value);
+    };
+    void Promise.all(closed).then(() => finish(true));
+    const giveUpAt = performance.now() + Math.max(drainMs, DRAIN_CAP_MS);
+    let seen = arrivals;
+    const check = () =>
+      setImmediate(() => {
+        if (settled) return;
+        if (arrivals !== seen && performance.now() < giveUpAt) {
+          seen = arrivals;
+          drainTimer = setTimeout(check, drainMs);
+          return;
+        }
+        finish(false);
+      });
+    drainTimer = setTimeout(check, drainMs);
+  });
   clearTimeout(drainTimer);
   if (!drained) {
     child.stdout?.destroy();

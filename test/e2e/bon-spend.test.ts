@@ -9,7 +9,7 @@ import type { RunEvent } from '../../src/contract/events.js';
 import { DEFAULT_SCRIPTED_MODELS } from '../../src/scripted/agentDir.js';
 import type { RecordedRequest } from '../../src/scripted/server.js';
 import { call, contentText, countPromptTokens, type Step, type Tapes } from '../../src/scripted/tape.js';
-import { bonBench, runBon, treeStatus, until, type BonBench } from '../helpers/bon.js';
+import { bonBench, requestsLog, runBon, treeStatus, until, type BonBench } from '../helpers/bon.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -106,8 +106,9 @@ describe('bon spend control (real pi, scripted model)', () => {
       .map((e) => e.kind);
     expect(notes).toEqual(['wrap_up', 'capped']);
     // The other arms were never held: beta green (the winner), gamma green.
-    expect(armOf(out.events, 2)?.green).toBe(true);
-    expect(armOf(out.events, 3)?.green).toBe(true);
+    const others = `${JSON.stringify([armOf(out.events, 2), armOf(out.events, 3)])}\n${requestsLog(bench.rig.model)}`;
+    expect(armOf(out.events, 2)?.green, others).toBe(true);
+    expect(armOf(out.events, 3)?.green, others).toBe(true);
     expect(out.exit).toBe(0);
   });
 
