@@ -217,11 +217,13 @@ describe('bon spend control (real pi, scripted model)', () => {
       // Arm 2's gate says it started (in its own tree: the sandbox lets it write nowhere else), then waits for the
       // word (a file it can read): the cap is crossed while it runs, by events.
       const waiter = `const fs = require('node:fs'); if (process.env.FACTORY_ARM === '2') { fs.writeFileSync('gate-started', ''); const t = setInterval(() => fs.existsSync(${JSON.stringify(go)}) && clearInterval(t), 20); }\n`;
-      // Arm 1 first waits in a tool of its own until arm 2 is in its gate (the test writes `go-1` in arm 1's tree),
+      // Arm 1 first waits in a tool of its own until arm 2 is in its gate (the test writes `go-1` beside `go`, by its
+      // absolute path: an arm's shell may be shown at the primer's folder, not its own tree),
       // then makes a dear call (5000 output tokens at $15/M: $0.075): alone it crosses the cap. It waits in a tool,
       // not in a model call held at the server: a held call keeps its room reserved, and on a busy machine arm 2's
       // own calls then waited for that room, behind the call that waited for arm 2 — until arm 1 read `stalled`.
-      const wait = call('bash', { command: 'while [ ! -e go-1 ]; do sleep 0.05; done; rm go-1' });
+      const goOne = path.join(signals, 'go-1');
+      const wait = call('bash', { command: `while [ ! -e ${JSON.stringify(goOne)} ]; do sleep 0.05; done` });
       const dear = call('bash', { command: 'echo dear' }, { usage: { completion: 5000 } });
       bench = await bonBench(
         {
@@ -239,9 +241,7 @@ describe('bon spend control (real pi, scripted model)', () => {
         args: { maxCost: 0.05, yes: true },
         onEvent: (e) => {
           if (e.type === 'phase_ok' && e.phase === 'prime')
-            void until('arm 2 in its gate', () => gateStarted(bench!), 240_000).then(() =>
-              fs.writeFileSync(path.join(armTree(bench!, 1)!, 'go-1'), ''),
-            );
+            void until('arm 2 in its gate', () => gateStarted(bench!), 240_000).then(() => fs.writeFileSync(goOne, ''));
           if (e.type === 'race_stop') fs.writeFileSync(go, '');
         },
       });
