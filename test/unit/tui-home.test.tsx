@@ -318,6 +318,18 @@ describe('HomeScreen: the runs list', () => {
   });
 });
 
+/** The finished best-of-N run the replay tests open. */
+const BON_ROW: RunRow = {
+  adwId: BON_ADW,
+  adwName: 'adw_bon',
+  status: 'green',
+  phases: '6/6',
+  tokens: 5700,
+  cost: 0.0123,
+  startedAt: NOW - 5 * MIN,
+  finishedAt: NOW - 5 * MIN + 19_000,
+};
+
 describe('HomeScreen: replay and resume', () => {
   it('enter replays the selected run: statuses, attempts, figures and gate chips; esc goes back', async () => {
     const controller = recorder();
@@ -355,17 +367,7 @@ describe('HomeScreen: replay and resume', () => {
   });
 
   it('a best-of-N run replays as its arms board: ranked cards and why #1, read-only', async () => {
-    const bonRow: RunRow = {
-      adwId: BON_ADW,
-      adwName: 'adw_bon',
-      status: 'green',
-      phases: '6/6',
-      tokens: 5700,
-      cost: 0.0123,
-      startedAt: NOW - 5 * MIN,
-      finishedAt: NOW - 5 * MIN + 19_000,
-    };
-    const controller = { ...recorder([bonRow]), runEvents: async () => eventsThrough('harvested') };
+    const controller = { ...recorder([BON_ROW]), runEvents: async () => eventsThrough('harvested') };
     const ui = await mount(controller, { columns: 120, rows: 40 });
     await ui.waitForFrame(BON_ADW);
     await ui.press(KEYS.enter);
@@ -379,19 +381,9 @@ describe('HomeScreen: replay and resume', () => {
   });
 
   it("a replayed board reads like the live one: ←/→ select, enter an arm's verdict and patch, o and s compare; nothing acts", async () => {
-    const bonRow: RunRow = {
-      adwId: BON_ADW,
-      adwName: 'adw_bon',
-      status: 'green',
-      phases: '6/6',
-      tokens: 5700,
-      cost: 0.0123,
-      startedAt: NOW - 5 * MIN,
-      finishedAt: NOW - 5 * MIN + 19_000,
-    };
     const reads: string[] = [];
     const controller = {
-      ...recorder([bonRow]),
+      ...recorder([BON_ROW]),
       runEvents: async () => eventsThrough('harvested'),
       readPatch: (file: string) => {
         reads.push(path.basename(file));
