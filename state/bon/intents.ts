@@ -182,7 +182,7 @@ export function runBonEffect(store: BonStore, controller: BonController, effect:
 }
 
 /** The board action of each board intent; PgUp/PgDn keep one line of the last page in view. */
-function boardAction(intent: Exclude<BonIntent, RunIntent | 'interrupt'>, view: BonViewport): BonAction {
+export function boardAction(intent: Exclude<BonIntent, RunIntent | 'interrupt'>, view: BonViewport): BonAction {
   switch (intent) {
     case 'left':
     case 'right':

@@ -4,10 +4,9 @@
 
 import type { RunEvent } from '../../src/contract/events.js';
 import { errorText } from '../errorText.js';
-import { readBoardPatches } from '../bon/intents.js';
+import { boardAction, readBoardPatches } from '../bon/intents.js';
 import type { BonAction } from '../bon/actions.js';
 import { armPhase, extrasOf } from '../bon/state.js';
-import { scrollAction, type ScrollIntent } from '../scrollAction.js';
 import { isBonReplay, type HomeAction, type HomeEffect, type HomeState, type HomeStore, type RunRow } from './store.js';
 
 /** Implemented by the core (src/tui/home.ts) on top of the trace store. */
@@ -136,23 +135,31 @@ export interface HomeViewport {
   page: number;
 }
 
-/** The board action of a key on a replayed board, or undefined for a key of the list. */
+/** The board keys a replay takes: those that read (the live board's own mapping, ../bon/intents.ts boardAction). */
+const READING_KEYS: ReadonlySet<HomeIntent> = new Set<HomeIntent>([
+  'left',
+  'right',
+  'diff',
+  'overlap',
+  'side',
+  'next-pair',
+  'up',
+  'down',
+  'page-up',
+  'page-down',
+  'top',
+  'bottom',
+]);
+
+/** The board action of a key on a replayed board (esc closes its view), or undefined for a key of the list. */
 function boardActionOf(
   intent: HomeIntent,
   mode: ReturnType<typeof homeModeOf>,
   view: HomeViewport,
 ): BonAction | undefined {
-  if (mode === 'replay-view') {
-    if (intent === 'close') return { type: 'close_diff' };
-    if (intent === 'next-pair') return { type: 'compare_next' };
-    const scroll: readonly ScrollIntent[] = ['up', 'down', 'page-up', 'page-down', 'top', 'bottom'];
-    return scroll.includes(intent as ScrollIntent) ? scrollAction(intent as ScrollIntent, view.page) : undefined;
-  }
-  if (mode !== 'replay-board') return undefined;
-  if (intent === 'left' || intent === 'right') return { type: 'select', by: intent === 'left' ? -1 : 1 };
-  if (intent === 'diff') return { type: 'open_diff' };
-  if (intent === 'overlap' || intent === 'side') return { type: 'compare_open', kind: intent };
-  return undefined;
+  if (mode === 'replay-view' && intent === 'close') return boardAction('back', view);
+  if ((mode !== 'replay-board' && mode !== 'replay-view') || !READING_KEYS.has(intent)) return undefined;
+  return boardAction(intent as Parameters<typeof boardAction>[0], view);
 }
 
 /** Apply one home intent: the pure reducer decides, then its effect is run on the controller. */
